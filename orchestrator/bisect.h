@@ -1,0 +1,76 @@
+/* The search over the commit DAG, choosing the next commit the way git
+ * bisect does (git's weights, merges, skips, first-parent).  Pure: the
+ * DAG comes in as data, no git or I/O here. */
+#ifndef KLAB_BISECT_H
+#define KLAB_BISECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BISECT_TREESAME 0x1	/* does not touch the bisection's paths */
+
+struct bisect_commit {
+	unsigned char oid[20];	/* raw id; breaks ties as git does */
+	int64_t date;		/* committer time */
+	unsigned flags;
+	int nr_parents;
+	int *parents;		/* indices into the DAG, -1 = outside it */
+};
+
+/* The commits reachable from the initial bad commit and not from any
+ * initial good one: every later candidate set is a subset. */
+struct bisect_dag {
+	struct bisect_commit *commits;
+	size_t nr, alloc;
+	int first_parent;	/* only first parents count */
+};
+
+enum bisect_mark { BISECT_UNMARKED = 0, BISECT_GOOD, BISECT_BAD, BISECT_SKIP };
+
+/* Marks made so far.  `bad` is the current bad commit (index). */
+struct bisect_state {
+	int bad;
+	unsigned char *marks;	/* one enum bisect_mark per DAG commit */
+	int nr_skipped;		/* skips ever made, inside the DAG or not */
+};
+
+enum bisect_outcome {
+	BISECT_TEST,		/* test `commit` next */
+	BISECT_FOUND,		/* `commit` is the first bad commit */
+	BISECT_SKIPPED_ONLY,	/* only skipped commits left: see candidates */
+	BISECT_NO_TESTABLE	/* nothing touches the paths */
+};
+
+struct bisect_choice {
+	enum bisect_outcome outcome;
+	int commit;
+	int all;		/* candidates, bad included */
+	int remaining;		/* left to test after this one (as git prints) */
+	int steps;		/* git's estimate of steps left after this one */
+	int *candidates;	/* BISECT_SKIPPED_ONLY: possible first bad commits */
+	int nr_candidates;
+};
+
+void bisect_dag_init(struct bisect_dag *dag);
+void bisect_dag_release(struct bisect_dag *dag);
+/* Append a commit; parents are filled in by the caller. Returns its index. */
+int bisect_dag_add(struct bisect_dag *dag, const unsigned char oid[20], int64_t date);
+
+void bisect_state_init(struct bisect_state *st, const struct bisect_dag *dag, int bad);
+void bisect_state_release(struct bisect_state *st);
+/* Record a verdict; marking bad moves the current bad commit. */
+void bisect_mark(struct bisect_state *st, int commit, enum bisect_mark mark);
+
+/* Choose what to do next. */
+void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
+		   struct bisect_choice *out);
+void bisect_choice_release(struct bisect_choice *c);
+
+/* git's estimate of the steps left for `all` candidates. */
+int bisect_estimate_steps(int all);
+
+
+
+/* Index of a commit in the DAG, or -1. Linear: used a few times a step. */
+int bisect_dag_find(const struct bisect_dag *dag, const unsigned char oid[20]);
+#endif

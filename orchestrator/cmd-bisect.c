@@ -1,0 +1,1004 @@
+/* klab bisect: start / resume / list / show / log.  A bisection with a
+ * test command, like `git bisect start` + `git bisect run`, but with
+ * libgit2, in klab's own worktree, every step stored before the next. */
+#include "klab.h"
+#include "lab.h"
+#include "db.h"
+#include "gitrepo.h"
+#include "bisect.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+#include "util/run-command.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const bisect_usage[] = {
+	"usage: klab bisect start --repo PATH --good REV [--good REV...] --bad REV",
+	"                         [--first-parent] [--paths P...] [--timeout SEC]",
+	"                         [--no-run] -- CMD [ARGS...]",
+	"   or: klab bisect resume ID",
+	"   or: klab bisect list",
+	"   or: klab bisect show ID",
+	"   or: klab bisect log ID",
+	"",
+	"start   create a bisection and run it to the end (--no-run: only create).",
+	"        CMD runs with argv (no shell) in klab's own checkout of each",
+	"        commit, never in your working tree; its exit code decides:",
+	"        0 good, 125 skip, 1-127 bad, 128 or more (or a signal) stops",
+	"        the bisection.  CMD sees KLAB_COMMIT, KLAB_BISECT_ID, KLAB_STEP",
+	"        and KLAB_WORKTREE.  Its output goes to a log per step.",
+	"  --repo PATH       the git repository (read only for klab)",
+	"  --good REV        a good revision (repeatable)",
+	"  --bad REV         the bad revision",
+	"  --first-parent    follow only first parents (like git bisect --first-parent)",
+	"  --paths P         only commits touching P count (repeatable; or list them",
+	"                    after --paths until the next option)",
+	"  --timeout SEC     a test running longer is killed and the commit skipped",
+	"resume  continue a bisection that stopped (crash, kill, aborted test)",
+	"list    one line per bisection: id, state, result, culprit, steps, repository",
+	"show    state, command, steps and culprit of one bisection",
+	"log     the bisection as a replayable 'git bisect' log",
+	"",
+	"Exit status: 0 first bad commit found, 3 only skipped commits left,",
+	"1 error or stopped, 2 usage.",
+	NULL
+};
+
+static int usage_error(const char *msg)
+{
+	if (msg)
+		error("%s", msg);
+	print_usage(bisect_usage, 1);
+	return EXIT_USAGE;
+}
+
+static int parse_id(const char *s, int64_t *id)
+{
+	unsigned long v;
+
+	if (parse_uint(s, 1UL << 53, &v) < 0 || v == 0)
+		return error("'%s' is not a bisection id (see 'klab bisect list')", s);
+	*id = (int64_t)v;
+	return 0;
+}
+
+/* ---- running a bisection ---------------------------------------------- */
+
+struct runner {
+	struct lab *lab;
+	struct bisection *b;
+	struct gitrepo *repo;
+	struct worktree *wt;
+	char *log_dir;
+	int64_t start_ms;
+	int steps_done;
+	/* marks from finished steps */
+	char (*goods)[41];
+	size_t nr_goods, alloc_goods;
+	char (*skips)[41];
+	size_t nr_skips, alloc_skips;
+	char bad[41];
+};
+
+static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if (!strcmp((*arr)[i], hex))
+			return;
+	ALLOC_GROW(*arr, *nr + 1, *alloc);
+	memcpy((*arr)[(*nr)++], hex, 41);
+}
+
+static int has_hash(char (*arr)[41], size_t nr, const char *hex)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(arr[i], hex))
+			return 1;
+	return 0;
+}
+
+static void print_commit_line(struct runner *r, const char *hex)
+{
+	struct commit_info ci;
+
+	if (gitrepo_commit_info(r->repo, hex, &ci) == 0) {
+		printf("[%s] %s\n", hex, ci.subject);
+		commit_info_release(&ci);
+	} else {
+		printf("[%s]\n", hex);
+	}
+}
+
+enum step_result { STEP_GOOD, STEP_BAD, STEP_SKIP, STEP_ABORT };
+
+/* Check out and test one commit; the step is a database row before the
+ * test starts and carries its verdict before this returns. */
+static enum step_result run_step(struct runner *r, const char *hex, const char *phase,
+				 int remaining, int64_t choose_ms)
+{
+	struct step s;
+	struct commit_info ci;
+	struct run_opts ro = { 0 };
+	struct run_result rr;
+	struct strbuf reason = STRBUF_INIT;
+	char *env[5];
+	char *log_path;
+	char dur[32];
+	int64_t t0;
+	enum step_result res = STEP_ABORT;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hash, hex, 41);
+	s.phase = (char *)phase;
+	s.remaining = remaining;
+	s.exit_code = -1;
+	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, phase);
+	s.log_path = log_path;
+
+	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
+		goto out;
+	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 ||
+	    db_step_begin(r->lab->db, r->b->id, &s) < 0) {
+		commit_info_release(&ci);
+		goto out;
+	}
+	commit_info_release(&ci);
+
+	t0 = now_ms();
+	if (worktree_checkout(r->wt, hex) < 0) {
+		db_step_abort(r->lab->db, s.id, "checkout failed");
+		goto out;
+	}
+	s.checkout_ms = now_ms() - t0;
+	s.choose_ms = choose_ms;
+
+	env[0] = xstrfmt("KLAB_COMMIT=%s", hex);
+	env[1] = xstrfmt("KLAB_BISECT_ID=%lld", (long long)r->b->id);
+	env[2] = xstrfmt("KLAB_STEP=%d", s.seq);
+	env[3] = xstrfmt("KLAB_WORKTREE=%s", worktree_path(r->wt));
+	env[4] = NULL;
+	ro.argv = (const char *const *)r->b->argv;
+	ro.dir = worktree_path(r->wt);
+	ro.env = (const char *const *)env;
+	ro.output_path = log_path;
+	ro.timeout_ms = r->b->timeout_ms;
+	if (run_command(&ro, &rr) < 0) {
+		db_step_abort(r->lab->db, s.id, "could not start the test command");
+		goto free_env;
+	}
+	s.test_ms = rr.elapsed_ms;
+
+	switch (rr.status) {
+	case RUN_EXEC_FAILED:
+		strbuf_addf(&reason, "cannot run '%s': %s", r->b->argv[0], strerror(rr.errno_value));
+		break;
+	case RUN_SIGNALED:
+		strbuf_addf(&reason, "test command killed by signal %d (%s)", rr.signal, strsignal(rr.signal));
+		break;
+	case RUN_TIMEOUT:
+		strbuf_addf(&reason, "timeout after %s", fmt_duration(r->b->timeout_ms, dur, sizeof(dur)));
+		res = STEP_SKIP;
+		break;
+	case RUN_EXITED:
+		s.exit_code = rr.exit_code;
+		strbuf_addf(&reason, "exit %d", rr.exit_code);
+		if (rr.exit_code == 0)
+			res = STEP_GOOD;
+		else if (rr.exit_code == 125)
+			res = STEP_SKIP;
+		else if (rr.exit_code < 128)
+			res = STEP_BAD;
+		else
+			strbuf_addstr(&reason, ": 128 or more stops the bisection");
+		break;
+	}
+	if (res == STEP_ABORT) {
+		db_step_abort(r->lab->db, s.id, reason.buf);
+		error("%s on %.12s (log: %s)", reason.buf, hex, log_path);
+		goto free_env;
+	}
+	s.verdict = res == STEP_GOOD ? "good" : res == STEP_BAD ? "bad" : "skip";
+	s.reason = reason.buf;
+	if (db_step_finish(r->lab->db, &s) < 0) {
+		res = STEP_ABORT;
+		goto free_env;
+	}
+	r->steps_done++;
+	printf("step %d: %.12s is %s (%s, test %s)\n", s.seq, hex, s.verdict, reason.buf,
+	       fmt_duration(s.test_ms, dur, sizeof(dur)));
+free_env:
+	for (int i = 0; env[i]; i++)
+		free(env[i]);
+out:
+	strbuf_release(&reason);
+	free(log_path);
+	return res;
+}
+
+static void apply_result(struct runner *r, const char *hex, enum step_result res)
+{
+	if (res == STEP_GOOD)
+		add_hash(&r->goods, &r->nr_goods, &r->alloc_goods, hex);
+	else if (res == STEP_SKIP)
+		add_hash(&r->skips, &r->nr_skips, &r->alloc_skips, hex);
+	else if (res == STEP_BAD)
+		memcpy(r->bad, hex, 41);
+}
+
+static enum step_result verdict_of(const struct step *s)
+{
+	if (!s->verdict)
+		return STEP_ABORT;
+	if (!strcmp(s->verdict, "good"))
+		return STEP_GOOD;
+	if (!strcmp(s->verdict, "bad"))
+		return STEP_BAD;
+	return STEP_SKIP;
+}
+
+static int stop(struct runner *r, const char *msg)
+{
+	db_bisection_set_state(r->lab->db, r->b->id, "stopped", NULL, NULL, msg);
+	fprintf(stderr, "klab: bisection %lld stopped: %s\n"
+			"klab: continue it with 'klab bisect resume %lld'\n",
+		(long long)r->b->id, msg, (long long)r->b->id);
+	return EXIT_FAIL;
+}
+
+static int fail(struct runner *r, const char *msg)
+{
+	db_bisection_set_state(r->lab->db, r->b->id, "failed", "error", NULL, msg);
+	error("bisection %lld failed: %s", (long long)r->b->id, msg);
+	return EXIT_FAIL;
+}
+
+/* git tests merge bases first when a good commit is not an ancestor of
+ * bad.  Returns 0 when done, or an exit code. */
+static int merge_base_phase(struct runner *r)
+{
+	char (*mbs)[41] = NULL;
+	size_t nr_mbs = 0;
+	int need = 0, ret = -1;
+
+	for (size_t i = 0; i < r->b->nr_goods; i++) {
+		int a = gitrepo_is_ancestor(r->repo, r->b->goods[i], r->b->bad);
+		if (a < 0)
+			return fail(r, "cannot compare good and bad revisions");
+		if (!a)
+			need = 1;
+	}
+	if (!need)
+		return 0;
+	if (gitrepo_merge_bases(r->repo, r->b->bad, r->b->goods, r->b->nr_goods, &mbs, &nr_mbs) < 0)
+		return fail(r, "cannot compute merge bases");
+	for (;;) {
+		const char *todo = NULL;
+		enum step_result res;
+
+		for (size_t i = 0; i < nr_mbs; i++) {
+			if (!strcmp(mbs[i], r->bad)) {
+				char *msg = xstrfmt("the merge base %s is bad: the regression was fixed "
+						    "between it and the good revisions", mbs[i]);
+				ret = fail(r, msg);
+				free(msg);
+				goto out;
+			}
+			if (has_hash(r->goods, r->nr_goods, mbs[i]))
+				continue;
+			if (has_hash(r->skips, r->nr_skips, mbs[i])) {
+				warning("the merge base %.12s must be skipped: the first bad commit may "
+					"not be between it and %.12s; continuing anyway", mbs[i], r->bad);
+				continue;
+			}
+			todo = mbs[i];
+			break;
+		}
+		if (!todo)
+			break;
+		printf("Bisecting: a merge base must be tested\n");
+		print_commit_line(r, todo);
+		res = run_step(r, todo, "merge-base", -1, 0);
+		if (res == STEP_ABORT) {
+			ret = stop(r, "the test command stopped on a merge base");
+			goto out;
+		}
+		apply_result(r, todo, res);
+	}
+	ret = 0;
+out:
+	free(mbs);
+	return ret;
+}
+
+static void print_first_bad(struct runner *r, const char *hex)
+{
+	struct commit_info ci;
+	char date[64] = "";
+	char dur[32];
+
+	printf("%s is the first bad commit\n", hex);
+	if (gitrepo_commit_info(r->repo, hex, &ci) == 0) {
+		time_t t = (time_t)ci.author_time + ci.author_tz * 60;
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
+		printf("commit %s\nAuthor: %s\nDate:   %s %+03d%02d\n\n    %s\n\n", hex, ci.author, date,
+		       ci.author_tz / 60, abs(ci.author_tz) % 60, ci.subject);
+		commit_info_release(&ci);
+	}
+	printf("bisection %lld: first bad commit found after %d step%s in this run (%s)\n",
+	       (long long)r->b->id, r->steps_done, r->steps_done == 1 ? "" : "s",
+	       fmt_duration(now_ms() - r->start_ms, dur, sizeof(dur)));
+}
+
+static int bisect_loop(struct runner *r)
+{
+	struct bisect_dag dag;
+	struct bisect_state st;
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+	int ret = EXIT_FAIL;
+	char (*all_goods)[41] = NULL;
+	size_t nr_all = 0, alloc_all = 0;
+
+	/* Goods known before the bisect phase: the given ones and merge
+	 * bases tested good. */
+	for (size_t i = 0; i < r->b->nr_goods; i++)
+		add_hash(&all_goods, &nr_all, &alloc_all, r->b->goods[i]);
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		goto out_nodag;
+	for (size_t i = 0; i < nr_steps; i++)
+		if (!strcmp(steps[i].phase, "merge-base") && steps[i].verdict &&
+		    !strcmp(steps[i].verdict, "good"))
+			add_hash(&all_goods, &nr_all, &alloc_all, steps[i].hash);
+
+	if (gitrepo_load_dag(r->repo, r->b->bad, all_goods, nr_all, r->b->first_parent,
+			     (const char *const *)r->b->paths, r->b->nr_paths, &dag) < 0) {
+		ret = fail(r, "cannot load the commit range");
+		goto out_nodag;
+	}
+	{
+		unsigned char oid[20];
+		int bad_idx;
+		hex_to_oid(r->b->bad, oid);
+		bad_idx = bisect_dag_find(&dag, oid);
+		if (bad_idx < 0) {
+			ret = fail(r, "the bad commit is not in the range (is it an ancestor of a good one?)");
+			goto out;
+		}
+		bisect_state_init(&st, &dag, bad_idx);
+	}
+	/* Replay what earlier runs decided. */
+	for (size_t i = 0; i < nr_steps; i++) {
+		unsigned char oid[20];
+		enum step_result v = verdict_of(&steps[i]);
+		int idx;
+
+		if (strcmp(steps[i].status, "done"))
+			continue;
+		hex_to_oid(steps[i].hash, oid);
+		idx = bisect_dag_find(&dag, oid);
+		if (v == STEP_SKIP)
+			bisect_mark(&st, idx, BISECT_SKIP);
+		else if (idx >= 0 && !strcmp(steps[i].phase, "bisect"))
+			bisect_mark(&st, idx, v == STEP_GOOD ? BISECT_GOOD : BISECT_BAD);
+	}
+
+	for (;;) {
+		struct bisect_choice ch;
+		char hex[41];
+		int64_t t0 = now_ms(), choose_ms;
+		enum step_result res;
+
+		bisect_choose(&dag, &st, &ch);
+		choose_ms = now_ms() - t0;
+		if (ch.outcome == BISECT_NO_TESTABLE) {
+			bisect_choice_release(&ch);
+			ret = fail(r, "no testable commit found: do the paths exist in the range?");
+			break;
+		}
+		if (ch.outcome == BISECT_SKIPPED_ONLY) {
+			char (*cands)[41] = xcalloc(ch.nr_candidates, 41);
+			char *msg;
+
+			printf("There are only 'skip'ped commits left to test.\n"
+			       "The first bad commit could be any of:\n");
+			for (int i = 0; i < ch.nr_candidates; i++) {
+				oid_to_hex41(dag.commits[ch.candidates[i]].oid, cands[i]);
+				printf("%s\n", cands[i]);
+			}
+			printf("We cannot bisect more!\n");
+			msg = xstrfmt("only skipped commits left: %d possible first bad commits", ch.nr_candidates);
+			if (db_bisection_set_candidates(r->lab->db, r->b->id, cands, (size_t)ch.nr_candidates) == 0 &&
+			    db_bisection_set_state(r->lab->db, r->b->id, "done", "skipped-only", NULL, msg) == 0)
+				ret = EXIT_UNDECIDED;
+			free(msg);
+			free(cands);
+			bisect_choice_release(&ch);
+			break;
+		}
+		oid_to_hex41(dag.commits[ch.commit].oid, hex);
+		if (ch.outcome == BISECT_FOUND) {
+			char *msg = xstrfmt("first bad commit %.12s", hex);
+			bisect_choice_release(&ch);
+			if (db_bisection_set_state(r->lab->db, r->b->id, "done", "culprit", hex, msg) == 0) {
+				print_first_bad(r, hex);
+				ret = EXIT_OK;
+			}
+			free(msg);
+			break;
+		}
+		printf("Bisecting: %d revision%s left to test after this (roughly %d step%s)\n",
+		       ch.remaining, ch.remaining == 1 ? "" : "s", ch.steps, ch.steps == 1 ? "" : "s");
+		print_commit_line(r, hex);
+		res = run_step(r, hex, "bisect", ch.all, choose_ms);
+		bisect_choice_release(&ch);
+		if (res == STEP_ABORT) {
+			ret = stop(r, "the test command did not give a verdict");
+			break;
+		}
+		{
+			unsigned char oid[20];
+			hex_to_oid(hex, oid);
+			bisect_mark(&st, bisect_dag_find(&dag, oid),
+				    res == STEP_GOOD ? BISECT_GOOD : res == STEP_BAD ? BISECT_BAD : BISECT_SKIP);
+		}
+	}
+	bisect_state_release(&st);
+out:
+	bisect_dag_release(&dag);
+out_nodag:
+	steps_release(steps, nr_steps);
+	free(all_goods);
+	return ret;
+}
+
+/* Run (or continue) bisection b to its end. */
+static int run_bisection(struct lab *lab, struct bisection *b)
+{
+	struct runner r = { .lab = lab, .b = b };
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+	char *lock_name, *wt_dir;
+	int lock_fd, ret = EXIT_FAIL;
+
+	r.start_ms = now_ms();
+	lock_name = xstrfmt("bisect-%lld", (long long)b->id);
+	lock_fd = lab_lock(lab, lock_name);
+	free(lock_name);
+	if (lock_fd < 0)
+		return EXIT_FAIL;
+	/* The worktree is per repository; one bisection uses it at a time. */
+	lock_name = xstrfmt("worktree-%lld", (long long)b->repo_id);
+	{
+		int wfd = lab_lock(lab, lock_name);
+		free(lock_name);
+		if (wfd < 0) {
+			close(lock_fd);
+			return EXIT_FAIL;
+		}
+		/* keep wfd open for the process lifetime of this run */
+		lock_name = NULL;
+		r.log_dir = xstrfmt("%s/logs/bisect-%lld", lab->state_dir, (long long)b->id);
+		wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)b->repo_id);
+		if (mkdir_p(r.log_dir, 0755) < 0 || gitrepo_open(&r.repo, b->repo_path) < 0 ||
+		    worktree_open(&r.wt, r.repo, wt_dir) < 0) {
+			free(wt_dir);
+			close(wfd);
+			goto out;
+		}
+		free(wt_dir);
+		memcpy(r.bad, b->bad, 41);
+		if (db_bisection_set_state(lab->db, b->id, "running", NULL, NULL, NULL) < 0 ||
+		    db_steps_load(lab->db, b->id, &steps, &nr_steps) < 0) {
+			close(wfd);
+			goto out;
+		}
+		for (size_t i = 0; i < nr_steps; i++)
+			if (!strcmp(steps[i].status, "done") && !strcmp(steps[i].phase, "merge-base"))
+				apply_result(&r, steps[i].hash, verdict_of(&steps[i]));
+		if (nr_steps)
+			printf("bisection %lld: resuming after %zu recorded step%s\n", (long long)b->id,
+			       nr_steps, nr_steps == 1 ? "" : "s");
+		ret = merge_base_phase(&r);
+		if (ret == 0)
+			ret = bisect_loop(&r);
+		close(wfd);
+	}
+out:
+	steps_release(steps, nr_steps);
+	worktree_free(r.wt);
+	gitrepo_free(r.repo);
+	free(r.log_dir);
+	free(r.goods);
+	free(r.skips);
+	close(lock_fd);
+	return ret;
+}
+
+/* ---- start ------------------------------------------------------------ */
+
+static int cmd_start(int argc, char **argv, const struct global_opts *g)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, 'r' },
+		{ "good", required_argument, NULL, 'g' },
+		{ "bad", required_argument, NULL, 'b' },
+		{ "first-parent", no_argument, NULL, 'f' },
+		{ "paths", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "no-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *repo_arg = NULL, *bad_arg = NULL;
+	const char **good_args = NULL, **path_args = NULL;
+	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
+	int no_run = 0, first_parent = 0, c, ret = EXIT_FAIL;
+	unsigned long timeout = 0;
+	struct gitrepo *repo = NULL;
+	struct bisection b;
+	struct lab lab;
+	char *cmd_path = NULL, *abs_repo = NULL;
+	int lab_opened = 0;
+
+	memset(&b, 0, sizeof(b));
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			repo_arg = optarg;
+			break;
+		case 'g':
+			ALLOC_GROW(good_args, nr_good + 1, alloc_good);
+			good_args[nr_good++] = optarg;
+			break;
+		case 'b':
+			if (bad_arg) {
+				ret = usage_error("only one --bad revision");
+				goto out;
+			}
+			bad_arg = optarg;
+			break;
+		case 'f':
+			first_parent = 1;
+			break;
+		case 'p':
+			ALLOC_GROW(path_args, nr_paths + 1, alloc_paths);
+			path_args[nr_paths++] = optarg;
+			/* --paths a b c: take following words up to an option */
+			while (optind < argc && argv[optind][0] != '-') {
+				ALLOC_GROW(path_args, nr_paths + 1, alloc_paths);
+				path_args[nr_paths++] = argv[optind++];
+			}
+			break;
+		case 't':
+			if (parse_uint(optarg, 30 * 86400, &timeout) < 0 || !timeout) {
+				ret = usage_error("--timeout takes a number of seconds (1 to 2592000)");
+				goto out;
+			}
+			break;
+		case 'n':
+			no_run = 1;
+			break;
+		case 'h':
+			print_usage(bisect_usage, 0);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			ret = usage_error(NULL);
+			goto out;
+		}
+	}
+	if (!repo_arg || !bad_arg || !nr_good) {
+		ret = usage_error("start needs --repo, --bad and at least one --good");
+		goto out;
+	}
+	if (optind >= argc) {
+		ret = usage_error("start needs a test command after '--'");
+		goto out;
+	}
+	if (!find_executable(argv[optind], &cmd_path)) {
+		error("test command '%s' not found%s", argv[optind],
+		      strchr(argv[optind], '/') ? " or not executable" : " in $PATH");
+		goto out;
+	}
+	for (size_t i = 0; i < nr_paths; i++) {
+		const char *p = path_args[i];
+		if (!*p || p[0] == '/' || strstr(p, "..")) {
+			error("--paths '%s': give a path relative to the repository top", p);
+			goto out;
+		}
+	}
+
+	/* Everything is checked before the database sees anything. */
+	if (open_lab(g, &lab) < 0)
+		goto out;
+	lab_opened = 1;
+	if (gitrepo_open(&repo, repo_arg) < 0)
+		goto out;
+	abs_repo = real_path(gitrepo_path(repo));
+	if (!abs_repo)
+		goto out;
+	if (gitrepo_resolve(repo, bad_arg, b.bad) < 0)
+		goto out;
+	b.goods = xcalloc(nr_good, 41);
+	for (size_t i = 0; i < nr_good; i++) {
+		int anc;
+		if (gitrepo_resolve(repo, good_args[i], b.goods[b.nr_goods]) < 0)
+			goto out;
+		if (!strcmp(b.goods[b.nr_goods], b.bad)) {
+			error("good revision '%s' and bad revision '%s' are the same commit %.12s",
+			      good_args[i], bad_arg, b.bad);
+			goto out;
+		}
+		anc = gitrepo_is_ancestor(repo, b.bad, b.goods[b.nr_goods]);
+		if (anc < 0)
+			goto out;
+		if (anc) {
+			error("bad revision '%s' is an ancestor of good revision '%s': "
+			      "did you swap --good and --bad?", bad_arg, good_args[i]);
+			goto out;
+		}
+		if (!has_hash(b.goods, b.nr_goods, b.goods[b.nr_goods]))
+			b.nr_goods++;
+	}
+	{
+		/* Is there anything to test? */
+		struct bisect_dag dag;
+		if (gitrepo_load_dag(repo, b.bad, b.goods, b.nr_goods, first_parent, path_args, nr_paths, &dag) < 0)
+			goto out;
+		if (nr_paths) {
+			size_t touching = 0;
+			for (size_t i = 0; i < dag.nr; i++)
+				if (!(dag.commits[i].flags & BISECT_TREESAME))
+					touching++;
+			if (!touching) {
+				bisect_dag_release(&dag);
+				error("no commit between the good and bad revisions touches the given paths");
+				goto out;
+			}
+		}
+		bisect_dag_release(&dag);
+	}
+
+	b.first_parent = first_parent;
+	b.timeout_ms = (int64_t)timeout * 1000;
+	b.paths = (char **)path_args;
+	b.nr_paths = nr_paths;
+	b.argv = argv + optind;
+	b.argc = (size_t)(argc - optind);
+	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || db_bisection_create(lab.db, &b) < 0)
+		goto out;
+	printf("bisection %lld: %s, bad %.12s, %zu good\n", (long long)b.id, abs_repo, b.bad, b.nr_goods);
+	if (no_run) {
+		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
+		ret = EXIT_OK;
+		goto out;
+	}
+	{
+		struct bisection loaded;
+		int64_t id = b.id;
+		if (db_bisection_load(lab.db, id, &loaded) < 0)
+			goto out;
+		ret = run_bisection(&lab, &loaded);
+		bisection_release(&loaded);
+	}
+out:
+	free(b.goods);
+	free(good_args);
+	free(path_args);
+	free(cmd_path);
+	free(abs_repo);
+	gitrepo_free(repo);
+	if (lab_opened)
+		lab_close(&lab);
+	return ret;
+}
+
+/* ---- resume, list, show, log --------------------------------------------- */
+
+static int with_bisection(int argc, char **argv, const struct global_opts *g, const char *what,
+			  struct lab *lab, struct bisection *b)
+{
+	int64_t id = 0;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		print_usage(bisect_usage, 0);
+		return 1;
+	}
+	if (argc != 2) {
+		error("usage: klab bisect %s ID", what);
+		return -1;
+	}
+	if (parse_id(argv[1], &id) < 0 || open_lab(g, lab) < 0)
+		return -1;
+	if (db_bisection_load(lab->db, id, b) < 0) {
+		lab_close(lab);
+		return -1;
+	}
+	return 0;
+}
+
+/* "running" in the database but nobody holds the lock: the process died. */
+static const char *live_state(struct lab *lab, const struct bisection *b)
+{
+	if (!strcmp(b->state, "running")) {
+		char *name = xstrfmt("bisect-%lld", (long long)b->id);
+		char *path = xstrfmt("%s/locks/%s.lock", lab->state_dir, name);
+		int fd = -1;
+
+		/* a quiet probe: lab_lock() would print when it is held */
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		free(name);
+		free(path);
+		if (fd >= 0) {
+			int held = flock(fd, LOCK_EX | LOCK_NB) < 0;
+			close(fd);
+			if (!held)
+				return "interrupted";
+		} else {
+			return "interrupted";
+		}
+	}
+	return b->state;
+}
+
+static int count_done(struct lab *lab, int64_t id, int *done)
+{
+	struct step *steps;
+	size_t nr;
+
+	*done = 0;
+	if (db_steps_load(lab->db, id, &steps, &nr) < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(steps[i].status, "done"))
+			(*done)++;
+	steps_release(steps, nr);
+	return 0;
+}
+
+static int cmd_resume(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	struct bisection b;
+	int rc = with_bisection(argc, argv, g, "resume", &lab, &b), ret;
+
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_FAIL;
+	if (!strcmp(b.state, "done")) {
+		printf("bisection %lld is already done: %s\n", (long long)b.id, b.message ? b.message : "");
+		ret = !strcmp(b.result, "culprit") ? EXIT_OK : EXIT_UNDECIDED;
+	} else if (!strcmp(b.state, "failed")) {
+		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
+		ret = EXIT_FAIL;
+	} else {
+		ret = run_bisection(&lab, &b);
+	}
+	bisection_release(&b);
+	lab_close(&lab);
+	return ret;
+}
+
+static int cmd_list(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	int64_t *ids;
+	size_t nr;
+
+	if (argc > 1) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			print_usage(bisect_usage, 0);
+			return EXIT_OK;
+		}
+		return usage_error("list takes no arguments");
+	}
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	if (db_bisection_ids(lab.db, &ids, &nr) < 0) {
+		lab_close(&lab);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct bisection b;
+		int done;
+
+		if (db_bisection_load(lab.db, ids[i], &b) < 0 || count_done(&lab, ids[i], &done) < 0)
+			continue;
+		printf("%lld\t%s\t%s\t%.12s\t%d steps\t%s\n", (long long)b.id, live_state(&lab, &b),
+		       b.result ? b.result : "-", b.culprit ? b.culprit : "-", done, b.repo_path);
+		bisection_release(&b);
+	}
+	free(ids);
+	lab_close(&lab);
+	return EXIT_OK;
+}
+
+static void print_argv(FILE *f, char **argv, size_t argc)
+{
+	for (size_t i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int plain = *a != '\0';
+		for (const char *p = a; *p; p++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
+				plain = 0;
+		fputs(i ? " " : "", f);
+		if (plain) {
+			fputs(a, f);
+		} else {
+			fputc('\'', f);
+			for (const char *p = a; *p; p++) {
+				if (*p == '\'')
+					fputs("'\\''", f);
+				else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+					fprintf(f, "\\x%02x", (unsigned char)*p);
+				else
+					fputc(*p, f);
+			}
+			fputc('\'', f);
+		}
+	}
+}
+
+/* Subjects come from repositories: print them without control bytes. */
+static void print_clean(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+static int cmd_show(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	struct bisection b;
+	struct step *steps = NULL;
+	size_t nr = 0;
+	int done = 0;
+	int rc = with_bisection(argc, argv, g, "show", &lab, &b);
+
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_FAIL;
+	if (db_steps_load(lab.db, b.id, &steps, &nr) < 0) {
+		bisection_release(&b);
+		lab_close(&lab);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(steps[i].status, "done"))
+			done++;
+	printf("bisection:  %lld (%s)\n", (long long)b.id, b.kind);
+	printf("repository: %s\n", b.repo_path);
+	printf("state:      %s\n", live_state(&lab, &b));
+	printf("result:     %s\n", b.result ? b.result : "-");
+	if (b.message) {
+		printf("message:    ");
+		print_clean(stdout, b.message);
+		printf("\n");
+	}
+	printf("bad:        %s\n", b.bad);
+	for (size_t i = 0; i < b.nr_goods; i++)
+		printf("good:       %s\n", b.goods[i]);
+	if (b.first_parent)
+		printf("first-parent: yes\n");
+	for (size_t i = 0; i < b.nr_paths; i++)
+		printf("path:       %s\n", b.paths[i]);
+	printf("command:    ");
+	print_argv(stdout, b.argv, b.argc);
+	printf("\n");
+	if (b.timeout_ms)
+		printf("timeout:    %llds\n", (long long)(b.timeout_ms / 1000));
+	printf("steps:      %d\n", done);
+	if (b.culprit) {
+		char *subj = db_commit_subject(lab.db, b.repo_id, b.culprit);
+		printf("culprit:    %s ", b.culprit);
+		print_clean(stdout, subj ? subj : "");
+		printf("\n");
+		free(subj);
+	}
+	for (size_t i = 0; i < b.nr_candidates; i++)
+		printf("candidate:  %s\n", b.candidates[i]);
+	if (nr) {
+		printf("\n%4s  %-12s  %-10s  %-7s  %-28s  %8s  %s\n", "step", "commit", "phase", "verdict",
+		       "reason", "test", "subject");
+		for (size_t i = 0; i < nr; i++) {
+			char dur[32];
+			struct step *s = &steps[i];
+			printf("%4d  %.12s  %-10s  %-7s  %-28.28s  %8s  ", s->seq, s->hash, s->phase,
+			       s->verdict ? s->verdict : s->status, s->reason ? s->reason : "",
+			       fmt_duration(s->test_ms, dur, sizeof(dur)));
+			print_clean(stdout, s->subject ? s->subject : "");
+			printf("\n");
+		}
+		printf("\nlogs: %s/logs/bisect-%lld/\n", lab.state_dir, (long long)b.id);
+	}
+	steps_release(steps, nr);
+	bisection_release(&b);
+	lab_close(&lab);
+	return EXIT_OK;
+}
+
+static int cmd_log(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	struct bisection b;
+	struct step *steps = NULL;
+	size_t nr = 0;
+	int rc = with_bisection(argc, argv, g, "log", &lab, &b);
+
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_FAIL;
+	if (db_steps_load(lab.db, b.id, &steps, &nr) < 0) {
+		bisection_release(&b);
+		lab_close(&lab);
+		return EXIT_FAIL;
+	}
+	printf("# klab bisection %lld of %s\n# test command: ", (long long)b.id, b.repo_path);
+	print_argv(stdout, b.argv, b.argc);
+	printf("\ngit bisect start%s", b.first_parent ? " --first-parent" : "");
+	printf(" %s", b.bad);
+	for (size_t i = 0; i < b.nr_goods; i++)
+		printf(" %s", b.goods[i]);
+	if (b.nr_paths) {
+		printf(" --");
+		for (size_t i = 0; i < b.nr_paths; i++) {
+			printf(" ");
+			print_argv(stdout, &b.paths[i], 1);
+		}
+	}
+	printf("\n");
+	for (size_t i = 0; i < nr; i++) {
+		struct step *s = &steps[i];
+		printf("# step %d (%s): [%s] ", s->seq, s->phase, s->hash);
+		print_clean(stdout, s->subject ? s->subject : "");
+		printf("\n");
+		if (!strcmp(s->status, "done")) {
+			printf("# %s: %s; log %s\n", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
+			printf("git bisect %s %s\n", s->verdict, s->hash);
+		} else {
+			printf("# %s: %s\n", s->status, s->reason ? s->reason : "not finished");
+		}
+	}
+	if (b.culprit)
+		printf("# first bad commit: [%s]\n", b.culprit);
+	for (size_t i = 0; i < b.nr_candidates; i++)
+		printf("# possible first bad commit: [%s]\n", b.candidates[i]);
+	steps_release(steps, nr);
+	bisection_release(&b);
+	lab_close(&lab);
+	return EXIT_OK;
+}
+
+int cmd_bisect(int argc, char **argv, const struct global_opts *g)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **, const struct global_opts *);
+	} subs[] = {
+		{ "start", cmd_start },
+		{ "resume", cmd_resume },
+		{ "list", cmd_list },
+		{ "show", cmd_show },
+		{ "log", cmd_log },
+	};
+
+	if (argc < 2)
+		return usage_error("bisect needs a subcommand");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_usage(bisect_usage, 0);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1, g);
+	error("'%s' is not a bisect subcommand", argv[1]);
+	return usage_error(NULL);
+}

@@ -1,0 +1,87 @@
+/* The lab database: every SQL statement klab runs lives in db.c.
+ * SQLite in WAL mode, foreign keys on, schema migrated by user_version. */
+#ifndef KLAB_DB_H
+#define KLAB_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+struct commit_info;
+
+/* The newest schema version this klab knows. */
+int db_schema_version(void);
+
+/* Open (creating if asked) and migrate.  Returns 0 or error(). */
+int db_open(sqlite3 **out, const char *path, int create);
+void db_close(sqlite3 *db);
+
+int db_begin(sqlite3 *db);
+int db_commit(sqlite3 *db);
+void db_rollback(sqlite3 *db);
+
+int db_repo_id(sqlite3 *db, const char *path, int64_t *id);
+int db_commit_store(sqlite3 *db, int64_t repo_id, const struct commit_info *ci);
+
+struct bisection {
+	int64_t id;
+	int64_t repo_id;
+	char *repo_path;
+	char *kind;
+	char *state;
+	char *result;		/* NULL while running */
+	char bad[41];
+	int first_parent;
+	int64_t timeout_ms;
+	char *culprit;
+	char *message;
+	int64_t created_at, started_at, finished_at;
+	char (*goods)[41];
+	size_t nr_goods;
+	char **paths;
+	size_t nr_paths;
+	char **argv;		/* NULL-terminated */
+	size_t argc;
+	char (*candidates)[41];
+	size_t nr_candidates;
+};
+
+struct step {
+	int64_t id;
+	int seq;
+	char hash[41];
+	char *phase;
+	char *status;
+	char *verdict;		/* NULL while running */
+	char *reason;
+	int exit_code;		/* -1 if none */
+	int attempts;
+	int remaining;
+	char *log_path;
+	int64_t choose_ms, checkout_ms, test_ms;
+	int64_t started_at, finished_at;
+	char *subject;		/* from commits, may be NULL */
+};
+
+int db_bisection_create(sqlite3 *db, struct bisection *b);
+int db_bisection_load(sqlite3 *db, int64_t id, struct bisection *b);
+void bisection_release(struct bisection *b);
+/* Ids of all bisections, oldest first. */
+int db_bisection_ids(sqlite3 *db, int64_t **ids, size_t *nr);
+int db_bisection_set_state(sqlite3 *db, int64_t id, const char *state, const char *result,
+			   const char *culprit, const char *message);
+int db_bisection_set_candidates(sqlite3 *db, int64_t id, char (*hashes)[41], size_t nr);
+
+int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr);
+void steps_release(struct step *steps, size_t nr);
+/* Start a step: reuses the unfinished row left by a crash for the same
+ * commit, else inserts the next seq.  Fills s->id, s->seq, s->attempts. */
+int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s);
+int db_step_finish(sqlite3 *db, const struct step *s);
+/* A step that could not finish (the test aborted). */
+int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason);
+
+/* Subject of a stored commit (caller frees) or NULL. */
+char *db_commit_subject(sqlite3 *db, int64_t repo_id, const char *hash);
+
+#endif

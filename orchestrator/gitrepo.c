@@ -1,0 +1,573 @@
+/* libgit2 wrappers: resolve revisions, commit facts, merge bases, the
+ * candidate DAG, and klab's own worktree.  Every libgit2 error is turned
+ * into one klab message by git_fail(). */
+#include "gitrepo.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct gitrepo {
+	git_repository *repo;
+	char *path;
+	char *objects_dir;
+};
+
+struct worktree {
+	git_repository *repo;
+	char *path;
+};
+
+static int git_fail(const char *what, const char *subject)
+{
+	const git_error *e = git_error_last();
+
+	return error("%s '%s': %s", what, subject, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+void gitrepo_global_init(void)
+{
+	git_libgit2_init();
+	/* Objects come from a repository we trust as much as git does; git
+	 * itself does not re-hash every object it reads either. */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, (ssize_t)256 * 1024 * 1024);
+}
+
+void oid_to_hex41(const unsigned char oid[20], char hex[41])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < 20; i++) {
+		hex[2 * i] = digits[oid[i] >> 4];
+		hex[2 * i + 1] = digits[oid[i] & 15];
+	}
+	hex[40] = '\0';
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int hex_to_oid(const char *hex, unsigned char oid[20])
+{
+	for (int i = 0; i < 20; i++) {
+		int hi = hexval((unsigned char)hex[2 * i]);
+		int lo = hi < 0 ? -1 : hexval((unsigned char)hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		oid[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return hex[40] == '\0' ? 0 : -1;
+}
+
+int gitrepo_open(struct gitrepo **out, const char *path)
+{
+	struct gitrepo *r;
+	git_repository *repo = NULL;
+	const char *p;
+	struct stat st;
+
+	*out = NULL;
+	if (stat(path, &st) < 0)
+		return error("cannot open repository '%s': %s", path, strerror(errno));
+	if (git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		return error("'%s' is not a git repository", path);
+	r = xcalloc(1, sizeof(*r));
+	r->repo = repo;
+	p = git_repository_workdir(repo);
+	if (!p)
+		p = git_repository_path(repo);
+	r->path = xstrdup(p);
+	if (r->path[0] && r->path[strlen(r->path) - 1] == '/' && strlen(r->path) > 1)
+		r->path[strlen(r->path) - 1] = '\0';
+	r->objects_dir = xstrfmt("%sobjects", git_repository_commondir(repo));
+	*out = r;
+	return 0;
+}
+
+void gitrepo_free(struct gitrepo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	free(r->path);
+	free(r->objects_dir);
+	free(r);
+}
+
+const char *gitrepo_path(const struct gitrepo *r)
+{
+	return r->path;
+}
+
+const char *gitrepo_objects_dir(const struct gitrepo *r)
+{
+	return r->objects_dir;
+}
+
+int gitrepo_resolve(struct gitrepo *r, const char *rev, char hex[41])
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int ret = -1;
+
+	if (!*rev || rev[0] == '-')
+		return error("unknown revision '%s'", rev);
+	if (git_revparse_single(&obj, r->repo, rev) < 0)
+		return error("unknown revision '%s' in '%s'", rev, r->path);
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
+		error("revision '%s' is not a commit", rev);
+		goto cleanup;
+	}
+	git_oid_tostr(hex, 41, git_object_id(peeled));
+	ret = 0;
+cleanup:
+	git_object_free(peeled);
+	git_object_free(obj);
+	return ret;
+}
+
+int gitrepo_is_ancestor(struct gitrepo *r, const char *anc, const char *desc)
+{
+	git_oid a, d;
+	int ret;
+
+	if (git_oid_fromstr(&a, anc) < 0 || git_oid_fromstr(&d, desc) < 0)
+		return error("invalid object id");
+	if (git_oid_equal(&a, &d))
+		return 1;
+	ret = git_graph_descendant_of(r->repo, &d, &a);
+	if (ret < 0)
+		return git_fail("cannot walk history of", desc);
+	return ret;
+}
+
+int gitrepo_commit_info(struct gitrepo *r, const char *hex, struct commit_info *out)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	const git_signature *a;
+	const char *summary;
+
+	memset(out, 0, sizeof(*out));
+	if (git_oid_fromstr(&oid, hex) < 0)
+		return error("invalid object id '%s'", hex);
+	if (git_commit_lookup(&c, r->repo, &oid) < 0)
+		return git_fail("cannot read commit", hex);
+	git_oid_tostr(out->hash, 41, &oid);
+	git_oid_tostr(out->tree, 41, git_commit_tree_id(c));
+	summary = git_commit_summary(c);
+	out->subject = xstrdup(summary ? summary : "");
+	a = git_commit_author(c);
+	out->author = xstrfmt("%s <%s>", a->name, a->email);
+	out->author_time = a->when.time;
+	out->author_tz = a->when.offset;
+	out->commit_time = git_commit_time(c);
+	out->nr_parents = (int)git_commit_parentcount(c);
+	git_commit_free(c);
+	return 0;
+}
+
+void commit_info_release(struct commit_info *ci)
+{
+	free(ci->subject);
+	free(ci->author);
+	ci->subject = ci->author = NULL;
+}
+
+static int cmp_mb_date(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	/* newest first, stable by original position */
+	if (x[0] != y[0])
+		return x[0] < y[0] ? 1 : -1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+int gitrepo_merge_bases(struct gitrepo *r, const char *one, char (*others)[41],
+			size_t nr_others, char (**out)[41], size_t *nr_out)
+{
+	git_oid *in = xcalloc(nr_others + 1, sizeof(git_oid));
+	git_oidarray res = { 0 };
+	int64_t (*keys)[2] = NULL;
+	int ret = -1, rc;
+
+	*out = NULL;
+	*nr_out = 0;
+	git_oid_fromstr(&in[0], one);
+	for (size_t i = 0; i < nr_others; i++)
+		git_oid_fromstr(&in[i + 1], others[i]);
+	rc = git_merge_bases_many(&res, r->repo, nr_others + 1, in);
+	if (rc == GIT_ENOTFOUND) {
+		ret = 0;
+		goto cleanup;
+	}
+	if (rc < 0) {
+		git_fail("cannot compute merge bases of", one);
+		goto cleanup;
+	}
+	keys = xcalloc(res.count ? res.count : 1, sizeof(*keys));
+	for (size_t i = 0; i < res.count; i++) {
+		git_commit *c = NULL;
+		if (git_commit_lookup(&c, r->repo, &res.ids[i]) < 0) {
+			git_fail("cannot read merge base of", one);
+			goto cleanup;
+		}
+		keys[i][0] = git_commit_time(c);
+		keys[i][1] = (int64_t)i;
+		git_commit_free(c);
+	}
+	qsort(keys, res.count, sizeof(*keys), cmp_mb_date);
+	*out = xcalloc(res.count ? res.count : 1, 41);
+	for (size_t i = 0; i < res.count; i++)
+		git_oid_tostr((*out)[i], 41, &res.ids[keys[i][1]]);
+	*nr_out = res.count;
+	ret = 0;
+cleanup:
+	free(keys);
+	git_oidarray_dispose(&res);
+	free(in);
+	return ret;
+}
+
+/* oid -> DAG index, open addressing. */
+struct oidmap {
+	int *slots;
+	size_t mask;
+	const struct bisect_dag *dag;
+};
+
+static size_t oid_hash(const unsigned char *oid)
+{
+	size_t h;
+
+	memcpy(&h, oid, sizeof(h));
+	return h;
+}
+
+static void oidmap_init(struct oidmap *m, const struct bisect_dag *dag, size_t n)
+{
+	size_t sz = 64;
+
+	while (sz < n * 2)
+		sz <<= 1;
+	m->slots = xmalloc(sz * sizeof(int));
+	memset(m->slots, 0xff, sz * sizeof(int));
+	m->mask = sz - 1;
+	m->dag = dag;
+	for (size_t i = 0; i < dag->nr; i++) {
+		size_t h = oid_hash(dag->commits[i].oid) & m->mask;
+		while (m->slots[h] >= 0)
+			h = (h + 1) & m->mask;
+		m->slots[h] = (int)i;
+	}
+}
+
+static int oidmap_get(const struct oidmap *m, const unsigned char *oid)
+{
+	size_t h = oid_hash(oid) & m->mask;
+
+	while (m->slots[h] >= 0) {
+		if (!memcmp(m->dag->commits[m->slots[h]].oid, oid, 20))
+			return m->slots[h];
+		h = (h + 1) & m->mask;
+	}
+	return -1;
+}
+
+/* Is the entry at each path the same in both trees? */
+static int trees_same_at(git_tree *a, git_tree *b, const char *const *paths, size_t nr_paths)
+{
+	for (size_t i = 0; i < nr_paths; i++) {
+		git_tree_entry *ea = NULL, *eb = NULL;
+		int same;
+
+		if (a)
+			git_tree_entry_bypath(&ea, a, paths[i]);
+		if (b)
+			git_tree_entry_bypath(&eb, b, paths[i]);
+		if (!ea || !eb)
+			same = !ea && !eb;
+		else
+			same = git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb)) &&
+			       git_tree_entry_filemode(ea) == git_tree_entry_filemode(eb);
+		git_tree_entry_free(ea);
+		git_tree_entry_free(eb);
+		if (!same)
+			return 0;
+	}
+	return 1;
+}
+
+static int load_tree(git_repository *repo, const git_oid *commit, git_tree **out)
+{
+	git_commit *c = NULL;
+	int rc;
+
+	*out = NULL;
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return -1;
+	rc = git_commit_tree(out, c);
+	git_commit_free(c);
+	return rc;
+}
+
+/* Mark TREESAME commits and simplify merges for a path-limited bisection. */
+static int simplify_paths(struct gitrepo *r, struct bisect_dag *dag, git_oid *raw_parents[],
+			  const char *const *paths, size_t nr_paths)
+{
+	for (size_t i = 0; i < dag->nr; i++) {
+		struct bisect_commit *c = &dag->commits[i];
+		git_oid oid;
+		git_tree *t = NULL;
+
+		memcpy(oid.id, c->oid, 20);
+		if (load_tree(r->repo, &oid, &t) < 0)
+			return git_fail("cannot read tree of commit", "?");
+		if (c->nr_parents == 0) {
+			if (trees_same_at(t, NULL, paths, nr_paths))
+				c->flags |= BISECT_TREESAME;
+		} else {
+			for (int p = 0; p < c->nr_parents; p++) {
+				git_tree *pt = NULL;
+				int same;
+
+				if (load_tree(r->repo, &raw_parents[i][p], &pt) < 0) {
+					git_tree_free(t);
+					return git_fail("cannot read parent tree of", "?");
+				}
+				same = trees_same_at(t, pt, paths, nr_paths);
+				git_tree_free(pt);
+				if (!same)
+					continue;
+				if (c->nr_parents == 1 || c->parents[p] >= 0) {
+					/* follow only this parent */
+					int keep = c->parents[p];
+					c->parents[0] = keep;
+					c->nr_parents = 1;
+					c->flags |= BISECT_TREESAME;
+					break;
+				}
+			}
+		}
+		git_tree_free(t);
+	}
+	return 0;
+}
+
+/* Parse the parents and committer time out of a raw commit object. */
+static int parse_commit_raw(const char *buf, size_t len, git_oid **parents, int *nr, int64_t *date)
+{
+	const char *p = buf, *end = buf + len;
+	int alloc = 0;
+
+	*parents = NULL;
+	*nr = 0;
+	*date = 0;
+	while (p < end && *p != '\n') {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		if ((size_t)(eol - p) >= 47 && !strncmp(p, "parent ", 7)) {
+			char hex[41];
+			memcpy(hex, p + 7, 40);
+			hex[40] = '\0';
+			ALLOC_GROW(*parents, *nr + 1, alloc);
+			if (git_oid_fromstr(&(*parents)[*nr], hex) < 0)
+				return -1;
+			(*nr)++;
+		} else if (!strncmp(p, "committer ", 10)) {
+			/* "committer Name <mail> 1234567890 +0000" */
+			const char *gt = NULL;
+			for (const char *q = p; q < eol; q++)
+				if (*q == '>')
+					gt = q;
+			if (gt && gt + 2 < eol)
+				*date = strtoll(gt + 2, NULL, 10);
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+int gitrepo_load_dag(struct gitrepo *r, const char *bad, char (*goods)[41], size_t nr_goods,
+		     int first_parent, const char *const *paths, size_t nr_paths,
+		     struct bisect_dag *dag)
+{
+	git_revwalk *walk = NULL;
+	git_odb *odb = NULL;
+	git_oid oid;
+	git_oid **raw_parents = NULL;
+	size_t raw_alloc = 0;
+	struct oidmap map = { 0 };
+	int ret = -1;
+
+	bisect_dag_init(dag);
+	dag->first_parent = first_parent;
+	if (git_repository_odb(&odb, r->repo) < 0 || git_revwalk_new(&walk, r->repo) < 0) {
+		git_fail("cannot walk history of", r->path);
+		goto cleanup;
+	}
+	git_revwalk_sorting(walk, GIT_SORT_NONE);
+	if (first_parent)
+		git_revwalk_simplify_first_parent(walk);
+	git_oid_fromstr(&oid, bad);
+	if (git_revwalk_push(walk, &oid) < 0) {
+		git_fail("cannot walk from", bad);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nr_goods; i++) {
+		git_oid g;
+		git_oid_fromstr(&g, goods[i]);
+		if (git_revwalk_hide(walk, &g) < 0) {
+			git_fail("cannot hide", goods[i]);
+			goto cleanup;
+		}
+	}
+	while (git_revwalk_next(&oid, walk) == 0) {
+		git_odb_object *obj = NULL;
+		git_oid *parents;
+		int nr, idx;
+		int64_t date;
+
+		if (git_odb_read(&obj, odb, &oid) < 0) {
+			git_fail("cannot read commit", git_oid_tostr_s(&oid));
+			goto cleanup;
+		}
+		if (parse_commit_raw(git_odb_object_data(obj), git_odb_object_size(obj),
+				     &parents, &nr, &date) < 0) {
+			git_odb_object_free(obj);
+			error("malformed commit object %s", git_oid_tostr_s(&oid));
+			goto cleanup;
+		}
+		git_odb_object_free(obj);
+		idx = bisect_dag_add(dag, oid.id, date);
+		ALLOC_GROW(raw_parents, (size_t)idx + 1, raw_alloc);
+		raw_parents[idx] = parents;
+		dag->commits[idx].nr_parents = nr;
+	}
+	oidmap_init(&map, dag, dag->nr);
+	for (size_t i = 0; i < dag->nr; i++) {
+		struct bisect_commit *c = &dag->commits[i];
+		c->parents = xmalloc((c->nr_parents ? c->nr_parents : 1) * sizeof(int));
+		for (int p = 0; p < c->nr_parents; p++)
+			c->parents[p] = oidmap_get(&map, raw_parents[i][p].id);
+	}
+	if (nr_paths && simplify_paths(r, dag, raw_parents, paths, nr_paths) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	for (size_t i = 0; i < dag->nr && raw_parents; i++)
+		free(raw_parents[i]);
+	free(raw_parents);
+	free(map.slots);
+	git_revwalk_free(walk);
+	git_odb_free(odb);
+	if (ret < 0)
+		bisect_dag_release(dag);
+	return ret;
+}
+
+int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir)
+{
+	git_repository *repo = NULL;
+	git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+	char *alt_path = NULL, *alt_text = NULL, *cur = NULL;
+	struct worktree *wt;
+	int ret = -1;
+
+	*out = NULL;
+	if (mkdir_p(dir, 0755) < 0)
+		return -1;
+	if (git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		opts.flags = GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+		if (git_repository_init_ext(&repo, dir, &opts) < 0)
+			return git_fail("cannot create klab worktree", dir);
+	}
+	/* Borrow the user's objects; rewrite the link if the repo moved. */
+	alt_path = xstrfmt("%sobjects/info/alternates", git_repository_path(repo));
+	alt_text = xstrfmt("%s\n", gitrepo_objects_dir(src));
+	if (access(alt_path, F_OK) != 0 || read_file(alt_path, 1 << 16, &cur, NULL) < 0 ||
+	    strcmp(cur, alt_text)) {
+		char *info = xstrfmt("%sobjects/info", git_repository_path(repo));
+		int rc = mkdir_p(info, 0755);
+		free(info);
+		if (rc < 0 || write_file_atomic(alt_path, alt_text, strlen(alt_text)) < 0)
+			goto cleanup;
+		/* reopen so libgit2 picks up the alternate */
+		git_repository_free(repo);
+		repo = NULL;
+		if (git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+			git_fail("cannot open klab worktree", dir);
+			goto cleanup;
+		}
+	}
+	wt = xcalloc(1, sizeof(*wt));
+	wt->repo = repo;
+	wt->path = xstrdup(dir);
+	repo = NULL;
+	*out = wt;
+	ret = 0;
+cleanup:
+	git_repository_free(repo);
+	free(alt_path);
+	free(alt_text);
+	free(cur);
+	return ret;
+}
+
+int worktree_checkout(struct worktree *wt, const char *hex)
+{
+	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+	git_commit *c = NULL;
+	git_oid oid;
+	int ret = -1;
+
+	if (git_oid_fromstr(&oid, hex) < 0)
+		return error("invalid object id '%s'", hex);
+	if (git_commit_lookup(&c, wt->repo, &oid) < 0)
+		return git_fail("cannot read commit", hex);
+	/* FORCE: whatever a test left in tracked files is reset; untracked
+	 * files (build output of a test) are left alone, as git does. */
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_checkout_tree(wt->repo, (git_object *)c, &opts) < 0) {
+		git_fail("cannot check out", hex);
+		goto cleanup;
+	}
+	if (git_repository_set_head_detached(wt->repo, &oid) < 0) {
+		git_fail("cannot update klab worktree HEAD to", hex);
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	git_commit_free(c);
+	return ret;
+}
+
+const char *worktree_path(const struct worktree *wt)
+{
+	return wt->path;
+}
+
+void worktree_free(struct worktree *wt)
+{
+	if (!wt)
+		return;
+	git_repository_free(wt->repo);
+	free(wt->path);
+	free(wt);
+}

@@ -1,0 +1,64 @@
+/* libgit2 access to the user's repository (read only) and to klab's own
+ * worktree, where commits are checked out for testing. */
+#ifndef KLAB_GITREPO_H
+#define KLAB_GITREPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bisect.h"
+
+struct gitrepo;
+struct worktree;
+
+struct commit_info {
+	char hash[41];
+	char tree[41];
+	char *subject;
+	char *author;		/* "Name <email>" */
+	int64_t author_time;
+	int author_tz;		/* minutes east of UTC */
+	int64_t commit_time;
+	int nr_parents;
+};
+
+/* One-time libgit2 set-up for the process. */
+void gitrepo_global_init(void);
+
+int gitrepo_open(struct gitrepo **out, const char *path);
+void gitrepo_free(struct gitrepo *repo);
+/* Absolute path of the repository's working tree (or git dir if bare). */
+const char *gitrepo_path(const struct gitrepo *repo);
+/* Object directory (shared by linked worktrees). */
+const char *gitrepo_objects_dir(const struct gitrepo *repo);
+
+/* Resolve any revision to a commit id. */
+int gitrepo_resolve(struct gitrepo *repo, const char *rev, char hex[41]);
+/* 1 if anc is an ancestor of (or equal to) desc, 0 if not, -1 on error. */
+int gitrepo_is_ancestor(struct gitrepo *repo, const char *anc, const char *desc);
+/* Merge bases of `one` with any of `others` (git's get_merge_bases_many),
+ * newest first.  *out is an array of 41-byte hex strings. */
+int gitrepo_merge_bases(struct gitrepo *repo, const char *one, char (*others)[41],
+			size_t nr_others, char (**out)[41], size_t *nr_out);
+int gitrepo_commit_info(struct gitrepo *repo, const char *hex, struct commit_info *out);
+void commit_info_release(struct commit_info *ci);
+
+/* The candidate DAG: commits reachable from bad and not from any good,
+ * with parents as indices.  With paths, commits that do not touch them
+ * are TREESAME and merges that take a path from one parent follow only
+ * that parent (git's default history simplification). */
+int gitrepo_load_dag(struct gitrepo *repo, const char *bad, char (*goods)[41], size_t nr_goods,
+		     int first_parent, const char *const *paths, size_t nr_paths,
+		     struct bisect_dag *dag);
+void oid_to_hex41(const unsigned char oid[20], char hex[41]);
+int hex_to_oid(const char *hex, unsigned char oid[20]);
+
+/* klab's own checkout of a repository: a separate git directory at dir
+ * that borrows the repository's objects (alternates), so the user's
+ * HEAD, index, refs and files are never touched. */
+int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir);
+/* Check a commit out, rewriting only files that differ. */
+int worktree_checkout(struct worktree *wt, const char *hex);
+const char *worktree_path(const struct worktree *wt);
+void worktree_free(struct worktree *wt);
+
+#endif

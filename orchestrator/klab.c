@@ -1,0 +1,111 @@
+/* klab: a kernel performance lab.  main(), global options and the one
+ * table of commands. */
+#include "klab.h"
+#include "lab.h"
+#include "gitrepo.h"
+#include "util/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv, const struct global_opts *g);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "init", cmd_init, "create a lab: state directory, config, database" },
+	{ "bisect", cmd_bisect, "find the commit that broke a test (git bisect run, natively)" },
+};
+
+static const char *const klab_usage[] = {
+	"usage: klab [--state DIR] <command> [<args>]",
+	"",
+	"  --state DIR   the lab's state directory (default: $KLAB_STATE,",
+	"                else $XDG_STATE_HOME/klab, else ~/.local/state/klab)",
+	"  --version     print the version",
+	"",
+	"Commands:",
+	NULL
+};
+
+void print_usage(const char *const *usage, int to_stderr)
+{
+	FILE *f = to_stderr ? stderr : stdout;
+
+	for (; *usage; usage++)
+		fprintf(f, "%s\n", *usage);
+}
+
+static void print_main_usage(int to_stderr)
+{
+	FILE *f = to_stderr ? stderr : stdout;
+
+	print_usage(klab_usage, to_stderr);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nNot yet implemented (see README): build, run, submit, worker, track, report.\n"
+		   "'klab <command> --help' describes a command.\n");
+}
+
+int open_lab(const struct global_opts *g, struct lab *lab)
+{
+	char *dir = lab_default_state_dir(g->state_dir);
+	int ret = lab_open(lab, dir);
+
+	free(dir);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state", required_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct global_opts g = { 0 };
+	int c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* '+': stop at the command name; its options are its own. */
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			g.state_dir = optarg;
+			break;
+		case 'V':
+			printf("klab %s\n", PACKAGE_VERSION);
+			return EXIT_OK;
+		case 'h':
+			print_main_usage(0);
+			return EXIT_OK;
+		default:
+			print_main_usage(1);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		print_main_usage(1);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "help")) {
+		print_main_usage(0);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[optind], commands[i].name)) {
+			int ac = argc - optind;
+			char **av = argv + optind;
+			optind = 0;	/* reset getopt for the command */
+			gitrepo_global_init();
+			return commands[i].fn(ac, av, &g);
+		}
+	}
+	error("'%s' is not a klab command (see 'klab --help')", argv[optind]);
+	return EXIT_USAGE;
+}

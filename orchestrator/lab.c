@@ -1,0 +1,186 @@
+/* State directory, klab.conf and the database of one lab. */
+#include "lab.h"
+#include "db.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char default_config[] =
+	"# klab lab configuration: 'key = value' lines, '#' starts a comment.\n"
+	"#\n"
+	"# libvirt connection for guests (any libvirt URI).\n"
+	"libvirt_uri = qemu:///system\n"
+	"# parallel jobs for kernel builds (0 = number of CPUs).\n"
+	"build_jobs = 0\n";
+
+char *lab_default_state_dir(const char *override)
+{
+	const char *e;
+
+	if (override && *override)
+		return xstrdup(override);
+	e = getenv("KLAB_STATE");
+	if (e && *e)
+		return xstrdup(e);
+	e = getenv("XDG_STATE_HOME");
+	if (e && *e)
+		return xstrfmt("%s/klab", e);
+	e = getenv("HOME");
+	if (!e || !*e)
+		e = "/";
+	return xstrfmt("%s/.local/state/klab", e);
+}
+
+char *lab_path(const struct lab *lab, const char *sub)
+{
+	return xstrfmt("%s/%s", lab->state_dir, sub);
+}
+
+static int parse_config(struct lab *lab)
+{
+	char *text = NULL, *line, *save = NULL;
+	int lineno = 0, ret = 0;
+
+	lab->libvirt_uri = xstrdup("qemu:///system");
+	lab->build_jobs = 0;
+	if (read_file(lab->config_path, 1 << 20, &text, NULL) < 0)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *eq, *key, *val, *end;
+
+		lineno++;
+		while (isspace((unsigned char)*line))
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			ret = error("%s:%d: expected 'key = value'", lab->config_path, lineno);
+			break;
+		}
+		*eq = '\0';
+		key = line;
+		val = eq + 1;
+		for (end = eq; end > key && isspace((unsigned char)end[-1]); end--)
+			end[-1] = '\0';
+		while (isspace((unsigned char)*val))
+			val++;
+		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]); end--)
+			end[-1] = '\0';
+		if (!strcmp(key, "libvirt_uri")) {
+			free(lab->libvirt_uri);
+			lab->libvirt_uri = xstrdup(val);
+		} else if (!strcmp(key, "build_jobs")) {
+			unsigned long v;
+			if (parse_uint(val, 4096, &v) < 0) {
+				ret = error("%s:%d: build_jobs must be a number from 0 to 4096", lab->config_path, lineno);
+				break;
+			}
+			lab->build_jobs = (int)v;
+		} else {
+			ret = error("%s:%d: unknown key '%s'", lab->config_path, lineno, key);
+			break;
+		}
+	}
+	free(text);
+	return ret;
+}
+
+int lab_init(const char *state_dir, int *created)
+{
+	static const char *const subdirs[] = { "logs", "worktrees", "locks", "artifacts", "builds" };
+	char *cfg = xstrfmt("%s/klab.conf", state_dir);
+	char *dbp = xstrfmt("%s/klab.db", state_dir);
+	sqlite3 *db = NULL;
+	struct stat st;
+	int ret = -1;
+
+	*created = stat(dbp, &st) != 0;
+	if (mkdir_p(state_dir, 0755) < 0)
+		goto cleanup;
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+		char *d = xstrfmt("%s/%s", state_dir, subdirs[i]);
+		int rc = mkdir_p(d, 0755);
+		free(d);
+		if (rc < 0)
+			goto cleanup;
+	}
+	if (stat(cfg, &st) != 0 && write_file_atomic(cfg, default_config, strlen(default_config)) < 0)
+		goto cleanup;
+	if (db_open(&db, dbp, 1) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	db_close(db);
+	free(cfg);
+	free(dbp);
+	return ret;
+}
+
+int lab_open(struct lab *lab, const char *state_dir)
+{
+	struct stat st;
+
+	memset(lab, 0, sizeof(*lab));
+	lab->state_dir = xstrdup(state_dir);
+	lab->db_path = xstrfmt("%s/klab.db", state_dir);
+	lab->config_path = xstrfmt("%s/klab.conf", state_dir);
+	if (stat(lab->db_path, &st) != 0) {
+		error("no lab at '%s': run 'klab init' (or pass --state DIR / set KLAB_STATE)", state_dir);
+		goto fail;
+	}
+	if (parse_config(lab) < 0)
+		goto fail;
+	if (db_open(&lab->db, lab->db_path, 0) < 0)
+		goto fail;
+	return 0;
+fail:
+	lab_close(lab);
+	return -1;
+}
+
+void lab_close(struct lab *lab)
+{
+	db_close(lab->db);
+	free(lab->state_dir);
+	free(lab->db_path);
+	free(lab->config_path);
+	free(lab->libvirt_uri);
+	memset(lab, 0, sizeof(*lab));
+}
+
+int lab_lock(const struct lab *lab, const char *name)
+{
+	char *dir = lab_path(lab, "locks");
+	char *path = xstrfmt("%s/%s.lock", dir, name);
+	int fd = -1;
+
+	if (mkdir_p(dir, 0755) < 0)
+		goto cleanup;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot open lock '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			error("%s is in use by another klab process", name);
+		else
+			error("cannot lock '%s': %s", path, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+cleanup:
+	free(dir);
+	free(path);
+	return fd;
+}

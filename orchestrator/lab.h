@@ -1,0 +1,37 @@
+/* The lab: its state directory, config file and database, found the
+ * same way by every command. */
+#ifndef KLAB_LAB_H
+#define KLAB_LAB_H
+
+#include <sqlite3.h>
+
+struct lab {
+	char *state_dir;
+	char *db_path;
+	char *config_path;
+	sqlite3 *db;
+	/* config values (klab.conf) */
+	char *libvirt_uri;
+	int build_jobs;
+};
+
+/* The state directory: override (--state), else $KLAB_STATE, else
+ * $XDG_STATE_HOME/klab, else ~/.local/state/klab.  Caller frees. */
+char *lab_default_state_dir(const char *override);
+
+/* Create the lab (idempotent): directory, config, database. */
+int lab_init(const char *state_dir, int *created);
+/* Open an existing lab; a missing one gets a message saying how to
+ * create it. */
+int lab_open(struct lab *lab, const char *state_dir);
+void lab_close(struct lab *lab);
+
+/* <state>/<sub...> (caller frees). */
+char *lab_path(const struct lab *lab, const char *sub);
+
+/* Take an exclusive lock named `name` under <state>/locks; returns the
+ * fd (kept open while held) or -1 with a message if another process has
+ * it.  The kernel drops it when the process dies, even by kill -9. */
+int lab_lock(const struct lab *lab, const char *name);
+
+#endif

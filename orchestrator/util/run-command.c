@@ -1,0 +1,157 @@
+/* fork/exec with a timeout; see run-command.h. */
+#include "run-command.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int pidfd_open_compat(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static void child_setup(const struct run_opts *o, int out_fd, int err_pipe)
+{
+	int e;
+
+	/* Die with klab: a killed orchestrator must not leave a test running. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setpgid(0, 0);
+	signal(SIGPIPE, SIG_DFL);
+	if (out_fd >= 0) {
+		dup2(out_fd, 1);
+		dup2(out_fd, 2);
+	}
+	{
+		int nullfd = open("/dev/null", O_RDONLY);
+		if (nullfd >= 0) {
+			dup2(nullfd, 0);
+			close(nullfd);
+		}
+	}
+	if (o->dir && chdir(o->dir) < 0)
+		goto fail;
+	if (o->env)
+		for (const char *const *p = o->env; *p; p++)
+			putenv((char *)*p);
+	execvp(o->argv[0], (char *const *)o->argv);
+fail:
+	e = errno;
+	if (write(err_pipe, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int run_command(const struct run_opts *o, struct run_result *r)
+{
+	int out_fd = -1, pipefd[2] = { -1, -1 }, pidfd = -1, status = 0, ret = -1;
+	int64_t start = now_ms();
+	pid_t pid;
+	ssize_t n;
+	int child_errno;
+
+	memset(r, 0, sizeof(*r));
+	if (o->output_path) {
+		out_fd = open(o->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (out_fd < 0)
+			return error("cannot open log '%s': %s", o->output_path, strerror(errno));
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		error("cannot create pipe: %s", strerror(errno));
+		goto cleanup;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		error("cannot fork: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (pid == 0)
+		child_setup(o, out_fd, pipefd[1]);
+	setpgid(pid, pid);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+
+	/* The pipe closes on a successful exec; an errno arrives on failure. */
+	do
+		n = read(pipefd[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	if (n == sizeof(child_errno)) {
+		waitpid(pid, &status, 0);
+		r->status = RUN_EXEC_FAILED;
+		r->errno_value = child_errno;
+		r->elapsed_ms = now_ms() - start;
+		ret = 0;
+		goto cleanup;
+	}
+
+	pidfd = pidfd_open_compat(pid);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		int64_t waited;
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			error("waitpid failed: %s", strerror(errno));
+			goto cleanup;
+		}
+		waited = now_ms() - start;
+		if (o->timeout_ms > 0 && waited >= o->timeout_ms) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			r->status = RUN_TIMEOUT;
+			r->elapsed_ms = now_ms() - start;
+			ret = 0;
+			goto cleanup;
+		}
+		if (pidfd >= 0) {
+			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+			int wait_ms = 1000;
+			if (o->timeout_ms > 0 && o->timeout_ms - waited < wait_ms)
+				wait_ms = (int)(o->timeout_ms - waited);
+			poll(&pfd, 1, wait_ms);
+		} else {
+			usleep(2000);
+		}
+	}
+	r->elapsed_ms = now_ms() - start;
+	if (WIFEXITED(status)) {
+		r->status = RUN_EXITED;
+		r->exit_code = WEXITSTATUS(status);
+	} else {
+		r->status = RUN_SIGNALED;
+		r->signal = WTERMSIG(status);
+	}
+	/* Reap the rest of the process group the test may have left. */
+	kill(-pid, SIGKILL);
+	ret = 0;
+cleanup:
+	if (pidfd >= 0)
+		close(pidfd);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (out_fd >= 0)
+		close(out_fd);
+	return ret;
+}

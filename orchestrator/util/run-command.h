@@ -1,0 +1,35 @@
+/* Run a program from an argv (never through a shell), in a directory,
+ * with extra environment, its output sent to a file, under a timeout. */
+#ifndef KLAB_RUN_COMMAND_H
+#define KLAB_RUN_COMMAND_H
+
+#include <stdint.h>
+
+enum run_status {
+	RUN_EXITED,	/* exit_code is valid */
+	RUN_SIGNALED,	/* signal is valid */
+	RUN_TIMEOUT,	/* killed by us after timeout_ms */
+	RUN_EXEC_FAILED	/* could not start; errno_value says why */
+};
+
+struct run_opts {
+	const char *const *argv;	/* argv[0] is looked up in $PATH */
+	const char *dir;		/* working directory, or NULL */
+	const char *const *env;		/* extra "NAME=value" entries, NULL-terminated, or NULL */
+	const char *output_path;	/* stdout+stderr appended here, or NULL to inherit */
+	int64_t timeout_ms;		/* 0: none */
+};
+
+struct run_result {
+	enum run_status status;
+	int exit_code;
+	int signal;
+	int errno_value;
+	int64_t elapsed_ms;
+};
+
+/* Returns 0 when the program ran (whatever its exit code: see result),
+ * -1 after error() when klab itself could not set it up. */
+int run_command(const struct run_opts *opts, struct run_result *result);
+
+#endif

@@ -1,0 +1,314 @@
+/* Allocation, error reporting, clocks and paths shared by all of klab. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void oom(size_t n) KLAB_NORETURN;
+static void oom(size_t n)
+{
+	fprintf(stderr, "klab: fatal: out of memory (allocating %zu bytes)\n", n);
+	exit(128);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *xstrfmt(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(strlen(fmt));
+	return p;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[4096];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "klab: %s%s\n", prefix, buf);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(128);
+}
+
+int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *p = xstrdup(path);
+	char *s;
+	int ret = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST) {
+				ret = error("cannot create directory '%s': %s", p, strerror(errno));
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	if (!ret) {
+		struct stat st;
+		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			ret = error("'%s' exists and is not a directory", path);
+	}
+	return ret;
+}
+
+char *real_path(const char *path)
+{
+	char *r = realpath(path, NULL);
+
+	if (!r)
+		error("cannot resolve '%s': %s", path, strerror(errno));
+	return r;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
+	int fd, ret = -1;
+	size_t off = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto cleanup;
+	}
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error("cannot write '%s': %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			goto cleanup;
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto cleanup;
+	}
+	if (rename(tmp, path) < 0) {
+		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	free(tmp);
+	return ret;
+}
+
+int read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t alloc = 4096, n = 0;
+	char *buf;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (fd < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	buf = xmalloc(alloc);
+	for (;;) {
+		ssize_t r;
+		if (n + 1 >= alloc) {
+			if (alloc > max) {
+				free(buf);
+				close(fd);
+				return error("'%s' is larger than %zu bytes", path, max);
+			}
+			alloc *= 2;
+			buf = xrealloc(buf, alloc);
+		}
+		r = read(fd, buf + n, alloc - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return error("cannot read '%s': %s", path, strerror(errno));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			free(buf);
+			close(fd);
+			return error("'%s' is larger than %zu bytes", path, max);
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int find_executable(const char *name, char **out_path)
+{
+	const char *path, *p;
+
+	*out_path = NULL;
+	if (!*name)
+		return 0;
+	if (strchr(name, '/')) {
+		struct stat st;
+		if (stat(name, &st) == 0 && S_ISREG(st.st_mode) && access(name, X_OK) == 0) {
+			*out_path = xstrdup(name);
+			return 1;
+		}
+		return 0;
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; ) {
+		const char *end = strchrnul(p, ':');
+		char *cand;
+		struct stat st;
+
+		if (end == p)
+			cand = xstrfmt("./%s", name);
+		else
+			cand = xstrfmt("%.*s/%s", (int)(end - p), p, name);
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+			*out_path = cand;
+			return 1;
+		}
+		free(cand);
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+const char *fmt_duration(int64_t ms, char *buf, size_t len)
+{
+	if (ms < 0)
+		ms = 0;
+	if (ms < 10000)
+		snprintf(buf, len, "%.2fs", ms / 1000.0);
+	else if (ms < 60000)
+		snprintf(buf, len, "%.1fs", ms / 1000.0);
+	else if (ms < 3600000)
+		snprintf(buf, len, "%dm%02ds", (int)(ms / 60000), (int)(ms / 1000 % 60));
+	else
+		snprintf(buf, len, "%dh%02dm", (int)(ms / 3600000), (int)(ms / 60000 % 60));
+	return buf;
+}
+
+int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

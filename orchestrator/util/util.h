@@ -1,0 +1,59 @@
+/* Small helpers every klab module uses: allocation that dies only on
+ * out-of-memory, error reporting in one voice, time and path helpers. */
+#ifndef KLAB_UTIL_H
+#define KLAB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define KLAB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define KLAB_NORETURN __attribute__((noreturn))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xstrfmt(const char *fmt, ...) KLAB_PRINTF(1, 2);
+
+/* Grow *p (of *alloc elements of size sz) so that it holds at least n. */
+#define ALLOC_GROW(p, n, alloc) do { \
+	if ((size_t)(n) > (size_t)(alloc)) { \
+		size_t new_alloc_ = (alloc) ? (size_t)(alloc) * 2 : 16; \
+		if (new_alloc_ < (size_t)(n)) new_alloc_ = (size_t)(n); \
+		(p) = xrealloc((p), new_alloc_ * sizeof(*(p))); \
+		(alloc) = new_alloc_; \
+	} \
+} while (0)
+
+/* "klab: error: ..." on stderr; always returns -1 so callers can
+ * `return error(...)`. */
+int error(const char *fmt, ...) KLAB_PRINTF(1, 2);
+void warning(const char *fmt, ...) KLAB_PRINTF(1, 2);
+/* Only the top level and out-of-memory may exit. */
+void die(const char *fmt, ...) KLAB_PRINTF(1, 2) KLAB_NORETURN;
+
+/* Monotonic clock in milliseconds / wall clock in seconds. */
+int64_t now_ms(void);
+int64_t now_s(void);
+
+/* mkdir -p with mode; returns 0 or error(). */
+int mkdir_p(const char *path, unsigned mode);
+/* Absolute, symlink-resolved path of an existing file or directory
+ * (caller frees), or NULL after error(). */
+char *real_path(const char *path);
+/* Write a whole file atomically (temp + fsync + rename). */
+int write_file_atomic(const char *path, const char *data, size_t len);
+/* Read a whole file, at most max bytes; NUL-terminated. */
+int read_file(const char *path, size_t max, char **out, size_t *len);
+/* 1 when path names an executable found directly or through $PATH. */
+int find_executable(const char *name, char **out_path);
+/* Human-readable duration ("1.2s", "3m04s"). */
+const char *fmt_duration(int64_t ms, char *buf, size_t len);
+/* Parse a non-negative decimal int with bounds; 0 or -1. */
+int parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+#endif
