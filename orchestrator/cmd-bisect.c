@@ -56,8 +56,9 @@ static const char *const bisect_usage[] = {
 static int usage_error(const char *msg)
 {
 	if (msg)
-		error("%s", msg);
-	print_usage(bisect_usage, 1);
+		error("%s (see 'klab bisect --help')", msg);
+	else
+		fprintf(stderr, "see 'klab bisect --help'\n");
 	return EXIT_USAGE;
 }
 

@@ -1,0 +1,76 @@
+# Shared helpers for klab's shell tests (sourced).  POSIX sh.
+# Provides: $KLAB, $T (a temp dir removed on success), ok/fail/check,
+# quiet git identity, make_linear_repo.
+
+: "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${KLAB:=$KLAB_SRCDIR/orchestrator/klab}"
+export KLAB KLAB_SRCDIR
+
+GIT_CONFIG_NOSYSTEM=1
+GIT_CONFIG_GLOBAL=/dev/null
+GIT_AUTHOR_NAME="klab test"
+GIT_AUTHOR_EMAIL="test@klab.invalid"
+GIT_COMMITTER_NAME="klab test"
+GIT_COMMITTER_EMAIL="test@klab.invalid"
+export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL \
+	GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+unset KLAB_STATE XDG_STATE_HOME
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/klab-test.XXXXXX")
+failures=0
+checks=0
+
+ok() { checks=$((checks + 1)); echo "ok - $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok - $*"; }
+# check DESCRIPTION COMMAND...: passes when the command succeeds
+check() {
+	desc=$1; shift
+	if "$@"; then ok "$desc"; else fail "$desc"; fi
+}
+
+finish() {
+	if [ "$failures" -eq 0 ] && [ "$checks" -gt 0 ]; then
+		echo "# $checks checks passed"
+		rm -rf "$T"
+		exit 0
+	fi
+	echo "# $failures of $checks checks failed; files kept in $T"
+	exit 1
+}
+
+# make_linear_repo DIR N BADFROM: N commits; file 'value' holds i; commits
+# i >= BADFROM also have file 'broken'.  Dates increase by one second.
+make_linear_repo() {
+	dir=$1 n=$2 badfrom=$3
+	git init -q "$dir"
+	{
+		i=1
+		while [ "$i" -le "$n" ]; do
+			echo "commit refs/heads/main"
+			echo "committer klab test <test@klab.invalid> $((1700000000 + i)) +0000"
+			msg="commit $i"
+			echo "data ${#msg}"
+			echo "$msg"
+			echo "M 100644 inline value"
+			echo "data ${#i}"
+			echo "$i"
+			if [ "$i" -ge "$badfrom" ]; then
+				echo "M 100644 inline broken"
+				echo "data 4"
+				echo "yes"
+			fi
+			i=$((i + 1))
+		done
+	} | git -C "$dir" fast-import --quiet
+	git -C "$dir" symbolic-ref HEAD refs/heads/main
+	git -C "$dir" reset -q --hard
+}
+
+# The test script used by bisections: good unless 'broken' exists.
+write_test_script() {
+	cat > "$1" <<'EOS'
+#!/bin/sh
+test ! -e broken
+EOS
+	chmod +x "$1"
+}

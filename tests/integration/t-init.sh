@@ -1,0 +1,37 @@
+#!/bin/sh
+# klab init: state directory lookup order, idempotence, config, database.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+out=$("$KLAB" init --state "$T/lab" 2>&1)
+check "init creates a lab" test -f "$T/lab/klab.db" -a -f "$T/lab/klab.conf"
+case $out in *"created lab in $T/lab"*) ok "init says where";; *) fail "init output: $out";; esac
+echo "# local tweak" >> "$T/lab/klab.conf"
+out=$("$KLAB" init --state "$T/lab" 2>&1)
+case $out in *"found existing lab"*) ok "init is idempotent";; *) fail "second init: $out";; esac
+check "init keeps an existing config" grep -q "local tweak" "$T/lab/klab.conf"
+check "schema version recorded" test "$(sqlite3 "$T/lab/klab.db" 'PRAGMA user_version')" = 1
+check "WAL mode" test "$(sqlite3 "$T/lab/klab.db" 'PRAGMA journal_mode')" = wal
+
+KLAB_STATE="$T/env" "$KLAB" init >/dev/null && ok "KLAB_STATE honoured" || fail "KLAB_STATE"
+check "KLAB_STATE lab exists" test -f "$T/env/klab.db"
+XDG_STATE_HOME="$T/xdg" "$KLAB" init >/dev/null
+check "XDG_STATE_HOME/klab used" test -f "$T/xdg/klab/klab.db"
+HOME="$T/home" "$KLAB" init >/dev/null
+check "~/.local/state/klab used" test -f "$T/home/.local/state/klab/klab.db"
+"$KLAB" --state "$T/global" init >/dev/null
+check "global --state works" test -f "$T/global/klab.db"
+
+err=$("$KLAB" --state "$T/nowhere" bisect list 2>&1); rc=$?
+check "a missing lab is an error" test "$rc" -ne 0
+case $err in *"run 'klab init'"*) ok "a missing lab says how to create it";; *) fail "missing lab message: $err";; esac
+check "a missing lab is not created by other commands" test ! -e "$T/nowhere"
+
+echo "bogus line" >> "$T/lab/klab.conf"
+err=$("$KLAB" --state "$T/lab" bisect list 2>&1); rc=$?
+check "a broken config is refused" test "$rc" -ne 0
+case $err in *"klab.conf:"*"expected 'key = value'"*) ok "config error has file:line";; *) fail "config error: $err";; esac
+
+"$KLAB" --help >/dev/null && ok "--help exits 0" || fail "--help"
+"$KLAB" nosuchcmd >/dev/null 2>&1; check "unknown command exits 2" test $? -eq 2
+"$KLAB" --version | grep -q '^klab ' && ok "--version" || fail "--version"
+finish

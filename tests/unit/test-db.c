@@ -1,0 +1,333 @@
+/* Unit tests of the lab database: schema creation, migrations by
+ * user_version, pragmas, constraints, and the step bookkeeping that
+ * makes resume safe. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "lab.h"
+#include "util/util.h"
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-db.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(tmpdir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return 0;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void test_db__create_sets_version_wal_and_foreign_keys(void **state)
+{
+	char *path = xstrfmt("%s/a.db", tmpdir);
+	sqlite3 *db;
+	char *mode;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	assert_int_equal(query_int(db, "PRAGMA foreign_keys"), 1);
+	mode = query_text(db, "PRAGMA journal_mode");
+	assert_string_equal(mode, "wal");
+	free(mode);
+	/* every table of the mission exists from the start */
+	static const char *const tables[] = { "repos", "commits", "bisections", "bisection_goods", "steps",
+					      "builds", "boots", "runs", "samples", "monitor_stats",
+					      "queue_jobs", "tracks", "track_tips", "hosts", "notifications" };
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		char *sql = xstrfmt("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='%s'", tables[i]);
+		assert_int_equal(query_int(db, sql), 1);
+		free(sql);
+	}
+	db_close(db);
+	free(path);
+}
+
+static void test_db__reopen_is_idempotent(void **state)
+{
+	char *path = xstrfmt("%s/b.db", tmpdir);
+	sqlite3 *db;
+	int64_t repo1, repo2;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(db_repo_id(db, "/some/repo", &repo1), 0);
+	db_close(db);
+	assert_int_equal(db_open(&db, path, 0), 0);
+	assert_int_equal(db_repo_id(db, "/some/repo", &repo2), 0);
+	assert_int_equal(repo1, repo2);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM repos"), 1);
+	db_close(db);
+	free(path);
+}
+
+static void test_db__refuses_newer_schema(void **state)
+{
+	char *path = xstrfmt("%s/c.db", tmpdir);
+	sqlite3 *db;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_null(db);
+	free(path);
+}
+
+static void test_db__missing_file_is_not_created_without_create(void **state)
+{
+	char *path = xstrfmt("%s/none.db", tmpdir);
+	sqlite3 *db;
+
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_int_not_equal(access(path, F_OK), 0);
+	free(path);
+}
+
+static void test_db__foreign_keys_are_enforced(void **state)
+{
+	char *path = xstrfmt("%s/d.db", tmpdir);
+	sqlite3 *db;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO steps (bisection_id, seq, hash, status, started_at) "
+					      "VALUES (4242, 1, 'x', 'running', 0)", NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	free(path);
+}
+
+static struct bisection sample_bisection(sqlite3 *db)
+{
+	static char *argv[] = { "true", "an arg with 'quotes'", NULL };
+	struct bisection b;
+
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(db_repo_id(db, "/r", &b.repo_id), 0);
+	strcpy(b.bad, "1111111111111111111111111111111111111111");
+	b.goods = calloc(2, 41);
+	strcpy(b.goods[0], "2222222222222222222222222222222222222222");
+	strcpy(b.goods[1], "3333333333333333333333333333333333333333");
+	b.nr_goods = 2;
+	b.argv = argv;
+	b.argc = 2;
+	b.timeout_ms = 5000;
+	assert_int_equal(db_bisection_create(db, &b), 0);
+	free(b.goods);
+	b.goods = NULL;
+	return b;
+}
+
+static void test_db__bisection_roundtrip(void **state)
+{
+	char *path = xstrfmt("%s/e.db", tmpdir);
+	sqlite3 *db;
+	struct bisection b, l;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	b = sample_bisection(db);
+	assert_int_equal(db_bisection_load(db, b.id, &l), 0);
+	assert_string_equal(l.state, "created");
+	assert_string_equal(l.bad, "1111111111111111111111111111111111111111");
+	assert_int_equal(l.nr_goods, 2);
+	assert_string_equal(l.goods[1], "3333333333333333333333333333333333333333");
+	assert_int_equal(l.argc, 2);
+	assert_string_equal(l.argv[1], "an arg with 'quotes'");
+	assert_null(l.argv[2]);
+	assert_int_equal(l.timeout_ms, 5000);
+	bisection_release(&l);
+	assert_int_equal(db_bisection_load(db, b.id + 100, &l), -1);
+	db_close(db);
+	free(path);
+}
+
+static void test_db__unfinished_step_is_reused_not_duplicated(void **state)
+{
+	char *path = xstrfmt("%s/f.db", tmpdir);
+	sqlite3 *db;
+	struct bisection b;
+	struct step s, s2, s3, *steps;
+	size_t nr;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	b = sample_bisection(db);
+	memset(&s, 0, sizeof(s));
+	strcpy(s.hash, "4444444444444444444444444444444444444444");
+	s.phase = "bisect";
+	s.exit_code = -1;
+	assert_int_equal(db_step_begin(db, b.id, &s), 0);
+	assert_int_equal(s.seq, 1);
+	assert_int_equal(s.attempts, 1);
+	/* crash: the same commit is started again */
+	s2 = s;
+	assert_int_equal(db_step_begin(db, b.id, &s2), 0);
+	assert_int_equal(s2.id, s.id);
+	assert_int_equal(s2.seq, 1);
+	assert_int_equal(s2.attempts, 2);
+	s2.verdict = "good";
+	s2.reason = "exit 0";
+	s2.exit_code = 0;
+	assert_int_equal(db_step_finish(db, &s2), 0);
+	/* a finished step cannot be finished twice */
+	assert_int_equal(db_step_finish(db, &s2), -1);
+	/* the next commit gets seq 2 */
+	memset(&s3, 0, sizeof(s3));
+	strcpy(s3.hash, "5555555555555555555555555555555555555555");
+	s3.phase = "bisect";
+	assert_int_equal(db_step_begin(db, b.id, &s3), 0);
+	assert_int_equal(s3.seq, 2);
+	assert_int_equal(db_steps_load(db, b.id, &steps, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_string_equal(steps[0].status, "done");
+	assert_string_equal(steps[0].verdict, "good");
+	assert_int_equal(steps[0].exit_code, 0);
+	assert_string_equal(steps[1].status, "running");
+	assert_null(steps[1].verdict);
+	steps_release(steps, nr);
+	db_close(db);
+	free(path);
+}
+
+static void test_db__state_transitions_record_times(void **state)
+{
+	char *path = xstrfmt("%s/g.db", tmpdir);
+	sqlite3 *db;
+	struct bisection b, l;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	b = sample_bisection(db);
+	assert_int_equal(db_bisection_set_state(db, b.id, "running", NULL, NULL, NULL), 0);
+	assert_int_equal(db_bisection_set_state(db, b.id, "done", "culprit",
+						"6666666666666666666666666666666666666666", "found"), 0);
+	assert_int_equal(db_bisection_load(db, b.id, &l), 0);
+	assert_string_equal(l.state, "done");
+	assert_string_equal(l.result, "culprit");
+	assert_string_equal(l.culprit, "6666666666666666666666666666666666666666");
+	assert_true(l.started_at > 0);
+	assert_true(l.finished_at >= l.started_at);
+	bisection_release(&l);
+	/* the schema refuses a state that does not exist */
+	assert_int_equal(db_bisection_set_state(db, b.id, "bogus", NULL, NULL, NULL), -1);
+	db_close(db);
+	free(path);
+}
+
+static void test_lab__init_creates_dirs_config_and_db(void **state)
+{
+	char *dir = xstrfmt("%s/lab/nested", tmpdir);
+	struct lab lab;
+	int created;
+
+	assert_int_equal(lab_init(dir, &created), 0);
+	assert_int_equal(created, 1);
+	assert_int_equal(lab_init(dir, &created), 0);
+	assert_int_equal(created, 0);
+	assert_int_equal(lab_open(&lab, dir), 0);
+	assert_string_equal(lab.libvirt_uri, "qemu:///system");
+	lab_close(&lab);
+	free(dir);
+}
+
+static void test_lab__open_without_init_says_how(void **state)
+{
+	char *dir = xstrfmt("%s/nolab", tmpdir);
+	struct lab lab;
+
+	assert_int_equal(lab_open(&lab, dir), -1);
+	free(dir);
+}
+
+static void test_lab__bad_config_line_is_an_error(void **state)
+{
+	char *dir = xstrfmt("%s/badcfg", tmpdir);
+	char *cfg = xstrfmt("%s/klab.conf", dir);
+	struct lab lab;
+	int created;
+	FILE *f;
+
+	assert_int_equal(lab_init(dir, &created), 0);
+	f = fopen(cfg, "w");
+	fputs("build_jobs = lots\n", f);
+	fclose(f);
+	assert_int_equal(lab_open(&lab, dir), -1);
+	free(cfg);
+	free(dir);
+}
+
+static void test_lab__default_state_dir_order(void **state)
+{
+	char *d;
+
+	setenv("KLAB_STATE", "/x/state", 1);
+	d = lab_default_state_dir("/over");
+	assert_string_equal(d, "/over");
+	free(d);
+	d = lab_default_state_dir(NULL);
+	assert_string_equal(d, "/x/state");
+	free(d);
+	unsetenv("KLAB_STATE");
+	setenv("XDG_STATE_HOME", "/xdg", 1);
+	d = lab_default_state_dir(NULL);
+	assert_string_equal(d, "/xdg/klab");
+	free(d);
+	unsetenv("XDG_STATE_HOME");
+	setenv("HOME", "/home/u", 1);
+	d = lab_default_state_dir(NULL);
+	assert_string_equal(d, "/home/u/.local/state/klab");
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_db__create_sets_version_wal_and_foreign_keys),
+		cmocka_unit_test(test_db__reopen_is_idempotent),
+		cmocka_unit_test(test_db__refuses_newer_schema),
+		cmocka_unit_test(test_db__missing_file_is_not_created_without_create),
+		cmocka_unit_test(test_db__foreign_keys_are_enforced),
+		cmocka_unit_test(test_db__bisection_roundtrip),
+		cmocka_unit_test(test_db__unfinished_step_is_reused_not_duplicated),
+		cmocka_unit_test(test_db__state_transitions_record_times),
+		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
+		cmocka_unit_test(test_lab__open_without_init_says_how),
+		cmocka_unit_test(test_lab__bad_config_line_is_an_error),
+		cmocka_unit_test(test_lab__default_state_dir_order),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,186 @@
+/* Unit tests of the util layer: strbuf, number parsing, PATH lookup and
+ * run_command (exit codes, signals, timeout, exec failure, env, cwd). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "util/strbuf.h"
+#include "util/run-command.h"
+
+static void test_strbuf__grows_and_formats(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_string_equal(sb.buf, "");
+	for (int i = 0; i < 1000; i++)
+		strbuf_addf(&sb, "%d,", i);
+	assert_int_equal(sb.len, strlen(sb.buf));
+	assert_memory_equal(sb.buf, "0,1,2,", 6);
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "abc  \n");
+	strbuf_rtrim(&sb);
+	assert_string_equal(sb.buf, "abc");
+	strbuf_release(&sb);
+}
+
+static void test_util__parse_uint_rejects_junk(void **state)
+{
+	unsigned long v;
+
+	assert_int_equal(parse_uint("42", 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(parse_uint("101", 100, &v), -1);
+	assert_int_equal(parse_uint("-1", 100, &v), -1);
+	assert_int_equal(parse_uint("4x", 100, &v), -1);
+	assert_int_equal(parse_uint("", 100, &v), -1);
+	assert_int_equal(parse_uint("99999999999999999999999", ~0UL, &v), -1);
+}
+
+static void test_util__find_executable(void **state)
+{
+	char *p;
+
+	assert_int_equal(find_executable("sh", &p), 1);
+	assert_non_null(p);
+	free(p);
+	assert_int_equal(find_executable("/bin/sh", &p), 1);
+	free(p);
+	assert_int_equal(find_executable("klab-no-such-command-xyz", &p), 0);
+	assert_null(p);
+	assert_int_equal(find_executable("/etc/passwd", &p), 0);
+}
+
+static void run(const char *const *argv, int64_t timeout, struct run_result *r, const char *out)
+{
+	struct run_opts o = { .argv = argv, .timeout_ms = timeout, .output_path = out };
+
+	assert_int_equal(run_command(&o, r), 0);
+}
+
+static void test_run_command__exit_codes(void **state)
+{
+	static const char *const ok[] = { "true", NULL };
+	static const char *const skip[] = { "sh", "-c", "exit 125", NULL };
+	struct run_result r;
+
+	run(ok, 0, &r, "/dev/null");
+	assert_int_equal(r.status, RUN_EXITED);
+	assert_int_equal(r.exit_code, 0);
+	run(skip, 0, &r, "/dev/null");
+	assert_int_equal(r.status, RUN_EXITED);
+	assert_int_equal(r.exit_code, 125);
+}
+
+static void test_run_command__signal_is_reported(void **state)
+{
+	static const char *const argv[] = { "sh", "-c", "kill -TERM $$", NULL };
+	struct run_result r;
+
+	run(argv, 0, &r, "/dev/null");
+	assert_int_equal(r.status, RUN_SIGNALED);
+	assert_int_equal(r.signal, SIGTERM);
+}
+
+static void test_run_command__timeout_kills_the_process_group(void **state)
+{
+	static const char *const argv[] = { "sh", "-c", "sleep 30 & sleep 30", NULL };
+	struct run_result r;
+	int64_t t0 = now_ms();
+
+	run(argv, 300, &r, "/dev/null");
+	assert_int_equal(r.status, RUN_TIMEOUT);
+	assert_true(now_ms() - t0 < 10000);
+}
+
+static void test_run_command__exec_failure_is_not_an_exit_code(void **state)
+{
+	static const char *const argv[] = { "/nonexistent/klab-test-cmd", NULL };
+	struct run_result r;
+
+	run(argv, 0, &r, "/dev/null");
+	assert_int_equal(r.status, RUN_EXEC_FAILED);
+	assert_int_not_equal(r.errno_value, 0);
+}
+
+static void test_run_command__env_cwd_and_output(void **state)
+{
+	static const char *const argv[] = { "sh", "-c", "echo \"$KLAB_X:$(pwd)\"; echo err >&2", NULL };
+	static const char *const env[] = { "KLAB_X=hello", NULL };
+	char tmpl[] = "/tmp/klab-test-run.XXXXXX";
+	char *out, *text, *expect;
+	struct run_opts o = { .argv = argv, .env = env, .dir = "/" };
+	struct run_result r;
+
+	assert_non_null(mkdtemp(tmpl));
+	out = xstrfmt("%s/out.log", tmpl);
+	o.output_path = out;
+	assert_int_equal(run_command(&o, &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(read_file(out, 4096, &text, NULL), 0);
+	expect = "hello:/\nerr\n";
+	assert_string_equal(text, expect);
+	free(text);
+	unlink(out);
+	rmdir(tmpl);
+	free(out);
+}
+
+static void test_util__write_file_atomic_and_read_limit(void **state)
+{
+	char tmpl[] = "/tmp/klab-test-file.XXXXXX";
+	char *p, *text;
+	size_t len;
+
+	assert_non_null(mkdtemp(tmpl));
+	p = xstrfmt("%s/f", tmpl);
+	assert_int_equal(write_file_atomic(p, "0123456789", 10), 0);
+	assert_int_equal(read_file(p, 100, &text, &len), 0);
+	assert_int_equal(len, 10);
+	free(text);
+	assert_int_equal(read_file(p, 5, &text, &len), -1);
+	assert_null(text);
+	unlink(p);
+	rmdir(tmpl);
+	free(p);
+}
+
+static void test_util__mkdir_p(void **state)
+{
+	char tmpl[] = "/tmp/klab-test-mkdir.XXXXXX";
+	char *p, *cmd;
+
+	assert_non_null(mkdtemp(tmpl));
+	p = xstrfmt("%s/a/b/c", tmpl);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	assert_int_equal(access(p, F_OK), 0);
+	cmd = xstrfmt("rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strbuf__grows_and_formats),
+		cmocka_unit_test(test_util__parse_uint_rejects_junk),
+		cmocka_unit_test(test_util__find_executable),
+		cmocka_unit_test(test_run_command__exit_codes),
+		cmocka_unit_test(test_run_command__signal_is_reported),
+		cmocka_unit_test(test_run_command__timeout_kills_the_process_group),
+		cmocka_unit_test(test_run_command__exec_failure_is_not_an_exit_code),
+		cmocka_unit_test(test_run_command__env_cwd_and_output),
+		cmocka_unit_test(test_util__write_file_atomic_and_read_limit),
+		cmocka_unit_test(test_util__mkdir_p),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
