@@ -530,6 +530,22 @@ cleanup:
 	return ret;
 }
 
+/* 1 when HEAD is unborn (fresh worktree) or peels to a readable commit. */
+static int head_is_valid(git_repository *repo)
+{
+	git_reference *head = NULL;
+	git_object *obj = NULL;
+	int rc = git_repository_head(&head, repo);
+
+	if (rc == GIT_EUNBORNBRANCH)
+		return 1;
+	if (rc == 0)
+		rc = git_reference_peel(&obj, head, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	git_reference_free(head);
+	return rc == 0;
+}
+
 int worktree_checkout(struct worktree *wt, const char *hex)
 {
 	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
@@ -544,6 +560,19 @@ int worktree_checkout(struct worktree *wt, const char *hex)
 	/* FORCE: whatever a test left in tracked files is reset; untracked
 	 * files (build output of a test) are left alone, as git does. */
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (!head_is_valid(wt->repo)) {
+		/* HEAD names a commit that is gone (the repository was
+		 * re-created at the same path): start from an empty index and
+		 * an unborn HEAD, and clear out the old files. */
+		git_index *idx = NULL;
+		if (git_repository_index(&idx, wt->repo) == 0) {
+			git_index_clear(idx);
+			git_index_write(idx);
+			git_index_free(idx);
+		}
+		git_repository_set_head(wt->repo, "refs/heads/klab-recovered");
+		opts.checkout_strategy |= GIT_CHECKOUT_REMOVE_UNTRACKED;
+	}
 	if (git_checkout_tree(wt->repo, (git_object *)c, &opts) < 0) {
 		git_fail("cannot check out", hex);
 		goto cleanup;

@@ -120,4 +120,14 @@ id=$(sqlite3 "$T/lab/klab.db" "select max(id) from bisections")
 # as git does: the one commit touching the path is tested once
 check "--paths tests only the commit touching the path" test "$(sqlite3 "$T/lab/klab.db" "select count(*) from steps where bisection_id=$id")" = 1
 
+# the repository is re-created at the same path (new hashes): klab's
+# worktree recovers instead of failing on a HEAD it cannot read
+rm -rf "$T/repo"
+make_linear_repo "$T/repo" 30 11
+git -C "$T/repo" commit -q --allow-empty -m "new history"
+culprit2=$(git -C "$T/repo" log --format=%H --grep='^commit 11$')
+out=$("$KLAB" --state "$T/lab" bisect start --repo "$T/repo" --good main~30 --bad main -- "$T/test.sh" 2>&1); rc=$?
+check "re-created repository: bisection succeeds" test "$rc" -eq 0
+case $out in *"$culprit2 is the first bad commit"*) ok "re-created repository: culprit";; *) fail "re-created: $out";; esac
+
 finish
