@@ -12,7 +12,7 @@
 #   test     the test command kills klab while it runs (step row 'running')
 #   after    a helper kills klab right after it reaped the test command
 #            (recording the verdict, choosing and checking out the next)
-#   random   the driver kills klab 20-300 ms after starting it
+#   random   the driver kills klab 20-600 ms after starting it
 # POSIX sh; needs git, sqlite3, od, setsid.
 
 : "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -274,18 +274,21 @@ while [ "$landed" -lt "$KILLS" ]; do
 		mode=first	# the start itself, 50-600 ms in
 	else
 		if [ -z "$sched" ]; then
-			# a round: every kind once, in random order ('after' first in
-			# the first round, while there are steps left for it)
-			sched="startup test after random"
+			# a round: every kind, 'after' twice, in random order ('after'
+			# first in the first round, while steps are left for it)
+			sched="startup test after after random"
 			round=
-			[ "$iter" -eq 2 ] && { round=after; sched="startup test random"; }
+			[ "$iter" -eq 2 ] && { round=after; sched="startup test after random"; }
 			while [ -n "$sched" ]; do
 				set -- $sched
 				rnd 1 $#
 				eval pick=\${$R}
 				round="$round $pick"
-				rest=
-				for x in $sched; do [ "$x" = "$pick" ] || rest="$rest $x"; done
+				rest= i=1
+				for x in $sched; do
+					[ "$i" -eq "$R" ] || rest="$rest $x"
+					i=$((i + 1))
+				done
 				sched=${rest# }
 			done
 			sched=${round# }
@@ -295,9 +298,9 @@ while [ "$landed" -lt "$KILLS" ]; do
 		shift
 		sched="$*"
 		# never let a kill-free stretch finish the bisection early: the
-		# 'after' kill needs a later step, 'random' may run up to 3 steps
+		# 'after' kill needs a later step, 'random' may run up to 5 steps
 		[ "$mode" = after ] && [ "$n" -ge $((S0 - 1)) ] && mode=test
-		[ "$mode" = random ] && [ $((n + 4)) -ge "$S0" ] && mode=test
+		[ "$mode" = random ] && [ $((n + 5)) -ge "$S0" ] && mode=test
 		# all steps recorded (the last kill came before 'done'): only an
 		# immediate kill can still land
 		[ "$n" -ge "$S0" ] && mode=startup
@@ -313,7 +316,7 @@ while [ "$landed" -lt "$KILLS" ]; do
 	first) rnd 50 600; msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
 	startup) if [ "$n" -ge "$S0" ]; then R=0; else rnd 0 10; fi
 		[ "$R" -gt 0 ] && msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
-	random) rnd 20 300; msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
+	random) rnd 20 600; msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
 	esac
 	reap
 	rm -f "$CTL"
