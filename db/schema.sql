@@ -104,22 +104,27 @@ CREATE TABLE steps (
 );
 CREATE INDEX steps_by_hash ON steps (bisection_id, hash);
 
--- Kernel builds, keyed like the artifact store: (tree id, config hash).
+-- Kernel builds, keyed like the artifact store: (tree id, recipe id).
+-- The recipe is the config as asked (base, fragments, options, compiler);
+-- its id is known before building, so a cache hit costs one lookup.
 CREATE TABLE builds (
 	id            INTEGER PRIMARY KEY,
 	repo_id       INTEGER REFERENCES repos(id),
+	commit_hash   TEXT,                          -- the commit first built for this tree
 	tree          TEXT NOT NULL,
-	config_hash   TEXT NOT NULL,
-	status        TEXT NOT NULL CHECK (status IN ('running', 'ok', 'build-failed', 'env-failed')),
+	recipe_id     TEXT NOT NULL,
+	recipe        TEXT NOT NULL,                 -- human-readable recipe
+	status        TEXT NOT NULL CHECK (status IN ('running', 'ok', 'build-failed', 'env-failed', 'config-drift')),
 	artifact_dir  TEXT,
+	config_hash   TEXT,                          -- hash of the final .config
 	config_text   TEXT,                          -- the final .config
-	error_excerpt TEXT,                          -- first file:line: error lines
+	error_excerpt TEXT,                          -- first file:line: error lines, or the drift report
 	log_path      TEXT,
 	duration_ms   INTEGER,
 	objects       INTEGER,                       -- objects compiled
 	started_at    INTEGER NOT NULL,
 	finished_at   INTEGER,
-	UNIQUE (tree, config_hash)
+	UNIQUE (tree, recipe_id)
 );
 
 -- Hypervisors klab may place guests on (libvirt URIs).

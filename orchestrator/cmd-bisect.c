@@ -6,6 +6,8 @@
 #include "db.h"
 #include "gitrepo.h"
 #include "bisect.h"
+#include "kbuild.h"
+#include "pipeline.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
@@ -24,6 +26,8 @@
 static const char *const bisect_usage[] = {
 	"usage: klab bisect start --repo PATH --good REV [--good REV...] --bad REV",
 	"                         [--first-parent] [--paths P...] [--timeout SEC]",
+	"                         [--build [--config BASE] [--fragment F...]",
+	"                          [--config-option O...] [--allow-config-drift]]",
 	"                         [--no-run] -- CMD [ARGS...]",
 	"   or: klab bisect resume ID",
 	"   or: klab bisect list",
@@ -43,6 +47,12 @@ static const char *const bisect_usage[] = {
 	"  --paths P         only commits touching P count (repeatable; or list them",
 	"                    after --paths until the next option)",
 	"  --timeout SEC     a test running longer is killed and the commit skipped",
+	"  --build           build each commit's kernel first (as 'klab build'; same",
+	"                    config options); CMD then gets KLAB_KERNEL, KLAB_CONFIG,",
+	"                    KLAB_SYSTEM_MAP and KLAB_BUILD_LOG.  A commit that does",
+	"                    not build (or whose config drifts) is skipped with the",
+	"                    compiler error as the reason; a failure of the machine",
+	"                    (disk full, missing tool) stops the bisection.",
 	"resume  continue a bisection that stopped (crash, kill, aborted test)",
 	"list    one line per bisection: id, state, result, culprit, steps, repository",
 	"show    state, command, steps and culprit of one bisection",
@@ -88,6 +98,8 @@ struct runner {
 	char (*skips)[41];
 	size_t nr_skips, alloc_skips;
 	char bad[41];
+	struct kbuild_recipe recipe;
+	int jobs;
 };
 
 static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
@@ -131,7 +143,7 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	struct run_opts ro = { 0 };
 	struct run_result rr;
 	struct strbuf reason = STRBUF_INIT;
-	char *env[5];
+	char *env[9];
 	char *log_path;
 	char dur[32];
 	int64_t t0;
@@ -162,11 +174,64 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	s.checkout_ms = now_ms() - t0;
 	s.choose_ms = choose_ms;
 
+	memset(env, 0, sizeof(env));
+	if (r->b->build) {
+		struct kbuild_result br;
+		int rc = pipeline_build(r->lab, r->repo, r->b->repo_id, r->wt, hex, 1, &r->recipe, r->jobs,
+					PROGRESS_AUTO, "  ", &br);
+		if (rc < 0) {
+			db_step_abort(r->lab->db, s.id, "klab could not run the build");
+			goto out;
+		}
+		if (br.status == KBUILD_OK) {
+			char bdur[32];
+			printf("  built: %s%s\n", br.cache_hit ? "artifact store hit" : "compiled ",
+			       br.cache_hit ? "" : fmt_duration(br.duration_ms, bdur, sizeof(bdur)));
+			env[4] = xstrfmt("KLAB_KERNEL=%s", br.bzimage);
+			env[5] = xstrfmt("KLAB_CONFIG=%s", br.config);
+			env[6] = xstrfmt("KLAB_SYSTEM_MAP=%s", br.system_map);
+			env[7] = xstrfmt("KLAB_BUILD_LOG=%s", br.log);
+		} else {
+			const char *ex = br.excerpt && *br.excerpt ? br.excerpt : br.message;
+			size_t n = strcspn(ex, "\n");
+			strbuf_addf(&reason, "%s: %.*s", br.status == KBUILD_DRIFT ? "config drift" :
+				    br.status == KBUILD_FAILED ? "build failed" : "build environment failed",
+				    (int)(n > 300 ? 300 : n), ex);
+			pipeline_print_build(&br, "  ");
+			if (br.status == KBUILD_ENV_FAILED) {
+				db_step_abort(r->lab->db, s.id, reason.buf);
+				error("%s on %.12s: fix the machine, then 'klab bisect resume %lld'", reason.buf, hex,
+				      (long long)r->b->id);
+				kbuild_result_release(&br);
+				goto out;
+			}
+			kbuild_result_release(&br);
+			s.verdict = "skip";
+			s.reason = reason.buf;
+			if (db_step_finish(r->lab->db, &s) < 0)
+				goto out;
+			r->steps_done++;
+			printf("step %d: %.12s is skip (%s)\n", s.seq, hex, reason.buf);
+			res = STEP_SKIP;
+			goto out;
+		}
+		kbuild_result_release(&br);
+	}
 	env[0] = xstrfmt("KLAB_COMMIT=%s", hex);
 	env[1] = xstrfmt("KLAB_BISECT_ID=%lld", (long long)r->b->id);
 	env[2] = xstrfmt("KLAB_STEP=%d", s.seq);
 	env[3] = xstrfmt("KLAB_WORKTREE=%s", worktree_path(r->wt));
-	env[4] = NULL;
+	if (!env[4]) {
+		/* no build: the list ends here */
+	}
+	{
+		/* compact: the build variables follow the first four */
+		int n = 4;
+		for (int i = 4; i < 8; i++)
+			if (env[i])
+				env[n++] = env[i];
+		env[n] = NULL;
+	}
 	ro.argv = (const char *const *)r->b->argv;
 	ro.dir = worktree_path(r->wt);
 	ro.env = (const char *const *)env;
@@ -181,6 +246,9 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	switch (rr.status) {
 	case RUN_EXEC_FAILED:
 		strbuf_addf(&reason, "cannot run '%s': %s", r->b->argv[0], strerror(rr.errno_value));
+		break;
+	case RUN_CANCELLED:
+		strbuf_addstr(&reason, "cancelled");
 		break;
 	case RUN_SIGNALED:
 		strbuf_addf(&reason, "test command killed by signal %d (%s)", rr.signal, strsignal(rr.signal));
@@ -217,7 +285,7 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	printf("step %d: %.12s is %s (%s, test %s)\n", s.seq, hex, s.verdict, reason.buf,
 	       fmt_duration(s.test_ms, dur, sizeof(dur)));
 free_env:
-	for (int i = 0; env[i]; i++)
+	for (int i = 0; i < 9 && env[i]; i++)
 		free(env[i]);
 out:
 	strbuf_release(&reason);
@@ -473,11 +541,15 @@ static int run_bisection(struct lab *lab, struct bisection *b)
 	int lock_fd, ret = EXIT_FAIL;
 
 	r.start_ms = now_ms();
+	if (b->build && kbuild_recipe_from_text(&r.recipe, b->config ? b->config : "") < 0)
+		return EXIT_FAIL;
 	lock_name = xstrfmt("bisect-%lld", (long long)b->id);
 	lock_fd = lab_lock(lab, lock_name);
 	free(lock_name);
-	if (lock_fd < 0)
+	if (lock_fd < 0) {
+		kbuild_recipe_release(&r.recipe);
 		return EXIT_FAIL;
+	}
 	/* The worktree is per repository; one bisection uses it at a time. */
 	lock_name = xstrfmt("worktree-%lld", (long long)b->repo_id);
 	{
@@ -522,6 +594,7 @@ out:
 	free(r.log_dir);
 	free(r.goods);
 	free(r.skips);
+	kbuild_recipe_release(&r.recipe);
 	close(lock_fd);
 	return ret;
 }
@@ -538,9 +611,19 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		{ "paths", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-run", no_argument, NULL, 'n' },
+		{ "build", no_argument, NULL, 'B' },
+		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
+		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
+		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
+		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
+		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct recipe_opts ro = { 0 };
+	struct kbuild_recipe recipe = { 0 };
+	struct strbuf recipe_text = STRBUF_INIT;
+	int build = 0, recipe_given = 0;
 	const char *repo_arg = NULL, *bad_arg = NULL;
 	const char **good_args = NULL, **path_args = NULL;
 	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
@@ -590,6 +673,17 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		case 'n':
 			no_run = 1;
 			break;
+		case 'B':
+			build = 1;
+			break;
+		case RECIPE_OPT_CONFIG:
+		case RECIPE_OPT_FRAGMENT:
+		case RECIPE_OPT_OPTION:
+		case RECIPE_OPT_NO_DEFAULTS:
+		case RECIPE_OPT_DRIFT:
+			recipe_opts_add(&ro, c, optarg);
+			recipe_given = 1;
+			break;
 		case 'h':
 			print_usage(bisect_usage, 0);
 			ret = EXIT_OK;
@@ -606,6 +700,15 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 	if (optind >= argc) {
 		ret = usage_error("start needs a test command after '--'");
 		goto out;
+	}
+	if (recipe_given && !build) {
+		ret = usage_error("config options (--config, --fragment, ...) need --build");
+		goto out;
+	}
+	if (build) {
+		if (recipe_from_opts(&ro, &recipe) < 0)
+			goto out;
+		kbuild_recipe_to_text(&recipe, &recipe_text);
 	}
 	if (!find_executable(argv[optind], &cmd_path)) {
 		error("test command '%s' not found%s", argv[optind],
@@ -672,6 +775,8 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 	}
 
 	b.first_parent = first_parent;
+	b.build = build;
+	b.config = build ? recipe_text.buf : NULL;
 	b.timeout_ms = (int64_t)timeout * 1000;
 	b.paths = (char **)path_args;
 	b.nr_paths = nr_paths;
@@ -694,6 +799,9 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		bisection_release(&loaded);
 	}
 out:
+	recipe_opts_release(&ro);
+	kbuild_recipe_release(&recipe);
+	strbuf_release(&recipe_text);
 	free(b.goods);
 	free(good_args);
 	free(path_args);
@@ -897,6 +1005,15 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	printf("\n");
 	if (b.timeout_ms)
 		printf("timeout:    %llds\n", (long long)(b.timeout_ms / 1000));
+	if (b.build) {
+		const char *p = b.config ? b.config : "";
+		printf("build:      yes\n");
+		while (*p) {
+			const char *eol = strchrnul(p, '\n');
+			printf("  recipe:   %.*s\n", (int)(eol - p), p);
+			p = *eol ? eol + 1 : eol;
+		}
+	}
 	printf("steps:      %d\n", done);
 	if (b.culprit) {
 		char *subj = db_commit_subject(lab.db, b.repo_id, b.culprit);

@@ -33,6 +33,8 @@ struct bisection {
 	char bad[41];
 	int first_parent;
 	int64_t timeout_ms;
+	int build;		/* build each commit before the test */
+	char *config;		/* build recipe text (kbuild_recipe_to_text) */
 	char *culprit;
 	char *message;
 	int64_t created_at, started_at, finished_at;
@@ -80,6 +82,30 @@ int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s);
 int db_step_finish(sqlite3 *db, const struct step *s);
 /* A step that could not finish (the test aborted). */
 int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason);
+
+struct db_build {
+	int64_t id;
+	char *status;
+	char *artifact_dir;
+	char *config_hash;
+	char *error_excerpt;
+	char *log_path;
+	int64_t duration_ms;
+	int objects;
+	int64_t finished_at;
+};
+
+/* The build row for (tree, recipe): 1 found, 0 none, -1 error. */
+int db_build_find(sqlite3 *db, const char *tree, const char *recipe_id, struct db_build *out);
+void db_build_release(struct db_build *b);
+/* Insert or restart the row as 'running'. */
+int db_build_begin(sqlite3 *db, int64_t repo_id, const char *commit, const char *tree,
+		   const char *recipe_id, const char *recipe, int64_t *id);
+int db_build_finish(sqlite3 *db, int64_t id, const char *status, const char *artifact_dir,
+		    const char *config_hash, const char *config_text, const char *excerpt,
+		    const char *log_path, int64_t duration_ms, int objects);
+/* Forget artifact directories that gc removed. */
+int db_build_forget_artifact(sqlite3 *db, const char *artifact_dir);
 
 /* Subject of a stored commit (caller frees) or NULL. */
 char *db_commit_subject(sqlite3 *db, int64_t repo_id, const char *hash);

@@ -19,6 +19,9 @@ struct command {
 static const struct command commands[] = {
 	{ "init", cmd_init, "create a lab: state directory, config, database" },
 	{ "bisect", cmd_bisect, "find the commit that broke a test (git bisect run, natively)" },
+	{ "build", cmd_build, "build a commit's kernel (config fragments, ccache, artifact store)" },
+	{ "tree", cmd_tree, "import Debian's linux-source tarball as a git repository" },
+	{ "gc", cmd_gc, "bound the artifact store and build directories" },
 };
 
 static const char *const klab_usage[] = {
@@ -47,7 +50,8 @@ static void print_main_usage(int to_stderr)
 	print_usage(klab_usage, to_stderr);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nNot yet implemented (see README): build, run, submit, worker, track, report.\n"
+	fprintf(f, "\nNot yet implemented (see README): run, submit, worker, track, report,\n"
+		   "and bisecting with a benchmark job (--job).\n"
 		   "'klab <command> --help' describes a command.\n");
 }
 

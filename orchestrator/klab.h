@@ -3,6 +3,8 @@
 #ifndef KLAB_KLAB_H
 #define KLAB_KLAB_H
 
+#include <stddef.h>
+
 struct lab;
 
 struct global_opts {
@@ -23,7 +25,35 @@ int open_lab(const struct global_opts *g, struct lab *lab);
 /* Print a usage array to stdout (help) or stderr (error). */
 void print_usage(const char *const *usage, int to_stderr);
 
+/* Config recipe options shared by build and bisect (getopt values). */
+enum {
+	RECIPE_OPT_CONFIG = 1000,
+	RECIPE_OPT_FRAGMENT,
+	RECIPE_OPT_OPTION,
+	RECIPE_OPT_NO_DEFAULTS,
+	RECIPE_OPT_DRIFT
+};
+
+struct recipe_opts {
+	const char *base;
+	const char **fragments;
+	size_t nr_fragments, alloc_fragments;
+	const char **options;
+	size_t nr_options, alloc_options;
+	int no_defaults;
+	int allow_drift;
+};
+
+struct kbuild_recipe;
+void recipe_opts_add(struct recipe_opts *ro, int which, const char *arg);
+void recipe_opts_release(struct recipe_opts *ro);
+/* Resolve fragments and check them; error() on bad input. */
+int recipe_from_opts(const struct recipe_opts *ro, struct kbuild_recipe *r);
+
 int cmd_init(int argc, char **argv, const struct global_opts *g);
+int cmd_build(int argc, char **argv, const struct global_opts *g);
+int cmd_tree(int argc, char **argv, const struct global_opts *g);
+int cmd_gc(int argc, char **argv, const struct global_opts *g);
 int cmd_bisect(int argc, char **argv, const struct global_opts *g);
 
 #endif

@@ -20,7 +20,12 @@ static const char default_config[] =
 	"# libvirt connection for guests (any libvirt URI).\n"
 	"libvirt_uri = qemu:///system\n"
 	"# parallel jobs for kernel builds (0 = number of CPUs).\n"
-	"build_jobs = 0\n";
+	"build_jobs = 0\n"
+	"# ccache directory for kernel builds (empty = <state>/ccache).\n"
+	"ccache_dir =\n"
+	"# distributed compilation: a wrapper ccache runs the compiler through,\n"
+	"# e.g. distcc or icecc (empty = compile locally).\n"
+	"compiler_wrapper =\n";
 
 char *lab_default_state_dir(const char *override)
 {
@@ -86,6 +91,12 @@ static int parse_config(struct lab *lab)
 				break;
 			}
 			lab->build_jobs = (int)v;
+		} else if (!strcmp(key, "ccache_dir")) {
+			free(lab->ccache_dir);
+			lab->ccache_dir = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "compiler_wrapper")) {
+			free(lab->compiler_wrapper);
+			lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
 		} else {
 			ret = error("%s:%d: unknown key '%s'", lab->config_path, lineno, key);
 			break;
@@ -97,7 +108,7 @@ static int parse_config(struct lab *lab)
 
 int lab_init(const char *state_dir, int *created)
 {
-	static const char *const subdirs[] = { "logs", "worktrees", "locks", "artifacts", "builds" };
+	static const char *const subdirs[] = { "logs", "worktrees", "locks", "artifacts", "builds", "trees" };
 	char *cfg = xstrfmt("%s/klab.conf", state_dir);
 	char *dbp = xstrfmt("%s/klab.db", state_dir);
 	sqlite3 *db = NULL;
@@ -155,7 +166,22 @@ void lab_close(struct lab *lab)
 	free(lab->db_path);
 	free(lab->config_path);
 	free(lab->libvirt_uri);
+	free(lab->ccache_dir);
+	free(lab->compiler_wrapper);
 	memset(lab, 0, sizeof(*lab));
+}
+
+int lab_try_lock(const struct lab *lab, const char *name)
+{
+	char *path = xstrfmt("%s/locks/%s.lock", lab->state_dir, name);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 int lab_lock(const struct lab *lab, const char *name)

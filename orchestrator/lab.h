@@ -13,6 +13,8 @@ struct lab {
 	/* config values (klab.conf) */
 	char *libvirt_uri;
 	int build_jobs;
+	char *ccache_dir;	/* NULL: <state>/ccache */
+	char *compiler_wrapper;	/* e.g. distcc or icecc (CCACHE_PREFIX) */
 };
 
 /* The state directory: override (--state), else $KLAB_STATE, else
@@ -33,5 +35,7 @@ char *lab_path(const struct lab *lab, const char *sub);
  * fd (kept open while held) or -1 with a message if another process has
  * it.  The kernel drops it when the process dies, even by kill -9. */
 int lab_lock(const struct lab *lab, const char *name);
+/* The same without a message: fd, or -1 if held or on error. */
+int lab_try_lock(const struct lab *lab, const char *name);
 
 #endif

@@ -27,6 +27,8 @@ static int pidfd_open_compat(pid_t pid)
 }
 
 static void child_setup(const struct run_opts *o, int out_fd, int err_pipe)
+	__attribute__((noreturn));
+static void child_setup(const struct run_opts *o, int out_fd, int err_pipe)
 {
 	int e;
 
@@ -58,9 +60,41 @@ fail:
 	_exit(127);
 }
 
+/* Read what the child wrote: copy it to the log and hand out lines. */
+static void drain_output(const struct run_opts *o, int outpipe[2], int out_fd,
+			 char *linebuf, size_t *linelen)
+{
+	char buf[16384];
+	ssize_t n;
+
+	fcntl(outpipe[0], F_SETFL, O_NONBLOCK);
+	while ((n = read(outpipe[0], buf, sizeof(buf))) > 0) {
+		if (out_fd >= 0 && write(out_fd, buf, (size_t)n) < 0) {
+			/* a full disk shows up in the command's own errors */
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				linebuf[*linelen] = '\0';
+				o->on_line(linebuf, *linelen, o->on_line_data);
+				*linelen = 0;
+			} else if (*linelen < 4095) {
+				linebuf[(*linelen)++] = buf[i];
+			}
+		}
+		linebuf[*linelen] = '\0';
+	}
+	if (n == 0) {
+		close(outpipe[0]);
+		outpipe[0] = -1;
+	}
+}
+
 int run_command(const struct run_opts *o, struct run_result *r)
 {
 	int out_fd = -1, pipefd[2] = { -1, -1 }, pidfd = -1, status = 0, ret = -1;
+	int outpipe[2] = { -1, -1 }, child_out;
+	char linebuf[4096];
+	size_t linelen = 0;
 	int64_t start = now_ms();
 	pid_t pid;
 	ssize_t n;
@@ -71,6 +105,14 @@ int run_command(const struct run_opts *o, struct run_result *r)
 		out_fd = open(o->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (out_fd < 0)
 			return error("cannot open log '%s': %s", o->output_path, strerror(errno));
+	}
+	child_out = out_fd;
+	if (o->on_line) {
+		if (pipe2(outpipe, O_CLOEXEC) < 0) {
+			error("cannot create pipe: %s", strerror(errno));
+			goto cleanup;
+		}
+		child_out = outpipe[1];
 	}
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		error("cannot create pipe: %s", strerror(errno));
@@ -84,10 +126,14 @@ int run_command(const struct run_opts *o, struct run_result *r)
 		goto cleanup;
 	}
 	if (pid == 0)
-		child_setup(o, out_fd, pipefd[1]);
+		child_setup(o, child_out, pipefd[1]);
 	setpgid(pid, pid);
 	close(pipefd[1]);
 	pipefd[1] = -1;
+	if (outpipe[1] >= 0) {
+		close(outpipe[1]);
+		outpipe[1] = -1;
+	}
 
 	/* The pipe closes on a successful exec; an errno arrives on failure. */
 	do
@@ -123,15 +169,42 @@ int run_command(const struct run_opts *o, struct run_result *r)
 			ret = 0;
 			goto cleanup;
 		}
-		if (pidfd >= 0) {
-			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-			int wait_ms = 1000;
+		if (o->should_stop && o->should_stop(o->on_line_data)) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			r->status = RUN_CANCELLED;
+			r->elapsed_ms = now_ms() - start;
+			ret = 0;
+			goto cleanup;
+		}
+		{
+			struct pollfd pfd[2];
+			int nfds = 0, wait_ms = pidfd >= 0 ? 1000 : 5;
 			if (o->timeout_ms > 0 && o->timeout_ms - waited < wait_ms)
 				wait_ms = (int)(o->timeout_ms - waited);
-			poll(&pfd, 1, wait_ms);
-		} else {
-			usleep(2000);
+			if (pidfd >= 0)
+				pfd[nfds++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+			if (outpipe[0] >= 0)
+				pfd[nfds++] = (struct pollfd){ .fd = outpipe[0], .events = POLLIN };
+			if (nfds)
+				poll(pfd, nfds, wait_ms);
+			else
+				usleep(2000);
+			if (outpipe[0] >= 0)
+				drain_output(o, outpipe, out_fd, linebuf, &linelen);
 		}
+	}
+	/* the rest of the output, up to EOF (grandchildren may hold it) */
+	while (outpipe[0] >= 0) {
+		struct pollfd pfd = { .fd = outpipe[0], .events = POLLIN };
+		if (poll(&pfd, 1, 200) <= 0)
+			break;
+		drain_output(o, outpipe, out_fd, linebuf, &linelen);
+	}
+	if (linelen) {
+		linebuf[linelen] = '\0';
+		o->on_line(linebuf, linelen, o->on_line_data);
 	}
 	r->elapsed_ms = now_ms() - start;
 	if (WIFEXITED(status)) {
@@ -145,6 +218,10 @@ int run_command(const struct run_opts *o, struct run_result *r)
 	kill(-pid, SIGKILL);
 	ret = 0;
 cleanup:
+	if (outpipe[0] >= 0)
+		close(outpipe[0]);
+	if (outpipe[1] >= 0)
+		close(outpipe[1]);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (pipefd[0] >= 0)

@@ -3,13 +3,15 @@
 #ifndef KLAB_RUN_COMMAND_H
 #define KLAB_RUN_COMMAND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum run_status {
 	RUN_EXITED,	/* exit_code is valid */
 	RUN_SIGNALED,	/* signal is valid */
 	RUN_TIMEOUT,	/* killed by us after timeout_ms */
-	RUN_EXEC_FAILED	/* could not start; errno_value says why */
+	RUN_EXEC_FAILED,	/* could not start; errno_value says why */
+	RUN_CANCELLED	/* should_stop asked to stop it */
 };
 
 struct run_opts {
@@ -18,6 +20,13 @@ struct run_opts {
 	const char *const *env;		/* extra "NAME=value" entries, NULL-terminated, or NULL */
 	const char *output_path;	/* stdout+stderr appended here, or NULL to inherit */
 	int64_t timeout_ms;		/* 0: none */
+	/* Called with each output line (without the newline, bounded to
+	 * 4 KiB) as it arrives; output still goes to output_path. */
+	void (*on_line)(const char *line, size_t len, void *data);
+	void *on_line_data;
+	/* Polled about once a second; returning non-zero kills the
+	 * command (result RUN_CANCELLED). */
+	int (*should_stop)(void *data);
 };
 
 struct run_result {

@@ -275,9 +275,11 @@ find_kernel_base() {
 		tar -xf "$tarball" -C "$imp/tree"
 		top=$(ls "$imp/tree")
 		git init -q --bare --initial-branch=main "$KBASE"
-		GIT_DIR="$KBASE" GIT_WORK_TREE="$imp/tree/$top" git add -A
+		# -f: Debian's .gitignore ignores everything at the top level
+		GIT_DIR="$KBASE" GIT_WORK_TREE="$imp/tree/$top" git add -A -f
 		GIT_DIR="$KBASE" GIT_WORK_TREE="$imp/tree/$top" \
-			git commit -q -m "$(basename "$tarball") ($top)"
+			git commit -q -m "$(basename "$tarball") ($top)" ||
+			die "cannot import $tarball (is it complete?)"
 		rm -rf "$imp/tree"
 		git -C "$KBASE" repack -a -d -q
 		git -C "$KBASE" prune-packed

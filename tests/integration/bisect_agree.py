@@ -295,11 +295,31 @@ def read_runs(path):
         return []
 
 
-def run_git(c, d, script, env):
+def git_bisect_command(env):
+    """How to run `git bisect`.  Up to git 2.39 `git bisect` is a shell
+    script whose start, run and reset only exec `git bisect--helper` with
+    the same arguments; its set-up (git-sh-setup) costs more than a whole
+    bisection here, so when the installed script is that plain dispatch,
+    call the helper directly: the same code, the same behaviour."""
+    rc, so, se = run(['git', '--exec-path'], env=env)
+    if rc == 0:
+        path = os.path.join(so.strip(), 'git-bisect')
+        try:
+            with open(path) as f:
+                text = f.read(65536)
+        except (OSError, UnicodeDecodeError):
+            text = ''
+        if text.startswith('#!') and '*)\n\t\tgit bisect--helper "$cmd" "$@" ;;' in text and \
+           os.path.exists(os.path.join(so.strip(), 'git-bisect--helper')):
+            return ['git', 'bisect--helper']
+    return ['git', 'bisect']
+
+
+def run_git(c, d, git_bisect, script, env):
     o = Outcome('git')
     repo = os.path.join(d, 'repo')
     count = os.path.join(d, 'git.runs')
-    start = ['git', 'bisect', 'start']
+    start = git_bisect + ['start']
     if c.first_parent:
         start.append('--first-parent')
     start.append(c.sha[c.bad])
@@ -307,14 +327,20 @@ def run_git(c, d, script, env):
     rc, so, se = run(start, cwd=repo, env=env)
     o.log = '$ %s\n%s%s' % (' '.join(start), so, se)
     text = so
-    if rc == 0 and not re.search(r'is the first bad commit|only .skip.ped commits', so):
-        rc, so, se = run(['git', 'bisect', 'run', script, count], cwd=repo, env=env)
+    # `git bisect run` stops with "bisect run success" and no result when
+    # one merge base was tested and another one must be: then run it
+    # again, as its user would.
+    for _ in range(20):
+        if rc != 0 or re.search(r'is the first bad commit|only .skip.ped commits', text):
+            break
+        rc, so, se = run(git_bisect + ['run', script, count], cwd=repo, env=env)
         o.log += '$ git bisect run\n%s%s' % (so, se)
         text = so
+        if 'bisect run success' not in so:
+            break
     parse_result(o, text)
     o.tested = read_runs(count)
     o.runs = len(o.tested)
-    run(['git', 'bisect', 'reset'], cwd=repo, env=env)
     return o
 
 
@@ -362,7 +388,7 @@ def run_klab(c, d, klab, script, env):
     return o
 
 
-def run_case(c, base, klab, script, env):
+def run_case(c, base, klab, git_bisect, script, env, keep):
     d = os.path.join(base, 'case-%d' % c.index)
     repo = os.path.join(d, 'repo')
     os.makedirs(d)
@@ -384,7 +410,7 @@ def run_case(c, base, klab, script, env):
 
     # klab first: it reads the repository only; then git bisects in it.
     k = run_klab(c, d, klab, script, env)
-    g = run_git(c, d, script, env)
+    g = run_git(c, d, git_bisect, script, env)
 
     problems = []
     if g.kind == 'error':
@@ -404,6 +430,9 @@ def run_case(c, base, klab, script, env):
                         % (c.label_of(g.culprit), c.label_of(truth)))
     if g.kind == 'skipped-only' and truth not in g.candidates:
         problems.append('git candidates miss the true first bad commit %s' % c.label_of(truth))
+    # A repository that is deleted needs no `git bisect reset`.
+    if problems or keep:
+        run(git_bisect + ['reset'], cwd=repo, env=env)
     return d, g, k, problems
 
 
@@ -457,10 +486,11 @@ def main():
     for k in ('KLAB_STATE', 'XDG_STATE_HOME'):
         env.pop(k, None)
 
+    git_bisect = git_bisect_command(env)
     indices = [args.case] if args.case is not None else list(range(1, args.cases + 1))
-    print('bisect_agree: seed %d, %d case%s, %d job%s (rerun: --seed %d --cases %d)'
+    print('bisect_agree: seed %d, %d case%s, %d job%s, %s (rerun: --seed %d --cases %d)'
           % (seed, len(indices), '' if len(indices) == 1 else 's', args.jobs,
-             '' if args.jobs == 1 else 's', seed, args.cases), flush=True)
+             '' if args.jobs == 1 else 's', ' '.join(git_bisect), seed, args.cases), flush=True)
     base = tempfile.mkdtemp(prefix='klab-agree.', dir=os.environ.get('TMPDIR') or '/tmp')
     env['HOME'] = base
     script = os.path.join(base, 'verdict.sh')
@@ -475,7 +505,7 @@ def main():
     def one(i):
         c = gen_case(i, seed, args.first_parent_share)
         try:
-            d, g, k, problems = run_case(c, base, klab, script, env)
+            d, g, k, problems = run_case(c, base, klab, git_bisect, script, env, args.keep)
         except Exception as e:  # a broken environment, not a disagreement
             d, g, k, problems = os.path.join(base, 'case-%d' % i), None, None, ['exception: %r' % e]
         if not problems and not args.keep:

@@ -80,9 +80,10 @@ msleep() { sleep "$(($1 / 1000)).$(printf %03d $(($1 % 1000)))"; }
 echo "# seed $SEED0 (KLAB_CRASH_SEED=$SEED0 replays the kill schedule), $KILLS kills"
 
 # ---- the repository: 200 mainline commits, two merged side branches ----
-# mainline i (1..200) writes counter=i; the planted commit P adds BROKEN.
-# side-a forks at 60 (3 commits), merged by mainline 70; side-b forks at
-# 130 (2 commits), merged by mainline 140.
+# mainline i (1..200) writes counter=i and adds files/f<i>; the planted
+# commit P adds BROKEN.  side-a forks at 60 (3 commits), merged by mainline
+# 70; side-b forks at 130 (2 commits), merged by mainline 140.  The first
+# commit adds 1000 more files: checkouts take long enough to be killed in.
 N=200
 rnd 20 195
 P=$R
@@ -124,6 +125,14 @@ gen_stream() {
 		[ "$i" -eq "$P" ] && subj="main $i: the planted regression"
 		gen_commit refs/heads/main "$i" $((t0 + i * 60)) "$subj" "$from" "$merge"
 		gen_file counter.txt "$i"
+		gen_file "files/f$i" "$i"
+		if [ "$i" -eq 1 ]; then
+			j=1
+			while [ "$j" -le 1000 ]; do
+				gen_file "static/d$((j % 25))/s$j.txt" "static $j"
+				j=$((j + 1))
+			done
+		fi
 		[ "$i" -eq 70 ] && gen_file side-a.txt "side-a 3"
 		[ "$i" -eq 140 ] && gen_file side-b.txt "side-b 2"
 		[ "$i" -eq "$P" ] && gen_file BROKEN "planted regression"
@@ -157,6 +166,14 @@ case $n in
 [1-9]*) echo "VIOLATION $KLAB_COMMIT (step $KLAB_STEP) started again though recorded done $n time(s)" >> "$viol" ;;
 *) echo "ERROR sqlite3 on $KLAB_COMMIT: $n" >> "$viol.err" ;;
 esac
+# the checkout is exactly the commit: HEAD, no changed, missing or stray
+# files (read-only git: GIT_OPTIONAL_LOCKS=0 takes no index.lock)
+head=$(git rev-parse HEAD 2>&1)
+dirty=$(GIT_OPTIONAL_LOCKS=0 git status --porcelain --untracked-files=all 2>&1 | head -n 5)
+if [ "$head" != "$KLAB_COMMIT" ] || [ -n "$dirty" ]; then
+	echo "TREE $KLAB_COMMIT (step $KLAB_STEP): HEAD $head; status: $dirty" | tr '\n' ' ' >> "$viol.tree"
+	echo >> "$viol.tree"
+fi
 mode= ms=0
 if [ -f "$ctl" ] && mv "$ctl" "$ctl.$$" 2>/dev/null; then
 	read mode ms < "$ctl.$$"
@@ -177,10 +194,10 @@ if [ "$mode" = after ]; then
 	# out of klab's process group (klab kills it after the test): wait
 	# until klab has reaped this process, then kill klab
 	# (the handshake: until setsid() ran, the helper is still in the group)
-	me=$$ klab=$PPID
+	me=$$ klab=$PPID delay=$((ms / 1000)).$(printf %03d $((ms % 1000)))
 	rm -f "$ctl.ready"
-	setsid sh -c ': > "$4"; while kill -0 "$1" 2>/dev/null; do :; done; [ "$3" -gt 0 ] && sleep "0.00$3"; kill -9 "$2"' \
-		sh "$me" "$klab" "$ms" "$ctl.ready" </dev/null >/dev/null 2>&1 &
+	setsid sh -c ': > "$4"; while kill -0 "$1" 2>/dev/null; do :; done; [ "$3" = 0.000 ] || sleep "$3"; kill -9 "$2"' \
+		sh "$me" "$klab" "$delay" "$ctl.ready" </dev/null >/dev/null 2>&1 &
 	while [ ! -e "$ctl.ready" ]; do :; done
 	rm -f "$ctl.ready"
 fi
@@ -308,7 +325,7 @@ while [ "$landed" -lt "$KILLS" ]; do
 	rm -f "$CTL"
 	case $mode in
 	test) rnd 0 60; echo "test $R" > "$CTL" ;;
-	after) rnd 0 6; echo "after $R" > "$CTL" ;;
+	after) rnd 0 12; echo "after $R" > "$CTL" ;;
 	esac
 	starts0=$(grep -c '^start' "$LOG")
 	spawn
@@ -387,6 +404,8 @@ check "no test ran again after its step was recorded done" test ! -s "$VIOL"
 [ -s "$VIOL" ] && sed 's/^/#   /' "$VIOL"
 check "the test command could always read the database" test ! -s "$VIOL.err"
 [ -s "$VIOL.err" ] && sed 's/^/#   /' "$VIOL.err"
+check "every test saw a clean checkout of its commit" test ! -s "$VIOL.tree" -a ! -s "$T/a.viol.tree"
+[ -s "$VIOL.tree" ] && sed 's/^/#   /' "$VIOL.tree"
 check "PRAGMA integrity_check: ok" test "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok
 check "PRAGMA foreign_key_check: no rows" test -z "$(sqlite3 "$DB" 'PRAGMA foreign_key_check')"
 dups=$(sqlite3 "$DB" "select hash, count(*) from steps where bisection_id=1 and status='done' group by hash having count(*) > 1")

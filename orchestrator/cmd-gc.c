@@ -1,0 +1,258 @@
+/* klab gc: bound the artifact store and the build directories. */
+#include "klab.h"
+#include "lab.h"
+#include "db.h"
+#include "util/util.h"
+#include "util/run-command.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <ftw.h>
+#include <unistd.h>
+
+static const char *const gc_usage[] = {
+	"usage: klab gc [--keep-last N] [--max-size SIZE] [--dry-run]",
+	"",
+	"Remove the oldest kernel artifacts and build directories: keep the N",
+	"most recently used of each, and/or keep each set under SIZE (bytes,",
+	"or with a K, M, G or T suffix).  Interrupted artifact copies are always",
+	"removed.  Build rows stay in the database; a removed artifact is",
+	"rebuilt when asked again.",
+	NULL
+};
+
+struct entry {
+	char *path;
+	time_t mtime;
+	uint64_t size;
+};
+
+static uint64_t du_total;
+static int du_cb(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	if (flag == FTW_F)
+		du_total += (uint64_t)st->st_blocks * 512;
+	(void)p;
+	(void)f;
+	return 0;
+}
+
+static uint64_t du(const char *path)
+{
+	du_total = 0;
+	nftw(path, du_cb, 32, FTW_PHYS);
+	return du_total;
+}
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	return (x->mtime < y->mtime) - (x->mtime > y->mtime);
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	uint64_t mult = 1;
+
+	if (end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1ULL << 10; end++; break;
+	case 'm': case 'M': mult = 1ULL << 20; end++; break;
+	case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	case 't': case 'T': mult = 1ULL << 40; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -1;
+	*out = (uint64_t)(v * (double)mult);
+	return 0;
+}
+
+static int rm_rf(const char *path)
+{
+	const char *argv[] = { "rm", "-rf", "--", path, NULL };
+	struct run_opts o = { .argv = argv, .output_path = "/dev/null" };
+	struct run_result r;
+
+	if (run_command(&o, &r) < 0 || r.status != RUN_EXITED || r.exit_code)
+		return error("cannot remove '%s'", path);
+	return 0;
+}
+
+/* Collect the subdirectories of dir (skipping temp copies, which are
+ * removed when their writer is gone). */
+static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t alloc = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = xstrfmt("%s/%s", dir, e->d_name);
+		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if (!strncmp(e->d_name, ".tmp-", 5)) {
+			const char *dash = strrchr(e->d_name, '-');
+			long pid = dash ? strtol(dash + 1, NULL, 10) : 0;
+			if (pid <= 0 || kill((pid_t)pid, 0) < 0) {
+				printf("%s interrupted copy %s\n", dry_run ? "would remove" : "removing", p);
+				if (!dry_run)
+					rm_rf(p);
+			}
+			free(p);
+			continue;
+		}
+		ALLOC_GROW(*out, *nr + 1, alloc);
+		(*out)[*nr].path = p;
+		(*out)[*nr].mtime = st.st_mtime;
+		(*out)[*nr].size = du(p);
+		(*nr)++;
+	}
+	closedir(d);
+	qsort(*out, *nr, sizeof(**out), cmp_newest);
+	return 0;
+}
+
+static void prune(struct lab *lab, const char *what, struct entry *e, size_t nr, long keep_last,
+		  uint64_t max_size, int dry_run, int is_artifacts)
+{
+	uint64_t total = 0, freed = 0;
+	int removed = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		int drop = 0;
+		if (keep_last >= 0 && (long)i >= keep_last)
+			drop = 1;
+		if (max_size && total + e[i].size > max_size)
+			drop = 1;
+		if (!drop) {
+			total += e[i].size;
+			continue;
+		}
+		printf("%s %s (%.1f MiB)\n", dry_run ? "would remove" : "removing", e[i].path, e[i].size / 1048576.0);
+		if (!dry_run) {
+			if (is_artifacts)
+				db_build_forget_artifact(lab->db, e[i].path);
+			rm_rf(e[i].path);
+		}
+		freed += e[i].size;
+		removed++;
+	}
+	printf("%s: kept %zu (%.1f MiB), %s %d (%.1f MiB)\n", what, nr - (size_t)removed, total / 1048576.0,
+	       dry_run ? "would remove" : "removed", removed, freed / 1048576.0);
+}
+
+int cmd_gc(int argc, char **argv, const struct global_opts *g)
+{
+	static const struct option opts[] = {
+		{ "keep-last", required_argument, NULL, 'k' },
+		{ "max-size", required_argument, NULL, 's' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long keep_last = -1;
+	uint64_t max_size = 0;
+	int c, dry_run = 0;
+	struct lab lab;
+	struct entry *e;
+	size_t nr;
+	char *dir;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		unsigned long v;
+		switch (c) {
+		case 'k':
+			if (parse_uint(optarg, 1000000, &v) < 0) {
+				error("--keep-last takes a number (see 'klab gc --help')");
+				return EXIT_USAGE;
+			}
+			keep_last = (long)v;
+			break;
+		case 's':
+			if (parse_size(optarg, &max_size) < 0 || !max_size) {
+				error("--max-size '%s': expected a size such as 20G (see 'klab gc --help')", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			dry_run = 1;
+			break;
+		case 'h':
+			print_usage(gc_usage, 0);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "see 'klab gc --help'\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (keep_last < 0 && !max_size) {
+		error("gc needs --keep-last N and/or --max-size SIZE (see 'klab gc --help')");
+		return EXIT_USAGE;
+	}
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	{
+		/* never remove a build directory while a build uses it */
+		int fd = lab_lock(&lab, "gc");
+		if (fd < 0) {
+			lab_close(&lab);
+			return EXIT_FAIL;
+		}
+		dir = lab_path(&lab, "artifacts");
+		collect(dir, &e, &nr, dry_run);
+		prune(&lab, "artifacts", e, nr, keep_last, max_size, dry_run, 1);
+		for (size_t i = 0; i < nr; i++)
+			free(e[i].path);
+		free(e);
+		free(dir);
+		dir = lab_path(&lab, "builds");
+		collect(dir, &e, &nr, dry_run);
+		{
+			/* skip build directories with a build running now */
+			size_t k = 0;
+			for (size_t i = 0; i < nr; i++) {
+				const char *base = strrchr(e[i].path, '/') + 1;
+				char *lock = xstrfmt("build-%s", base + 5);	/* "repo-" */
+				int lfd = lab_try_lock(&lab, lock);
+				free(lock);
+				if (lfd < 0) {
+					printf("keeping %s: a build is running there\n", e[i].path);
+					free(e[i].path);
+					continue;
+				}
+				close(lfd);
+				e[k++] = e[i];
+			}
+			nr = k;
+		}
+		prune(&lab, "build directories", e, nr, keep_last, max_size, dry_run, 0);
+		for (size_t i = 0; i < nr; i++)
+			free(e[i].path);
+		free(e);
+		free(dir);
+		close(fd);
+	}
+	lab_close(&lab);
+	return EXIT_OK;
+}

@@ -1,0 +1,1054 @@
+/* Kernel builds: config recipe -> .config (with drift check) -> make
+ * bzImage with ccache out of tree -> artifact store.  One build directory
+ * per (repository, recipe), so consecutive commits build incrementally;
+ * artifacts keyed by (tree id, recipe id) appear atomically. */
+#include "kbuild.h"
+#include "lab.h"
+#include "db.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+#include "util/run-command.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef KLAB_DATADIR
+#define KLAB_DATADIR "/usr/local/share/klab"
+#endif
+#ifndef KLAB_ABS_SRCDIR
+#define KLAB_ABS_SRCDIR ""
+#endif
+
+static const char *const kconfig_targets[] = { "tinyconfig", "defconfig", "allnoconfig", "kvm_guest.config" };
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *kbuild_fragment_dir(void)
+{
+	static char *dir;
+	const char *env;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (dir)
+		return dir;
+	env = getenv("KLAB_DATADIR");
+	if (env && *env) {
+		dir = xstrfmt("%s/kconfig", env);
+		return dir;
+	}
+	/* running from the build tree: <top>/orchestrator/klab */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			char *cand;
+			*slash = '\0';
+			cand = xstrfmt("%s/../guests/kconfig", exe);
+			if (is_dir(cand)) {
+				dir = cand;
+				return dir;
+			}
+			free(cand);
+		}
+	}
+	if (*KLAB_ABS_SRCDIR) {
+		char *cand = xstrfmt("%s/guests/kconfig", KLAB_ABS_SRCDIR);
+		if (is_dir(cand) && !is_dir(KLAB_DATADIR "/kconfig")) {
+			dir = cand;
+			return dir;
+		}
+		free(cand);
+	}
+	dir = xstrdup(KLAB_DATADIR "/kconfig");
+	return dir;
+}
+
+int kbuild_resolve_fragment(const char *name, char **path)
+{
+	char *p;
+
+	*path = NULL;
+	if (strchr(name, '/')) {
+		if (!is_file(name))
+			return error("config fragment '%s' not found", name);
+		*path = real_path(name);
+		return *path ? 0 : -1;
+	}
+	p = xstrfmt("%s/%s%s", kbuild_fragment_dir(), name,
+		    strlen(name) > 7 && !strcmp(name + strlen(name) - 7, ".config") ? "" : ".config");
+	if (!is_file(p)) {
+		error("config fragment '%s' not found (looked for %s)", name, p);
+		free(p);
+		return -1;
+	}
+	*path = p;
+	return 0;
+}
+
+int kbuild_recipe_default(struct kbuild_recipe *r)
+{
+	static const char *const defaults[] = { "x86_64-base", "perf-guest" };
+
+	memset(r, 0, sizeof(*r));
+	r->base = xstrdup("tinyconfig");
+	r->fragments = xcalloc(ARRAY_SIZE(defaults), sizeof(char *));
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++) {
+		if (kbuild_resolve_fragment(defaults[i], &r->fragments[i]) < 0) {
+			kbuild_recipe_release(r);
+			return -1;
+		}
+		r->nr_fragments++;
+	}
+	return 0;
+}
+
+void kbuild_recipe_release(struct kbuild_recipe *r)
+{
+	free(r->base);
+	for (size_t i = 0; i < r->nr_fragments; i++)
+		free(r->fragments[i]);
+	free(r->fragments);
+	for (size_t i = 0; i < r->nr_options; i++)
+		free(r->options[i]);
+	free(r->options);
+	memset(r, 0, sizeof(*r));
+}
+
+void kbuild_recipe_to_text(const struct kbuild_recipe *r, struct strbuf *out)
+{
+	strbuf_addf(out, "base %s\n", r->base);
+	for (size_t i = 0; i < r->nr_fragments; i++)
+		strbuf_addf(out, "fragment %s\n", r->fragments[i]);
+	for (size_t i = 0; i < r->nr_options; i++)
+		strbuf_addf(out, "option %s\n", r->options[i]);
+	if (r->allow_drift)
+		strbuf_addstr(out, "allow-drift\n");
+}
+
+int kbuild_recipe_from_text(struct kbuild_recipe *r, const char *text)
+{
+	const char *p = text;
+	size_t af = 0, ao = 0;
+
+	memset(r, 0, sizeof(*r));
+	while (*p) {
+		const char *eol = strchrnul(p, '\n');
+		char *line = xstrndup(p, (size_t)(eol - p));
+
+		if (!strncmp(line, "base ", 5)) {
+			free(r->base);
+			r->base = xstrdup(line + 5);
+		} else if (!strncmp(line, "fragment ", 9)) {
+			ALLOC_GROW(r->fragments, r->nr_fragments + 1, af);
+			r->fragments[r->nr_fragments++] = xstrdup(line + 9);
+		} else if (!strncmp(line, "option ", 7)) {
+			ALLOC_GROW(r->options, r->nr_options + 1, ao);
+			r->options[r->nr_options++] = xstrdup(line + 7);
+		} else if (!strcmp(line, "allow-drift")) {
+			r->allow_drift = 1;
+		} else if (*line) {
+			error("malformed build recipe line '%s'", line);
+			free(line);
+			kbuild_recipe_release(r);
+			return -1;
+		}
+		free(line);
+		p = *eol ? eol + 1 : eol;
+	}
+	if (!r->base)
+		r->base = xstrdup("tinyconfig");
+	return 0;
+}
+
+/* Parse one config line into name/value; 1 if it is a setting, 0 if
+ * blank or an ordinary comment, -1 if malformed. */
+static int parse_config_line(const char *line, char **name, char **value)
+{
+	const char *p = line, *eq;
+	size_t n;
+
+	*name = *value = NULL;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 0;
+	if (*p == '#') {
+		/* "# CONFIG_X is not set" */
+		const char *q = p + 1;
+		while (*q == ' ')
+			q++;
+		if (strncmp(q, "CONFIG_", 7))
+			return 0;
+		n = strspn(q, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (strcmp(q + n, " is not set"))
+			return 0;
+		*name = xstrndup(q, n);
+		return 1;
+	}
+	if (strncmp(p, "CONFIG_", 7))
+		return -1;
+	eq = strchr(p, '=');
+	if (!eq)
+		return -1;
+	n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+	if (p + n != eq || n <= 7)
+		return -1;
+	*name = xstrndup(p, n);
+	*value = xstrdup(eq + 1);
+	{
+		/* trailing blanks are not part of the value */
+		size_t len = strlen(*value);
+		while (len && isspace((unsigned char)(*value)[len - 1]))
+			(*value)[--len] = '\0';
+		if (!len) {
+			free(*name);
+			free(*value);
+			*name = *value = NULL;
+			return -1;
+		}
+	}
+	/* "=n" means not set, as in Kconfig */
+	if (!strcmp(*value, "n")) {
+		free(*value);
+		*value = NULL;
+	}
+	return 1;
+}
+
+static void add_setting(struct kconfig_setting **s, size_t *nr, size_t *alloc, char *name, char *value,
+			char *origin)
+{
+	for (size_t i = 0; i < *nr; i++) {
+		if (!strcmp((*s)[i].name, name)) {
+			free((*s)[i].value);
+			free((*s)[i].origin);
+			free(name);
+			(*s)[i].value = value;
+			(*s)[i].origin = origin;
+			return;
+		}
+	}
+	ALLOC_GROW(*s, *nr + 1, *alloc);
+	(*s)[*nr].name = name;
+	(*s)[*nr].value = value;
+	(*s)[*nr].origin = origin;
+	(*nr)++;
+}
+
+void kconfig_settings_release(struct kconfig_setting *s, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		free(s[i].name);
+		free(s[i].value);
+		free(s[i].origin);
+	}
+	free(s);
+}
+
+int kbuild_recipe_settings(const struct kbuild_recipe *r, struct kconfig_setting **out, size_t *nr)
+{
+	size_t alloc = 0;
+
+	*out = NULL;
+	*nr = 0;
+	for (size_t f = 0; f < r->nr_fragments; f++) {
+		char *text, *line, *save = NULL;
+		int lineno = 0;
+
+		if (read_file(r->fragments[f], 1 << 20, &text, NULL) < 0)
+			goto fail;
+		/* strtok_r would skip empty lines and shift numbers */
+		for (line = text; line; line = save) {
+			char *name, *value;
+			int rc;
+
+			save = strchr(line, '\n');
+			if (save)
+				*save++ = '\0';
+			lineno++;
+			rc = parse_config_line(line, &name, &value);
+			if (rc < 0) {
+				error("%s:%d: expected 'CONFIG_NAME=value' or '# CONFIG_NAME is not set', got '%.60s'",
+				      r->fragments[f], lineno, line);
+				free(text);
+				goto fail;
+			}
+			if (rc > 0)
+				add_setting(out, nr, &alloc, name, value, xstrfmt("%s:%d", r->fragments[f], lineno));
+		}
+		free(text);
+	}
+	for (size_t i = 0; i < r->nr_options; i++) {
+		char *name, *value;
+		if (parse_config_line(r->options[i], &name, &value) != 1) {
+			error("--config-option '%s': expected CONFIG_NAME=value", r->options[i]);
+			goto fail;
+		}
+		add_setting(out, nr, &alloc, name, value, xstrdup("--config-option"));
+	}
+	return 0;
+fail:
+	kconfig_settings_release(*out, *nr);
+	*out = NULL;
+	*nr = 0;
+	return -1;
+}
+
+static void blob_hash(const char *data, size_t len, char hex[41])
+{
+	git_oid oid;
+
+	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, 41, &oid);
+}
+
+/* First line of `gcc --version`, cached. */
+static const char *compiler_version(void)
+{
+	static struct strbuf v = STRBUF_INIT;
+	static int done;
+
+	if (!done) {
+		static const char *const argv[] = { "gcc", "--version", NULL };
+		char tmpl[] = "/tmp/klab-gcc.XXXXXX";
+		int fd = mkstemp(tmpl);
+		struct run_opts o = { .argv = argv, .output_path = tmpl };
+		struct run_result r;
+		char *text = NULL;
+
+		done = 1;
+		if (fd >= 0) {
+			close(fd);
+			if (run_command(&o, &r) == 0 && r.status == RUN_EXITED && r.exit_code == 0 &&
+			    read_file(tmpl, 1 << 16, &text, NULL) == 0) {
+				strbuf_add(&v, text, strcspn(text, "\n"));
+			}
+			free(text);
+			unlink(tmpl);
+		}
+		if (!v.len)
+			strbuf_addstr(&v, "unknown gcc");
+	}
+	return v.buf;
+}
+
+int kbuild_recipe_id(const struct kbuild_recipe *r, char id[41])
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addstr(&sb, "klab-recipe 1\n");
+	if (is_file(r->base) || strchr(r->base, '/')) {
+		char *text;
+		size_t len;
+		char h[41];
+		if (read_file(r->base, 16 << 20, &text, &len) < 0)
+			goto out;
+		blob_hash(text, len, h);
+		free(text);
+		strbuf_addf(&sb, "base-file %s\n", h);
+	} else {
+		strbuf_addf(&sb, "base %s\n", r->base);
+	}
+	for (size_t i = 0; i < r->nr_fragments; i++) {
+		char *text;
+		size_t len;
+		char h[41];
+		if (read_file(r->fragments[i], 1 << 20, &text, &len) < 0)
+			goto out;
+		blob_hash(text, len, h);
+		free(text);
+		strbuf_addf(&sb, "fragment %s\n", h);
+	}
+	for (size_t i = 0; i < r->nr_options; i++)
+		strbuf_addf(&sb, "option %s\n", r->options[i]);
+	strbuf_addf(&sb, "compiler %s\n", compiler_version());
+	blob_hash(sb.buf, sb.len, id);
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* Value of a symbol in .config text: 1 found (value NULL = not set). */
+static int config_lookup(const char *text, const char *name, char **value)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	*value = NULL;
+	while (*p) {
+		const char *eol = strchrnul(p, '\n');
+		if (!strncmp(p, name, n) && p[n] == '=') {
+			*value = xstrndup(p + n + 1, (size_t)(eol - p - n - 1));
+			return 1;
+		}
+		if (!strncmp(p, "# ", 2) && !strncmp(p + 2, name, n) && !strncmp(p + 2 + n, " is not set", 11))
+			return 1;
+		p = *eol ? eol + 1 : eol;
+	}
+	return 0;
+}
+
+int kbuild_check_drift(const char *config_text, const struct kconfig_setting *s, size_t nr,
+		       struct strbuf *report)
+{
+	int drift = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		char *got = NULL;
+		int found = config_lookup(config_text, s[i].name, &got);
+		int same = s[i].value ? (got && !strcmp(got, s[i].value)) : !got;
+
+		if (!same) {
+			drift++;
+			if (!found)
+				strbuf_addf(report, "%s: asked %s (%s), Kconfig dropped it (missing dependency or unknown symbol)\n",
+					    s[i].name, s[i].value ? s[i].value : "n", s[i].origin);
+			else
+				strbuf_addf(report, "%s: asked %s (%s), got %s\n", s[i].name,
+					    s[i].value ? s[i].value : "n", s[i].origin, got ? got : "n");
+		}
+		free(got);
+	}
+	return drift;
+}
+
+char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id)
+{
+	return xstrfmt("%s/builds/repo-%lld-%.12s", lab->state_dir, (long long)repo_id, recipe_id);
+}
+
+void kbuild_result_release(struct kbuild_result *res)
+{
+	free(res->artifact_dir);
+	free(res->bzimage);
+	free(res->config);
+	free(res->system_map);
+	free(res->log);
+	free(res->excerpt);
+	free(res->message);
+	memset(res, 0, sizeof(*res));
+}
+
+static void fill_paths(struct kbuild_result *res, const char *dir)
+{
+	free(res->artifact_dir);
+	res->artifact_dir = xstrdup(dir);
+	res->bzimage = xstrfmt("%s/bzImage", dir);
+	res->config = xstrfmt("%s/config", dir);
+	res->system_map = xstrfmt("%s/System.map", dir);
+	res->log = xstrfmt("%s/build.log", dir);
+}
+
+int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, struct kbuild_result *res)
+{
+	struct db_build b;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = db_build_find(lab->db, tree, recipe_id, &b);
+	if (rc <= 0)
+		return rc;
+	memcpy(res->recipe_id, recipe_id, 41);
+	res->build_id = b.id;
+	res->duration_ms = b.duration_ms;
+	res->objects = b.objects;
+	if (b.config_hash)
+		snprintf(res->config_hash, 41, "%s", b.config_hash);
+	rc = 0;
+	if (!strcmp(b.status, "ok") && b.artifact_dir) {
+		char *bz = xstrfmt("%s/bzImage", b.artifact_dir);
+		if (is_file(bz)) {
+			res->status = KBUILD_OK;
+			fill_paths(res, b.artifact_dir);
+			res->message = xstrdup("built before (artifact store)");
+			rc = 1;
+		}
+		free(bz);
+	} else if (!strcmp(b.status, "build-failed") || !strcmp(b.status, "config-drift")) {
+		res->status = !strcmp(b.status, "build-failed") ? KBUILD_FAILED : KBUILD_DRIFT;
+		res->excerpt = b.error_excerpt ? xstrdup(b.error_excerpt) : xstrdup("");
+		res->message = xstrfmt("%s before (not retried)", b.status);
+		res->log = b.log_path ? xstrdup(b.log_path) : NULL;
+		rc = 1;
+	}
+	db_build_release(&b);
+	if (rc)
+		res->cache_hit = 1;
+	return rc;
+}
+
+/* ---- the log ------------------------------------------------------------ */
+
+static int is_error_line(const char *line)
+{
+	/* file:line[:col]: [fatal ]error: */
+	const char *p = line;
+	if (!*p || isspace((unsigned char)*p))
+		return 0;
+	while (*p && *p != ':' && !isspace((unsigned char)*p))
+		p++;
+	if (*p != ':' || !isdigit((unsigned char)p[1]))
+		return strstr(line, "undefined reference to") != NULL ||
+		       (strstr(line, "ld: ") && strstr(line, "error")) ;
+	p++;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == ':' && isdigit((unsigned char)p[1])) {
+		p++;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p != ':')
+		return 0;
+	p++;
+	while (*p == ' ')
+		p++;
+	return !strncmp(p, "error:", 6) || !strncmp(p, "fatal error:", 12);
+}
+
+void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure)
+{
+	static const char *const env_patterns[] = {
+		"No space left on device", "Disk quota exceeded", "Read-only file system",
+		"Cannot allocate memory", "virtual memory exhausted", "Killed signal terminated program",
+		": command not found", "ccache: not found", "gcc: not found", "make: not found",
+		"No such file or directory: 'ccache'", "Too many open files",
+	};
+	const char *p = log;
+	int found = 0;
+
+	*env_failure = 0;
+	while (*p) {
+		const char *eol = strchrnul(p, '\n');
+		size_t len = (size_t)(eol - p);
+		char *line = xstrndup(p, len > 400 ? 400 : len);
+
+		for (size_t i = 0; i < ARRAY_SIZE(env_patterns); i++)
+			if (strstr(line, env_patterns[i])) {
+				if (!*env_failure)
+					strbuf_addf(excerpt, "%s\n", line);
+				*env_failure = 1;
+			}
+		if (!*env_failure && found < 5 && is_error_line(line)) {
+			strbuf_addf(excerpt, "%s\n", line);
+			found++;
+		}
+		free(line);
+		p = *eol ? eol + 1 : eol;
+	}
+	if (!found && !*env_failure) {
+		/* no compiler message: keep the make error lines */
+		p = log;
+		while (*p && found < 5) {
+			const char *eol = strchrnul(p, '\n');
+			if (strstr(p, "***") && strstr(p, "***") < eol) {
+				strbuf_add(excerpt, p, (size_t)(eol - p) > 400 ? 400 : (size_t)(eol - p));
+				strbuf_addch(excerpt, '\n');
+				found++;
+			}
+			p = *eol ? eol + 1 : eol;
+		}
+	}
+	strbuf_rtrim(excerpt);
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+struct progress {
+	enum kbuild_progress mode;
+	const char *indent;
+	const char *phase;
+	int objects;
+	int64_t start, last;
+	int dirty;
+};
+
+static void progress_show(struct progress *pg, int force)
+{
+	int64_t now = now_ms();
+	char dur[32];
+
+	if (pg->mode == PROGRESS_QUIET)
+		return;
+	if (pg->mode == PROGRESS_TTY) {
+		if (!force && now - pg->last < 250)
+			return;
+		fprintf(stderr, "\r%s[%s] %d objects, %s   ", pg->indent, pg->phase, pg->objects,
+			fmt_duration(now - pg->start, dur, sizeof(dur)));
+		pg->dirty = 1;
+	} else {
+		if (!force && now - pg->last < 30000)
+			return;
+		fprintf(stderr, "%s[%s] %d objects, %s\n", pg->indent, pg->phase, pg->objects,
+			fmt_duration(now - pg->start, dur, sizeof(dur)));
+	}
+	pg->last = now;
+}
+
+static void progress_phase(struct progress *pg, const char *phase)
+{
+	if (pg->phase && !strcmp(pg->phase, phase))
+		return;
+	pg->phase = phase;
+	progress_show(pg, 1);
+}
+
+static void progress_end(struct progress *pg)
+{
+	if (pg->mode == PROGRESS_TTY && pg->dirty)
+		fprintf(stderr, "\n");
+	pg->dirty = 0;
+}
+
+static void on_make_line(const char *line, size_t len, void *data)
+{
+	struct progress *pg = data;
+
+	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5)) {
+		pg->objects++;
+		if (!strcmp(pg->phase, "config") || !strcmp(pg->phase, "prepare"))
+			progress_phase(pg, "compile");
+	} else if (!strncmp(line, "  LD      vmlinux", 17) || !strncmp(line, "  LD      .tmp_vmlinux", 22) ||
+		   !strncmp(line, "  KSYMS", 7)) {
+		progress_phase(pg, "link");
+	} else if (!strncmp(line, "  BUILD   arch/x86/boot/bzImage", 31)) {
+		progress_phase(pg, "image");
+	}
+	progress_show(pg, 0);
+	(void)len;
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static int run_make(const char *src, const char *bd, const char *const *extra, const char *const *env,
+		    const char *log, struct progress *pg, struct run_result *rr)
+{
+	const char *argv[32];
+	char *c_arg = xstrfmt("-C%s", src), *o_arg = xstrfmt("O=%s", bd);
+	struct run_opts o = { 0 };
+	size_t n = 0;
+	int ret;
+
+	argv[n++] = "make";
+	argv[n++] = c_arg;
+	argv[n++] = o_arg;
+	for (; *extra && n < ARRAY_SIZE(argv) - 1; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	o.argv = argv;
+	o.env = env;
+	o.output_path = log;
+	if (pg) {
+		o.on_line = on_make_line;
+		o.on_line_data = pg;
+	}
+	{
+		/* the exact command goes first in the log */
+		FILE *f = fopen(log, "a");
+		if (f) {
+			fprintf(f, "klab:");
+			for (const char *const *e = env; e && *e; e++)
+				fprintf(f, " %s", *e);
+			for (size_t i = 0; argv[i]; i++)
+				fprintf(f, " '%s'", argv[i]);
+			fprintf(f, "\n");
+			fclose(f);
+		}
+	}
+	ret = run_command(&o, rr);
+	free(c_arg);
+	free(o_arg);
+	return ret;
+}
+
+/* Rewrite .config with the requested settings (each symbol once). */
+static int apply_settings(const char *path, const struct kconfig_setting *s, size_t nr)
+{
+	char *text;
+	struct strbuf out = STRBUF_INIT;
+	const char *p;
+	int ret;
+
+	if (read_file(path, 16 << 20, &text, NULL) < 0)
+		return -1;
+	for (p = text; *p; ) {
+		const char *eol = strchrnul(p, '\n');
+		char *line = xstrndup(p, (size_t)(eol - p));
+		char *name, *value;
+		int keep = 1;
+
+		if (parse_config_line(line, &name, &value) == 1) {
+			for (size_t i = 0; i < nr; i++)
+				if (!strcmp(s[i].name, name))
+					keep = 0;
+			free(name);
+			free(value);
+		}
+		if (keep)
+			strbuf_addf(&out, "%s\n", line);
+		free(line);
+		p = *eol ? eol + 1 : eol;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (s[i].value)
+			strbuf_addf(&out, "%s=%s\n", s[i].name, s[i].value);
+		else
+			strbuf_addf(&out, "# %s is not set\n", s[i].name);
+	}
+	ret = write_file_atomic(path, out.buf, out.len);
+	strbuf_release(&out);
+	free(text);
+	return ret;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	int in = -1, out = -1, ret = -1;
+	char buf[1 << 16];
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		error("cannot open '%s': %s", from, strerror(errno));
+		goto out;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		error("cannot create '%s': %s", to, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			error("cannot write '%s': %s", to, strerror(errno));
+			goto out;
+		}
+	}
+	if (n < 0 || fsync(out) < 0) {
+		error("cannot copy '%s': %s", from, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) < 0 && !ret)
+		ret = error("cannot write '%s': %s", to, strerror(errno));
+	return ret;
+}
+
+static int remove_tree(const char *path)
+{
+	static const char *const argv0[] = { "rm", "-rf", "--", NULL, NULL };
+	const char *argv[5];
+	struct run_opts o = { 0 };
+	struct run_result r;
+
+	memcpy(argv, argv0, sizeof(argv));
+	argv[3] = path;
+	o.argv = argv;
+	o.output_path = "/dev/null";
+	if (run_command(&o, &r) < 0 || r.status != RUN_EXITED || r.exit_code)
+		return error("cannot remove '%s'", path);
+	return 0;
+}
+
+/* Copy the results into artifacts/<key>: temp dir, fsync, rename. */
+static int store_artifacts(const struct lab *lab, const char *bd, const char *key, const char *log,
+			   char **final_out)
+{
+	char *adir = xstrfmt("%s/artifacts", lab->state_dir);
+	char *final = xstrfmt("%s/%s", adir, key);
+	char *tmp = xstrfmt("%s/.tmp-%s-%ld", adir, key, (long)getpid());
+	static const char *const files[][2] = {
+		{ "arch/x86/boot/bzImage", "bzImage" },
+		{ ".config", "config" },
+		{ "System.map", "System.map" },
+	};
+	int ret = -1;
+
+	if (mkdir_p(adir, 0755) < 0)
+		goto out;
+	if (is_dir(tmp))
+		remove_tree(tmp);
+	if (mkdir(tmp, 0755) < 0) {
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *from = xstrfmt("%s/%s", bd, files[i][0]);
+		char *to = xstrfmt("%s/%s", tmp, files[i][1]);
+		int rc = copy_file(from, to);
+		free(from);
+		free(to);
+		if (rc < 0)
+			goto out;
+	}
+	{
+		char *to = xstrfmt("%s/build.log", tmp);
+		int rc = copy_file(log, to);
+		free(to);
+		if (rc < 0)
+			goto out;
+	}
+	if (is_dir(final))
+		remove_tree(final);	/* an old entry whose row said otherwise */
+	if (rename(tmp, final) < 0) {
+		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+		goto out;
+	}
+	{
+		int dfd = open(adir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+	}
+	*final_out = final;
+	final = NULL;
+	ret = 0;
+out:
+	if (ret < 0 && is_dir(tmp))
+		remove_tree(tmp);
+	free(adir);
+	free(final);
+	free(tmp);
+	return ret;
+}
+
+static enum kbuild_progress pick_progress(enum kbuild_progress p)
+{
+	if (p != PROGRESS_AUTO)
+		return p;
+	return isatty(2) ? PROGRESS_TTY : PROGRESS_LINES;
+}
+
+int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
+{
+	struct lab *lab = req->lab;
+	struct kconfig_setting *settings = NULL;
+	size_t nr_settings = 0;
+	struct strbuf recipe_text = STRBUF_INIT, drift = STRBUF_INIT, excerpt = STRBUF_INIT;
+	struct progress pg = { 0 };
+	struct run_result rr;
+	char *bd = NULL, *log = NULL, *marker = NULL, *cfg_path = NULL, *cfg_text = NULL, *ccache_dir = NULL;
+	char *lock_name = NULL, *key = NULL, *jobs_arg = NULL, *final = NULL;
+	char *env[8] = { NULL };
+	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0;
+	int64_t start = now_ms();
+
+	memset(res, 0, sizeof(*res));
+	if (kbuild_recipe_id(req->recipe, res->recipe_id) < 0)
+		return -1;
+	{
+		int rc = kbuild_lookup(lab, req->tree, res->recipe_id, res);
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
+		memset(res, 0, sizeof(*res));
+		kbuild_recipe_id(req->recipe, res->recipe_id);
+	}
+	if (kbuild_recipe_settings(req->recipe, &settings, &nr_settings) < 0)
+		return -1;
+	kbuild_recipe_to_text(req->recipe, &recipe_text);
+
+	bd = kbuild_build_dir(lab, req->repo_id, res->recipe_id);
+	lock_name = xstrfmt("build-%lld-%.12s", (long long)req->repo_id, res->recipe_id);
+	lock_fd = lab_lock(lab, lock_name);
+	if (lock_fd < 0)
+		goto out;
+	if (mkdir_p(bd, 0755) < 0)
+		goto out;
+	marker = xstrfmt("%s/.klab-building", bd);
+	if (is_file(marker))
+		fprintf(stderr, "%sklab: the previous build in %s was interrupted; make redoes what is incomplete\n",
+			req->indent ? req->indent : "", bd);
+	{
+		char *m = xstrfmt("commit %s\npid %ld\n", req->commit, (long)getpid());
+		int rc = write_file_atomic(marker, m, strlen(m));
+		free(m);
+		if (rc < 0)
+			goto out;
+	}
+	if (db_build_begin(lab->db, req->repo_id, req->commit, req->tree, res->recipe_id, recipe_text.buf,
+			   &res->build_id) < 0)
+		goto out;
+
+	log = xstrfmt("%s/build.log", bd);
+	if (write_file_atomic(log, "", 0) < 0)
+		goto out;
+	pg.mode = pick_progress(req->progress);
+	pg.indent = req->indent ? req->indent : "";
+	pg.start = start;
+	pg.phase = "config";
+	progress_show(&pg, 1);
+
+	/* environment for make */
+	ccache_dir = lab->ccache_dir ? xstrdup(lab->ccache_dir) : xstrfmt("%s/ccache", lab->state_dir);
+	if (!getenv("CCACHE_DIR"))
+		env[nenv++] = xstrfmt("CCACHE_DIR=%s", ccache_dir);
+	env[nenv++] = xstrfmt("CCACHE_BASEDIR=%s", req->src_dir);
+	if (lab->compiler_wrapper && *lab->compiler_wrapper)
+		env[nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
+	env[nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
+	env[nenv++] = xstrdup("KBUILD_BUILD_USER=klab");
+	env[nenv++] = xstrdup("KBUILD_BUILD_HOST=klab");
+	env[nenv++] = xstrdup("LC_ALL=C");
+
+	/* 1. config */
+	cfg_path = xstrfmt("%s/.config", bd);
+	{
+		int is_target = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(kconfig_targets); i++)
+			if (!strcmp(req->recipe->base, kconfig_targets[i]))
+				is_target = 1;
+		if (is_target) {
+			const char *extra[] = { "-s", req->recipe->base, NULL };
+			if (run_make(req->src_dir, bd, extra, (const char *const *)env, log, NULL, &rr) < 0)
+				goto out;
+			if (rr.status != RUN_EXITED || rr.exit_code)
+				goto config_failed;
+		} else if (copy_file(req->recipe->base, cfg_path) < 0) {
+			goto out;
+		}
+	}
+	if (apply_settings(cfg_path, settings, nr_settings) < 0)
+		goto out;
+	{
+		const char *extra[] = { "-s", "olddefconfig", NULL };
+		if (run_make(req->src_dir, bd, extra, (const char *const *)env, log, NULL, &rr) < 0)
+			goto out;
+		if (rr.status != RUN_EXITED || rr.exit_code)
+			goto config_failed;
+	}
+	if (read_file(cfg_path, 16 << 20, &cfg_text, NULL) < 0)
+		goto out;
+	blob_hash(cfg_text, strlen(cfg_text), res->config_hash);
+	if (kbuild_check_drift(cfg_text, settings, nr_settings, &drift) > 0 && !req->recipe->allow_drift) {
+		strbuf_rtrim(&drift);
+		res->status = KBUILD_DRIFT;
+		res->excerpt = xstrdup(drift.buf);
+		res->message = xstrdup("the config differs from what was asked (--allow-config-drift to build anyway)");
+		res->log = xstrdup(log);
+		res->duration_ms = now_ms() - start;
+		if (db_build_finish(lab->db, res->build_id, "config-drift", NULL, res->config_hash, cfg_text,
+				    res->excerpt, log, res->duration_ms, 0) < 0)
+			goto out;
+		unlink(marker);
+		ret = 0;
+		goto out;
+	}
+
+	/* 2. compile */
+	progress_phase(&pg, "prepare");
+	{
+		int jobs = req->jobs > 0 ? req->jobs : lab->build_jobs > 0 ? lab->build_jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+		const char *extra[] = { NULL, "CC=ccache gcc", "bzImage", NULL };
+		jobs_arg = xstrfmt("-j%d", jobs > 0 ? jobs : 1);
+		extra[0] = jobs_arg;
+		if (run_make(req->src_dir, bd, extra, (const char *const *)env, log, &pg, &rr) < 0)
+			goto out;
+	}
+	progress_end(&pg);
+	res->objects = pg.objects;
+	res->duration_ms = now_ms() - start;
+	if (rr.status == RUN_EXEC_FAILED) {
+		res->status = KBUILD_ENV_FAILED;
+		res->message = xstrfmt("cannot run make: %s", strerror(rr.errno_value));
+		res->excerpt = xstrdup(res->message);
+	} else if (rr.status != RUN_EXITED || rr.exit_code) {
+		char *text = NULL;
+		if (read_file(log, 256 << 20, &text, NULL) < 0)
+			goto out;
+		kbuild_scan_log(text, &excerpt, &env_failure);
+		free(text);
+		if (rr.status == RUN_SIGNALED) {
+			env_failure = 1;
+			strbuf_addf(&excerpt, "%smake killed by signal %d", excerpt.len ? "\n" : "", rr.signal);
+		}
+		res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
+		res->excerpt = strbuf_detach(&excerpt, NULL);
+		res->message = xstrdup(env_failure ? "the build failed for a reason outside the commit"
+						   : "the commit does not build");
+	} else {
+		res->status = KBUILD_OK;
+	}
+	res->log = xstrdup(log);
+	if (res->status == KBUILD_OK) {
+		key = xstrfmt("%s-%s", req->tree, res->recipe_id);
+		if (store_artifacts(lab, bd, key, log, &final) < 0)
+			goto out;
+		free(res->log);
+		res->log = NULL;
+		fill_paths(res, final);
+		res->message = xstrfmt("built %d objects", res->objects);
+	}
+	if (db_build_finish(lab->db, res->build_id,
+			    res->status == KBUILD_OK ? "ok" : res->status == KBUILD_FAILED ? "build-failed" : "env-failed",
+			    final, res->config_hash, cfg_text, res->excerpt, res->log, res->duration_ms, res->objects) < 0)
+		goto out;
+	unlink(marker);
+	ret = 0;
+	goto out;
+
+config_failed:
+	progress_end(&pg);
+	{
+		char *text = NULL;
+		read_file(log, 64 << 20, &text, NULL);
+		kbuild_scan_log(text ? text : "", &excerpt, &env_failure);
+		free(text);
+	}
+	res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
+	res->excerpt = strbuf_detach(&excerpt, NULL);
+	res->message = xstrdup("the kernel configuration step failed");
+	res->log = xstrdup(log);
+	res->duration_ms = now_ms() - start;
+	if (db_build_finish(lab->db, res->build_id, env_failure ? "env-failed" : "build-failed", NULL, NULL, NULL,
+			    res->excerpt, log, res->duration_ms, 0) == 0)
+		ret = 0;
+	unlink(marker);
+out:
+	progress_end(&pg);
+	for (int i = 0; i < nenv; i++)
+		free(env[i]);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	kconfig_settings_release(settings, nr_settings);
+	strbuf_release(&recipe_text);
+	strbuf_release(&drift);
+	strbuf_release(&excerpt);
+	free(bd);
+	free(log);
+	free(marker);
+	free(cfg_path);
+	free(cfg_text);
+	free(ccache_dir);
+	free(lock_name);
+	free(key);
+	free(jobs_arg);
+	free(final);
+	return ret;
+}

@@ -1,0 +1,101 @@
+/* Kernel builds: config recipes (base + fragments + options, then
+ * olddefconfig and a drift check), make with ccache out of tree, and the
+ * artifact store keyed by (tree id, recipe id). */
+#ifndef KLAB_KBUILD_H
+#define KLAB_KBUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lab;
+struct strbuf;
+
+/* What config to build: a base (tinyconfig, defconfig, allnoconfig or a
+ * path to a .config), fragments (paths) and single options. */
+struct kbuild_recipe {
+	char *base;
+	char **fragments;
+	size_t nr_fragments;
+	char **options;		/* "CONFIG_X=y" or "CONFIG_X=n" */
+	size_t nr_options;
+	int allow_drift;
+};
+
+struct kconfig_setting {
+	char *name;		/* CONFIG_X */
+	char *value;		/* "y", "m", "\"str\"", "123"; NULL = is not set */
+	char *origin;		/* file:line or "--config-option" */
+};
+
+/* Directory of the fragments klab ships (guests/kconfig). */
+const char *kbuild_fragment_dir(void);
+/* A fragment name ("perf-guest") or path to its file; error if missing. */
+int kbuild_resolve_fragment(const char *name, char **path);
+/* The default recipe: tinyconfig + x86_64-base + perf-guest. */
+int kbuild_recipe_default(struct kbuild_recipe *r);
+void kbuild_recipe_release(struct kbuild_recipe *r);
+/* Serialize / parse a recipe (stored with bisections). */
+void kbuild_recipe_to_text(const struct kbuild_recipe *r, struct strbuf *out);
+int kbuild_recipe_from_text(struct kbuild_recipe *r, const char *text);
+/* Every requested setting, later ones winning; malformed lines are
+ * errors with file:line. */
+int kbuild_recipe_settings(const struct kbuild_recipe *r, struct kconfig_setting **out, size_t *nr);
+void kconfig_settings_release(struct kconfig_setting *s, size_t nr);
+/* Id of the recipe: hash of base (content if a file), fragment contents,
+ * options and compiler version.  Known without building. */
+int kbuild_recipe_id(const struct kbuild_recipe *r, char id[41]);
+/* Compare a final .config with the requested settings; each symbol that
+ * was dropped or changed is reported by name.  Returns the count. */
+int kbuild_check_drift(const char *config_text, const struct kconfig_setting *s, size_t nr,
+		       struct strbuf *report);
+
+enum kbuild_status {
+	KBUILD_OK,
+	KBUILD_FAILED,		/* the commit does not build: a result */
+	KBUILD_ENV_FAILED,	/* the machine failed (disk, tools): stop */
+	KBUILD_DRIFT		/* the config came out other than asked */
+};
+
+enum kbuild_progress { PROGRESS_AUTO, PROGRESS_QUIET, PROGRESS_LINES, PROGRESS_TTY };
+
+struct kbuild_request {
+	struct lab *lab;
+	int64_t repo_id;
+	const char *commit;		/* hex, for the record */
+	const char *tree;		/* tree id of the commit */
+	const char *src_dir;		/* a checkout of that commit */
+	const struct kbuild_recipe *recipe;
+	int jobs;			/* 0: lab config, else CPUs */
+	enum kbuild_progress progress;
+	const char *indent;		/* prefix for progress lines */
+};
+
+struct kbuild_result {
+	enum kbuild_status status;
+	int cache_hit;
+	char *artifact_dir;
+	char *bzimage, *config, *system_map, *log;
+	char *excerpt;			/* errors or drift report */
+	char *message;			/* one line */
+	char recipe_id[41];
+	char config_hash[41];
+	int64_t duration_ms;
+	int objects;
+	int64_t build_id;
+};
+
+/* Build (or find in the store) the kernel of req->tree.  Returns 0 with
+ * res->status set, or -1 when klab itself failed. */
+int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res);
+/* Only look the store up: 1 hit (res filled), 0 miss, -1 error. */
+int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, struct kbuild_result *res);
+void kbuild_result_release(struct kbuild_result *res);
+
+/* Build directory and artifact paths. */
+char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id);
+
+/* Pull file:line: error lines (and linker errors) out of a build log;
+ * classify environment failures.  Pure: exposed for tests. */
+void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure);
+
+#endif

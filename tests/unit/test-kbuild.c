@@ -1,0 +1,219 @@
+/* Unit tests of the pure parts of kernel builds: fragments and drift,
+ * recipe ids and text, build-log scanning, the tarball's .gitignore. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kbuild.h"
+#include "tree.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+
+static char dir[] = "/tmp/klab-test-kbuild.XXXXXX";
+
+static char *write_tmp(const char *name, const char *text)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	assert_int_equal(write_file_atomic(p, text, strlen(text)), 0);
+	return p;
+}
+
+static int setup(void **state)
+{
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return 0;
+}
+
+static void test_kbuild__fragments_later_settings_win(void **state)
+{
+	struct kbuild_recipe r = { 0 };
+	struct kconfig_setting *s;
+	size_t nr;
+
+	r.base = "tinyconfig";
+	r.fragments = (char *[]){ write_tmp("a.config", "# comment\nCONFIG_A=y\nCONFIG_B=m\n\n# CONFIG_C is not set\n"),
+				  write_tmp("b.config", "CONFIG_A=n\nCONFIG_D=\"str ing\"\n") };
+	r.nr_fragments = 2;
+	r.options = (char *[]){ "CONFIG_B=y" };
+	r.nr_options = 1;
+	assert_int_equal(kbuild_recipe_settings(&r, &s, &nr), 0);
+	assert_int_equal(nr, 4);
+	assert_string_equal(s[0].name, "CONFIG_A");
+	assert_null(s[0].value);		/* =n: not set */
+	assert_string_equal(s[1].name, "CONFIG_B");
+	assert_string_equal(s[1].value, "y");	/* --config-option wins */
+	assert_string_equal(s[1].origin, "--config-option");
+	assert_string_equal(s[2].name, "CONFIG_C");
+	assert_null(s[2].value);
+	assert_string_equal(s[3].value, "\"str ing\"");
+	assert_non_null(strstr(s[3].origin, "b.config:2"));
+	kconfig_settings_release(s, nr);
+	free(r.fragments[0]);
+	free(r.fragments[1]);
+}
+
+static void test_kbuild__malformed_fragment_names_file_and_line(void **state)
+{
+	struct kbuild_recipe r = { 0 };
+	struct kconfig_setting *s;
+	size_t nr;
+
+	r.base = "tinyconfig";
+	r.fragments = (char *[]){ write_tmp("bad.config", "CONFIG_A=y\n\nFOO=bar\n") };
+	r.nr_fragments = 1;
+	assert_int_equal(kbuild_recipe_settings(&r, &s, &nr), -1);
+	free(r.fragments[0]);
+	r.nr_fragments = 0;
+	r.options = (char *[]){ "KASAN=y" };
+	r.nr_options = 1;
+	assert_int_equal(kbuild_recipe_settings(&r, &s, &nr), -1);
+}
+
+static void test_kbuild__drift_reports_each_symbol_by_name(void **state)
+{
+	struct kconfig_setting s[] = {
+		{ "CONFIG_SMP", "y", "f:1" },
+		{ "CONFIG_KVM_INTEL", "y", "f:2" },
+		{ "CONFIG_NR_CPUS", "64", "f:3" },
+		{ "CONFIG_DEBUG", NULL, "f:4" },
+	};
+	const char *cfg = "CONFIG_SMP=y\nCONFIG_NR_CPUS=8\n# CONFIG_DEBUG is not set\n";
+	struct strbuf r = STRBUF_INIT;
+
+	assert_int_equal(kbuild_check_drift(cfg, s, 4, &r), 2);
+	assert_non_null(strstr(r.buf, "CONFIG_KVM_INTEL: asked y (f:2), Kconfig dropped it"));
+	assert_non_null(strstr(r.buf, "CONFIG_NR_CPUS: asked 64 (f:3), got 8"));
+	assert_null(strstr(r.buf, "CONFIG_SMP"));
+	assert_null(strstr(r.buf, "CONFIG_DEBUG"));
+	strbuf_release(&r);
+}
+
+static void test_kbuild__recipe_id_depends_on_content_not_path(void **state)
+{
+	struct kbuild_recipe a = { 0 }, b = { 0 };
+	char ia[41], ib[41];
+
+	a.base = b.base = "tinyconfig";
+	a.fragments = (char *[]){ write_tmp("x.config", "CONFIG_A=y\n") };
+	b.fragments = (char *[]){ write_tmp("y.config", "CONFIG_A=y\n") };
+	a.nr_fragments = b.nr_fragments = 1;
+	assert_int_equal(kbuild_recipe_id(&a, ia), 0);
+	assert_int_equal(kbuild_recipe_id(&b, ib), 0);
+	assert_string_equal(ia, ib);
+	free(b.fragments[0]);
+	b.fragments[0] = write_tmp("y.config", "CONFIG_A=m\n");
+	assert_int_equal(kbuild_recipe_id(&b, ib), 0);
+	assert_string_not_equal(ia, ib);
+	b.base = "defconfig";
+	free(a.fragments[0]);
+	free(b.fragments[0]);
+}
+
+static void test_kbuild__recipe_text_roundtrip(void **state)
+{
+	struct kbuild_recipe r = { 0 }, back;
+	struct strbuf t = STRBUF_INIT, t2 = STRBUF_INIT;
+
+	r.base = "defconfig";
+	r.fragments = (char *[]){ "/x/a.config", "/y/b.config" };
+	r.nr_fragments = 2;
+	r.options = (char *[]){ "CONFIG_X=y" };
+	r.nr_options = 1;
+	r.allow_drift = 1;
+	kbuild_recipe_to_text(&r, &t);
+	assert_int_equal(kbuild_recipe_from_text(&back, t.buf), 0);
+	kbuild_recipe_to_text(&back, &t2);
+	assert_string_equal(t.buf, t2.buf);
+	assert_int_equal(back.allow_drift, 1);
+	kbuild_recipe_release(&back);
+	assert_int_equal(kbuild_recipe_from_text(&back, "base tinyconfig\nbogus\n"), -1);
+	strbuf_release(&t);
+	strbuf_release(&t2);
+}
+
+static void test_kbuild__scan_log_finds_compiler_errors(void **state)
+{
+	const char *log =
+		"  CC      mm/mmap.o\n"
+		"mm/mmap.c: In function 'foo':\n"
+		"mm/mmap.c:123:5: error: expected ';' before '}' token\n"
+		"mm/mmap.c:130:1: warning: unused\n"
+		"make[2]: *** [scripts/Makefile.build:250: mm/mmap.o] Error 1\n";
+	struct strbuf ex = STRBUF_INIT;
+	int env;
+
+	kbuild_scan_log(log, &ex, &env);
+	assert_int_equal(env, 0);
+	assert_string_equal(ex.buf, "mm/mmap.c:123:5: error: expected ';' before '}' token");
+	strbuf_release(&ex);
+}
+
+static void test_kbuild__scan_log_finds_linker_errors(void **state)
+{
+	const char *log = "  LD      vmlinux\nld: mm/mmap.o: in function `x':\n"
+			  "mmap.c:(.text+0x1): undefined reference to `nosuch'\n";
+	struct strbuf ex = STRBUF_INIT;
+	int env;
+
+	kbuild_scan_log(log, &ex, &env);
+	assert_int_equal(env, 0);
+	assert_non_null(strstr(ex.buf, "undefined reference to `nosuch'"));
+	strbuf_release(&ex);
+}
+
+static void test_kbuild__scan_log_tells_environment_failures(void **state)
+{
+	const char *log = "  CC      mm/mmap.o\n"
+			  "mm/mmap.c:1:1: fatal error: error writing to /tmp/cc.s: No space left on device\n";
+	struct strbuf ex = STRBUF_INIT;
+	int env;
+
+	kbuild_scan_log(log, &ex, &env);
+	assert_int_equal(env, 1);
+	assert_non_null(strstr(ex.buf, "No space left on device"));
+	strbuf_reset(&ex);
+	kbuild_scan_log("/bin/sh: 1: ccache: not found\nmake: *** [x] Error 127\n", &ex, &env);
+	assert_int_equal(env, 1);
+	strbuf_release(&ex);
+}
+
+static void test_tree__strips_debian_ignore_everything_trailer(void **state)
+{
+	char text[] = "*.o\n/rust-project.json\n\n#\n# Debian packaging: ignore everything at the top level, since it isn't\n"
+		      "# included in our repository\n#\n/*\n!/debian/\n";
+	char plain[] = "*.o\n";
+
+	assert_int_equal(tree_strip_debian_gitignore(text), 1);
+	assert_string_equal(text, "*.o\n/rust-project.json\n\n");
+	assert_int_equal(tree_strip_debian_gitignore(plain), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kbuild__fragments_later_settings_win),
+		cmocka_unit_test(test_kbuild__malformed_fragment_names_file_and_line),
+		cmocka_unit_test(test_kbuild__drift_reports_each_symbol_by_name),
+		cmocka_unit_test(test_kbuild__recipe_id_depends_on_content_not_path),
+		cmocka_unit_test(test_kbuild__recipe_text_roundtrip),
+		cmocka_unit_test(test_kbuild__scan_log_finds_compiler_errors),
+		cmocka_unit_test(test_kbuild__scan_log_finds_linker_errors),
+		cmocka_unit_test(test_kbuild__scan_log_tells_environment_failures),
+		cmocka_unit_test(test_tree__strips_debian_ignore_everything_trailer),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
