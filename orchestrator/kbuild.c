@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <git2.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,9 @@ int kbuild_recipe_id(const struct kbuild_recipe *r, char id[41])
 	}
 	for (size_t i = 0; i < r->nr_options; i++)
 		strbuf_addf(&sb, "option %s\n", r->options[i]);
+	/* it changes the outcome (a refused build vs a kernel) */
+	if (r->allow_drift)
+		strbuf_addstr(&sb, "allow-drift\n");
 	strbuf_addf(&sb, "compiler %s\n", compiler_version());
 	blob_hash(sb.buf, sb.len, id);
 	ret = 0;
@@ -579,6 +583,8 @@ void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure)
 /* ---- progress ----------------------------------------------------------- */
 
 struct progress {
+	const char *marker;	/* build-in-progress file: records make's group */
+	const char *commit;
 	enum kbuild_progress mode;
 	const char *indent;
 	const char *phase;
@@ -624,6 +630,36 @@ static void progress_end(struct progress *pg)
 	pg->dirty = 0;
 }
 
+static void on_make_start(int pid, void *data)
+{
+	struct progress *pg = data;
+	char *m = xstrfmt("commit %s\npid %ld\npgid %d\n", pg->commit, (long)getpid(), pid);
+
+	write_file_atomic(pg->marker, m, strlen(m));
+	free(m);
+}
+
+/* A build killed with klab (kill -9, power loss) may have left compilers
+ * running in make's process group: stop them before building again. */
+static void reap_interrupted(const char *marker, const char *indent, const char *bd)
+{
+	char *text = NULL, *p;
+
+	if (read_file(marker, 4096, &text, NULL) < 0)
+		return;
+	fprintf(stderr, "%sklab: the previous build in %s was interrupted; make redoes what is incomplete\n",
+		indent, bd);
+	p = strstr(text, "\npgid ");
+	if (p) {
+		long pgid = strtol(p + 6, NULL, 10);
+		if (pgid > 1 && kill(-(pid_t)pgid, 0) == 0) {
+			kill(-(pid_t)pgid, SIGKILL);
+			usleep(200000);
+		}
+	}
+	free(text);
+}
+
 static void on_make_line(const char *line, size_t len, void *data)
 {
 	struct progress *pg = data;
@@ -665,6 +701,8 @@ static int run_make(const char *src, const char *bd, const char *const *extra, c
 	if (pg) {
 		o.on_line = on_make_line;
 		o.on_line_data = pg;
+		if (pg->marker)
+			o.on_start = on_make_start;
 	}
 	{
 		/* the exact command goes first in the log */
@@ -883,8 +921,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 		goto out;
 	marker = xstrfmt("%s/.klab-building", bd);
 	if (is_file(marker))
-		fprintf(stderr, "%sklab: the previous build in %s was interrupted; make redoes what is incomplete\n",
-			req->indent ? req->indent : "", bd);
+		reap_interrupted(marker, req->indent ? req->indent : "", bd);
 	{
 		char *m = xstrfmt("commit %s\npid %ld\n", req->commit, (long)getpid());
 		int rc = write_file_atomic(marker, m, strlen(m));
@@ -899,6 +936,8 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	log = xstrfmt("%s/build.log", bd);
 	if (write_file_atomic(log, "", 0) < 0)
 		goto out;
+	pg.marker = marker;
+	pg.commit = req->commit;
 	pg.mode = pick_progress(req->progress);
 	pg.indent = req->indent ? req->indent : "";
 	pg.start = start;

@@ -148,6 +148,8 @@ int run_command(const struct run_opts *o, struct run_result *r)
 		goto cleanup;
 	}
 
+	if (o->on_start)
+		o->on_start((int)pid, o->on_line_data);
 	pidfd = pidfd_open_compat(pid);
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);

@@ -27,6 +27,8 @@ struct run_opts {
 	/* Polled about once a second; returning non-zero kills the
 	 * command (result RUN_CANCELLED). */
 	int (*should_stop)(void *data);
+	/* Called once the program runs, with its pid (= process group). */
+	void (*on_start)(int pid, void *data);
 };
 
 struct run_result {

@@ -264,7 +264,8 @@ class Outcome:
         if self.kind == 'found':
             return 'found %s' % lab(self.culprit)
         if self.kind == 'skipped-only':
-            return 'skipped-only {%s}' % ' '.join(sorted(lab(x) for x in self.candidates))
+            names = sorted(lab(x) for x in self.candidates)
+            return 'skipped-only {%s}' % ' '.join(sorted(names, key=lambda x: (len(x), x)))
         return 'error'
 
 
@@ -344,15 +345,10 @@ def run_git(c, d, git_bisect, script, env):
     return o
 
 
-def run_klab(c, d, klab, script, env):
+def run_klab(c, d, klab, state, script, env):
     o = Outcome('klab')
-    state = os.path.join(d, 'klab-state')
     repo = os.path.join(d, 'repo')
     count = os.path.join(d, 'klab.runs')
-    rc, so, se = run([klab, '--state', state, 'init'], env=env)
-    if rc != 0:
-        o.log = 'klab init failed (%d)\n%s%s' % (rc, so, se)
-        return o
     argv = [klab, '--state', state, 'bisect', 'start', '--repo', repo, '--bad', c.sha[c.bad]]
     for g in c.goods:
         argv += ['--good', c.sha[g]]
@@ -388,7 +384,7 @@ def run_klab(c, d, klab, script, env):
     return o
 
 
-def run_case(c, base, klab, git_bisect, script, env, keep):
+def run_case(c, base, klab, state, git_bisect, script, env, keep):
     d = os.path.join(base, 'case-%d' % c.index)
     repo = os.path.join(d, 'repo')
     os.makedirs(d)
@@ -409,7 +405,7 @@ def run_case(c, base, klab, git_bisect, script, env, keep):
     c.label_of = lambda s: 'c%d' % by_sha[s] if s in by_sha else s[:12]
 
     # klab first: it reads the repository only; then git bisects in it.
-    k = run_klab(c, d, klab, script, env)
+    k = run_klab(c, d, klab, state, script, env)
     g = run_git(c, d, git_bisect, script, env)
 
     problems = []
@@ -502,10 +498,26 @@ def main():
     lock = threading.Lock()
     results = {}
 
+    # One klab state directory per worker: bisection ids simply increase.
+    tls = threading.local()
+
+    def state_dir():
+        if not hasattr(tls, 'state'):
+            with lock:
+                tls.state = os.path.join(base, 'klab-state-%d' % len(states))
+                states.append(tls.state)
+            rc, so, se = run([klab, '--state', tls.state, 'init'], env=env)
+            if rc != 0:
+                raise RuntimeError('klab init failed (%d): %s%s' % (rc, so, se))
+        return tls.state
+
+    states = []
+
     def one(i):
         c = gen_case(i, seed, args.first_parent_share)
         try:
-            d, g, k, problems = run_case(c, base, klab, git_bisect, script, env, args.keep)
+            d, g, k, problems = run_case(c, base, klab, state_dir(), git_bisect, script, env,
+                                         args.keep)
         except Exception as e:  # a broken environment, not a disagreement
             d, g, k, problems = os.path.join(base, 'case-%d' % i), None, None, ['exception: %r' % e]
         if not problems and not args.keep:

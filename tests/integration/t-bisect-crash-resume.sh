@@ -7,7 +7,7 @@
 # Kills land at four kinds of moments (the schedule is seeded: set
 # KLAB_CRASH_SEED to replay one; KLAB_CRASH_KILLS sets how many kills,
 # default 12, at least 10 are required):
-#   startup  the driver kills klab 0-10 ms after starting it (option
+#   startup  the driver kills klab 0-5 ms after starting it (option
 #            parsing, database open, worktree open, loading the range)
 #   test     the test command kills klab while it runs (step row 'running')
 #   after    a helper kills klab right after it reaped the test command
@@ -325,13 +325,13 @@ while [ "$landed" -lt "$KILLS" ]; do
 	rm -f "$CTL"
 	case $mode in
 	test) rnd 0 60; echo "test $R" > "$CTL" ;;
-	after) rnd 0 12; echo "after $R" > "$CTL" ;;
+	after) rnd 0 10; echo "after $R" > "$CTL" ;;
 	esac
 	starts0=$(grep -c '^start' "$LOG")
 	spawn
 	case $mode in
 	first) rnd 50 600; msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
-	startup) if [ "$n" -ge "$S0" ]; then R=0; else rnd 0 10; fi
+	startup) if [ "$n" -ge "$S0" ]; then R=0; else rnd 0 5; fi
 		[ "$R" -gt 0 ] && msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
 	random) rnd 20 600; msleep "$R"; kill -9 "$KPID" 2>/dev/null ;;
 	esac

@@ -226,6 +226,12 @@ run_klab "$T/trace2" --state "$LAB" bisect start --repo "$REPO" --good v1.0 --ba
 rc=$?
 check "bisection 2 (feature) exits 0" test "$rc" -eq 0
 check "bisection 2 finds feature 4 ($CULPRIT_FEATURE)" grep -q "^$CULPRIT_FEATURE is the first bad commit\$" "$T/out2"
+# bisection 3: main again, --first-parent, good given as a branch name
+run_klab "$T/trace3" --state "$LAB" bisect start --repo "$REPO" --first-parent --good 'work~30' --bad main -- \
+	"$T/test-cmd.sh" "$T/where3" > "$T/out3" 2> "$T/err3"
+rc=$?
+check "bisection 3 (--first-parent) exits 0" test "$rc" -eq 0
+check "bisection 3 finds main 23" grep -q "^$CULPRIT_MAIN is the first bad commit\$" "$T/out3"
 # the read-only commands too
 "$KLAB" --state "$LAB" bisect resume 1 > /dev/null 2>&1
 "$KLAB" --state "$LAB" bisect show 1 > /dev/null 2>&1
@@ -247,10 +253,12 @@ snapshot > "$T/control" 2>> "$T/snapshot.err"
 check "control: the snapshot detects an index whose mtime changed" test -n "$(diff "$T/after" "$T/control")"
 
 # where the test command ran
-cat "$T/where1" "$T/where2" > "$T/where" 2>/dev/null
+cat "$T/where1" "$T/where2" "$T/where3" > "$T/where" 2>/dev/null
 nruns=$(wc -l < "$T/where")
-steps=$(($("$KLAB" --state "$LAB" bisect show 1 | sed -n 's/^steps: *//p') + \
-	$("$KLAB" --state "$LAB" bisect show 2 | sed -n 's/^steps: *//p')))
+steps=0
+for id in 1 2 3; do
+	steps=$((steps + $("$KLAB" --state "$LAB" bisect show "$id" | sed -n 's/^steps: *//p')))
+done
 check "the test command ran once per step ($nruns runs, $steps steps)" test "$nruns" -eq "$steps" -a "$nruns" -gt 0
 outside=$(awk -v lab="$LABREAL/worktrees/" 'index($1, lab) != 1 || index($2, lab) != 1' "$T/where")
 check "every run's cwd (and KLAB_WORKTREE) is under the state dir's worktrees/" test -z "$outside"
@@ -260,7 +268,7 @@ check "cwd is KLAB_WORKTREE for every run" test -z "$(awk '$1 != $2' "$T/where")
 
 # no git program: only klab and the test command were executed
 if [ -n "$use_strace" ]; then
-	cat "$T/trace1" "$T/trace2" | sed -n 's/^[0-9]* *execve("\([^"]*\)".*/\1/p' | sort | uniq -c > "$T/execs"
+	cat "$T/trace1" "$T/trace2" "$T/trace3" | sed -n 's/^[0-9]* *execve("\([^"]*\)".*/\1/p' | sort | uniq -c > "$T/execs"
 	sed 's/^/#   exec: /' "$T/execs"
 	gits=$(awk '{ n = split($2, p, "/"); b = p[n] } b == "git" || b ~ /^git-/' "$T/execs")
 	check "klab executed no git program" test -z "$gits"

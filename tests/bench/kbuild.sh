@@ -1,0 +1,48 @@
+#!/bin/sh
+# Benchmark: kernel build times with klab on Debian's 6.1 tree and the
+# shipped fragments.  Prints figures; never fails on time.
+#   cold build (empty ccache, new build directory)
+#   rebuild after a one-line change in mm/mmap.c
+#   rebuild after a comment change in include/linux/mm.h
+#   cache hit for an already built tree (klab build, artifact store)
+#   make of an unchanged tree (make in klab's build directory, nothing to do)
+# Targets: one-file rebuild <= 15% of cold; cache hit <= 1 s.
+set -eu
+KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@klab.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@klab.invalid
+. "$KLAB_SRCDIR/tests/kernel-tree.sh"
+
+B=$(mktemp -d "${TMPDIR:-/var/tmp}/klab-bench-kbuild.XXXXXX")
+trap 'rm -rf "$B"' EXIT
+"$KLAB" --state "$B/lab" init >/dev/null
+sed -i "s|^ccache_dir =.*|ccache_dir = $B/ccache|" "$B/lab/klab.conf"
+git clone -q --shared "$KTREE" "$B/linux"
+ms() { date +%s%N | cut -c1-13; }
+build() {
+	t0=$(ms)
+	"$KLAB" --state "$B/lab" build --quiet --repo "$B/linux" --rev "$1" > "$B/out" 2>&1 || { cat "$B/out"; exit 1; }
+	t1=$(ms)
+	echo $((t1 - t0))
+}
+base=$(git -C "$B/linux" rev-parse HEAD)
+echo "klab build benchmark: $(nproc) CPUs, $(gcc --version | head -n1), ccache $(ccache --version | head -n1 | awk '{print $3}')"
+cold=$(build "$base")
+echo "cold build:                      $(awk "BEGIN{printf \"%.1f\", $cold/1000}") s ($(grep -o '[0-9]* objects' "$B/out"))"
+( cd "$B/linux" && sed -i 's|^\(\s*\)unsigned long retval;$|\1unsigned long retval; /* bench */|' mm/mmap.c && git commit -qam "mmap: one line" )
+grep -q 'retval; /\* bench \*/' "$B/linux/mm/mmap.c" || echo "warning: the mm/mmap.c edit did not apply"
+one=$(build HEAD)
+( cd "$B/linux" && sed -i '0,/^ \* /s// * bench: /' include/linux/mm.h && git commit -qam "mm.h: comment" )
+hdr=$(build HEAD)
+hit=$(build "$base")
+bd=$(ls -d "$B"/lab/builds/repo-*)
+t0=$(ms)
+make -s -C "$B/lab/worktrees/repo-1" O="$bd" CC="ccache gcc" CCACHE_DIR="$B/ccache" -j"$(nproc)" bzImage >/dev/null 2>&1
+noop=$(( $(ms) - t0 ))
+pct() { awk "BEGIN{printf \"%.1f%%\", 100*$1/$cold}"; }
+sec() { awk "BEGIN{printf \"%.2f\", $1/1000}"; }
+echo "rebuild, one line in mm/mmap.c:  $(sec "$one") s = $(pct "$one") of cold (target <= 15%)"
+echo "rebuild, comment in mm.h:        $(sec "$hdr") s = $(pct "$hdr") of cold"
+echo "cache hit (klab build):          $(sec "$hit") s (target <= 1 s)"
+echo "make of an unchanged tree:       $(sec "$noop") s = $(pct "$noop") of cold"

@@ -1,0 +1,133 @@
+#!/bin/sh
+# Real kernel builds of Debian's 6.1 tree with the shipped fragments:
+# cold build (shared through ccache across runs), artifact store hits,
+# a commit with a syntax error, config drift, an interrupted build, the
+# compiler wrapper, gc, and a bisection with --build that skips the
+# broken commit and finds a scripted culprit.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+. "$KLAB_SRCDIR/tests/kernel-tree.sh"
+
+lab="$T/lab"
+"$KLAB" --state "$lab" init >/dev/null
+sed -i "s|^ccache_dir =.*|ccache_dir = $KCCACHE|" "$lab/klab.conf"
+k() { "$KLAB" --state "$lab" "$@"; }
+q() { sqlite3 "$lab/klab.db" "$1"; }
+
+# A history on top of the imported tree (a clone that borrows its objects).
+git clone -q --shared "$KTREE" "$T/linux"
+cd "$T/linux"
+commit() { git add -A && git commit -q -m "$1"; git rev-parse HEAD; }
+base=$(git rev-parse HEAD)
+sed -i '1a /* klab test: a harmless comment */' mm/mmap.c
+c_comment=$(commit "mm: a comment")
+sed -i 's/^\(\s*\)return retval;$/\1return retval/' kernel/fork.c
+bad_line=$(git diff HEAD -U0 -- kernel/fork.c | sed -n 's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p' | head -n1)
+c_broken=$(commit "fork: a commit that does not build")
+sed -i 's/^\(\s*\)return retval$/\1return retval;/' kernel/fork.c
+c_fixed=$(commit "fork: fix the build")
+printf '\nnoinline void klab_planted_culprit(void) { }\n' >> mm/mmap.c
+c_culprit=$(commit "mm: the planted culprit")
+sed -i '1a /* klab test: a comment in a header everybody includes */' include/linux/mm.h
+c_top=$(commit "mm.h: a comment")
+cd "$KLAB_SRCDIR"
+check "syntax error inserted" test -n "$bad_line"
+
+# 1. the base kernel (cold the first time on a machine, then ccache)
+out=$(k build --repo "$T/linux" --rev "$base" 2>&1); rc=$?
+check "base builds" test "$rc" -eq 0
+kernel=$(echo "$out" | sed -n 's/^kernel: *//p')
+check "bzImage in the artifact store" test -s "$kernel"
+adir=$(dirname "$kernel")
+check "artifact has config, System.map, build log" test -s "$adir/config" -a -s "$adir/System.map" -a -s "$adir/build.log"
+tree=$(git -C "$T/linux" rev-parse "$base^{tree}")
+case $adir in "$lab/artifacts/$tree-"*) ok "artifact keyed by tree id";; *) fail "artifact dir $adir";; esac
+for sym in CONFIG_64BIT=y CONFIG_SMP=y CONFIG_NUMA=y CONFIG_TRANSPARENT_HUGEPAGE=y CONFIG_VIRTIO_CONSOLE=y \
+	   CONFIG_SERIAL_8250_CONSOLE=y CONFIG_HUGETLBFS=y CONFIG_PERF_EVENTS=y CONFIG_VM_EVENT_COUNTERS=y; do
+	grep -qx "$sym" "$adir/config" && ok "config has $sym" || fail "config lacks $sym"
+done
+check "final config and its hash stored" test "$(q "select count(*) from builds where status='ok' and length(config_hash)=40 and config_text like '%CONFIG_64BIT=y%'")" -ge 1
+grep -q 'CCACHE_DIR=\|CC=ccache gcc' "$adir/build.log" && ok "make ran with ccache" || fail "ccache not in build log"
+
+# 2. the same request again: a cache hit without a checkout or make
+t0=$(date +%s%N)
+out=$(k build --repo "$T/linux" --rev "$base" 2>&1); rc=$?
+t1=$(date +%s%N)
+check "second build exits 0" test "$rc" -eq 0
+case $out in *"cache hit"*) ok "second build is a cache hit ($(( (t1 - t0) / 1000000 )) ms)";; *) fail "no cache hit: $out";; esac
+git -C "$T/linux" tag same-tree "$base"
+git -C "$T/linux" commit-tree -m "same tree, other commit" -p "$base" "$tree" > "$T/other"
+out=$(k build --repo "$T/linux" --rev "$(cat "$T/other")" 2>&1)
+case $out in *"cache hit"*) ok "another commit with the same tree is a cache hit";; *) fail "same tree rebuilt: $out";; esac
+
+# 3. a commit that does not build
+out=$(k build --repo "$T/linux" --rev "$c_broken" 2>&1); rc=$?
+check "broken commit exits 1" test "$rc" -eq 1
+case $out in *"build:      build-failed"*) ok "status build-failed";; *) fail "status: $out";; esac
+case $out in *"kernel/fork.c:$bad_line:"*"error:"*) ok "error names kernel/fork.c:$bad_line";; *) fail "error excerpt: $out";; esac
+check "excerpt stored" test "$(q "select count(*) from builds where status='build-failed' and error_excerpt like 'kernel/fork.c:$bad_line:%'")" = 1
+out=$(k build --repo "$T/linux" --rev "$c_broken" 2>&1)
+case $out in *"cache hit"*"build-failed"*|*"build-failed"*"cache hit"*) ok "a failed build is not retried";; *) fail "failed build retried: $out";; esac
+
+# 4. config drift: a symbol Kconfig drops is named
+out=$(k build --repo "$T/linux" --rev "$base" --config-option CONFIG_KVM_INTEL=y --config-option CONFIG_NR_CPUS=99999 2>&1); rc=$?
+check "drift refuses the build" test "$rc" -eq 1
+case $out in *"CONFIG_KVM_INTEL: asked y (--config-option), Kconfig dropped it"*) ok "dropped symbol reported by name";; *) fail "drift: $out";; esac
+case $out in *"CONFIG_NR_CPUS: asked 99999"*) ok "changed symbol reported by name";; *) fail "drift 2: $out";; esac
+echo "CONFIG_NO_SUCH_SYMBOL_KLAB=y" > "$T/bogus.config"
+out=$(k build --repo "$T/linux" --rev "$base" --fragment "$T/bogus.config" 2>&1); rc=$?
+case $out in *"CONFIG_NO_SUCH_SYMBOL_KLAB: asked y ($T/bogus.config:1)"*) ok "fragment drift names file:line";; *) fail "fragment drift: $out";; esac
+echo "NOT A CONFIG LINE" > "$T/junk.config"
+err=$(k build --repo "$T/linux" --rev "$base" --fragment "$T/junk.config" 2>&1); rc=$?
+case $err in *"junk.config:1: expected"*) ok "malformed fragment: file:line";; *) fail "junk fragment: $err";; esac
+
+# 5. interrupt a build at a random moment, then build again
+delay=$(awk 'BEGIN { srand(); printf "%.1f", 2 + rand() * 6 }')
+k build --quiet --repo "$T/linux" --rev "$c_culprit" >/dev/null 2>&1 &
+pid=$!
+sleep "$delay"
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+echo "# killed the build after ${delay}s"
+check "no half artifact left under its final name" sh -c "! ls -d '$lab'/artifacts/$(git -C "$T/linux" rev-parse "$c_culprit^{tree}")-* 2>/dev/null | grep -q . || test -s '$lab'/artifacts/$(git -C "$T/linux" rev-parse "$c_culprit^{tree}")-*/bzImage"
+out=$(k build --repo "$T/linux" --rev "$c_culprit" 2>&1); rc=$?
+check "rebuild after the kill succeeds" test "$rc" -eq 0
+kernel=$(echo "$out" | sed -n 's/^kernel: *//p')
+grep -q klab_planted_culprit "$(dirname "$kernel")/System.map" && ok "the artifact is the interrupted commit's kernel" || fail "System.map lacks the culprit symbol"
+check "no temp artifacts left" sh -c "! ls -d '$lab'/artifacts/.tmp-* 2>/dev/null | grep -q ."
+
+# 6. the compiler wrapper (distcc/icecc) is what make's compiler runs through
+cat > "$T/fake-distcc" <<EOS
+#!/bin/sh
+echo "\$*" >> "$T/wrapper.log"
+exec "\$@"
+EOS
+chmod +x "$T/fake-distcc"
+sed -i "s|^compiler_wrapper =.*|compiler_wrapper = $T/fake-distcc|" "$lab/klab.conf"
+out=$(k build --repo "$T/linux" --rev "$c_comment" 2>&1); rc=$?
+check "build through the wrapper succeeds" test "$rc" -eq 0
+grep -q "gcc.*mm/mmap.c" "$T/wrapper.log" 2>/dev/null && ok "the wrapper compiled mm/mmap.c" || fail "wrapper not used: $(head -3 "$T/wrapper.log" 2>/dev/null)"
+sed -i "s|^compiler_wrapper =.*|compiler_wrapper =|" "$lab/klab.conf"
+
+# 7. bisection with --build: the broken commit is skipped with its error
+cat > "$T/test.sh" <<'EOS'
+#!/bin/sh
+# good while the kernel lacks the planted function
+test -s "$KLAB_KERNEL" || exit 200
+! grep -q klab_planted_culprit "$KLAB_SYSTEM_MAP"
+EOS
+chmod +x "$T/test.sh"
+out=$(k bisect start --build --repo "$T/linux" --good "$base" --bad "$c_top" -- "$T/test.sh" 2>&1); rc=$?
+check "bisection with builds succeeds" test "$rc" -eq 0
+case $out in *"$c_culprit is the first bad commit"*) ok "culprit found";; *) fail "bisect --build: $out";; esac
+id=$(q "select max(id) from bisections")
+r=$(q "select reason from steps where bisection_id=$id and hash='$c_broken'")
+case $r in "build failed: kernel/fork.c:$bad_line:"*) ok "broken commit skipped: $r";; "") ok "broken commit not needed by the search";; *) fail "broken step reason: $r";; esac
+check "no step is both built and failed" test "$(q "select count(*) from steps where bisection_id=$id and status!='done'")" = 0
+
+# 8. gc keeps the newest artifacts
+n_before=$(ls -d "$lab"/artifacts/*/ | wc -l)
+out=$(k gc --keep-last 2 --dry-run)
+check "gc --dry-run removes nothing" test "$(ls -d "$lab"/artifacts/*/ | wc -l)" -eq "$n_before"
+k gc --keep-last 2 >/dev/null
+check "gc --keep-last 2 leaves 2 artifacts (had $n_before)" test "$(ls -d "$lab"/artifacts/*/ | wc -l)" -eq 2
+check "integrity of the database" test "$(q 'PRAGMA integrity_check')" = ok
+finish
