@@ -133,6 +133,66 @@ static void test_run_command__env_cwd_and_output(void **state)
 	free(out);
 }
 
+struct lines {
+	int n;
+	char last[64];
+	int pid;
+};
+
+static void collect_line(const char *line, size_t len, void *data)
+{
+	struct lines *l = data;
+	l->n++;
+	snprintf(l->last, sizeof(l->last), "%s", line);
+	assert_int_equal(strlen(line), len);
+}
+
+static void note_start(int pid, void *data)
+{
+	((struct lines *)data)->pid = pid;
+}
+
+static void test_run_command__streams_lines_and_still_logs(void **state)
+{
+	static const char *const argv[] = { "sh", "-c", "for i in 1 2 3; do echo line$i; done; printf tail", NULL };
+	char tmpl[] = "/tmp/klab-test-lines.XXXXXX";
+	struct lines l = { 0 };
+	struct run_opts o = { .argv = argv, .on_line = collect_line, .on_line_data = &l, .on_start = note_start };
+	struct run_result r;
+	char *out, *text;
+
+	assert_non_null(mkdtemp(tmpl));
+	out = xstrfmt("%s/log", tmpl);
+	o.output_path = out;
+	assert_int_equal(run_command(&o, &r), 0);
+	assert_int_equal(r.status, RUN_EXITED);
+	assert_int_equal(l.n, 4);		/* the unterminated last line too */
+	assert_string_equal(l.last, "tail");
+	assert_true(l.pid > 1);
+	assert_int_equal(read_file(out, 4096, &text, NULL), 0);
+	assert_string_equal(text, "line1\nline2\nline3\ntail");
+	free(text);
+	unlink(out);
+	rmdir(tmpl);
+	free(out);
+}
+
+static int stop_now(void *data)
+{
+	return 1;
+}
+
+static void test_run_command__should_stop_cancels(void **state)
+{
+	static const char *const argv[] = { "sleep", "30", NULL };
+	struct run_opts o = { .argv = argv, .should_stop = stop_now, .output_path = "/dev/null" };
+	struct run_result r;
+
+	assert_int_equal(run_command(&o, &r), 0);
+	assert_int_equal(r.status, RUN_CANCELLED);
+	assert_true(r.elapsed_ms < 10000);
+}
+
 static void test_util__write_file_atomic_and_read_limit(void **state)
 {
 	char tmpl[] = "/tmp/klab-test-file.XXXXXX";
@@ -179,6 +239,8 @@ int main(void)
 		cmocka_unit_test(test_run_command__timeout_kills_the_process_group),
 		cmocka_unit_test(test_run_command__exec_failure_is_not_an_exit_code),
 		cmocka_unit_test(test_run_command__env_cwd_and_output),
+		cmocka_unit_test(test_run_command__streams_lines_and_still_logs),
+		cmocka_unit_test(test_run_command__should_stop_cancels),
 		cmocka_unit_test(test_util__write_file_atomic_and_read_limit),
 		cmocka_unit_test(test_util__mkdir_p),
 	};
