@@ -100,6 +100,7 @@ struct runner {
 	char bad[41];
 	struct kbuild_recipe recipe;
 	int jobs;
+	char *why;		/* why the last step could not finish */
 };
 
 static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
@@ -169,6 +170,8 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	t0 = now_ms();
 	if (worktree_checkout(r->wt, hex) < 0) {
 		db_step_abort(r->lab->db, s.id, "checkout failed");
+		free(r->why);
+		r->why = xstrfmt("klab could not check out %.12s", hex);
 		goto out;
 	}
 	s.checkout_ms = now_ms() - t0;
@@ -181,6 +184,8 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 					PROGRESS_AUTO, "  ", &br);
 		if (rc < 0) {
 			db_step_abort(r->lab->db, s.id, "klab could not run the build");
+			free(r->why);
+			r->why = xstrfmt("klab could not run the build of %.12s", hex);
 			goto out;
 		}
 		if (br.status == KBUILD_OK) {
@@ -200,6 +205,8 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 			pipeline_print_build(&br, "  ");
 			if (br.status == KBUILD_ENV_FAILED) {
 				db_step_abort(r->lab->db, s.id, reason.buf);
+				free(r->why);
+				r->why = xstrdup(reason.buf);
 				error("%s on %.12s: fix the machine, then 'klab bisect resume %lld'", reason.buf, hex,
 				      (long long)r->b->id);
 				kbuild_result_release(&br);
@@ -273,6 +280,8 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	if (res == STEP_ABORT) {
 		db_step_abort(r->lab->db, s.id, reason.buf);
 		error("%s on %.12s (log: %s)", reason.buf, hex, log_path);
+		free(r->why);
+		r->why = xstrfmt("the test command did not give a verdict (%s)", reason.buf);
 		goto free_env;
 	}
 	s.verdict = res == STEP_GOOD ? "good" : res == STEP_BAD ? "bad" : "skip";
@@ -377,7 +386,7 @@ static int merge_base_phase(struct runner *r)
 		print_commit_line(r, todo);
 		res = run_step(r, todo, "merge-base", -1, 0);
 		if (res == STEP_ABORT) {
-			ret = stop(r, "the test command stopped on a merge base");
+			ret = stop(r, r->why ? r->why : "the step on a merge base could not finish");
 			goto out;
 		}
 		apply_result(r, todo, res);
@@ -512,7 +521,7 @@ static int bisect_loop(struct runner *r)
 		res = run_step(r, hex, "bisect", ch.all, choose_ms);
 		bisect_choice_release(&ch);
 		if (res == STEP_ABORT) {
-			ret = stop(r, "the test command did not give a verdict");
+			ret = stop(r, r->why ? r->why : "the step could not finish");
 			break;
 		}
 		{
@@ -576,12 +585,19 @@ static int run_bisection(struct lab *lab, struct bisection *b)
 			close(wfd);
 			goto out;
 		}
-		for (size_t i = 0; i < nr_steps; i++)
-			if (!strcmp(steps[i].status, "done") && !strcmp(steps[i].phase, "merge-base"))
-				apply_result(&r, steps[i].hash, verdict_of(&steps[i]));
-		if (nr_steps)
-			printf("bisection %lld: resuming after %zu recorded step%s\n", (long long)b->id,
-			       nr_steps, nr_steps == 1 ? "" : "s");
+		{
+			size_t done = 0;
+			for (size_t i = 0; i < nr_steps; i++) {
+				if (strcmp(steps[i].status, "done"))
+					continue;
+				done++;
+				if (!strcmp(steps[i].phase, "merge-base"))
+					apply_result(&r, steps[i].hash, verdict_of(&steps[i]));
+			}
+			if (nr_steps)
+				printf("bisection %lld: resuming after %zu recorded step%s\n", (long long)b->id,
+				       done, done == 1 ? "" : "s");
+		}
 		ret = merge_base_phase(&r);
 		if (ret == 0)
 			ret = bisect_loop(&r);
@@ -595,6 +611,7 @@ out:
 	free(r.goods);
 	free(r.skips);
 	kbuild_recipe_release(&r.recipe);
+	free(r.why);
 	close(lock_fd);
 	return ret;
 }

@@ -516,6 +516,17 @@ int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir)
 			goto cleanup;
 		}
 	}
+	{
+		/* The caller holds klab's lock on this worktree, so git lock
+		 * files here were left by a klab that was killed mid-write. */
+		static const char *const stale[] = { "index.lock", "HEAD.lock" };
+		for (size_t i = 0; i < ARRAY_SIZE(stale); i++) {
+			char *p = xstrfmt("%s%s", git_repository_path(repo), stale[i]);
+			if (unlink(p) == 0)
+				warning("removed a stale %s left by an interrupted klab", p);
+			free(p);
+		}
+	}
 	wt = xcalloc(1, sizeof(*wt));
 	wt->repo = repo;
 	wt->path = xstrdup(dir);

@@ -54,7 +54,8 @@ int hex_to_oid(const char *hex, unsigned char oid[20]);
 
 /* klab's own checkout of a repository: a separate git directory at dir
  * that borrows the repository's objects (alternates), so the user's
- * HEAD, index, refs and files are never touched. */
+ * HEAD, index, refs and files are never touched.  The caller must hold
+ * klab's lock on the worktree: stale git lock files are removed. */
 int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir);
 /* Check a commit out, rewriting only files that differ. */
 int worktree_checkout(struct worktree *wt, const char *hex);

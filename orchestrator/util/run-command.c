@@ -26,16 +26,54 @@ static int pidfd_open_compat(pid_t pid)
 #endif
 }
 
-static void child_setup(const struct run_opts *o, int out_fd, int err_pipe)
-	__attribute__((noreturn));
-static void child_setup(const struct run_opts *o, int out_fd, int err_pipe)
+static void supervise(pid_t cmd) __attribute__((noreturn));
+
+static void kill_group(int sig)
 {
+	(void)sig;
+	kill(0, SIGKILL);
+	_exit(128 + SIGKILL);
+}
+
+/* The process group leader between klab and the command: it waits for
+ * the command and, when klab dies (even by SIGKILL, through
+ * PR_SET_PDEATHSIG), kills the whole group, so no grandchild (a make -j
+ * compiler, a test's background job) outlives klab. */
+static void supervise(pid_t cmd)
+{
+	int status;
+
+	for (;;) {
+		pid_t w = waitpid(cmd, &status, 0);
+		if (w == cmd)
+			break;
+		if (w < 0 && errno != EINTR)
+			_exit(127);
+	}
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	signal(WTERMSIG(status), SIG_DFL);
+	raise(WTERMSIG(status));
+	_exit(128 + WTERMSIG(status));
+}
+
+static void child_setup(const struct run_opts *o, int out_fd, int err_pipe, pid_t parent)
+	__attribute__((noreturn));
+static void child_setup(const struct run_opts *o, int out_fd, int err_pipe, pid_t parent)
+{
+	struct sigaction sa;
+	pid_t cmd;
 	int e;
 
-	/* Die with klab: a killed orchestrator must not leave a test running. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setpgid(0, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = kill_group;
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, SIG_IGN);	/* klab decides what a ^C means */
 	signal(SIGPIPE, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)	/* klab died before prctl */
+		kill_group(0);
 	if (out_fd >= 0) {
 		dup2(out_fd, 1);
 		dup2(out_fd, 2);
@@ -47,6 +85,20 @@ static void child_setup(const struct run_opts *o, int out_fd, int err_pipe)
 			close(nullfd);
 		}
 	}
+	cmd = fork();
+	if (cmd < 0) {
+		e = errno;
+		if (write(err_pipe, &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	if (cmd > 0) {
+		close(err_pipe);	/* the command's copy reports exec errors */
+		supervise(cmd);
+	}
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, 0);
 	if (o->dir && chdir(o->dir) < 0)
 		goto fail;
 	if (o->env)
@@ -96,7 +148,7 @@ int run_command(const struct run_opts *o, struct run_result *r)
 	char linebuf[4096];
 	size_t linelen = 0;
 	int64_t start = now_ms();
-	pid_t pid;
+	pid_t pid, parent;
 	ssize_t n;
 	int child_errno;
 
@@ -120,13 +172,14 @@ int run_command(const struct run_opts *o, struct run_result *r)
 	}
 	fflush(stdout);
 	fflush(stderr);
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		error("cannot fork: %s", strerror(errno));
 		goto cleanup;
 	}
 	if (pid == 0)
-		child_setup(o, child_out, pipefd[1]);
+		child_setup(o, child_out, pipefd[1], parent);
 	setpgid(pid, pid);
 	close(pipefd[1]);
 	pipefd[1] = -1;

@@ -90,6 +90,16 @@ trap cleanup EXIT
 # ---- helpers -------------------------------------------------------------
 
 now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$t"; }
+# timed LOG CMD...: run CMD, output to LOG; set T_REAL (wall) and T_CPU
+# (user + sys of CMD and its children), in seconds; return CMD's status
+timed() {
+	local log=$1 tf="$RUN/time.out" rc=0 u s TIMEFORMAT='%3R %3U %3S'
+	shift
+	{ time "$@" > "$log" 2>&1; } 2> "$tf" || rc=$?
+	read -r T_REAL u s < "$tf"
+	T_CPU=$(calc "$u + $s")
+	return "$rc"
+}
 # median of the numbers given as arguments
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # calc EXPR: floating point with awk
@@ -109,16 +119,19 @@ EOF
 chmod +x "$SCRIPT"
 
 # Cost of one run of the test script as a parent pays it (fork + exec +
-# /bin/sh + wait), in seconds: the same work both tools do per step.
-script_cost() {
-	local dir=$1 n=200 t0 t1 i
-	t0=$(now_us)
-	for ((i = 0; i < n; i++)); do
+# /bin/sh + wait), the same work both tools do per step: sets
+# COST_REAL and COST_CPU, in seconds.
+script_runs() {
+	local dir=$1 i
+	for ((i = 0; i < 200; i++)); do
 		(cd "$dir" && exec "$SCRIPT") || true
 	done
-	t1=$(now_us)
+}
+script_cost() {
+	timed /dev/null script_runs "$1"
+	COST_REAL=$(calc "$T_REAL / 200")
+	COST_CPU=$(calc "$T_CPU / 200")
 	: > "$COUNTER"
-	calc "($t1 - $t0) / $n / 1e6"
 }
 
 # ---- the generated repository ------------------------------------------
@@ -357,36 +370,32 @@ PY
 
 # ---- one measurement of each tool ----------------------------------------
 
-# git_once CLONE GOOD BAD: sets G_TIME (s), G_STEPS, G_CULPRIT
+git_bisect() {
+	git -C "$1" bisect start "$3" "$2" && git -C "$1" bisect run "$SCRIPT"
+}
+
+# git_once CLONE GOOD BAD: sets G_TIME, G_CPU (s), G_STEPS, G_CULPRIT
 git_once() {
-	local clone=$1 good=$2 bad=$3 log="$RUN/git.log" t0 t1
+	local clone=$1 good=$2 bad=$3 log="$RUN/git.log"
 	git -C "$clone" bisect reset >/dev/null 2>&1 || true
 	: > "$COUNTER"
-	t0=$(now_us)
-	if ! { git -C "$clone" bisect start "$bad" "$good" && git -C "$clone" bisect run "$SCRIPT"; } > "$log" 2>&1; then
-		show_log "$log"
-		die "git bisect failed"
-	fi
-	t1=$(now_us)
-	G_TIME=$(calc "($t1 - $t0) / 1e6")
+	timed "$log" git_bisect "$clone" "$good" "$bad" || { show_log "$log"; die "git bisect failed"; }
+	G_TIME=$T_REAL
+	G_CPU=$T_CPU
 	G_STEPS=$(wc -l < "$COUNTER")
 	G_CULPRIT=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p' "$log" | head -n 1)
 	git -C "$clone" bisect reset >/dev/null 2>&1
 }
 
-# klab_once STATE REPO GOOD BAD: sets K_TIME, K_STEPS, K_CULPRIT and the
-# per-step sums from the database K_CHOOSE, K_CHECKOUT, K_TEST (ms)
+# klab_once STATE REPO GOOD BAD: sets K_TIME, K_CPU, K_STEPS, K_CULPRIT
+# and the per-step sums from the database K_CHOOSE, K_CHECKOUT, K_TEST (ms)
 klab_once() {
-	local state=$1 repo=$2 good=$3 bad=$4 log="$RUN/klab.log" t0 t1 row
+	local state=$1 repo=$2 good=$3 bad=$4 log="$RUN/klab.log" row
 	: > "$COUNTER"
-	t0=$(now_us)
-	if ! "$KLAB" --state "$state" bisect start --repo "$repo" --good "$good" --bad "$bad" \
-		-- "$SCRIPT" > "$log" 2>&1; then
-		show_log "$log"
-		die "klab bisect failed"
-	fi
-	t1=$(now_us)
-	K_TIME=$(calc "($t1 - $t0) / 1e6")
+	timed "$log" "$KLAB" --state "$state" bisect start --repo "$repo" --good "$good" --bad "$bad" \
+		-- "$SCRIPT" || { show_log "$log"; die "klab bisect failed"; }
+	K_TIME=$T_REAL
+	K_CPU=$T_CPU
 	K_STEPS=$(wc -l < "$COUNTER")
 	K_CULPRIT=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit.*/\1/p' "$log" | head -n 1)
 	row=$(sqlite3 -separator ' ' "$state/klab.db" \
@@ -400,12 +409,9 @@ klab_once() {
 # klab_startup STATE REPO GOOD BAD: sets K_START, the time of
 # `bisect start --no-run` (open, resolve, ancestry check, DAG load, insert)
 klab_startup() {
-	local state=$1 repo=$2 good=$3 bad=$4 t0 t1
-	t0=$(now_us)
-	"$KLAB" --state "$state" bisect start --no-run --repo "$repo" --good "$good" --bad "$bad" \
-		-- "$SCRIPT" > "$RUN/klab-norun.log" 2>&1 || { show_log "$RUN/klab-norun.log"; die "klab bisect start --no-run failed"; }
-	t1=$(now_us)
-	K_START=$(calc "($t1 - $t0) / 1e6")
+	timed "$RUN/klab-norun.log" "$KLAB" --state "$1" bisect start --no-run --repo "$2" \
+		--good "$3" --bad "$4" -- "$SCRIPT" || { show_log "$RUN/klab-norun.log"; die "klab bisect start --no-run failed"; }
+	K_START=$T_REAL
 }
 
 new_state() {
@@ -415,40 +421,54 @@ new_state() {
 	echo "$s"
 }
 
-# bench LABEL REPO GOOD BAD CULPRIT MODE
+# bench LABEL REPO GOOD BAD CULPRIT MODE [CACHE]
 # MODE fresh: every klab run gets a new state directory (its worktree is
 #             created and filled by the first checkout);
 #      warm:  one state directory, a first (untimed) bisection fills the
-#             worktree, as the git clone was filled by `git clone`.
+#             worktree, as the git clone was filled by `git clone`.  The
+#             clone and the state directory are kept in CACHE for the next
+#             run of this script (filling and deleting 78k files is slow).
 bench() {
-	local label=$1 repo=$2 good=$3 bad=$4 expect=$5 mode=$6
-	local clone="$RUN/git-clone" cost
-	local -a gt=() gs=() kt=() ks=() kc=() kk=() kx=() kz=()
-	local warm_state="" i
+	local label=$1 repo=$2 good=$3 bad=$4 expect=$5 mode=$6 cache=${7:-$RUN}
+	local clone="$cache/git-clone" cost cost_cpu
+	local -a gt=() gc=() gs=() kt=() kcpu=() ks=() kc=() kk=() kx=() kz=()
+	local warm_state="" i st st2 who
 
-	rm -rf "$clone"
-	git clone -q --shared "$repo" "$clone"
-	git -C "$clone" config gc.auto 0
-	cost=$(script_cost "$clone")
+	if [ "$mode" = warm ] && [ -f "$cache/git-clone.ready" ]; then
+		git -C "$clone" bisect reset >/dev/null 2>&1 || true
+		git -C "$clone" reset -q --hard
+	else
+		rm -rf "$clone" "$cache/git-clone.ready"
+		git clone -q --shared "$repo" "$clone"
+		git -C "$clone" config gc.auto 0
+		touch "$cache/git-clone.ready"
+	fi
+	script_cost "$clone"
+	cost=$COST_REAL
+	cost_cpu=$COST_CPU
 	if [ "$mode" = warm ]; then
-		warm_state=$(new_state)
-		local t0 t1
-		t0=$(now_us)
-		"$KLAB" --state "$warm_state" bisect start --repo "$repo" --good "$good" --bad "$bad" \
-			-- "$SCRIPT" > "$RUN/klab-warmup.log" 2>&1 || { show_log "$RUN/klab-warmup.log"; die "klab bisect failed"; }
-		t1=$(now_us)
-		echo "  klab cold run (fresh state dir, worktree filled from empty): $(fmt "$(calc "($t1 - $t0) / 1e6")" '%.2f') s (not counted)"
+		warm_state="$cache/klab-state"
+		if [ -f "$warm_state/warm" ]; then
+			echo "  klab state dir reused from an earlier run: $warm_state"
+		else
+			rm -rf "$warm_state"
+			mkdir -p "$warm_state"
+			"$KLAB" --state "$warm_state" init > /dev/null
+			timed "$RUN/klab-warmup.log" "$KLAB" --state "$warm_state" bisect start --repo "$repo" \
+				--good "$good" --bad "$bad" -- "$SCRIPT" || { show_log "$RUN/klab-warmup.log"; die "klab bisect failed"; }
+			printf '  klab cold run (fresh state dir, worktree filled from empty): %.2f s, cpu %.2f s (not counted)\n' \
+				"$T_REAL" "$T_CPU"
+			touch "$warm_state/warm"
+		fi
 	fi
 	for ((i = 1; i <= REPEAT; i++)); do
 		git_once "$clone" "$good" "$bad"
-		local st
 		if [ "$mode" = warm ]; then
 			st=$warm_state
 		else
 			st=$(new_state)
 		fi
 		klab_once "$st" "$repo" "$good" "$bad"
-		local st2
 		st2=$(new_state)
 		klab_startup "$st2" "$repo" "$good" "$bad"
 		rm -rf "$st2"
@@ -459,39 +479,42 @@ bench() {
 				STATUS=1
 			fi
 		done
-		printf '  run %d: git %2d steps %7.3f s | klab %2d steps %7.3f s (choose %d ms, checkout %d ms, test %d ms; start --no-run %.3f s)\n' \
-			"$i" "$G_STEPS" "$G_TIME" "$K_STEPS" "$K_TIME" "$K_CHOOSE" "$K_CHECKOUT" "$K_TEST" "$K_START"
-		gt+=("$G_TIME"); gs+=("$G_STEPS"); kt+=("$K_TIME"); ks+=("$K_STEPS")
+		printf '  run %d: git %2d steps %7.3f s (cpu %6.3f) | klab %2d steps %7.3f s (cpu %6.3f; choose %d ms, checkout %d ms, test %d ms; start --no-run %.3f s)\n' \
+			"$i" "$G_STEPS" "$G_TIME" "$G_CPU" "$K_STEPS" "$K_TIME" "$K_CPU" "$K_CHOOSE" "$K_CHECKOUT" "$K_TEST" "$K_START"
+		gt+=("$G_TIME"); gc+=("$G_CPU"); gs+=("$G_STEPS")
+		kt+=("$K_TIME"); kcpu+=("$K_CPU"); ks+=("$K_STEPS")
 		kc+=("$K_CHOOSE"); kk+=("$K_CHECKOUT"); kx+=("$K_TEST"); kz+=("$K_START")
 	done
-	[ -z "$warm_state" ] || rm -rf "$warm_state"
-	rm -rf "$clone"
+	[ "$mode" = warm ] || rm -rf "$clone"
 
-	local GT GS KT KS KC KK KX KZ
-	GT=$(median "${gt[@]}"); GS=$(median "${gs[@]}")
-	KT=$(median "${kt[@]}"); KS=$(median "${ks[@]}")
+	local GT GC GS KT KCPU KS KC KK KX KZ
+	GT=$(median "${gt[@]}"); GC=$(median "${gc[@]}"); GS=$(median "${gs[@]}")
+	KT=$(median "${kt[@]}"); KCPU=$(median "${kcpu[@]}"); KS=$(median "${ks[@]}")
 	KC=$(median "${kc[@]}"); KK=$(median "${kk[@]}"); KX=$(median "${kx[@]}"); KZ=$(median "${kz[@]}")
-	local g_step k_step k_step_nostart k_other k_once ratio ratio2
+	local g_step g_cpu k_step k_cpu k_step_nostart k_other k_once
 	# overhead per step: total minus the test script's own cost, per step
 	g_step=$(calc "($GT - $GS * $cost) / $GS")
+	g_cpu=$(calc "($GC - $GS * $cost_cpu) / $GS")
 	k_step=$(calc "($KT - $KS * $cost) / $KS")
+	k_cpu=$(calc "($KCPU - $KS * $cost_cpu) / $KS")
 	# klab's one-time part: `start` checks ancestry and loads the DAG,
 	# then the run does both again before its first step: ~2x --no-run
 	k_once=$(calc "2 * $KZ")
 	k_step_nostart=$(calc "($KT - $k_once - $KS * $cost) / $KS")
 	k_other=$(calc "($KT - $k_once - ($KC + $KK + $KX) / 1000) / $KS")
-	ratio=$(calc "$k_step / $g_step")
-	ratio2=$(calc "$k_step_nostart / $g_step")
 	echo
-	echo "  $label"
-	printf '  test script cost (fork+exec, subtracted from both): %.1f ms per run\n' "$(calc "$cost * 1000")"
-	printf '  git bisect:  %2d steps, %7.3f s total, %.3f s/step\n' "$GS" "$GT" "$g_step"
-	printf '  klab bisect: %2d steps, %7.3f s total, %.3f s/step incl. start-up\n' "$KS" "$KT" "$k_step"
+	echo "  $label (median of $REPEAT)"
+	printf '  test script cost (fork+exec+wait, subtracted from both): %.1f ms per run (cpu %.1f ms)\n' \
+		"$(calc "$cost * 1000")" "$(calc "$cost_cpu * 1000")"
+	printf '  git bisect:  %2d steps, %7.3f s total, %.3f s/step (cpu %.3f s/step)\n' "$GS" "$GT" "$g_step" "$g_cpu"
+	printf '  klab bisect: %2d steps, %7.3f s total, %.3f s/step incl. start-up (cpu %.3f s/step)\n' \
+		"$KS" "$KT" "$k_step" "$k_cpu"
 	printf '               per step: choose %.1f ms, checkout %.1f ms, test %.1f ms, record+other ~%.1f ms\n' \
 		"$(calc "$KC / $KS")" "$(calc "$KK / $KS")" "$(calc "$KX / $KS")" "$(calc "$k_other * 1000")"
 	printf '               one-time start-up ~%.3f s (2 x `start --no-run` %.3f s: ancestry check + DAG load); %.3f s/step without it\n' \
 		"$k_once" "$KZ" "$k_step_nostart"
-	printf '  ratio klab/git per step: %.2fx incl. start-up, %.2fx without (target <= 1.0x)\n' "$ratio" "$ratio2"
+	printf '  ratio klab/git per step: %.2fx (target <= 1.0x); without klab start-up %.2fx; cpu %.2fx\n' \
+		"$(calc "$k_step / $g_step")" "$(calc "$k_step_nostart / $g_step")" "$(calc "$k_cpu / $g_cpu")"
 	echo
 }
 
@@ -527,7 +550,7 @@ if find_kernel_base; then
 	echo "   $KDIR/repo.git, good $good, bad $bad, first bad $culprit"
 	echo "   klab keeps its worktree between bisections (warm): measured so, after one untimed run"
 	echo
-	bench "kernel tree, $commits commits on top, warm worktrees" "$KDIR/repo.git" "$good" "$bad" "$culprit" warm
+	bench "kernel tree, $commits commits on top, warm worktrees" "$KDIR/repo.git" "$good" "$bad" "$culprit" warm "$KDIR"
 else
 	echo "== kernel tree not available: set KLAB_KERNEL_REPO (a git repository of Debian's"
 	echo "   linux-source-6.1), or install linux-source-6.1 (/usr/src/linux-source-6.1.tar.xz) =="

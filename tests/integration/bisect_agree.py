@@ -15,7 +15,8 @@ A fifth of the cases bisect with --first-parent.
 Usage: bisect_agree.py [--seed N] [--cases N] [--case K] [--jobs N]
                        [--first-parent-share F] [--keep] [--verbose]
 Environment: KLAB (klab binary), KLAB_AGREE_SEED (default seed), TMPDIR.
-Exit status: 0 all cases agree, 1 a mismatch (files kept, printed), 2 usage.
+Exit status: 0 all cases agree, 1 a mismatch (files kept, printed), 2 usage,
+77 git too old (skipped).
 """
 
 import argparse
@@ -482,6 +483,12 @@ def main():
     for k in ('KLAB_STATE', 'XDG_STATE_HOME'):
         env.pop(k, None)
 
+    rc, so, se = run(['git', '--version'], env=env)
+    m = re.search(r'(\d+)\.(\d+)', so)
+    if rc != 0 or not m or (int(m.group(1)), int(m.group(2))) < (2, 29):
+        # git bisect --first-parent and git init -b need git 2.29
+        print('bisect_agree: SKIP: needs git 2.29 or newer (%s)' % (so.strip() or se.strip()))
+        return 77
     git_bisect = git_bisect_command(env)
     indices = [args.case] if args.case is not None else list(range(1, args.cases + 1))
     print('bisect_agree: seed %d, %d case%s, %d job%s, %s (rerun: --seed %d --cases %d)'

@@ -6,7 +6,7 @@
 # `git status`.  The test command runs in klab's own worktree under the
 # state directory, and klab runs no git program (checked with strace when
 # it can trace here).
-# POSIX sh; needs git, sqlite3 (not used), sha256sum, find with -printf.
+# POSIX sh; needs git, sha256sum, GNU find (-printf); strace is optional.
 
 : "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 if [ -z "${KLAB:-}" ]; then
