@@ -370,7 +370,9 @@ static int merge_base_phase(struct runner *r)
 				free(msg);
 				goto out;
 			}
-			if (has_hash(r->goods, r->nr_goods, mbs[i]))
+			/* given good or tested good: nothing to test (git's
+			 * check_merge_bases looks in all good revisions) */
+			if (has_hash(r->goods, r->nr_goods, mbs[i]) || has_hash(r->b->goods, r->b->nr_goods, mbs[i]))
 				continue;
 			if (has_hash(r->skips, r->nr_skips, mbs[i])) {
 				warning("the merge base %.12s must be skipped: the first bad commit may "

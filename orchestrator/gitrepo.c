@@ -244,49 +244,12 @@ cleanup:
 	return ret;
 }
 
-/* oid -> DAG index, open addressing. */
-struct oidmap {
-	int *slots;
-	size_t mask;
-	const struct bisect_dag *dag;
-};
-
 static size_t oid_hash(const unsigned char *oid)
 {
 	size_t h;
 
 	memcpy(&h, oid, sizeof(h));
 	return h;
-}
-
-static void oidmap_init(struct oidmap *m, const struct bisect_dag *dag, size_t n)
-{
-	size_t sz = 64;
-
-	while (sz < n * 2)
-		sz <<= 1;
-	m->slots = xmalloc(sz * sizeof(int));
-	memset(m->slots, 0xff, sz * sizeof(int));
-	m->mask = sz - 1;
-	m->dag = dag;
-	for (size_t i = 0; i < dag->nr; i++) {
-		size_t h = oid_hash(dag->commits[i].oid) & m->mask;
-		while (m->slots[h] >= 0)
-			h = (h + 1) & m->mask;
-		m->slots[h] = (int)i;
-	}
-}
-
-static int oidmap_get(const struct oidmap *m, const unsigned char *oid)
-{
-	size_t h = oid_hash(oid) & m->mask;
-
-	while (m->slots[h] >= 0) {
-		if (!memcmp(m->dag->commits[m->slots[h]].oid, oid, 20))
-			return m->slots[h];
-		h = (h + 1) & m->mask;
-	}
-	return -1;
 }
 
 /* Is the entry at each path the same in both trees? */
@@ -404,79 +367,311 @@ static int parse_commit_raw(const char *buf, size_t len, git_oid **parents, int 
 	return 0;
 }
 
+/* git's limited revision walk (revision.c: handle_commit, process_parents,
+ * mark_parents_uninteresting, limit_list with still_interesting), over
+ * commits parsed lazily from the object database.  libgit2's revwalk
+ * hides differently when committer dates tie or run backwards, which
+ * changes the candidates; this walk gives git's exactly. */
+#define W_PARSED	0x1
+#define W_UNINTERESTING	0x2
+#define W_SEEN		0x4
+#define W_ADDED		0x8
+#define W_SLOP		5
+
+struct wnode {
+	unsigned char oid[20];
+	int64_t date;
+	unsigned flags;
+	int nr_parents;
+	int *parents;
+};
+
+struct walker {
+	git_odb *odb;
+	struct wnode *n;
+	size_t nr, alloc;
+	int *slots;
+	size_t mask;
+	int failed;
+};
+
+static int walker_find(struct walker *w, const unsigned char *oid, int create)
+{
+	size_t h;
+
+	if (w->nr * 2 >= w->mask) {
+		size_t sz = w->mask ? (w->mask + 1) * 2 : 1024;
+		free(w->slots);
+		w->slots = xmalloc(sz * sizeof(int));
+		memset(w->slots, 0xff, sz * sizeof(int));
+		w->mask = sz - 1;
+		for (size_t i = 0; i < w->nr; i++) {
+			h = oid_hash(w->n[i].oid) & w->mask;
+			while (w->slots[h] >= 0)
+				h = (h + 1) & w->mask;
+			w->slots[h] = (int)i;
+		}
+	}
+	h = oid_hash(oid) & w->mask;
+	while (w->slots[h] >= 0) {
+		if (!memcmp(w->n[w->slots[h]].oid, oid, 20))
+			return w->slots[h];
+		h = (h + 1) & w->mask;
+	}
+	if (!create)
+		return -1;
+	ALLOC_GROW(w->n, w->nr + 1, w->alloc);
+	memset(&w->n[w->nr], 0, sizeof(w->n[w->nr]));
+	memcpy(w->n[w->nr].oid, oid, 20);
+	w->slots[h] = (int)w->nr;
+	return (int)w->nr++;
+}
+
+static int walker_parse(struct walker *w, int i)
+{
+	git_odb_object *obj = NULL;
+	git_oid oid, *parents = NULL;
+	int nr = 0;
+	int64_t date;
+
+	if (w->n[i].flags & W_PARSED)
+		return 0;
+	memcpy(oid.id, w->n[i].oid, 20);
+	if (git_odb_read(&obj, w->odb, &oid) < 0) {
+		w->failed = 1;
+		return git_fail("cannot read commit", git_oid_tostr_s(&oid));
+	}
+	if (git_odb_object_type(obj) != GIT_OBJECT_COMMIT ||
+	    parse_commit_raw(git_odb_object_data(obj), git_odb_object_size(obj), &parents, &nr, &date) < 0) {
+		git_odb_object_free(obj);
+		w->failed = 1;
+		free(parents);
+		return error("malformed commit object %s", git_oid_tostr_s(&oid));
+	}
+	git_odb_object_free(obj);
+	{
+		int *idx = xmalloc((nr ? nr : 1) * sizeof(int));
+		for (int p = 0; p < nr; p++)
+			idx[p] = walker_find(w, parents[p].id, 1);
+		/* walker_find may have moved w->n */
+		w->n[i].parents = idx;
+		w->n[i].nr_parents = nr;
+		w->n[i].date = date;
+		w->n[i].flags |= W_PARSED;
+	}
+	free(parents);
+	return 0;
+}
+
+static void mark_parents_uninteresting(struct walker *w, int c)
+{
+	int *stack = NULL;
+	size_t sp = 0, alloc = 0;
+
+	/* mark_one_parent_uninteresting: recurse only into parsed commits */
+	for (int p = 0; p < w->n[c].nr_parents; p++) {
+		ALLOC_GROW(stack, sp + 1, alloc);
+		stack[sp++] = w->n[c].parents[p];
+	}
+	while (sp) {
+		int q = stack[--sp];
+		if (w->n[q].flags & W_UNINTERESTING)
+			continue;
+		w->n[q].flags |= W_UNINTERESTING;
+		if (!(w->n[q].flags & W_PARSED))
+			continue;
+		for (int p = 0; p < w->n[q].nr_parents; p++) {
+			ALLOC_GROW(stack, sp + 1, alloc);
+			stack[sp++] = w->n[q].parents[p];
+		}
+	}
+	free(stack);
+}
+
+/* The walk's list: newest first, insertion after equal dates. */
+struct wlist {
+	int *v;
+	size_t head, len, alloc;
+};
+
+static void wlist_insert_by_date(struct walker *w, struct wlist *l, int c)
+{
+	size_t pos;
+
+	if (l->head && l->head > l->alloc / 2) {
+		memmove(l->v, l->v + l->head, l->len * sizeof(int));
+		l->head = 0;
+	}
+	ALLOC_GROW(l->v, l->head + l->len + 1, l->alloc);
+	for (pos = l->head; pos < l->head + l->len; pos++)
+		if (w->n[l->v[pos]].date < w->n[c].date)
+			break;
+	memmove(&l->v[pos + 1], &l->v[pos], (l->head + l->len - pos) * sizeof(int));
+	l->v[pos] = c;
+	l->len++;
+}
+
+static void process_parents(struct walker *w, struct wlist *l, int c, int first_parent)
+{
+	if (w->n[c].flags & W_ADDED)
+		return;
+	w->n[c].flags |= W_ADDED;
+	if (w->n[c].flags & W_UNINTERESTING) {
+		for (int p = 0; p < w->n[c].nr_parents; p++) {
+			int q = w->n[c].parents[p];
+			w->n[q].flags |= W_UNINTERESTING;
+			if (walker_parse(w, q) < 0)
+				continue;
+			if (w->n[q].nr_parents)
+				mark_parents_uninteresting(w, q);
+			if (w->n[q].flags & W_SEEN)
+				continue;
+			w->n[q].flags |= W_SEEN;
+			wlist_insert_by_date(w, l, q);
+		}
+		return;
+	}
+	for (int p = 0; p < w->n[c].nr_parents; p++) {
+		int q = w->n[c].parents[p];
+		if (walker_parse(w, q) < 0)
+			return;
+		if (!(w->n[q].flags & W_SEEN)) {
+			w->n[q].flags |= W_SEEN;
+			wlist_insert_by_date(w, l, q);
+		}
+		if (first_parent)
+			break;
+	}
+}
+
+static int still_interesting(struct walker *w, struct wlist *l, int64_t date, int slop)
+{
+	if (!l->len)
+		return 0;
+	if (date <= w->n[l->v[l->head]].date)
+		return W_SLOP;
+	for (size_t i = l->head; i < l->head + l->len; i++)
+		if (!(w->n[l->v[i]].flags & W_UNINTERESTING))
+			return W_SLOP;
+	return slop - 1;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;	/* {date, order} newest first, stable */
+	if (x[0] != y[0])
+		return x[0] < y[0] ? 1 : -1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
 int gitrepo_load_dag(struct gitrepo *r, const char *bad, char (*goods)[41], size_t nr_goods,
 		     int first_parent, const char *const *paths, size_t nr_paths,
 		     struct bisect_dag *dag)
 {
-	git_revwalk *walk = NULL;
-	git_odb *odb = NULL;
-	git_oid oid;
+	struct walker w = { 0 };
+	struct wlist list = { 0 };
+	int *newlist = NULL, *dag_index = NULL;
+	size_t nr_new = 0, alloc_new = 0;
+	int64_t (*start)[2] = NULL, date = INT64_MAX;
+	size_t nr_start = 0;
 	git_oid **raw_parents = NULL;
-	size_t raw_alloc = 0;
-	struct oidmap map = { 0 };
-	int ret = -1;
+	int slop = W_SLOP, ret = -1;
 
 	bisect_dag_init(dag);
 	dag->first_parent = first_parent;
-	if (git_repository_odb(&odb, r->repo) < 0 || git_revwalk_new(&walk, r->repo) < 0) {
-		git_fail("cannot walk history of", r->path);
+	if (git_repository_odb(&w.odb, r->repo) < 0) {
+		git_fail("cannot read objects of", r->path);
 		goto cleanup;
 	}
-	git_revwalk_sorting(walk, GIT_SORT_NONE);
-	if (first_parent)
-		git_revwalk_simplify_first_parent(walk);
-	git_oid_fromstr(&oid, bad);
-	if (git_revwalk_push(walk, &oid) < 0) {
-		git_fail("cannot walk from", bad);
-		goto cleanup;
-	}
-	for (size_t i = 0; i < nr_goods; i++) {
-		git_oid g;
-		git_oid_fromstr(&g, goods[i]);
-		if (git_revwalk_hide(walk, &g) < 0) {
-			git_fail("cannot hide", goods[i]);
-			goto cleanup;
-		}
-	}
-	while (git_revwalk_next(&oid, walk) == 0) {
-		git_odb_object *obj = NULL;
-		git_oid *parents;
-		int nr, idx;
-		int64_t date;
+	/* bisect_rev_setup: bad, then the goods (uninteresting) */
+	start = xcalloc(nr_goods + 1, sizeof(*start));
+	for (size_t i = 0; i <= nr_goods; i++) {
+		git_oid oid;
+		int c;
 
-		if (git_odb_read(&obj, odb, &oid) < 0) {
-			git_fail("cannot read commit", git_oid_tostr_s(&oid));
+		git_oid_fromstr(&oid, i ? goods[i - 1] : bad);
+		c = walker_find(&w, oid.id, 1);
+		if (walker_parse(&w, c) < 0)
 			goto cleanup;
+		if (i) {
+			w.n[c].flags |= W_UNINTERESTING;
+			mark_parents_uninteresting(&w, c);	/* handle_commit */
 		}
-		if (parse_commit_raw(git_odb_object_data(obj), git_odb_object_size(obj),
-				     &parents, &nr, &date) < 0) {
-			git_odb_object_free(obj);
-			error("malformed commit object %s", git_oid_tostr_s(&oid));
-			goto cleanup;
-		}
-		git_odb_object_free(obj);
-		idx = bisect_dag_add(dag, oid.id, date);
-		ALLOC_GROW(raw_parents, (size_t)idx + 1, raw_alloc);
-		raw_parents[idx] = parents;
-		dag->commits[idx].nr_parents = nr;
+		if (w.n[c].flags & W_SEEN)
+			continue;
+		w.n[c].flags |= W_SEEN;
+		start[nr_start][0] = w.n[c].date;
+		start[nr_start][1] = c;
+		nr_start++;
 	}
-	oidmap_init(&map, dag, dag->nr);
-	for (size_t i = 0; i < dag->nr; i++) {
-		struct bisect_commit *c = &dag->commits[i];
-		c->parents = xmalloc((c->nr_parents ? c->nr_parents : 1) * sizeof(int));
-		for (int p = 0; p < c->nr_parents; p++)
-			c->parents[p] = oidmap_get(&map, raw_parents[i][p].id);
+	/* commit_list_sort_by_date is a stable merge sort */
+	for (size_t i = 0; i < nr_start; i++)
+		start[i][1] = start[i][1] * 1024 + (int64_t)i;
+	qsort(start, nr_start, sizeof(*start), cmp_start);
+	for (size_t i = 0; i < nr_start; i++) {
+		ALLOC_GROW(list.v, list.len + 1, list.alloc);
+		list.v[list.len++] = (int)(start[i][1] / 1024);
+	}
+	/* limit_list */
+	while (list.len) {
+		int c = list.v[list.head++];
+		list.len--;
+		process_parents(&w, &list, c, first_parent);
+		if (w.failed)
+			goto cleanup;
+		if (w.n[c].flags & W_UNINTERESTING) {
+			mark_parents_uninteresting(&w, c);
+			slop = still_interesting(&w, &list, date, slop);
+			if (slop)
+				continue;
+			break;
+		}
+		date = w.n[c].date;
+		ALLOC_GROW(newlist, nr_new + 1, alloc_new);
+		newlist[nr_new++] = c;
+	}
+	/* the candidates: what is still interesting after the walk */
+	dag_index = xmalloc((w.nr ? w.nr : 1) * sizeof(int));
+	memset(dag_index, 0xff, (w.nr ? w.nr : 1) * sizeof(int));
+	for (size_t i = 0; i < nr_new; i++) {
+		int c = newlist[i];
+		if (w.n[c].flags & W_UNINTERESTING || dag_index[c] >= 0)
+			continue;
+		dag_index[c] = bisect_dag_add(dag, w.n[c].oid, w.n[c].date);
+	}
+	raw_parents = xcalloc(dag->nr ? dag->nr : 1, sizeof(*raw_parents));
+	for (size_t i = 0; i < nr_new; i++) {
+		int c = newlist[i], d = dag_index[c];
+		struct bisect_commit *bc;
+
+		if (d < 0 || dag->commits[d].parents)
+			continue;
+		bc = &dag->commits[d];
+		bc->nr_parents = w.n[c].nr_parents;
+		bc->parents = xmalloc((bc->nr_parents ? bc->nr_parents : 1) * sizeof(int));
+		raw_parents[d] = xmalloc((bc->nr_parents ? bc->nr_parents : 1) * sizeof(git_oid));
+		for (int p = 0; p < bc->nr_parents; p++) {
+			int q = w.n[c].parents[p];
+			bc->parents[p] = dag_index[q];
+			memcpy(raw_parents[d][p].id, w.n[q].oid, 20);
+		}
 	}
 	if (nr_paths && simplify_paths(r, dag, raw_parents, paths, nr_paths) < 0)
 		goto cleanup;
 	ret = 0;
 cleanup:
-	for (size_t i = 0; i < dag->nr && raw_parents; i++)
+	for (size_t i = 0; raw_parents && i < dag->nr; i++)
 		free(raw_parents[i]);
 	free(raw_parents);
-	free(map.slots);
-	git_revwalk_free(walk);
-	git_odb_free(odb);
+	for (size_t i = 0; i < w.nr; i++)
+		free(w.n[i].parents);
+	free(w.n);
+	free(w.slots);
+	free(list.v);
+	free(newlist);
+	free(dag_index);
+	free(start);
+	git_odb_free(w.odb);
 	if (ret < 0)
 		bisect_dag_release(dag);
 	return ret;

@@ -6,7 +6,7 @@
 #   KLAB=/path/to/klab bash tests/bench/bisect-overhead.sh [--commits N] [--repeat N]
 #
 # It PRINTS figures and never fails on timing; it fails only when a tool
-# errors or the two tools name different first bad commits.
+# errors or names a first bad commit other than the planted one.
 #
 # Repositories (built once, cached under ${KLAB_BENCH_DIR:-/var/tmp/klab-bench}):
 #  - generated: N commits (default 50000) from one `git fast-import` stream,
@@ -23,6 +23,16 @@
 # Its own cost (fork + exec of /bin/sh) is measured separately and
 # subtracted from both totals.  Each measurement is repeated (default 3)
 # and the median reported.
+#
+# Figures: wall time per step, total / steps, for git (`git bisect start`
+# + `git bisect run` in a `git clone --shared`) and for klab (`klab bisect
+# start`, which includes its one-time ancestry check and DAG load; that
+# part is estimated as 2 x `bisect start --no-run` and also shown taken
+# out).  klab's choose/checkout/test split comes from its database (steps
+# table); "record+other" is what is left.  CPU time (user + sys, children
+# included) is shown too: on a busy machine it is steadier than wall time.
+# File writes dominate checkout, so the file system of the bench dir
+# (printed) matters.
 set -euo pipefail
 
 COMMITS=50000
@@ -522,7 +532,8 @@ bench() {
 
 echo "klab bisect per-step overhead vs git bisect"
 echo "klab: $KLAB ($("$KLAB" --version 2>&1 | head -n 1)); $(git --version); libgit2: $(ldd "$KLAB" 2>/dev/null | sed -n 's/.*\(libgit2\.so[^ ]*\).*/\1/p' | head -n 1)"
-echo "cpus: $(nproc), bench dir: $BENCH, repeats: $REPEAT (medians reported)"
+echo "cpus: $(nproc), load average: $(cut -d' ' -f1-3 /proc/loadavg), repeats: $REPEAT (medians reported)"
+echo "bench dir: $BENCH ($(findmnt -n -o FSTYPE,OPTIONS -T "$BENCH" 2>/dev/null || echo 'file system unknown'))"
 echo
 
 prepare_generated
