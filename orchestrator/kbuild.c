@@ -580,6 +580,38 @@ void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure)
 	strbuf_rtrim(excerpt);
 }
 
+/* Compiler messages name files through the build dir's path to the
+ * source ("../../worktrees/repo-1/kernel/fork.c"): keep the part that
+ * is the repository's path. */
+static char *strip_src_prefix(const char *excerpt, const char *src_dir)
+{
+	const char *slash = strrchr(src_dir, '/');
+	const char *tail = slash ? slash + 1 : src_dir;
+	struct strbuf out = STRBUF_INIT;
+	const char *p = excerpt;
+
+	while (*p) {
+		const char *eol = strchrnul(p, '\n'), *colon = memchr(p, ':', (size_t)(eol - p));
+		const char *q = p, *hit = NULL;
+		size_t tl = strlen(tail);
+
+		/* the last "<tail>/" before the first colon */
+		while (colon && (q = memmem(q, (size_t)(colon - q), tail, tl)) && q + tl < colon) {
+			if (q[tl] == '/' && (q == p || q[-1] == '/'))
+				hit = q + tl + 1;
+			q += tl;
+		}
+		if (hit)
+			strbuf_add(&out, hit, (size_t)(eol - hit));
+		else
+			strbuf_add(&out, p, (size_t)(eol - p));
+		if (*eol)
+			strbuf_addch(&out, '\n');
+		p = *eol ? eol + 1 : eol;
+	}
+	return strbuf_detach(&out, NULL);
+}
+
 /* ---- progress ----------------------------------------------------------- */
 
 struct progress {
@@ -1028,7 +1060,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 			strbuf_addf(&excerpt, "%smake killed by signal %d", excerpt.len ? "\n" : "", rr.signal);
 		}
 		res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
-		res->excerpt = strbuf_detach(&excerpt, NULL);
+		res->excerpt = strip_src_prefix(excerpt.buf, req->src_dir);
 		res->message = xstrdup(env_failure ? "the build failed for a reason outside the commit"
 						   : "the commit does not build");
 	} else {
@@ -1061,7 +1093,7 @@ config_failed:
 		free(text);
 	}
 	res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
-	res->excerpt = strbuf_detach(&excerpt, NULL);
+	res->excerpt = strip_src_prefix(excerpt.buf, req->src_dir);
 	res->message = xstrdup("the kernel configuration step failed");
 	res->log = xstrdup(log);
 	res->duration_ms = now_ms() - start;

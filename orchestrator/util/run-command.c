@@ -85,6 +85,11 @@ static void child_setup(const struct run_opts *o, int out_fd, int err_pipe, pid_
 			close(nullfd);
 		}
 	}
+	/* Keep nothing of klab's open (lock files above all: a lock must
+	 * go away with klab, not with its children). */
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != err_pipe)
+			close(fd);
 	cmd = fork();
 	if (cmd < 0) {
 		e = errno;

@@ -20,10 +20,10 @@ commit() { git add -A && git commit -q -m "$1"; git rev-parse HEAD; }
 base=$(git rev-parse HEAD)
 sed -i '1a /* klab test: a harmless comment */' mm/mmap.c
 c_comment=$(commit "mm: a comment")
-sed -i 's/^\(\s*\)return retval;$/\1return retval/' kernel/fork.c
-bad_line=$(git diff HEAD -U0 -- kernel/fork.c | sed -n 's/^@@ -[0-9,]* +\([0-9]*\).*/\1/p' | head -n1)
+bad_line=$(($(wc -l < kernel/fork.c) + 1))
+echo 'int klab_broken_build = ;' >> kernel/fork.c
 c_broken=$(commit "fork: a commit that does not build")
-sed -i 's/^\(\s*\)return retval$/\1return retval;/' kernel/fork.c
+git checkout -q "$c_comment" -- kernel/fork.c
 c_fixed=$(commit "fork: fix the build")
 printf '\nnoinline void klab_planted_culprit(void) { }\n' >> mm/mmap.c
 c_culprit=$(commit "mm: the planted culprit")
@@ -82,7 +82,7 @@ case $err in *"junk.config:1: expected"*) ok "malformed fragment: file:line";; *
 
 # 5. interrupt a build at a random moment, then build again
 delay=$(awk 'BEGIN { srand(); printf "%.1f", 2 + rand() * 6 }')
-k build --quiet --repo "$T/linux" --rev "$c_culprit" >/dev/null 2>&1 &
+"$KLAB" --state "$lab" build --quiet --repo "$T/linux" --rev "$c_culprit" >/dev/null 2>&1 &
 pid=$!
 sleep "$delay"
 kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
