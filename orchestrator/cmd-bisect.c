@@ -101,6 +101,8 @@ struct runner {
 	struct kbuild_recipe recipe;
 	int jobs;
 	char *why;		/* why the last step could not finish */
+	struct bisect_dag *dag;		/* loaded by start, or NULL */
+	struct range_info *info;	/* what that load learnt, or NULL */
 };
 
 static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
@@ -348,7 +350,12 @@ static int merge_base_phase(struct runner *r)
 	int need = 0, ret = -1;
 
 	for (size_t i = 0; i < r->b->nr_goods; i++) {
-		int a = gitrepo_is_ancestor(r->repo, r->b->goods[i], r->b->bad);
+		int a;
+		/* a good that is the parent of a candidate is an ancestor of
+		 * bad: no history walk needed */
+		if (r->info && r->info->good_below[i])
+			continue;
+		a = gitrepo_is_ancestor(r->repo, r->b->goods[i], r->b->bad);
 		if (a < 0)
 			return fail(r, "cannot compare good and bad revisions");
 		if (!a)
@@ -441,8 +448,11 @@ static int bisect_loop(struct runner *r)
 		    !strcmp(steps[i].verdict, "good"))
 			add_hash(&all_goods, &nr_all, &alloc_all, steps[i].hash);
 
-	if (gitrepo_load_dag(r->repo, r->b->bad, all_goods, nr_all, r->b->first_parent,
-			     (const char *const *)r->b->paths, r->b->nr_paths, &dag) < 0) {
+	if (r->dag && nr_all == r->b->nr_goods) {
+		dag = *r->dag;	/* the range start loaded: take it over */
+		bisect_dag_init(r->dag);
+	} else if (gitrepo_load_dag(r->repo, r->b->bad, all_goods, nr_all, r->b->first_parent,
+				    (const char *const *)r->b->paths, r->b->nr_paths, &dag) < 0) {
 		ret = fail(r, "cannot load the commit range");
 		goto out_nodag;
 	}
@@ -542,10 +552,11 @@ out_nodag:
 	return ret;
 }
 
-/* Run (or continue) bisection b to its end. */
-static int run_bisection(struct lab *lab, struct bisection *b)
+/* Run (or continue) bisection b to its end.  dag/info: the range as
+ * start loaded it (taken over), or NULL. */
+static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag *dag, struct range_info *info)
 {
-	struct runner r = { .lab = lab, .b = b };
+	struct runner r = { .lab = lab, .b = b, .dag = dag, .info = info };
 	struct step *steps = NULL;
 	size_t nr_steps = 0;
 	char *lock_name, *wt_dir;
@@ -642,7 +653,9 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 	struct recipe_opts ro = { 0 };
 	struct kbuild_recipe recipe = { 0 };
 	struct strbuf recipe_text = STRBUF_INIT;
-	int build = 0, recipe_given = 0;
+	struct bisect_dag dag;
+	struct range_info info = { 0 };
+	int build = 0, recipe_given = 0, dag_loaded = 0;
 	const char *repo_arg = NULL, *bad_arg = NULL;
 	const char **good_args = NULL, **path_args = NULL;
 	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
@@ -755,7 +768,6 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		goto out;
 	b.goods = xcalloc(nr_good, 41);
 	for (size_t i = 0; i < nr_good; i++) {
-		int anc;
 		if (gitrepo_resolve(repo, good_args[i], b.goods[b.nr_goods]) < 0)
 			goto out;
 		if (!strcmp(b.goods[b.nr_goods], b.bad)) {
@@ -763,34 +775,34 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 			      good_args[i], bad_arg, b.bad);
 			goto out;
 		}
-		anc = gitrepo_is_ancestor(repo, b.bad, b.goods[b.nr_goods]);
-		if (anc < 0)
-			goto out;
-		if (anc) {
-			error("bad revision '%s' is an ancestor of good revision '%s': "
-			      "did you swap --good and --bad?", bad_arg, good_args[i]);
-			goto out;
-		}
 		if (!has_hash(b.goods, b.nr_goods, b.goods[b.nr_goods]))
 			b.nr_goods++;
 	}
-	{
-		/* Is there anything to test? */
-		struct bisect_dag dag;
-		if (gitrepo_load_dag(repo, b.bad, b.goods, b.nr_goods, first_parent, path_args, nr_paths, &dag) < 0)
-			goto out;
-		if (nr_paths) {
-			size_t touching = 0;
-			for (size_t i = 0; i < dag.nr; i++)
-				if (!(dag.commits[i].flags & BISECT_TREESAME))
-					touching++;
-			if (!touching) {
-				bisect_dag_release(&dag);
-				error("no commit between the good and bad revisions touches the given paths");
+	/* One walk gives the range, and tells whether bad is in it. */
+	if (gitrepo_load_dag_info(repo, b.bad, b.goods, b.nr_goods, first_parent, path_args, nr_paths,
+				  &dag, &info) < 0)
+		goto out;
+	dag_loaded = 1;
+	if (!info.bad_is_candidate) {
+		for (size_t i = 0; i < b.nr_goods; i++) {
+			if (gitrepo_is_ancestor(repo, b.bad, b.goods[i]) == 1) {
+				error("bad revision '%s' is an ancestor of good revision %.12s: "
+				      "did you swap --good and --bad?", bad_arg, b.goods[i]);
 				goto out;
 			}
 		}
-		bisect_dag_release(&dag);
+		error("no candidate commits between the good and bad revisions");
+		goto out;
+	}
+	if (nr_paths) {
+		size_t touching = 0;
+		for (size_t i = 0; i < dag.nr; i++)
+			if (!(dag.commits[i].flags & BISECT_TREESAME))
+				touching++;
+		if (!touching) {
+			error("no commit between the good and bad revisions touches the given paths");
+			goto out;
+		}
 	}
 
 	b.first_parent = first_parent;
@@ -814,10 +826,13 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		int64_t id = b.id;
 		if (db_bisection_load(lab.db, id, &loaded) < 0)
 			goto out;
-		ret = run_bisection(&lab, &loaded);
+		ret = run_bisection(&lab, &loaded, &dag, &info);
 		bisection_release(&loaded);
 	}
 out:
+	if (dag_loaded)
+		bisect_dag_release(&dag);
+	free(info.good_below);
 	recipe_opts_release(&ro);
 	kbuild_recipe_release(&recipe);
 	strbuf_release(&recipe_text);
@@ -910,7 +925,7 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
 		ret = EXIT_FAIL;
 	} else {
-		ret = run_bisection(&lab, &b);
+		ret = run_bisection(&lab, &b, NULL, NULL);
 	}
 	bisection_release(&b);
 	lab_close(&lab);

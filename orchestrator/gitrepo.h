@@ -49,6 +49,17 @@ void commit_info_release(struct commit_info *ci);
 int gitrepo_load_dag(struct gitrepo *repo, const char *bad, char (*goods)[41], size_t nr_goods,
 		     int first_parent, const char *const *paths, size_t nr_paths,
 		     struct bisect_dag *dag);
+/* What the walk learnt on the way, for free: whether bad is a candidate
+ * (else it is a good commit or reachable from one), and for each good
+ * whether it is the parent of a candidate (then it is an ancestor of
+ * bad; if not, it may still be).  Call after gitrepo_load_dag. */
+struct range_info {
+	int bad_is_candidate;
+	unsigned char *good_below;	/* nr_goods flags, caller frees */
+};
+int gitrepo_load_dag_info(struct gitrepo *repo, const char *bad, char (*goods)[41], size_t nr_goods,
+			  int first_parent, const char *const *paths, size_t nr_paths,
+			  struct bisect_dag *dag, struct range_info *info);
 void oid_to_hex41(const unsigned char oid[20], char hex[41]);
 int hex_to_oid(const char *hex, unsigned char oid[20]);
 
