@@ -102,7 +102,14 @@ exec "\$@"
 EOS
 chmod +x "$T/fake-distcc"
 sed -i "s|^compiler_wrapper =.*|compiler_wrapper = $T/fake-distcc|" "$lab/klab.conf"
-out=$(k build --repo "$T/linux" --rev "$c_comment" 2>&1); rc=$?
+# a change no earlier run compiled, so ccache must really compile it
+cd "$T/linux"
+git checkout -q -b wrapper-probe "$base"
+echo "int klab_wrapper_probe_$(date +%s%N)_$$;" >> mm/mmap.c
+c_wrap=$(commit "mm: something only this run compiles")
+git checkout -q main 2>/dev/null || git checkout -q "$c_top"
+cd "$KLAB_SRCDIR"
+out=$(k build --repo "$T/linux" --rev "$c_wrap" 2>&1); rc=$?
 check "build through the wrapper succeeds" test "$rc" -eq 0
 grep -q "gcc.*mm/mmap.c" "$T/wrapper.log" 2>/dev/null && ok "the wrapper compiled mm/mmap.c" || fail "wrapper not used: $(head -3 "$T/wrapper.log" 2>/dev/null)"
 sed -i "s|^compiler_wrapper =.*|compiler_wrapper =|" "$lab/klab.conf"
