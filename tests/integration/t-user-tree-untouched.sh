@@ -208,7 +208,9 @@ fi
 run_klab() { # TRACEFILE ARGS...: klab ARGS, under strace when possible
 	tf=$1; shift
 	if [ -n "$use_strace" ]; then
-		strace -f -qq -e trace=execve -o "$tf" "$KLAB" "$@"
+		# LeakSanitizer cannot run under ptrace (an --enable-asan build)
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			strace -f -qq -e trace=execve -o "$tf" "$KLAB" "$@"
 	else
 		"$KLAB" "$@"
 	fi
