@@ -13,8 +13,6 @@
 #include "util/run-command.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/file.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -876,19 +874,11 @@ static const char *live_state(struct lab *lab, const struct bisection *b)
 {
 	if (!strcmp(b->state, "running")) {
 		char *name = xstrfmt("bisect-%lld", (long long)b->id);
-		char *path = xstrfmt("%s/locks/%s.lock", lab->state_dir, name);
-		int fd = -1;
+		int fd = lab_try_lock(lab, name);
 
-		/* a quiet probe: lab_lock() would print when it is held */
-		fd = open(path, O_RDWR | O_CLOEXEC);
 		free(name);
-		free(path);
 		if (fd >= 0) {
-			int held = flock(fd, LOCK_EX | LOCK_NB) < 0;
 			close(fd);
-			if (!held)
-				return "interrupted";
-		} else {
 			return "interrupted";
 		}
 	}

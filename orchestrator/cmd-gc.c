@@ -77,17 +77,6 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int rm_rf(const char *path)
-{
-	const char *argv[] = { "rm", "-rf", "--", path, NULL };
-	struct run_opts o = { .argv = argv, .output_path = "/dev/null" };
-	struct run_result r;
-
-	if (run_command(&o, &r) < 0 || r.status != RUN_EXITED || r.exit_code)
-		return error("cannot remove '%s'", path);
-	return 0;
-}
-
 /* Collect the subdirectories of dir (skipping temp copies, which are
  * removed when their writer is gone). */
 static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
@@ -117,7 +106,7 @@ static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
 			if (pid <= 0 || kill((pid_t)pid, 0) < 0) {
 				printf("%s interrupted copy %s\n", dry_run ? "would remove" : "removing", p);
 				if (!dry_run)
-					rm_rf(p);
+					remove_tree(p);
 			}
 			free(p);
 			continue;
@@ -153,7 +142,7 @@ static void prune(struct lab *lab, const char *what, struct entry *e, size_t nr,
 		if (!dry_run) {
 			if (is_artifacts)
 				db_build_forget_artifact(lab->db, e[i].path);
-			rm_rf(e[i].path);
+			remove_tree(e[i].path);
 		}
 		freed += e[i].size;
 		removed++;

@@ -830,22 +830,6 @@ out:
 	return ret;
 }
 
-static int remove_tree(const char *path)
-{
-	static const char *const argv0[] = { "rm", "-rf", "--", NULL, NULL };
-	const char *argv[5];
-	struct run_opts o = { 0 };
-	struct run_result r;
-
-	memcpy(argv, argv0, sizeof(argv));
-	argv[3] = path;
-	o.argv = argv;
-	o.output_path = "/dev/null";
-	if (run_command(&o, &r) < 0 || r.status != RUN_EXITED || r.exit_code)
-		return error("cannot remove '%s'", path);
-	return 0;
-}
-
 /* Copy the results into artifacts/<key>: temp dir, fsync, rename. */
 static int store_artifacts(const struct lab *lab, const char *bd, const char *key, const char *log,
 			   char **final_out)
@@ -929,16 +913,17 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	char *env[8] = { NULL };
 	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0;
 	int64_t start = now_ms();
+	char recipe_id[41];
 
 	memset(res, 0, sizeof(*res));
-	if (kbuild_recipe_id(req->recipe, res->recipe_id) < 0)
+	if (kbuild_recipe_id(req->recipe, recipe_id) < 0)
 		return -1;
 	{
-		int rc = kbuild_lookup(lab, req->tree, res->recipe_id, res);
+		int rc = kbuild_lookup(lab, req->tree, recipe_id, res);
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
-		memset(res, 0, sizeof(*res));
-		kbuild_recipe_id(req->recipe, res->recipe_id);
+		/* a miss leaves res empty but for the id */
+		memcpy(res->recipe_id, recipe_id, sizeof(recipe_id));
 	}
 	if (kbuild_recipe_settings(req->recipe, &settings, &nr_settings) < 0)
 		return -1;

@@ -237,11 +237,8 @@ int tree_import(const char *tarball, const char *dest, char hex[41], int *reused
 out:
 	if (d)
 		closedir(d);
-	if (tmp) {
-		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
-		struct run_opts ro = { .argv = rm, .output_path = "/dev/null" };
-		run_command(&ro, &rr);
-	}
+	if (tmp)
+		remove_tree(tmp);
 	free(tmp);
 	free(top);
 	free(gi);

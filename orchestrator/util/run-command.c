@@ -292,3 +292,14 @@ cleanup:
 		close(out_fd);
 	return ret;
 }
+
+int remove_tree(const char *path)
+{
+	const char *argv[] = { "rm", "-rf", "--", path, NULL };
+	struct run_opts o = { .argv = argv, .output_path = "/dev/null" };
+	struct run_result r;
+
+	if (run_command(&o, &r) < 0 || r.status != RUN_EXITED || r.exit_code)
+		return error("cannot remove '%s'", path);
+	return 0;
+}

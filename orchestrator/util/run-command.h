@@ -43,4 +43,7 @@ struct run_result {
  * -1 after error() when klab itself could not set it up. */
 int run_command(const struct run_opts *opts, struct run_result *result);
 
+/* rm -rf -- path (argv, no shell); 0 or error(). */
+int remove_tree(const char *path);
+
 #endif
