@@ -9,10 +9,12 @@
 #include <string.h>
 
 extern const char klab_schema_sql[];
+extern const char klab_migration_2_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
 	klab_schema_sql,
+	klab_migration_2_sql,
 };
 
 int db_schema_version(void)
@@ -701,4 +703,187 @@ int db_build_forget_artifact(sqlite3 *db, const char *artifact_dir)
 		return -1;
 	sqlite3_bind_text(st, 1, artifact_dir, -1, SQLITE_TRANSIENT);
 	return step_done(db, st, "cannot update build");
+}
+
+/* ---- guest runs ----------------------------------------------------------- */
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id > 0)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_ms_or_null(sqlite3_stmt *st, int i, int64_t ms)
+{
+	if (ms >= 0)
+		sqlite3_bind_int64(st, i, ms);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int insert_returning(sqlite3 *db, sqlite3_stmt *st, int64_t *id, const char *what)
+{
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_fail(db, what);
+	}
+	*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "INSERT INTO run_sets (job_path, job_hash, suite, testcase, kpi, kernel, build_id, "
+			     "commit_hash, uri, host, accel, repeat, state, created_at) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'running', ?13) RETURNING id") < 0)
+		return -1;
+	bind_text_or_null(st, 1, rs->job_path);
+	bind_text_or_null(st, 2, rs->job_hash);
+	bind_text_or_null(st, 3, rs->suite);
+	bind_text_or_null(st, 4, rs->testcase);
+	bind_text_or_null(st, 5, rs->kpi);
+	bind_text_or_null(st, 6, rs->kernel);
+	bind_id_or_null(st, 7, rs->build_id);
+	bind_text_or_null(st, 8, rs->commit_hash);
+	bind_text_or_null(st, 9, rs->uri);
+	bind_text_or_null(st, 10, rs->host);
+	bind_text_or_null(st, 11, rs->accel);
+	sqlite3_bind_int(st, 12, (int)rs->repeat);
+	sqlite3_bind_int64(st, 13, now_s());
+	return insert_returning(db, st, id, "cannot record the run");
+}
+
+int db_run_set_finish(sqlite3 *db, int64_t id, const char *state)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE run_sets SET state = ?2, finished_at = ?3 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, now_s());
+	return step_done(db, st, "cannot finish the run");
+}
+
+int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "INSERT INTO boots (run_set_id, build_id, step_id, domain_name, accel, vcpus, numa_nodes, "
+			     "memory_mb, pinning, console_path, outcome, started_at) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11) RETURNING id") < 0)
+		return -1;
+	bind_id_or_null(st, 1, b->run_set_id);
+	bind_id_or_null(st, 2, b->build_id);
+	bind_id_or_null(st, 3, b->step_id);
+	bind_text_or_null(st, 4, b->domain_name);
+	bind_text_or_null(st, 5, b->accel);
+	sqlite3_bind_int(st, 6, (int)b->vcpus);
+	sqlite3_bind_int(st, 7, (int)b->numa_nodes);
+	sqlite3_bind_int64(st, 8, (int64_t)b->memory_mb);
+	bind_text_or_null(st, 9, b->pinning);
+	bind_text_or_null(st, 10, b->console_path);
+	sqlite3_bind_int64(st, 11, now_s());
+	return insert_returning(db, st, id, "cannot record the boot");
+}
+
+int db_boot_finish(sqlite3 *db, int64_t id, const struct db_boot_end *e)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE boots SET outcome = ?2, reason = ?3, console_excerpt = ?4, kernel_release = ?5, "
+			     "guest_env = ?6, pinning = coalesce(?7, pinning), boot_ms = ?8, create_ms = ?9, "
+			     "first_output_ms = ?10, finished_at = ?11 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text_or_null(st, 2, e->outcome);
+	bind_text_or_null(st, 3, e->reason);
+	bind_text_or_null(st, 4, e->excerpt);
+	bind_text_or_null(st, 5, e->kernel_release);
+	bind_text_or_null(st, 6, e->guest_env);
+	bind_text_or_null(st, 7, e->pinning);
+	bind_ms_or_null(st, 8, e->boot_ms);
+	bind_ms_or_null(st, 9, e->create_ms);
+	bind_ms_or_null(st, 10, e->first_output_ms);
+	sqlite3_bind_int64(st, 11, now_s());
+	return step_done(db, st, "cannot finish the boot");
+}
+
+int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (db_begin(db) < 0)
+		return -1;
+	if (prepare(db, &st, "INSERT INTO runs (boot_id, step_id, job_path, job_hash, iteration, status, exit_code, "
+			     "raw_path, started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+			     "RETURNING id") < 0)
+		goto fail;
+	bind_id_or_null(st, 1, r->boot_id);
+	bind_id_or_null(st, 2, r->step_id);
+	bind_text_or_null(st, 3, r->job_path);
+	bind_text_or_null(st, 4, r->job_hash);
+	sqlite3_bind_int(st, 5, (int)r->iteration);
+	sqlite3_bind_text(st, 6, r->status, -1, SQLITE_TRANSIENT);
+	if (r->exit_code >= 0)
+		sqlite3_bind_int(st, 7, r->exit_code);
+	else
+		sqlite3_bind_null(st, 7);
+	bind_text_or_null(st, 8, r->raw_path);
+	sqlite3_bind_int64(st, 9, r->started_at);
+	sqlite3_bind_int64(st, 10, r->finished_at);
+	if (insert_returning(db, st, id, "cannot record the run") < 0)
+		goto fail;
+
+	/* Duplicate (metric, seq) pairs from a hostile guest keep the first. */
+	if (prepare(db, &st, "INSERT OR IGNORE INTO samples (run_id, metric, seq, value) VALUES (?1, ?2, ?3, ?4)") < 0)
+		goto fail;
+	for (size_t i = 0; i < r->nr_samples; i++) {
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_text(st, 2, r->samples[i].metric, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, r->samples[i].seq);
+		sqlite3_bind_double(st, 4, r->samples[i].value);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			db_fail(db, "cannot store a sample");
+			goto fail_st;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (prepare(db, &st, "INSERT OR IGNORE INTO monitor_stats (run_id, source, name, phase, value) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5)") < 0)
+		goto fail;
+	for (size_t i = 0; i < r->nr_mons; i++) {
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_text(st, 2, r->mons[i].source, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, r->mons[i].name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, r->mons[i].phase, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(st, 5, r->mons[i].value);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			db_fail(db, "cannot store a monitor value");
+			goto fail_st;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return db_commit(db);
+
+fail_st:
+	sqlite3_finalize(st);
+fail:
+	db_rollback(db);
+	return -1;
 }

@@ -110,4 +110,60 @@ int db_build_forget_artifact(sqlite3 *db, const char *artifact_dir);
 /* Subject of a stored commit (caller frees) or NULL. */
 char *db_commit_subject(sqlite3 *db, int64_t repo_id, const char *hash);
 
+/* ---- guest runs (klab run; bisection steps later) ---- */
+
+struct db_run_set {
+	const char *job_path, *job_hash, *suite, *testcase, *kpi;
+	const char *kernel;
+	int64_t build_id;	/* 0: none */
+	const char *commit_hash;	/* NULL: none */
+	const char *uri, *host, *accel;
+	unsigned repeat;
+};
+int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id);
+int db_run_set_finish(sqlite3 *db, int64_t id, const char *state);
+
+struct db_boot {
+	int64_t run_set_id;	/* 0: none */
+	int64_t build_id;	/* 0: none */
+	int64_t step_id;	/* 0: none */
+	const char *domain_name, *accel, *pinning, *console_path;
+	unsigned vcpus, numa_nodes;
+	uint64_t memory_mb;
+};
+/* A boot row in state 'running', before the guest is created. */
+int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id);
+
+struct db_boot_end {
+	const char *outcome;	/* ok | boot-failed | panic | timeout | run-failed; NULL: klab failed */
+	const char *reason, *excerpt, *kernel_release, *guest_env, *pinning;
+	int64_t boot_ms, create_ms, first_output_ms;	/* -1: unknown */
+};
+int db_boot_finish(sqlite3 *db, int64_t id, const struct db_boot_end *e);
+
+struct db_sample {
+	const char *metric;
+	int64_t seq;
+	double value;
+};
+struct db_mon {
+	const char *source, *name, *phase;	/* phase: before | after | delta */
+	double value;
+};
+struct db_run {
+	int64_t boot_id, step_id;	/* step 0: none */
+	const char *job_path, *job_hash;
+	unsigned iteration;
+	const char *status;	/* ok | failed | timeout */
+	int exit_code;		/* -1: none */
+	const char *raw_path;
+	int64_t started_at, finished_at;
+	const struct db_sample *samples;
+	size_t nr_samples;
+	const struct db_mon *mons;
+	size_t nr_mons;
+};
+/* The run, its samples and monitor values in one transaction. */
+int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id);
+
 #endif

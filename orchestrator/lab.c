@@ -25,7 +25,11 @@ static const char default_config[] =
 	"ccache_dir =\n"
 	"# distributed compilation: a wrapper ccache runs the compiler through,\n"
 	"# e.g. distcc or icecc (empty = compile locally).\n"
-	"compiler_wrapper =\n";
+	"compiler_wrapper =\n"
+	"# guest accelerator: auto (KVM only where the CPU has vmx/svm), kvm, tcg.\n"
+	"accel = auto\n"
+	"# host CPUs klab's guests may use, e.g. 2-31 (empty = all).\n"
+	"guest_cpus =\n";
 
 char *lab_default_state_dir(const char *override)
 {
@@ -56,6 +60,7 @@ static int parse_config(struct lab *lab)
 	int lineno = 0, ret = 0;
 
 	lab->libvirt_uri = xstrdup("qemu:///system");
+	lab->accel = xstrdup("auto");
 	lab->build_jobs = 0;
 	if (read_file(lab->config_path, 1 << 20, &text, NULL) < 0)
 		return -1;
@@ -94,6 +99,16 @@ static int parse_config(struct lab *lab)
 		} else if (!strcmp(key, "ccache_dir")) {
 			free(lab->ccache_dir);
 			lab->ccache_dir = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "accel")) {
+			if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg")) {
+				ret = error("%s:%d: accel must be auto, kvm or tcg", lab->config_path, lineno);
+				break;
+			}
+			free(lab->accel);
+			lab->accel = xstrdup(val);
+		} else if (!strcmp(key, "guest_cpus")) {
+			free(lab->guest_cpus);
+			lab->guest_cpus = *val ? xstrdup(val) : NULL;
 		} else if (!strcmp(key, "compiler_wrapper")) {
 			free(lab->compiler_wrapper);
 			lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
@@ -168,6 +183,8 @@ void lab_close(struct lab *lab)
 	free(lab->libvirt_uri);
 	free(lab->ccache_dir);
 	free(lab->compiler_wrapper);
+	free(lab->accel);
+	free(lab->guest_cpus);
 	memset(lab, 0, sizeof(*lab));
 }
 

@@ -15,6 +15,8 @@ struct lab {
 	int build_jobs;
 	char *ccache_dir;	/* NULL: <state>/ccache */
 	char *compiler_wrapper;	/* e.g. distcc or icecc (CCACHE_PREFIX) */
+	char *accel;		/* auto | kvm | tcg */
+	char *guest_cpus;	/* CPU list guests may use, NULL = all */
 };
 
 /* The state directory: override (--state), else $KLAB_STATE, else

@@ -88,3 +88,363 @@ void pipeline_print_build(const struct kbuild_result *res, const char *indent)
 		}
 	}
 }
+
+/* ---- the guest: boot, run, store ------------------------------------------ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "guestimg.h"
+#include "job.h"
+#include "util/strbuf.h"
+
+/* Guests of every lab on this machine plan CPUs under one lock, so two
+ * klab processes never pick the same free CPU. */
+#define PLAN_LOCK "/var/tmp/klab-guest-plan.lock"
+
+static int plan_lock(void)
+{
+	int fd = open(PLAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0)
+		return error("cannot open '%s': %s", PLAN_LOCK, strerror(errno));
+	fchmod(fd, 0666);
+	if (flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		return error("cannot lock '%s': %s", PLAN_LOCK, strerror(errno));
+	}
+	return fd;
+}
+
+int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
+		      const struct guest_env_opts *o)
+{
+	enum accel_choice choice;
+	char *caps = NULL;
+	struct strbuf conf = STRBUF_INIT, cmd = STRBUF_INIT;
+	int ret = -1, n;
+
+	memset(ge, 0, sizeof(*ge));
+	ge->lab = lab;
+	ge->job = job;
+	ge->pin = !o->no_pin;
+	ge->quiet = o->quiet;
+	if (accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
+		return -1;
+	if (lab->guest_cpus && cpulist_parse(lab->guest_cpus, &ge->allowed, &ge->nr_allowed) < 0)
+		return error("guest_cpus in %s: not a CPU list", lab->config_path);
+	if (vm_connect(&ge->vm, o->uri ? o->uri : lab->libvirt_uri) < 0)
+		return -1;
+	n = vm_clean_orphans(&ge->vm, lab->state_dir);
+	if (n < 0)
+		goto cleanup;
+	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
+		goto cleanup;
+	if (vm_choose_accel(caps, choice, &ge->accel, &ge->accel_why) < 0)
+		goto cleanup;
+
+	if (guestimg_image_dir(lab, &ge->image_dir) < 0 ||
+	    guestimg_stage_kernel(ge->image_dir, o->kernel, &ge->kernel) < 0 ||
+	    guestimg_base(ge->image_dir, &ge->base_image, &ge->base_hit) < 0)
+		goto cleanup;
+	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0 ||
+	    guestimg_initrd(ge->image_dir, ge->base_image, conf.buf, conf.len, &ge->initrd) < 0)
+		goto cleanup;
+
+	/* panic=-1: a panicking guest reboots at once, and on_reboot=destroy
+	 * ends it; the console keeps the panic text. */
+	strbuf_addstr(&cmd, "console=ttyS0 panic=-1");
+	if (o->extra_cmdline && *o->extra_cmdline)
+		strbuf_addf(&cmd, " %s", o->extra_cmdline);
+	ge->cmdline = strbuf_detach(&cmd, NULL);
+	/* TCG boots a few seconds on an idle host, but these hosts are shared. */
+	ge->boot_timeout_ms = o->boot_timeout_ms ? o->boot_timeout_ms
+			    : ge->accel == ACCEL_KVM ? 60000 : 180000;
+	/* The agent kills the benchmark at the job's timeout; this is the
+	 * host's own limit beyond it. */
+	ge->run_timeout_ms = ((int64_t)job->runtime_s * 2 + 180) * 1000;
+	ret = 0;
+cleanup:
+	free(caps);
+	strbuf_release(&conf);
+	if (ret < 0)
+		guest_env_release(ge);
+	return ret;
+}
+
+void guest_env_release(struct guest_env *ge)
+{
+	vm_disconnect(&ge->vm);
+	topology_release(&ge->topo);
+	free(ge->allowed);
+	free(ge->image_dir);
+	free(ge->base_image);
+	free(ge->initrd);
+	free(ge->kernel);
+	free(ge->cmdline);
+	memset(ge, 0, sizeof(*ge));
+}
+
+void guest_result_release(struct guest_result *res)
+{
+	free(res->reason);
+	free(res->excerpt);
+	free(res->kernel_release);
+	free(res->pinning);
+	free(res->raw_path);
+	free(res->console_path);
+	result_metrics_free(res->metrics, res->nr_metrics);
+	memset(res, 0, sizeof(*res));
+}
+
+struct phase_ctx {
+	const struct guest_env *ge;
+	const char *label;
+	int plan_fd;
+};
+
+static void on_phase(const char *phase, int64_t ms, void *data)
+{
+	struct phase_ctx *p = data;
+	char buf[32];
+
+	if (!p->ge->quiet)
+		fprintf(stderr, "%s%s (%s)\n", p->label, phase, fmt_duration(ms, buf, sizeof(buf)));
+}
+
+static void on_created(void *data)
+{
+	struct phase_ctx *p = data;
+
+	if (p->plan_fd >= 0) {
+		close(p->plan_fd);
+		p->plan_fd = -1;
+	}
+}
+
+/* Monitor records → before/after/delta rows, and time series as samples. */
+static void collect_mons(const struct result *r, struct db_mon **mons, size_t *nr_mons,
+			 struct db_sample **ts, size_t *nr_ts, char ***names, size_t *nr_names)
+{
+	size_t alloc = 0, alloc_ts = 0, alloc_names = 0;
+
+	*mons = NULL;
+	*ts = NULL;
+	*names = NULL;
+	*nr_mons = *nr_ts = *nr_names = 0;
+	for (size_t i = 0; i < r->nr_mon; i++) {
+		const struct result_mon *m = &r->mon[i];
+		if (!strcmp(m->phase, "before") || !strcmp(m->phase, "after")) {
+			ALLOC_GROW(*mons, *nr_mons + 1, alloc);
+			(*mons)[(*nr_mons)++] = (struct db_mon){ m->source, m->name, m->phase, m->value };
+			if (!strcmp(m->phase, "after") && strcmp(m->source, "meminfo")) {
+				/* counters: the run's own share */
+				for (size_t j = 0; j < r->nr_mon; j++) {
+					const struct result_mon *b = &r->mon[j];
+					if (!strcmp(b->phase, "before") && !strcmp(b->source, m->source) &&
+					    !strcmp(b->name, m->name)) {
+						ALLOC_GROW(*mons, *nr_mons + 1, alloc);
+						(*mons)[(*nr_mons)++] =
+							(struct db_mon){ m->source, m->name, "delta", m->value - b->value };
+						break;
+					}
+				}
+			}
+		} else if (m->phase[0] == 't') {
+			unsigned long sec;
+			if (parse_uint(m->phase + 1, 1u << 30, &sec) < 0)
+				continue;
+			ALLOC_GROW(*names, *nr_names + 1, alloc_names);
+			(*names)[*nr_names] = xstrfmt("monitor.%s.%s", m->source, m->name);
+			ALLOC_GROW(*ts, *nr_ts + 1, alloc_ts);
+			(*ts)[(*nr_ts)++] = (struct db_sample){ (*names)[*nr_names], (int64_t)sec, m->value };
+			(*nr_names)++;
+		}
+	}
+}
+
+static char *env_text(const struct result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < r->nr_env; i++)
+		strbuf_addf(&sb, "%s=%s\n", r->env[i].key, r->env[i].value);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int write_raw(const char *path, const struct result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < r->nr_out; i++) {
+		strbuf_addstr(&sb, r->out[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	ret = write_file_atomic(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
+		   unsigned iteration, const char *label, struct guest_result *res)
+{
+	const struct job *job = ge->job;
+	struct guest_shape shape = { job->guest.vcpus, job->guest.numa_nodes, job->guest.memory_mb };
+	struct guest_plan plan = { 0 };
+	struct domain_spec spec = { 0 };
+	struct strbuf xml = STRBUF_INIT;
+	struct phase_ctx pc = { ge, label, -1 };
+	struct vm_run_opts vo = { 0 };
+	struct vm_run vr;
+	struct db_boot boot = { 0 };
+	struct db_boot_end end = { 0 };
+	struct db_run run = { 0 };
+	struct db_mon *mons = NULL;
+	struct db_sample *samples = NULL, *ts = NULL;
+	char **ts_names = NULL, *name = NULL, *dir = NULL, *plan_text = NULL, *genv = NULL;
+	unsigned char *busy = NULL;
+	size_t nr_busy = 0, nr_mons = 0, nr_ts = 0, nr_names = 0;
+	int have_vr = 0, ret = -1;
+	int64_t started = now_s();
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = VM_ERROR;
+	pc.plan_fd = plan_lock();
+	if (pc.plan_fd < 0)
+		return -1;
+	if (vm_busy_cpus(&ge->vm, &busy, &nr_busy) < 0 ||
+	    topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, busy, nr_busy) < 0)
+		goto cleanup;
+	plan_text = guest_plan_describe(&plan);
+
+	name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
+	spec.name = name;
+	spec.accel = ge->accel;
+	spec.kernel = ge->kernel;
+	spec.initrd = ge->initrd;
+	spec.cmdline = ge->cmdline;
+	spec.memory_mb = job->guest.memory_mb;
+	spec.plan = &plan;
+	spec.pin = ge->pin;
+	spec.hugepages = job->guest.hugepages == JOB_HUGEPAGES_2M ? BACKING_2M
+		       : job->guest.hugepages == JOB_HUGEPAGES_1G ? BACKING_1G : BACKING_NONE;
+	spec.lab_id = ge->lab->state_dir;
+	spec.owner_pid = (int)getpid();
+	spec.created_s = started;
+	if (domain_xml(&spec, &xml) < 0)
+		goto cleanup;
+
+	boot.run_set_id = run_set_id;
+	boot.build_id = build_id;
+	boot.step_id = step_id;
+	boot.domain_name = name;
+	boot.accel = accel_name(ge->accel);
+	boot.pinning = ge->pin ? plan_text : "unpinned";
+	boot.vcpus = shape.vcpus;
+	boot.numa_nodes = shape.numa_nodes;
+	boot.memory_mb = shape.memory_mb;
+	dir = run_set_id ? xstrfmt("%s/runs/%lld", ge->lab->state_dir, (long long)run_set_id)
+			 : xstrfmt("%s/runs/steps", ge->lab->state_dir);
+	if (mkdir_p(dir, 0755) < 0)
+		goto cleanup;
+	res->console_path = xstrfmt("%s/%u.console", dir, iteration);
+	res->raw_path = xstrfmt("%s/%u.out", dir, iteration);
+	boot.console_path = res->console_path;
+	if (db_boot_begin(ge->lab->db, &boot, &res->boot_id) < 0)
+		goto cleanup;
+
+	vo.xml = xml.buf;
+	vo.console_path = res->console_path;
+	vo.boot_timeout_ms = ge->boot_timeout_ms;
+	vo.run_timeout_ms = ge->run_timeout_ms;
+	vo.on_phase = on_phase;
+	vo.on_created = on_created;
+	vo.data = &pc;
+	if (vm_boot_and_run(&ge->vm, &vo, &vr) < 0) {
+		have_vr = 1;
+		end.reason = "klab or libvirt failed (see the error above)";
+		db_boot_finish(ge->lab->db, res->boot_id, &end);
+		goto cleanup;
+	}
+	have_vr = 1;
+	res->outcome = vr.outcome;
+	res->reason = xstrdup(vr.reason);
+	res->excerpt = vr.excerpt ? xstrdup(vr.excerpt) : NULL;
+	res->hello_ms = vr.hello_ms;
+	res->first_output_ms = vr.first_output_ms;
+	res->create_ms = vr.create_ms;
+	res->total_ms = vr.total_ms;
+	res->pinning = xstrdup(vr.pinning ? vr.pinning : "?");
+	res->dropped = vr.result.long_lines + vr.result.bad_records;
+	if (result_env_get(&vr.result, "kernel"))
+		res->kernel_release = xstrdup(result_env_get(&vr.result, "kernel"));
+
+	/* What the guest said is kept even when the run failed. */
+	if (vr.result.hello) {
+		res->nr_metrics = result_parse_metrics(job->suite, job->testcase, vr.result.out, vr.result.nr_out,
+						       &res->metrics);
+		if (write_raw(res->raw_path, &vr.result) < 0)
+			goto cleanup;
+		collect_mons(&vr.result, &mons, &nr_mons, &ts, &nr_ts, &ts_names, &nr_names);
+		samples = xcalloc(res->nr_metrics + nr_ts + 1, sizeof(*samples));
+		for (size_t i = 0; i < res->nr_metrics; i++)
+			samples[i] = (struct db_sample){ res->metrics[i].name, res->metrics[i].seq,
+							 res->metrics[i].value };
+		memcpy(samples + res->nr_metrics, ts, nr_ts * sizeof(*ts));
+		run.boot_id = res->boot_id;
+		run.step_id = step_id;
+		run.job_path = job->path;
+		run.job_hash = job->hash;
+		run.iteration = iteration;
+		run.status = vr.outcome == VM_OK ? "ok" : vr.outcome == VM_TIMEOUT ? "timeout" : "failed";
+		run.exit_code = vr.result.exit_status == RESULT_EXIT_EXITED ? vr.result.exit_code : -1;
+		run.raw_path = res->raw_path;
+		run.started_at = started;
+		run.finished_at = now_s();
+		run.samples = samples;
+		run.nr_samples = res->nr_metrics + nr_ts;
+		run.mons = mons;
+		run.nr_mons = nr_mons;
+		res->nr_mons = nr_mons;
+		if (db_run_store(ge->lab->db, &run, &res->run_id) < 0)
+			goto cleanup;
+	}
+	genv = env_text(&vr.result);
+	end.outcome = vm_outcome_name(vr.outcome);
+	end.reason = vr.reason;
+	end.excerpt = vr.excerpt;
+	end.kernel_release = res->kernel_release;
+	end.guest_env = genv;
+	end.pinning = ge->pin ? vr.pinning : NULL;
+	end.boot_ms = vr.hello_ms;
+	end.create_ms = vr.create_ms;
+	end.first_output_ms = vr.first_output_ms;
+	if (db_boot_finish(ge->lab->db, res->boot_id, &end) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	if (pc.plan_fd >= 0)
+		close(pc.plan_fd);
+	if (have_vr)
+		vm_run_release(&vr);
+	for (size_t i = 0; i < nr_names; i++)
+		free(ts_names[i]);
+	free(ts_names);
+	free(ts);
+	free(mons);
+	free(samples);
+	free(genv);
+	free(busy);
+	free(name);
+	free(dir);
+	free(plan_text);
+	guest_plan_release(&plan);
+	strbuf_release(&xml);
+	return ret;
+}

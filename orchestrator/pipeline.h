@@ -1,10 +1,15 @@
-/* Test one commit: (build →) … Today: the build part, shared by
- * `klab build` and `klab bisect --build`. */
+/* Test one commit: build → boot → run → store.  The build part is shared
+ * by `klab build`, `klab bisect --build` and `klab run --rev`; the guest
+ * part (one boot running the job once, stored) by `klab run`. */
 #ifndef KLAB_PIPELINE_H
 #define KLAB_PIPELINE_H
 
 #include <stdint.h>
 #include "kbuild.h"
+#include "domain.h"
+#include "resultproto.h"
+#include "topology.h"
+#include "vm.h"
 
 struct lab;
 struct gitrepo;
@@ -18,5 +23,62 @@ int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struc
 
 /* Print a result the way `klab build` does. */
 void pipeline_print_build(const struct kbuild_result *res, const char *indent);
+
+struct job;
+
+/* Everything a series of boots of one kernel with one job shares. */
+struct guest_env {
+	struct lab *lab;
+	const struct job *job;
+	struct vm_conn vm;
+	enum accel accel;
+	const char *accel_why;
+	struct host_topology topo;
+	unsigned char *allowed;	/* lab's guest_cpus, NULL = all */
+	size_t nr_allowed;
+	int pin;
+	char *image_dir, *base_image, *initrd, *kernel;
+	int base_hit;
+	char *cmdline;
+	int64_t boot_timeout_ms, run_timeout_ms;
+	int quiet;
+};
+
+struct guest_env_opts {
+	const char *kernel;		/* bzImage path */
+	const char *uri;		/* NULL: the lab's libvirt_uri */
+	const char *accel;		/* NULL: the lab's accel */
+	int no_pin;
+	const char *extra_cmdline;	/* appended to the kernel command line */
+	int64_t boot_timeout_ms;	/* 0: default for the accelerator */
+	int quiet;
+};
+
+/* Connect, clean orphans, choose the accelerator, read the topology,
+ * build or find the initramfs and stage the kernel. */
+int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
+		      const struct guest_env_opts *o);
+void guest_env_release(struct guest_env *ge);
+
+struct guest_result {
+	enum vm_outcome outcome;
+	char *reason, *excerpt;
+	int64_t boot_id, run_id;
+	int64_t hello_ms, first_output_ms, create_ms, total_ms;
+	char *kernel_release;
+	char *pinning;
+	struct result_metric *metrics;
+	size_t nr_metrics;
+	char *raw_path, *console_path;
+	size_t nr_mons;
+	size_t dropped;		/* hostile or oversized output the parser refused */
+};
+
+/* Boot once, run the job once, store boot, run, samples and monitor
+ * values.  0 with the outcome in *res (whatever the kernel did), -1 when
+ * klab or libvirt failed (the boot row then says so). */
+int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
+		   unsigned iteration, const char *label, struct guest_result *res);
+void guest_result_release(struct guest_result *res);
 
 #endif

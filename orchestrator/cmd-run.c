@@ -1,0 +1,424 @@
+/* klab run: one job on one kernel, `repeat` boots, every sample stored,
+ * and an LKP-style summary (mean ± %stddev per metric). */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "klab.h"
+#include "db.h"
+#include "gitrepo.h"
+#include "job.h"
+#include "kbuild.h"
+#include "lab.h"
+#include "pipeline.h"
+#include "stats.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static const char *const run_usage[] = {
+	"usage: klab run --job FILE (--kernel BZIMAGE | --repo PATH --rev REV)",
+	"                [--repeat N] [--kpi METRIC] [--uri URI] [--accel auto|kvm|tcg]",
+	"                [--no-pin] [--cmdline TEXT] [--boot-timeout SECS] [--quiet]",
+	"                [build options: --config, --fragment, --config-option, ...]",
+	"",
+	"Boot the kernel in a libvirt guest shaped as the job says (vCPUs pinned",
+	"to host CPUs, NUMA cells bound to host nodes), run the job's benchmark",
+	"once per boot, N boots, store every sample and /proc snapshot, and",
+	"print each metric's mean and %stddev.  With --repo/--rev klab builds",
+	"the commit first (or finds it in the artifact store), adding the job's",
+	"kconfig fragments to the recipe.",
+	"",
+	"  --job FILE          job file (see klab-job(5)); jobs/ has examples",
+	"  --kernel BZIMAGE    boot this kernel image",
+	"  --repo PATH --rev REV  build and boot this commit",
+	"  --repeat N          boots (default: the job's repeat)",
+	"  --kpi METRIC        the metric to headline (default: the job's kpi)",
+	"  --uri URI           libvirt URI (default: libvirt_uri in klab.conf)",
+	"  --accel A           auto (default: KVM only with vmx/svm), kvm or tcg",
+	"  --no-pin            do not pin vCPUs (for comparisons)",
+	"  --cmdline TEXT      appended to the guest kernel's command line",
+	"  --boot-timeout S    seconds from start to the agent (default 60 KVM, 180 TCG)",
+	"  --quiet             no progress lines",
+	"",
+	"Exit status: 0 every boot ran the job and produced the KPI, 1 otherwise",
+	"(boot failure, panic, timeout, failed benchmark, klab error), 2 usage.",
+	NULL
+};
+
+enum {
+	OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI, OPT_URI, OPT_ACCEL,
+	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_QUIET
+};
+
+struct metric_row {
+	char *name;
+	double *per_run;	/* one value per successful run (mean over its seqs) */
+	size_t n;
+	int series;		/* more than one seq in a run */
+};
+
+struct summary {
+	struct metric_row *rows;
+	size_t nr, alloc;
+};
+
+static struct metric_row *summary_row(struct summary *s, const char *name)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		if (!strcmp(s->rows[i].name, name))
+			return &s->rows[i];
+	ALLOC_GROW(s->rows, s->nr + 1, s->alloc);
+	memset(&s->rows[s->nr], 0, sizeof(s->rows[0]));
+	s->rows[s->nr].name = xstrdup(name);
+	return &s->rows[s->nr++];
+}
+
+/* One run's metrics: each name's value is the mean over its seqs (the
+ * per-second or per-task series). */
+static void summary_add(struct summary *s, const struct result_metric *m, size_t n, size_t run_index)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct metric_row *row = summary_row(s, m[i].name);
+		double sum = 0;
+		size_t cnt = 0;
+		if (row->n > run_index)
+			continue;	/* already folded for this run */
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(m[j].name, m[i].name)) {
+				sum += m[j].value;
+				cnt++;
+			}
+		if (cnt > 1)
+			row->series = 1;
+		row->per_run = xrealloc(row->per_run, (run_index + 1) * sizeof(double));
+		/* a metric absent from an earlier run: pad with NAN, skipped below */
+		for (size_t k = row->n; k < run_index; k++)
+			row->per_run[k] = NAN;
+		row->per_run[run_index] = sum / (double)cnt;
+		row->n = run_index + 1;
+	}
+}
+
+static void summary_release(struct summary *s)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		free(s->rows[i].name);
+		free(s->rows[i].per_run);
+	}
+	free(s->rows);
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	return strcmp(((const struct metric_row *)a)->name, ((const struct metric_row *)b)->name);
+}
+
+static void print_row(const struct metric_row *row, const char *kpi)
+{
+	double v[1024];
+	size_t n = 0;
+
+	for (size_t i = 0; i < row->n && n < 1024; i++)
+		if (!isnan(row->per_run[i]))
+			v[n++] = row->per_run[i];
+	if (!n)
+		return;
+	printf("%16.6g %s%4.0f%%  %-3zu %s%s%s\n", stats_mean(v, n), n > 1 ? "±" : " ",
+	       stats_cv_percent(v, n), n, row->name, row->series ? " (mean of series)" : "",
+	       !strcmp(row->name, kpi) ? "   <- KPI" : "");
+}
+
+static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, struct recipe_opts *ro,
+			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
+{
+	struct kbuild_recipe recipe = { 0 };
+	struct kbuild_result res = { 0 };
+	struct gitrepo *repo = NULL;
+	struct worktree *wt = NULL;
+	char *abs_repo = NULL, *wt_dir = NULL, *lock_name = NULL;
+	int64_t repo_id;
+	int lock_fd = -1, ret = -1;
+
+	/* the job's own fragments join the recipe */
+	for (size_t i = 0; i < job->nr_fragments; i++)
+		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
+	if (recipe_from_opts(ro, &recipe) < 0)
+		goto cleanup;
+	if (gitrepo_open(&repo, repo_arg) < 0 || gitrepo_resolve(repo, rev, hex) < 0)
+		goto cleanup;
+	abs_repo = real_path(gitrepo_path(repo));
+	if (!abs_repo || db_repo_id(lab->db, abs_repo, &repo_id) < 0)
+		goto cleanup;
+	lock_name = xstrfmt("worktree-%lld", (long long)repo_id);
+	lock_fd = lab_lock(lab, lock_name);
+	if (lock_fd < 0)
+		goto cleanup;
+	wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)repo_id);
+	if (worktree_open(&wt, repo, wt_dir) < 0)
+		goto cleanup;
+	if (!quiet)
+		fprintf(stderr, "build %.12s of %s\n", hex, abs_repo);
+	if (pipeline_build(lab, repo, repo_id, wt, hex, 0, &recipe, 0, quiet ? PROGRESS_QUIET : PROGRESS_AUTO,
+			   "  ", &res) < 0)
+		goto cleanup;
+	if (!quiet)
+		pipeline_print_build(&res, "  ");
+	if (res.status != KBUILD_OK) {
+		error("cannot run: the kernel of %.12s did not build (%s)", hex, res.message ? res.message : "");
+		goto cleanup;
+	}
+	*bzimage = xstrdup(res.bzimage);
+	*build_id = res.build_id;
+	ret = 0;
+cleanup:
+	kbuild_result_release(&res);
+	kbuild_recipe_release(&recipe);
+	worktree_free(wt);
+	gitrepo_free(repo);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	free(lock_name);
+	free(wt_dir);
+	free(abs_repo);
+	return ret;
+}
+
+int cmd_run(int argc, char **argv, const struct global_opts *g)
+{
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, OPT_JOB },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "rev", required_argument, NULL, OPT_REV },
+		{ "repeat", required_argument, NULL, OPT_REPEAT },
+		{ "kpi", required_argument, NULL, OPT_KPI },
+		{ "uri", required_argument, NULL, OPT_URI },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
+		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
+		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
+		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
+		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
+		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
+		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *job_path = NULL, *kernel_arg = NULL, *repo_arg = NULL, *rev = NULL, *kpi = NULL;
+	struct guest_env_opts geo = { 0 };
+	struct recipe_opts ro = { 0 };
+	struct job job = { 0 };
+	struct guest_env ge = { 0 };
+	struct summary sum = { 0 };
+	struct lab lab;
+	unsigned long repeat = 0, secs;
+	char hex[41] = "", *kernel = NULL;
+	int64_t build_id = 0, run_set_id = 0;
+	int c, ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0, env_ready = 0;
+	unsigned nr_ok = 0, nr_kpi = 0;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JOB:
+			job_path = optarg;
+			break;
+		case OPT_KERNEL:
+			kernel_arg = optarg;
+			break;
+		case OPT_REPO:
+			repo_arg = optarg;
+			break;
+		case OPT_REV:
+			rev = optarg;
+			break;
+		case OPT_REPEAT:
+			if (parse_uint(optarg, 1000, &repeat) < 0 || !repeat) {
+				error("--repeat takes a number from 1 to 1000");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case OPT_KPI:
+			kpi = optarg;
+			break;
+		case OPT_URI:
+			geo.uri = optarg;
+			break;
+		case OPT_ACCEL:
+			geo.accel = optarg;
+			break;
+		case OPT_NO_PIN:
+			geo.no_pin = 1;
+			break;
+		case OPT_CMDLINE:
+			if (strpbrk(optarg, "\n\r")) {
+				error("--cmdline: a kernel command line is one line");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			geo.extra_cmdline = optarg;
+			break;
+		case OPT_BOOT_TIMEOUT:
+			if (parse_uint(optarg, 86400, &secs) < 0 || !secs) {
+				error("--boot-timeout takes seconds from 1 to 86400");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			geo.boot_timeout_ms = (int64_t)secs * 1000;
+			break;
+		case OPT_QUIET:
+			geo.quiet = 1;
+			break;
+		case RECIPE_OPT_CONFIG:
+		case RECIPE_OPT_FRAGMENT:
+		case RECIPE_OPT_OPTION:
+		case RECIPE_OPT_NO_DEFAULTS:
+		case RECIPE_OPT_DRIFT:
+			recipe_opts_add(&ro, c, optarg);
+			break;
+		case 'h':
+			print_usage(run_usage, 0);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			fprintf(stderr, "see 'klab run --help'\n");
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!job_path || optind < argc || !kernel_arg == !(repo_arg || rev) || (!kernel_arg && (!repo_arg || !rev))) {
+		error("run needs --job and either --kernel or --repo with --rev (see 'klab run --help')");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (job_parse_file(&job, job_path) < 0)
+		goto out;
+	job_parsed = 1;
+	if (repeat)
+		job.repeat = (unsigned)repeat;
+	if (kpi) {
+		size_t sl = strlen(job.suite);
+		if (strncmp(kpi, job.suite, sl) || kpi[sl] != '.' || !kpi[sl + 1]) {
+			error("--kpi '%s': a %s job's metrics are named '%s.<name>'", kpi, job.suite, job.suite);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		free(job.kpi);
+		job.kpi = xstrdup(kpi);
+	}
+	if (open_lab(g, &lab) < 0)
+		goto out;
+	lab_opened = 1;
+
+	if (kernel_arg) {
+		if (access(kernel_arg, R_OK) < 0) {
+			error("--kernel '%s': cannot read it", kernel_arg);
+			goto out;
+		}
+		kernel = real_path(kernel_arg);
+	} else if (build_kernel(&lab, repo_arg, rev, &ro, &job, geo.quiet, &kernel, &build_id, hex) < 0) {
+		goto out;
+	}
+
+	geo.kernel = kernel;
+	if (guest_env_prepare(&ge, &lab, &job, &geo) < 0)
+		goto out;
+	env_ready = 1;
+	{
+		struct db_run_set rs = { job.path, job.hash, job.suite, job.testcase, job.kpi, kernel, build_id,
+					 hex[0] ? hex : NULL, ge.vm.uri, ge.vm.hostname, accel_name(ge.accel),
+					 job.repeat };
+		if (db_run_set_create(lab.db, &rs, &run_set_id) < 0)
+			goto out;
+	}
+	printf("run %lld: %s %s, %u boot%s, kernel %s\n", (long long)run_set_id, job.suite, job.testcase, job.repeat,
+	       job.repeat == 1 ? "" : "s", kernel);
+	printf("guest: %u vCPU%s, %u NUMA node%s, %llu MiB, %s; accelerator %s (%s)\n", job.guest.vcpus,
+	       job.guest.vcpus == 1 ? "" : "s", job.guest.numa_nodes, job.guest.numa_nodes == 1 ? "" : "s",
+	       (unsigned long long)job.guest.memory_mb, ge.pin ? "pinned" : "unpinned", accel_name(ge.accel),
+	       ge.accel_why);
+	printf("initramfs %s (%s)\n", ge.initrd, ge.base_hit ? "cached base" : "base built now");
+	fflush(stdout);
+
+	for (unsigned i = 1; i <= job.repeat; i++) {
+		struct guest_result gr;
+		char label[64], b1[32], b2[32];
+		double kpi_value = NAN;
+		snprintf(label, sizeof(label), "  boot %u/%u: ", i, job.repeat);
+		if (guest_run_once(&ge, run_set_id, build_id, 0, i, label, &gr) < 0) {
+			guest_result_release(&gr);
+			db_run_set_finish(lab.db, run_set_id, "failed");
+			error("run %lld stopped: klab could not run the guest (stored runs are kept)",
+			      (long long)run_set_id);
+			goto out;
+		}
+		for (size_t m = 0; m < gr.nr_metrics; m++)
+			if (!strcmp(gr.metrics[m].name, job.kpi)) {
+				kpi_value = gr.metrics[m].value;
+				break;
+			}
+		printf("boot %u/%u: %-10s agent after %s, run %s, %zu metrics, %zu /proc values; pinning %s%s%s\n", i,
+		       job.repeat, vm_outcome_name(gr.outcome), gr.hello_ms >= 0 ? fmt_duration(gr.hello_ms, b1, sizeof(b1)) : "-",
+		       fmt_duration(gr.total_ms, b2, sizeof(b2)), gr.nr_metrics, gr.nr_mons,
+		       gr.pinning ? gr.pinning : "?", gr.kernel_release ? "; kernel " : "",
+		       gr.kernel_release ? gr.kernel_release : "");
+		if (gr.outcome != VM_OK) {
+			printf("  %s\n", gr.reason);
+			if (gr.excerpt) {
+				printf("  console excerpt (%s):\n", gr.console_path);
+				for (const char *p = gr.excerpt; *p;) {
+					const char *nl = strchr(p, '\n');
+					size_t n = nl ? (size_t)(nl - p) : strlen(p);
+					printf("    | %.*s\n", (int)n, p);
+					p += n + (nl ? 1 : 0);
+				}
+			}
+		} else {
+			nr_ok++;
+			summary_add(&sum, gr.metrics, gr.nr_metrics, nr_ok - 1);
+			if (!isnan(kpi_value))
+				nr_kpi++;
+			else
+				printf("  the KPI %s is not among this run's metrics\n", job.kpi);
+		}
+		if (gr.dropped)
+			printf("  %zu malformed or oversized guest record(s) ignored\n", gr.dropped);
+		fflush(stdout);
+		guest_result_release(&gr);
+	}
+	db_run_set_finish(lab.db, run_set_id, nr_ok == job.repeat ? "done" : "failed");
+
+	printf("\n%u of %u boots ok; accelerator %s; guest %u vCPUs / %u nodes / %llu MiB\n", nr_ok, job.repeat,
+	       accel_name(ge.accel), job.guest.vcpus, job.guest.numa_nodes, (unsigned long long)job.guest.memory_mb);
+	if (nr_ok) {
+		printf("%16s %6s  %-3s %s\n", "mean", "%stddev", "n", "metric");
+		qsort(sum.rows, sum.nr, sizeof(sum.rows[0]), cmp_rows);
+		for (size_t i = 0; i < sum.nr; i++)
+			if (!strcmp(sum.rows[i].name, job.kpi))
+				print_row(&sum.rows[i], job.kpi);
+		for (size_t i = 0; i < sum.nr; i++)
+			if (strcmp(sum.rows[i].name, job.kpi))
+				print_row(&sum.rows[i], job.kpi);
+	}
+	if (nr_ok && !nr_kpi) {
+		error("the KPI '%s' was not produced; the metrics above can be chosen with --kpi", job.kpi);
+		goto out;
+	}
+	ret = nr_ok == job.repeat && nr_kpi == nr_ok ? EXIT_OK : EXIT_FAIL;
+out:
+	summary_release(&sum);
+	if (env_ready)
+		guest_env_release(&ge);
+	if (job_parsed)
+		job_release(&job);
+	recipe_opts_release(&ro);
+	free(kernel);
+	if (lab_opened)
+		lab_close(&lab);
+	return ret;
+}

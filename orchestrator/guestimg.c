@@ -1,0 +1,548 @@
+/* The guest's initramfs: cpio newc written here (no cpio tool), gzip by
+ * zlib, the base image content-addressed so it is built once per set of
+ * inputs, and a small job part appended for each job. */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "guestimg.h"
+#include "lab.h"
+#include "util/run-command.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+/* Bump when the layout of the base image changes. */
+#define BASE_FORMAT "klab-initramfs-base 1"
+#define IMG_MAX_INPUT (256u << 20)
+
+static void blob_hex(const void *data, size_t len, char hex[41])
+{
+	git_oid oid;
+
+	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, 41, &oid);
+}
+
+/* ---- cpio newc and gzip (pure) ------------------------------------------ */
+
+static void pad4(struct strbuf *out)
+{
+	while (out->len % 4)
+		strbuf_addch(out, 0);
+}
+
+void cpio_add(struct strbuf *out, const char *name, unsigned mode, unsigned rdev_major,
+	      unsigned rdev_minor, const void *data, size_t len)
+{
+	static unsigned ino = 1000;
+	size_t namesize = strlen(name) + 1;
+	int nlink = S_ISDIR(mode) ? 2 : 1;
+
+	/* mtime 0 and fixed owners: the same inputs give the same bytes. */
+	strbuf_addf(out, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08zX%08X", ino++, mode, 0u, 0u,
+		    nlink, 0u, (unsigned)len, 0u, 0u, rdev_major, rdev_minor, namesize, 0u);
+	strbuf_add(out, name, namesize);
+	pad4(out);
+	if (len) {
+		strbuf_add(out, data, len);
+		pad4(out);
+	}
+}
+
+void cpio_trailer(struct strbuf *out)
+{
+	cpio_add(out, "TRAILER!!!", 0, 0, 0, NULL, 0);
+}
+
+int gzip_buffer(const void *data, size_t len, struct strbuf *out)
+{
+	z_stream zs;
+	int ret;
+
+	memset(&zs, 0, sizeof(zs));
+	/* windowBits 15 + 16: a gzip wrapper, which the kernel's RD_GZIP reads. */
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return error("zlib: cannot initialise deflate");
+	strbuf_grow(out, deflateBound(&zs, len) + 64);
+	zs.next_in = (Bytef *)data;
+	zs.avail_in = len;
+	zs.next_out = (Bytef *)out->buf + out->len;
+	zs.avail_out = out->alloc - out->len - 1;
+	ret = deflate(&zs, Z_FINISH);
+	if (ret != Z_STREAM_END) {
+		deflateEnd(&zs);
+		return error("zlib: deflate failed (%d)", ret);
+	}
+	strbuf_setlen(out, out->len + zs.total_out);
+	deflateEnd(&zs);
+	return 0;
+}
+
+/* ---- where things are ---------------------------------------------------- */
+
+static char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	slash = strrchr(buf, '/');
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	return xstrdup(buf);
+}
+
+const char *guestimg_bindir(void)
+{
+	static char *dir;
+	const char *env = getenv("KLAB_GUEST_BINDIR");
+	char *exe, *cand;
+
+	if (env && *env)
+		return env;
+	if (dir)
+		return dir;
+	exe = exe_dir();
+	/* Running from the build tree: orchestrator/klab next to guests/. */
+	if (exe) {
+		cand = xstrfmt("%s/../guests", exe);
+		char *agent = xstrfmt("%s/agent/klab-agent", cand);
+		if (access(agent, X_OK) == 0) {
+			dir = cand;
+			free(agent);
+			free(exe);
+			return dir;
+		}
+		free(agent);
+		free(cand);
+		free(exe);
+	}
+	dir = xstrdup(KLAB_LIBEXECDIR);
+	return dir;
+}
+
+/* A guest program: <bindir>/{agent,bench}/name in the build tree, or
+ * <bindir>/name when installed or overridden. */
+static int guest_program(const char *name, const char *sub, char **out)
+{
+	const char *dir = guestimg_bindir();
+	char *p = xstrfmt("%s/%s/%s", dir, sub, name);
+
+	if (access(p, R_OK) == 0) {
+		*out = p;
+		return 0;
+	}
+	free(p);
+	p = xstrfmt("%s/%s", dir, name);
+	if (access(p, R_OK) == 0) {
+		*out = p;
+		return 0;
+	}
+	free(p);
+	return error("guest program '%s' not found in '%s' (build klab, or set KLAB_GUEST_BINDIR)", name, dir);
+}
+
+static int world_traversable(const char *path)
+{
+	char *p = xstrdup(path), *slash;
+	struct stat st;
+	int ok = 1;
+
+	for (;;) {
+		if (stat(p, &st) == 0 && !(st.st_mode & S_IXOTH))
+			ok = 0;
+		slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			break;
+		*slash = 0;
+	}
+	free(p);
+	return ok;
+}
+
+int guestimg_image_dir(const struct lab *lab, char **out)
+{
+	char *dir = lab_path(lab, "images");
+
+	if (!world_traversable(lab->state_dir)) {
+		free(dir);
+		dir = xstrfmt("/var/tmp/klab-images-%u", (unsigned)getuid());
+	}
+	if (mkdir_p(dir, 0755) < 0) {
+		free(dir);
+		return -1;
+	}
+	chmod(dir, 0755);
+	*out = dir;
+	return 0;
+}
+
+/* ---- the base image ------------------------------------------------------ */
+
+struct img_file {
+	char *dest;		/* path inside the image, no leading '/' */
+	char *src;		/* host file, or NULL for a symlink */
+	char *link;		/* symlink target */
+	unsigned mode;
+	char *data;
+	size_t len;
+};
+
+struct img {
+	struct img_file *files;
+	size_t nr, alloc;
+};
+
+static void img_add(struct img *img, const char *dest, const char *src, const char *link, unsigned mode)
+{
+	struct img_file *f;
+
+	for (size_t i = 0; i < img->nr; i++)
+		if (!strcmp(img->files[i].dest, dest))
+			return;
+	if (img->nr == img->alloc) {
+		img->alloc = img->alloc ? 2 * img->alloc : 32;
+		img->files = xrealloc(img->files, img->alloc * sizeof(*img->files));
+	}
+	f = &img->files[img->nr++];
+	memset(f, 0, sizeof(*f));
+	f->dest = xstrdup(dest[0] == '/' ? dest + 1 : dest);
+	f->src = src ? xstrdup(src) : NULL;
+	f->link = link ? xstrdup(link) : NULL;
+	f->mode = mode;
+}
+
+static void img_release(struct img *img)
+{
+	for (size_t i = 0; i < img->nr; i++) {
+		free(img->files[i].dest);
+		free(img->files[i].src);
+		free(img->files[i].link);
+		free(img->files[i].data);
+	}
+	free(img->files);
+	memset(img, 0, sizeof(*img));
+}
+
+struct ldd_ctx {
+	struct img *img;
+	int bad;
+};
+
+/* "libz.so.1 => /lib/x86_64-linux-gnu/libz.so.1 (0x...)" or
+ * "/lib64/ld-linux-x86-64.so.2 (0x...)"; "not found" is an error. */
+static void ldd_line(const char *line, size_t len, void *data)
+{
+	struct ldd_ctx *ctx = data;
+	char buf[1024], *p, *end;
+
+	if (len >= sizeof(buf))
+		return;
+	memcpy(buf, line, len);
+	buf[len] = 0;
+	if (strstr(buf, "not found")) {
+		ctx->bad = 1;
+		return;
+	}
+	p = strstr(buf, "=> ");
+	p = p ? p + 3 : buf;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p != '/')
+		return;
+	end = strchr(p, ' ');
+	if (end)
+		*end = 0;
+	img_add(ctx->img, p, p, NULL, 0100755);
+}
+
+static int add_dynamic(struct img *img, const char *prog, const char *dest)
+{
+	const char *argv[] = { "ldd", prog, NULL };
+	struct ldd_ctx ctx = { img, 0 };
+	struct run_opts o = { .argv = argv, .output_path = "/dev/null", .timeout_ms = 30000,
+			      .on_line = ldd_line, .on_line_data = &ctx };
+	struct run_result rr;
+
+	img_add(img, dest, prog, NULL, 0100755);
+	if (run_command(&o, &rr) < 0)
+		return -1;
+	if (rr.status != RUN_EXITED || rr.exit_code != 0)
+		return error("ldd '%s' failed: cannot list its libraries", prog);
+	if (ctx.bad)
+		return error("ldd '%s': a library is not found", prog);
+	return 0;
+}
+
+/* True when an ELF file has no program interpreter (statically linked). */
+static int elf_is_static(const char *data, size_t len)
+{
+	const Elf64_Ehdr *eh = (const void *)data;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	if (eh->e_phoff > len || eh->e_phnum > (len - eh->e_phoff) / sizeof(Elf64_Phdr))
+		return 0;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(data + eh->e_phoff + i * sizeof(Elf64_Phdr));
+		if (ph->p_type == PT_INTERP)
+			return 0;
+	}
+	return 1;
+}
+
+static int img_collect(struct img *img)
+{
+	static const char *const progs[][3] = {
+		{ "klab-agent", "agent", "init" },
+		{ "usemem", "bench", "usr/lib/klab/usemem" },
+		{ "will-it-scale", "bench", "usr/lib/klab/will-it-scale" },
+	};
+	char *stress;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		char *p = NULL;
+		if (guest_program(progs[i][0], progs[i][1], &p) < 0)
+			return -1;
+		img_add(img, progs[i][2], p, NULL, 0100755);
+		free(p);
+	}
+	if (access("/bin/busybox", X_OK) < 0)
+		return error("/bin/busybox not found: install the Debian package 'busybox-static'");
+	img_add(img, "bin/busybox", "/bin/busybox", NULL, 0100755);
+	img_add(img, "bin/sh", NULL, "busybox", 0120777);
+	if (find_executable("stress-ng", &stress) < 0)
+		return error("stress-ng not found: install the Debian package 'stress-ng'");
+	if (add_dynamic(img, stress, "usr/bin/stress-ng") < 0) {
+		free(stress);
+		return -1;
+	}
+	free(stress);
+	return 0;
+}
+
+static int img_read(struct img *img)
+{
+	for (size_t i = 0; i < img->nr; i++) {
+		struct img_file *f = &img->files[i];
+		if (f->link) {
+			f->data = xstrdup(f->link);
+			f->len = strlen(f->link);
+			continue;
+		}
+		if (read_file(f->src, IMG_MAX_INPUT, &f->data, &f->len) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < img->nr; i++)
+		if (!strcmp(img->files[i].dest, "bin/busybox") && !elf_is_static(img->files[i].data, img->files[i].len))
+			return error("/bin/busybox is dynamically linked: install 'busybox-static' instead of 'busybox'");
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every parent directory of every file, sorted, plus the mount points. */
+static void img_dirs(const struct img *img, char ***out, size_t *nr)
+{
+	static const char *const fixed[] = { "dev", "proc", "sys", "tmp", "run", "klab" };
+	char **dirs = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < img->nr + sizeof(fixed) / sizeof(fixed[0]); i++) {
+		char *p = xstrdup(i < img->nr ? img->files[i].dest : fixed[i - img->nr]);
+		char *slash;
+		if (i < img->nr) {
+			slash = strrchr(p, '/');
+			if (!slash) {
+				free(p);
+				continue;
+			}
+			*slash = 0;
+		}
+		for (;;) {
+			int seen = 0;
+			for (size_t j = 0; j < n; j++)
+				if (!strcmp(dirs[j], p))
+					seen = 1;
+			if (!seen) {
+				if (n == alloc) {
+					alloc = alloc ? 2 * alloc : 16;
+					dirs = xrealloc(dirs, alloc * sizeof(*dirs));
+				}
+				dirs[n++] = xstrdup(p);
+			}
+			slash = strrchr(p, '/');
+			if (!slash)
+				break;
+			*slash = 0;
+		}
+		free(p);
+	}
+	qsort(dirs, n, sizeof(*dirs), cmp_str);
+	*out = dirs;
+	*nr = n;
+}
+
+static int write_image(const char *path, const struct strbuf *cpio)
+{
+	struct strbuf gz = STRBUF_INIT;
+	int ret = -1;
+
+	if (gzip_buffer(cpio->buf, cpio->len, &gz) < 0)
+		goto cleanup;
+	if (write_file_atomic(path, gz.buf, gz.len) < 0)
+		goto cleanup;
+	chmod(path, 0644);
+	ret = 0;
+cleanup:
+	strbuf_release(&gz);
+	return ret;
+}
+
+int guestimg_base(const char *image_dir, char **path, int *hit)
+{
+	struct img img = { 0 };
+	struct strbuf manifest = STRBUF_INIT, cpio = STRBUF_INIT;
+	char **dirs = NULL;
+	size_t nr_dirs = 0;
+	char hex[41];
+	int ret = -1;
+
+	*path = NULL;
+	*hit = 0;
+	if (img_collect(&img) < 0 || img_read(&img) < 0)
+		goto cleanup;
+	/* The name is the hash of a manifest of every input's content. */
+	strbuf_addf(&manifest, "%s\n", BASE_FORMAT);
+	for (size_t i = 0; i < img.nr; i++) {
+		char h[41];
+		blob_hex(img.files[i].data, img.files[i].len, h);
+		strbuf_addf(&manifest, "%s %o %s\n", img.files[i].dest, img.files[i].mode, h);
+	}
+	blob_hex(manifest.buf, manifest.len, hex);
+	*path = xstrfmt("%s/initramfs-base-%.16s.cpio.gz", image_dir, hex);
+	if (access(*path, R_OK) == 0) {
+		*hit = 1;
+		ret = 0;
+		goto cleanup;
+	}
+	img_dirs(&img, &dirs, &nr_dirs);
+	for (size_t i = 0; i < nr_dirs; i++)
+		cpio_add(&cpio, dirs[i], 040755, 0, 0, NULL, 0);
+	/* The kernel opens /dev/console before /init runs and mounts devtmpfs. */
+	cpio_add(&cpio, "dev/console", 020600, 5, 1, NULL, 0);
+	for (size_t i = 0; i < img.nr; i++)
+		cpio_add(&cpio, img.files[i].dest, img.files[i].mode, 0, 0, img.files[i].data, img.files[i].len);
+	cpio_trailer(&cpio);
+	if (write_image(*path, &cpio) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	for (size_t i = 0; i < nr_dirs; i++)
+		free(dirs[i]);
+	free(dirs);
+	img_release(&img);
+	strbuf_release(&manifest);
+	strbuf_release(&cpio);
+	if (ret < 0) {
+		free(*path);
+		*path = NULL;
+	}
+	return ret;
+}
+
+static int copy_concat(const char *out, const char *a, const char *b_data, size_t b_len)
+{
+	char *data = NULL;
+	size_t len = 0;
+	struct strbuf sb = STRBUF_INIT;
+	int ret = -1;
+
+	if (read_file(a, IMG_MAX_INPUT, &data, &len) < 0)
+		goto cleanup;
+	strbuf_add(&sb, data, len);
+	strbuf_add(&sb, b_data, b_len);
+	if (write_file_atomic(out, sb.buf, sb.len) < 0)
+		goto cleanup;
+	chmod(out, 0644);
+	ret = 0;
+cleanup:
+	free(data);
+	strbuf_release(&sb);
+	return ret;
+}
+
+int guestimg_initrd(const char *image_dir, const char *base_path, const char *conf, size_t conf_len,
+		    char **path)
+{
+	struct strbuf cpio = STRBUF_INIT, gz = STRBUF_INIT;
+	const char *base_name = strrchr(base_path, '/');
+	char hex[41];
+	int ret = -1;
+
+	base_name = base_name ? base_name + 1 : base_path;
+	blob_hex(conf, conf_len, hex);
+	/* initramfs-base-<16>.cpio.gz → initrd-<16>-<job 16>.img */
+	*path = xstrfmt("%s/initrd-%.16s-%.16s.img", image_dir, base_name + strlen("initramfs-base-"), hex);
+	if (access(*path, R_OK) == 0)
+		return 0;
+	cpio_add(&cpio, "klab", 040755, 0, 0, NULL, 0);
+	cpio_add(&cpio, "klab/job.conf", 0100644, 0, 0, conf, conf_len);
+	cpio_trailer(&cpio);
+	if (gzip_buffer(cpio.buf, cpio.len, &gz) < 0)
+		goto cleanup;
+	if (copy_concat(*path, base_path, gz.buf, gz.len) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	strbuf_release(&cpio);
+	strbuf_release(&gz);
+	if (ret < 0) {
+		free(*path);
+		*path = NULL;
+	}
+	return ret;
+}
+
+int guestimg_stage_kernel(const char *image_dir, const char *kernel, char **path)
+{
+	char *data = NULL;
+	size_t len = 0;
+	char hex[41];
+
+	*path = NULL;
+	if (read_file(kernel, IMG_MAX_INPUT, &data, &len) < 0)
+		return -1;
+	if (len < 1024 || memcmp(data + 0x202, "HdrS", 4)) {
+		free(data);
+		return error("'%s' is not an x86 bzImage (no 'HdrS' boot header)", kernel);
+	}
+	blob_hex(data, len, hex);
+	*path = xstrfmt("%s/bzImage-%.16s", image_dir, hex);
+	if (access(*path, R_OK) != 0) {
+		if (write_file_atomic(*path, data, len) < 0) {
+			free(data);
+			free(*path);
+			*path = NULL;
+			return -1;
+		}
+		chmod(*path, 0644);
+	}
+	free(data);
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* The guest's initramfs: a cached base image (agent, benchmarks, busybox,
+ * stress-ng and its libraries) plus a small job part, as gzip'd cpio newc
+ * archives concatenated (docs/guest-protocol.md). */
+#ifndef KLAB_GUESTIMG_H
+#define KLAB_GUESTIMG_H
+
+#include <stddef.h>
+
+struct lab;
+struct strbuf;
+
+/* Where the guest binaries klab builds live: $KLAB_GUEST_BINDIR, the
+ * build tree next to the running klab, or the installed libexec dir. */
+const char *guestimg_bindir(void);
+
+/* A directory QEMU (user libvirt-qemu) can read kernels and initrds in:
+ * <state>/images when every ancestor of it is world-traversable, else
+ * /var/tmp/klab-images-<uid>.  Created if missing. */
+int guestimg_image_dir(const struct lab *lab, char **out);
+
+/* Build (or find) the base image; *path is under image_dir, named by the
+ * hash of every input's content, so it is rebuilt only when one changes.
+ * *hit says whether it already existed. */
+int guestimg_base(const char *image_dir, char **path, int *hit);
+
+/* base + a job part with /klab/job.conf = conf: a cached initrd file
+ * named by both hashes. */
+int guestimg_initrd(const char *image_dir, const char *base_path, const char *conf, size_t conf_len,
+		    char **path);
+
+/* Copy a kernel image into image_dir under its content hash (readable
+ * by QEMU); *path is the copy. */
+int guestimg_stage_kernel(const char *image_dir, const char *kernel, char **path);
+
+/* Pure part, for tests: append one cpio newc entry (name without a
+ * leading '/'; data may be NULL for directories, devices and links). */
+void cpio_add(struct strbuf *out, const char *name, unsigned mode, unsigned rdev_major,
+	      unsigned rdev_minor, const void *data, size_t len);
+void cpio_trailer(struct strbuf *out);
+/* gzip (RFC 1952) of a buffer. */
+int gzip_buffer(const void *data, size_t len, struct strbuf *out);
+
+#endif

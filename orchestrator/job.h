@@ -1,0 +1,86 @@
+/* Job files (YAML, lkp-tests style): what to run in the guest, for how
+ * long, on which guest shape, and which metric is the KPI.  Parsed with
+ * libyaml from a file or a buffer; the only other I/O is checking that
+ * the kconfig fragments a job names exist.  Format: docs/klab-job.5. */
+#ifndef KLAB_JOB_H
+#define KLAB_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+struct job_kv {
+	char *key;
+	char *value;
+};
+
+/* A count that may be given as a percentage of the guest's vCPUs. */
+struct job_count {
+	int is_percent;		/* value is a percentage (1..1000) */
+	unsigned value;		/* absolute count, or the percentage */
+};
+
+enum job_hugepages { JOB_HUGEPAGES_NONE, JOB_HUGEPAGES_2M, JOB_HUGEPAGES_1G };
+
+struct job_guest {
+	unsigned vcpus;		/* default 2 */
+	unsigned numa_nodes;	/* default 1; vcpus and memory split evenly */
+	uint64_t memory_mb;	/* default 2048 */
+	enum job_hugepages hugepages;	/* backing of guest memory on the host */
+};
+
+struct job {
+	char *path;		/* as given (for messages) */
+	char *hash;		/* git-style blob hash of the file's bytes (hex) */
+	char *suite;		/* stress-ng | will-it-scale | vm-scalability */
+	char *testcase;		/* mmapaddr, vm-splice, malloc1, anon-w-seq, ... */
+	char *mode;		/* will-it-scale: process | thread (default process) */
+	struct job_count nr_task;	/* default 100% */
+	struct job_count nr_threads;	/* usemem -t; default 1 */
+	unsigned runtime_s;	/* default 10 */
+	char *size;		/* usemem size as written (k/m/g/t suffix), or NULL */
+	char *kpi;		/* default per suite, e.g. stress-ng.<testcase>.ops_per_sec */
+	char *default_kpi;	/* what job_default_kpi() returns (set by the parser) */
+	int direction;		/* +1 higher is better (default), -1 lower is better */
+	unsigned repeat;	/* default 3 */
+	/* key as written: "vm.swappiness" or "kernel/mm/transparent_hugepage/enabled";
+	 * thp.enabled/defrag are added here in that slashed form */
+	struct job_kv *sysctl;
+	size_t nr_sysctl;
+	struct job_kv *params;	/* suite-specific extras (e.g. stress-ng options), in file order */
+	size_t nr_params;
+	char **fragments;	/* extra kernel config fragments (paths relative to the job file resolved) */
+	size_t nr_fragments;
+	struct job_guest guest;
+	int aslr;		/* -1 unset, else 0..2 */
+	int drop_caches;	/* -1 unset, else 0..3 */
+	unsigned monitor_interval_s;	/* 0 = before/after only */
+};
+
+/* Parse a job file.  On error returns -1 after error("FILE:LINE: ...")
+ * naming what was expected; *job is then empty. */
+int job_parse_file(struct job *job, const char *path);
+/* The same from a buffer; `name` is used in messages and as job->path. */
+int job_parse_buffer(struct job *job, const char *name, const char *buf, size_t len);
+void job_release(struct job *job);
+
+/* Resolve a count against the guest's vCPUs (at least 1). */
+unsigned job_count_resolve(const struct job_count *c, unsigned vcpus);
+
+/* Where a sysctl entry is written: 1 when its key is a slashed path under
+ * kernel/mm/ (a sysfs file, /sys/<key>), 0 for /proc/sys. */
+int job_sysctl_is_sysfs(const char *key);
+
+/* The guest agent's configuration (docs/guest-protocol.md) for this job
+ * on a guest with `vcpus` CPUs: sysctls/sysfs writes, timeout, argv. */
+int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out);
+
+/* Every metric name the job's suite may produce has the prefix
+ * "<suite>." ; the KPI must be one of the names the parser emits.
+ * The default: stress-ng.<testcase>.ops_per_sec,
+ * will-it-scale.per_process_ops (per_thread_ops in thread mode),
+ * vm-scalability.throughput.  NULL for a job that was not parsed. */
+const char *job_default_kpi(const struct job *job);
+
+#endif

@@ -1,0 +1,89 @@
+/* libvirt lifecycle of klab's guests: connect to any URI, choose the
+ * accelerator, create a transient domain, read its console and result
+ * channel through libvirt streams, enforce timeouts, destroy, classify the
+ * outcome, and clean domains a crashed klab left behind. */
+#ifndef KLAB_VM_H
+#define KLAB_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "domain.h"
+#include "resultproto.h"
+
+struct vm_conn {
+	void *conn;		/* virConnectPtr */
+	char *uri;
+	char *hostname;
+};
+
+/* Connect (registers libvirt's default event loop once). */
+int vm_connect(struct vm_conn *c, const char *uri);
+void vm_disconnect(struct vm_conn *c);
+
+/* Capabilities XML of the host (caller frees). */
+int vm_capabilities(struct vm_conn *c, char **xml);
+
+enum accel_choice { ACCEL_AUTO, ACCEL_FORCE_KVM, ACCEL_FORCE_TCG };
+int accel_choice_parse(const char *s, enum accel_choice *out);
+
+/* Choose the accelerator.  auto = KVM only when the host's capabilities
+ * offer a 'kvm' domain for x86_64 AND the host CPU has vmx or svm (an
+ * openable /dev/kvm proves nothing: see ENVIRONMENT.md).  *why says how
+ * it was decided (static text). */
+int vm_choose_accel(const char *caps_xml, enum accel_choice choice, enum accel *out, const char **why);
+
+/* Host CPUs used by klab guests running now (from their live vCPU and
+ * emulator pinning), as a bitmap; for planning concurrent guests. */
+int vm_busy_cpus(struct vm_conn *c, unsigned char **busy, size_t *nr);
+
+/* Destroy domains named klab-* that carry klab's metadata for this lab
+ * and whose owner process is gone.  Returns how many were destroyed. */
+int vm_clean_orphans(struct vm_conn *c, const char *lab_id);
+
+enum vm_outcome {
+	VM_OK,
+	VM_BOOT_FAILED,		/* the agent never started */
+	VM_PANIC,		/* the kernel panicked (excerpt kept) */
+	VM_TIMEOUT,		/* the run did not finish in time */
+	VM_RUN_FAILED,		/* the agent ran, the benchmark or agent failed */
+	VM_ERROR		/* klab or libvirt failed: not the kernel's fault */
+};
+
+const char *vm_outcome_name(enum vm_outcome o);
+
+struct vm_run_opts {
+	const char *xml;		/* domain XML (domain_xml) */
+	const char *console_path;	/* the guest's console is written here */
+	int64_t boot_timeout_ms;	/* create → agent hello */
+	int64_t run_timeout_ms;		/* hello → done */
+	/* Called on progress: "booting", "running", with ms since create. */
+	void (*on_phase)(const char *phase, int64_t ms, void *data);
+	/* Called once the domain exists (paused), e.g. to release a planning lock. */
+	void (*on_created)(void *data);
+	void *data;
+};
+
+struct vm_run {
+	enum vm_outcome outcome;
+	char *reason;			/* one line */
+	char *excerpt;			/* panic/oops text, or console tail on boot failure */
+	int64_t create_ms;		/* virDomainCreateXML duration */
+	int64_t hello_ms;		/* create start → agent hello (-1 if never) */
+	int64_t first_output_ms;	/* create start → first benchmark output (-1) */
+	int64_t total_ms;
+	struct result result;		/* everything the result channel said */
+	char *pinning;			/* what virDomainGetVcpuPinInfo reported, "0:3,1:4" */
+	char *domain_name;
+};
+
+/* Boot the domain, read its streams until it ends or a timeout, destroy
+ * it, classify.  Returns 0 when the outcome is known (any outcome but
+ * VM_ERROR), -1 after error() when klab/libvirt failed. */
+int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_run *r);
+void vm_run_release(struct vm_run *r);
+
+/* Pure, for tests: find a panic or oops in console text; returns a
+ * malloc'd excerpt or NULL. */
+char *vm_panic_excerpt(const char *console, size_t len);
+
+#endif

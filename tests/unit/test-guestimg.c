@@ -1,0 +1,218 @@
+/* Unit tests of the initramfs: cpio newc layout, gzip, the content-
+ * addressed base image (rebuilt only when an input changes) and the job
+ * part.  Uses the guest programs of this build and the host's busybox and
+ * stress-ng, and busybox's own cpio to read the result back. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "guestimg.h"
+#include "util/run-command.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static char dir[] = "/tmp/klab-test-guestimg.XXXXXX";
+static char *bindir;
+
+static int run(const char *cmd)
+{
+	int rc = system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static int setup(void **state)
+{
+	char *cmd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* A private copy of the guest programs, so one can be changed. */
+	bindir = xstrfmt("%s/bin", dir);
+	cmd = xstrfmt("mkdir -p %s && cp %s/guests/agent/klab-agent %s/guests/bench/usemem "
+		      "%s/guests/bench/will-it-scale %s/", bindir, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR,
+		      KLAB_ABS_BUILDDIR, bindir);
+	assert_int_equal(run(cmd), 0);
+	free(cmd);
+	setenv("KLAB_GUEST_BINDIR", bindir, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove_tree(dir);
+	free(bindir);
+	return 0;
+}
+
+static void test_cpio__newc_header_and_padding(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	cpio_add(&sb, "klab/job.conf", 0100644, 0, 0, "abc", 3);
+	/* 110-byte header + "klab/job.conf\0" (14) → 124, 4-aligned; data 3 → 128 */
+	assert_int_equal(sb.len, 128);
+	assert_memory_equal(sb.buf, "070701", 6);
+	/* mode field is the second */
+	assert_memory_equal(sb.buf + 14, "000081A4", 8);
+	/* filesize is the seventh field */
+	assert_memory_equal(sb.buf + 6 + 6 * 8, "00000003", 8);
+	assert_memory_equal(sb.buf + 110, "klab/job.conf", 14);
+	assert_memory_equal(sb.buf + 124, "abc", 3);
+	cpio_trailer(&sb);
+	assert_int_equal(sb.len % 4, 0);
+	strbuf_release(&sb);
+}
+
+static void test_gzip__roundtrips_through_zlib(void **state)
+{
+	struct strbuf gz = STRBUF_INIT;
+	char out[64];
+	z_stream zs;
+
+	(void)state;
+	assert_int_equal(gzip_buffer("hello initramfs", 15, &gz), 0);
+	assert_int_equal((unsigned char)gz.buf[0], 0x1f);
+	assert_int_equal((unsigned char)gz.buf[1], 0x8b);
+	memset(&zs, 0, sizeof(zs));
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (Bytef *)gz.buf;
+	zs.avail_in = gz.len;
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = sizeof(out);
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.total_out, 15);
+	assert_memory_equal(out, "hello initramfs", 15);
+	inflateEnd(&zs);
+	strbuf_release(&gz);
+}
+
+static char *list_image(const char *path)
+{
+	char *list = xstrfmt("%s/list.txt", dir), *text = NULL;
+	char *cmd = xstrfmt("gzip -dc < %s | busybox cpio -t > %s 2>/dev/null", path, list);
+
+	assert_int_equal(run(cmd), 0);
+	assert_int_equal(read_file(list, 1 << 20, &text, NULL), 0);
+	free(cmd);
+	free(list);
+	return text;
+}
+
+static void test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries(void **state)
+{
+	char *img_dir = xstrfmt("%s/images", dir), *path = NULL, *list;
+	int hit = -1;
+
+	(void)state;
+	assert_int_equal(mkdir_p(img_dir, 0755), 0);
+	assert_int_equal(guestimg_base(img_dir, &path, &hit), 0);
+	assert_int_equal(hit, 0);
+	list = list_image(path);
+	assert_non_null(strstr(list, "\ninit\n"));
+	assert_non_null(strstr(list, "dev/console\n"));
+	assert_non_null(strstr(list, "bin/busybox\n"));
+	assert_non_null(strstr(list, "usr/bin/stress-ng\n"));
+	assert_non_null(strstr(list, "usr/lib/klab/usemem\n"));
+	assert_non_null(strstr(list, "usr/lib/klab/will-it-scale\n"));
+	assert_non_null(strstr(list, "ld-linux-x86-64.so.2\n"));
+	assert_non_null(strstr(list, "libc.so.6\n"));
+	free(list);
+	free(path);
+	free(img_dir);
+}
+
+static void test_guestimg__base_is_rebuilt_only_when_an_input_changes(void **state)
+{
+	char *img_dir = xstrfmt("%s/images2", dir), *p1 = NULL, *p2 = NULL, *p3 = NULL, *cmd;
+	int hit = -1;
+
+	(void)state;
+	assert_int_equal(mkdir_p(img_dir, 0755), 0);
+	assert_int_equal(guestimg_base(img_dir, &p1, &hit), 0);
+	assert_int_equal(hit, 0);
+	assert_int_equal(guestimg_base(img_dir, &p2, &hit), 0);
+	assert_int_equal(hit, 1);
+	assert_string_equal(p1, p2);
+	/* a changed benchmark binary is a new image */
+	cmd = xstrfmt("printf x >> %s/usemem", bindir);
+	assert_int_equal(run(cmd), 0);
+	assert_int_equal(guestimg_base(img_dir, &p3, &hit), 0);
+	assert_int_equal(hit, 0);
+	assert_string_not_equal(p1, p3);
+	free(cmd);
+	free(p1);
+	free(p2);
+	free(p3);
+	free(img_dir);
+}
+
+static void test_guestimg__initrd_appends_the_job_part(void **state)
+{
+	char *img_dir = xstrfmt("%s/images3", dir), *base = NULL, *i1 = NULL, *i2 = NULL, *i3 = NULL;
+	char *cmd, *out = xstrfmt("%s/x", dir), *text = NULL;
+	int hit;
+	struct stat sb, si;
+
+	(void)state;
+	assert_int_equal(mkdir_p(img_dir, 0755), 0);
+	assert_int_equal(guestimg_base(img_dir, &base, &hit), 0);
+	assert_int_equal(guestimg_initrd(img_dir, base, "version 1\nargv /bin/true\n", 25, &i1), 0);
+	assert_int_equal(guestimg_initrd(img_dir, base, "version 1\nargv /bin/true\n", 25, &i2), 0);
+	assert_string_equal(i1, i2);
+	assert_int_equal(guestimg_initrd(img_dir, base, "version 1\nargv /bin/false\n", 26, &i3), 0);
+	assert_string_not_equal(i1, i3);
+	assert_int_equal(stat(base, &sb), 0);
+	assert_int_equal(stat(i1, &si), 0);
+	assert_true(si.st_size > sb.st_size);
+	assert_int_equal(si.st_mode & 0777, 0644);
+	/* the second gzip member holds /klab/job.conf */
+	cmd = xstrfmt("tail -c %lld %s | gzip -dc | (cd %s && busybox cpio -id 2>/dev/null) && cat %s/klab/job.conf > %s",
+		      (long long)(si.st_size - sb.st_size), i1, dir, dir, out);
+	assert_int_equal(run(cmd), 0);
+	assert_int_equal(read_file(out, 4096, &text, NULL), 0);
+	assert_string_equal(text, "version 1\nargv /bin/true\n");
+	free(text);
+	free(cmd);
+	free(out);
+	free(base);
+	free(i1);
+	free(i2);
+	free(i3);
+	free(img_dir);
+}
+
+static void test_guestimg__kernel_must_be_a_bzimage(void **state)
+{
+	char *img_dir = xstrfmt("%s/images4", dir), *fake = xstrfmt("%s/notakernel", dir), *out = NULL;
+
+	(void)state;
+	assert_int_equal(mkdir_p(img_dir, 0755), 0);
+	assert_int_equal(write_file_atomic(fake, "#!/bin/sh\n", 10), 0);
+	assert_int_equal(guestimg_stage_kernel(img_dir, fake, &out), -1);
+	assert_null(out);
+	free(fake);
+	free(img_dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpio__newc_header_and_padding),
+		cmocka_unit_test(test_gzip__roundtrips_through_zlib),
+		cmocka_unit_test(test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries),
+		cmocka_unit_test(test_guestimg__base_is_rebuilt_only_when_an_input_changes),
+		cmocka_unit_test(test_guestimg__initrd_appends_the_job_part),
+		cmocka_unit_test(test_guestimg__kernel_must_be_a_bzimage),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
