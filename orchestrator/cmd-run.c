@@ -21,7 +21,8 @@
 static const char *const run_usage[] = {
 	"usage: klab run --job FILE (--kernel BZIMAGE | --repo PATH --rev REV)",
 	"                [--repeat N] [--kpi METRIC] [--uri URI] [--accel auto|kvm|tcg]",
-	"                [--no-pin] [--cmdline TEXT] [--boot-timeout SECS] [--quiet]",
+	"                [--no-pin] [--cmdline TEXT] [--boot-timeout SECS]",
+	"                [--run-timeout SECS] [--quiet]",
 	"                [build options: --config, --fragment, --config-option, ...]",
 	"",
 	"Boot the kernel in a libvirt guest shaped as the job says (vCPUs pinned",
@@ -41,6 +42,8 @@ static const char *const run_usage[] = {
 	"  --no-pin            do not pin vCPUs (for comparisons)",
 	"  --cmdline TEXT      appended to the guest kernel's command line",
 	"  --boot-timeout S    seconds from start to the agent (default 60 KVM, 180 TCG)",
+	"  --run-timeout S     seconds from the agent's start to its result (default",
+	"                      twice the job's runtime + 180)",
 	"  --quiet             no progress lines",
 	"",
 	"Exit status: 0 every boot ran the job and produced the KPI, 1 otherwise",
@@ -50,7 +53,7 @@ static const char *const run_usage[] = {
 
 enum {
 	OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI, OPT_URI, OPT_ACCEL,
-	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_QUIET
+	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_RUN_TIMEOUT, OPT_QUIET
 };
 
 struct metric_row {
@@ -200,6 +203,7 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
+		{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
@@ -270,6 +274,14 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 				goto out;
 			}
 			geo.boot_timeout_ms = (int64_t)secs * 1000;
+			break;
+		case OPT_RUN_TIMEOUT:
+			if (parse_uint(optarg, 7 * 86400, &secs) < 0 || !secs) {
+				error("--run-timeout takes seconds from 1 to 604800");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			geo.run_timeout_ms = (int64_t)secs * 1000;
 			break;
 		case OPT_QUIET:
 			geo.quiet = 1;

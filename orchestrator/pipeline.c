@@ -167,7 +167,7 @@ int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *j
 			    : ge->accel == ACCEL_KVM ? 60000 : 180000;
 	/* The agent kills the benchmark at the job's timeout; this is the
 	 * host's own limit beyond it. */
-	ge->run_timeout_ms = ((int64_t)job->runtime_s * 2 + 180) * 1000;
+	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms : ((int64_t)job->runtime_s * 2 + 180) * 1000;
 	ret = 0;
 cleanup:
 	free(caps);

@@ -51,6 +51,7 @@ struct guest_env_opts {
 	int no_pin;
 	const char *extra_cmdline;	/* appended to the kernel command line */
 	int64_t boot_timeout_ms;	/* 0: default for the accelerator */
+	int64_t run_timeout_ms;		/* 0: from the job's runtime */
 	int quiet;
 };
 
