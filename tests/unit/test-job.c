@@ -1,0 +1,945 @@
+/* Unit tests of job files: the shipped jobs, defaults, every error with
+ * its file:line, the agent's job.conf per suite, and hostile input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "job.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+
+#ifndef KLAB_ABS_SRCDIR
+#define KLAB_ABS_SRCDIR "."
+#endif
+
+static char dir[] = "/tmp/klab-test-job.XXXXXX";
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("KLAB_SRCDIR");
+
+	return s && *s ? s : KLAB_ABS_SRCDIR;
+}
+
+static char *write_tmp(const char *name, const char *text, size_t len)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	assert_int_equal(write_file_atomic(p, text, len), 0);
+	return p;
+}
+
+/* ---- error() output, captured ----------------------------------------------- */
+
+static int saved_stderr = -1;
+static char *capture_file;
+
+static void capture_begin(void)
+{
+	int fd;
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	assert_true(saved_stderr >= 0);
+	fd = open(capture_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	char *text;
+
+	fflush(stderr);
+	assert_int_equal(dup2(saved_stderr, 2), 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+	assert_int_equal(read_file(capture_file, 1 << 20, &text, NULL), 0);
+	return text;
+}
+
+static void assert_contains(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("expected '%s' in:\n%s", want, text);
+}
+
+/* `text` parsed as `name` must fail with `want` in the message. */
+static void assert_buffer_error(const char *name, const char *text, size_t len, const char *want)
+{
+	struct job job;
+	char *msg;
+	int rc;
+
+	capture_begin();
+	rc = job_parse_buffer(&job, name, text, len);
+	msg = capture_end();
+	if (rc != -1)
+		fail_msg("'%s' parsed, expected an error with '%s'", name, want);
+	assert_contains(msg, want);
+	/* one message, one line */
+	assert_int_equal(strchr(msg, '\n') - msg + 1, (long)strlen(msg));
+	assert_null(job.suite);
+	assert_null(job.path);
+	free(msg);
+}
+
+static void assert_text_error(const char *text, const char *want)
+{
+	assert_buffer_error("t.yaml", text, strlen(text), want);
+}
+
+/* tests/data/jobs/<file> must fail with "<file>:<want>". */
+static void assert_file_error(const char *file, const char *want)
+{
+	char *path = xstrfmt("%s/tests/data/jobs/%s", srcdir(), file);
+	char *full = xstrfmt("%s:%s", path, want);
+	struct job job;
+	char *msg;
+	int rc;
+
+	capture_begin();
+	rc = job_parse_file(&job, path);
+	msg = capture_end();
+	assert_int_equal(rc, -1);
+	assert_contains(msg, full);
+	free(msg);
+	free(full);
+	free(path);
+}
+
+static void parse_text(struct job *job, const char *text)
+{
+	if (job_parse_buffer(job, "t.yaml", text, strlen(text)) < 0)
+		fail_msg("did not parse:\n%s", text);
+}
+
+static void assert_conf(const char *name, const char *text, unsigned vcpus, const char *want)
+{
+	struct job job;
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(job_parse_buffer(&job, name, text, strlen(text)), 0);
+	assert_int_equal(job_agent_conf(&job, vcpus, &sb), 0);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+	job_release(&job);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	capture_file = xstrfmt("%s/stderr", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", dir);
+
+	(void)state;
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(capture_file);
+	return 0;
+}
+
+/* ---- shipped jobs ------------------------------------------------------------ */
+
+static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
+{
+	static const char *const expected[] = {
+		"stress-ng-mmapaddr.yaml", "stress-ng-vm-splice.yaml", "usemem-anon-w-seq.yaml",
+		"will-it-scale-malloc1.yaml", "will-it-scale-page_fault1.yaml",
+	};
+	char *jobs = xstrfmt("%s/jobs", srcdir());
+	DIR *d = opendir(jobs);
+	struct dirent *de;
+	size_t found = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		struct job job;
+		struct strbuf sb = STRBUF_INIT;
+		char *path;
+
+		if (n < 6 || strcmp(de->d_name + n - 5, ".yaml"))
+			continue;
+		path = xstrfmt("%s/%s", jobs, de->d_name);
+		if (job_parse_file(&job, path) < 0)
+			fail_msg("shipped job %s does not parse", path);
+		for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
+			if (!strcmp(de->d_name, expected[i]))
+				found++;
+		assert_int_equal(strncmp(job.kpi, job.suite, strlen(job.suite)), 0);
+		assert_int_equal(job.repeat, 3);
+		assert_int_equal(job.guest.vcpus, 2);
+		assert_int_equal(job.guest.numa_nodes, 2);
+		/* short enough for a TCG guest */
+		assert_true(job.runtime_s >= 5 && job.runtime_s <= 10);
+		assert_int_equal(job_agent_conf(&job, job.guest.vcpus, &sb), 0);
+		assert_int_equal(strncmp(sb.buf, "version 1\n", 10), 0);
+		strbuf_release(&sb);
+		job_release(&job);
+		free(path);
+	}
+	closedir(d);
+	free(jobs);
+	assert_int_equal(found, ARRAY_SIZE(expected));
+}
+
+static void test_job__demo_malloc1_job_conf_is_exact(void **state)
+{
+	char *path = xstrfmt("%s/jobs/will-it-scale-malloc1.yaml", srcdir());
+	struct job job;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(job_parse_file(&job, path), 0);
+	assert_string_equal(job.kpi, "will-it-scale.per_process_ops");
+	assert_int_equal(job.nr_sysctl, 1);
+	assert_string_equal(job.sysctl[0].key, "kernel/mm/transparent_hugepage/enabled");
+	assert_string_equal(job.sysctl[0].value, "always");
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_string_equal(sb.buf,
+			    "version 1\n"
+			    "name will-it-scale-malloc1\n"
+			    "sysfs /sys/kernel/mm/transparent_hugepage/enabled always\n"
+			    "timeout 72\n"
+			    "monitor_interval 0\n"
+			    "argv /usr/lib/klab/will-it-scale\n"
+			    "argv --test\nargv malloc1\n"
+			    "argv --mode\nargv process\n"
+			    "argv --tasks\nargv 2\n"
+			    "argv --runtime\nargv 10\n"
+			    "argv --warmup\nargv 2\n");
+	strbuf_release(&sb);
+	job_release(&job);
+	free(path);
+}
+
+/* ---- values and defaults ------------------------------------------------------ */
+
+static void test_job__minimal_job_gets_documented_defaults(void **state)
+{
+	struct job job;
+
+	(void)state;
+	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\n");
+	assert_string_equal(job.path, "t.yaml");
+	/* git hash-object of the same bytes */
+	assert_string_equal(job.hash, "4ea1a2922cc43a897a3fc2c7cd7f718dbf884fd5");
+	assert_string_equal(job.suite, "stress-ng");
+	assert_string_equal(job.testcase, "mmapaddr");
+	assert_string_equal(job.mode, "process");
+	assert_int_equal(job.nr_task.is_percent, 1);
+	assert_int_equal(job.nr_task.value, 100);
+	assert_int_equal(job.nr_threads.is_percent, 0);
+	assert_int_equal(job.nr_threads.value, 1);
+	assert_int_equal(job.runtime_s, 10);
+	assert_null(job.size);
+	assert_string_equal(job.kpi, "stress-ng.mmapaddr.ops_per_sec");
+	assert_string_equal(job_default_kpi(&job), "stress-ng.mmapaddr.ops_per_sec");
+	assert_int_equal(job.direction, 1);
+	assert_int_equal(job.repeat, 3);
+	assert_int_equal(job.nr_sysctl, 0);
+	assert_int_equal(job.nr_params, 0);
+	assert_int_equal(job.nr_fragments, 0);
+	assert_int_equal(job.guest.vcpus, 2);
+	assert_int_equal(job.guest.numa_nodes, 1);
+	assert_int_equal(job.guest.memory_mb, 2048);
+	assert_int_equal(job.guest.hugepages, JOB_HUGEPAGES_NONE);
+	assert_int_equal(job.aslr, -1);
+	assert_int_equal(job.drop_caches, -1);
+	assert_int_equal(job.monitor_interval_s, 0);
+	job_release(&job);
+}
+
+static void test_job__design_example_parses(void **state)
+{
+	struct job job;
+
+	(void)state;
+	parse_text(&job,
+		   "suite: will-it-scale\n"
+		   "testcase: malloc1\n"
+		   "mode: process          # process | thread\n"
+		   "nr_task: 100%          # of guest vCPUs\n"
+		   "runtime: 20s\n"
+		   "kpi: will-it-scale.per_process_ops   # higher is better unless direction: -1\n"
+		   "sysctl:\n"
+		   "  kernel/mm/transparent_hugepage/enabled: always\n"
+		   "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\n"
+		   "repeat: 3\n");
+	assert_int_equal(job.runtime_s, 20);
+	assert_int_equal(job.guest.numa_nodes, 2);
+	assert_int_equal(job.guest.memory_mb, 2048);
+	assert_int_equal(job.nr_sysctl, 1);
+	assert_int_equal(job_sysctl_is_sysfs(job.sysctl[0].key), 1);
+	job_release(&job);
+}
+
+static void test_job__default_kpi_per_suite_and_mode(void **state)
+{
+	struct job job;
+
+	(void)state;
+	parse_text(&job, "suite: will-it-scale\ntestcase: page_fault1\nmode: thread\n");
+	assert_string_equal(job.kpi, "will-it-scale.per_thread_ops");
+	assert_string_equal(job_default_kpi(&job), "will-it-scale.per_thread_ops");
+	job_release(&job);
+	parse_text(&job, "suite: will-it-scale\ntestcase: mmap1\n");
+	assert_string_equal(job.kpi, "will-it-scale.per_process_ops");
+	job_release(&job);
+	parse_text(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nkpi: vm-scalability.task_usecs\ndirection: lower\n");
+	assert_string_equal(job.kpi, "vm-scalability.task_usecs");
+	assert_string_equal(job_default_kpi(&job), "vm-scalability.throughput");
+	assert_int_equal(job.direction, -1);
+	job_release(&job);
+}
+
+static void test_job__percent_nr_task_resolves_against_vcpus(void **state)
+{
+	struct job job;
+	struct job_count c;
+
+	(void)state;
+	parse_text(&job, "suite: stress-ng\ntestcase: vm-splice\nnr_task: 50%\n");
+	assert_int_equal(job.nr_task.is_percent, 1);
+	assert_int_equal(job.nr_task.value, 50);
+	assert_int_equal(job_count_resolve(&job.nr_task, 8), 4);
+	assert_int_equal(job_count_resolve(&job.nr_task, 3), 1);
+	/* at least one task, however small the share */
+	assert_int_equal(job_count_resolve(&job.nr_task, 1), 1);
+	job_release(&job);
+
+	c = (struct job_count){ .is_percent = 1, .value = 150 };
+	assert_int_equal(job_count_resolve(&c, 4), 6);
+	c = (struct job_count){ .is_percent = 1, .value = 1 };
+	assert_int_equal(job_count_resolve(&c, 256), 2);
+	c = (struct job_count){ .is_percent = 0, .value = 7 };
+	assert_int_equal(job_count_resolve(&c, 2), 7);
+}
+
+static void test_job__durations_and_sizes_in_their_units(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned runtime;
+		unsigned mon;
+		uint64_t memory_mb;
+	} cases[] = {
+		{ "runtime: 20s\nmonitor_interval: 0\nguest: { memory: 2G }\n", 20, 0, 2048 },
+		{ "runtime: 5m\nmonitor_interval: 1s\nguest: { memory: 512M }\n", 300, 1, 512 },
+		{ "runtime: 30\nmonitor_interval: 2\nguest: { memory: 4096 }\n", 30, 2, 4096 },
+		{ "runtime: 1h\nmonitor_interval: 1m\nguest: { memory: 1g }\n", 3600, 60, 1024 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s", cases[i].text);
+		struct job job;
+
+		parse_text(&job, text);
+		assert_int_equal(job.runtime_s, cases[i].runtime);
+		assert_int_equal(job.monitor_interval_s, cases[i].mon);
+		assert_int_equal(job.guest.memory_mb, cases[i].memory_mb);
+		job_release(&job);
+		free(text);
+	}
+}
+
+static void test_job__guest_hugepages_and_direction_words(void **state)
+{
+	struct job job;
+
+	(void)state;
+	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\ndirection: higher\n"
+			 "guest: { vcpus: 4, numa_nodes: 2, memory: 1G, hugepages: 2M }\n");
+	assert_int_equal(job.guest.hugepages, JOB_HUGEPAGES_2M);
+	assert_int_equal(job.direction, 1);
+	job_release(&job);
+	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\ndirection: -1\n"
+			 "guest: { vcpus: 4, numa_nodes: 2, memory: 2G, hugepages: 1G }\n");
+	assert_int_equal(job.guest.hugepages, JOB_HUGEPAGES_1G);
+	assert_int_equal(job.direction, -1);
+	job_release(&job);
+}
+
+static void test_job__sysctl_thp_and_params_kept_in_file_order(void **state)
+{
+	struct job job;
+
+	(void)state;
+	parse_text(&job, "suite: stress-ng\ntestcase: vm-splice\n"
+			 "sysctl:\n  vm.swappiness: 10\n  vm/overcommit_memory: 1\n"
+			 "  net.ipv4.tcp_rmem: 4096 87380 6291456\n"
+			 "thp: { defrag: defer+madvise, enabled: madvise }\n"
+			 "params:\n  vm-splice-bytes: 4k\n  vm-keep:\n");
+	assert_int_equal(job.nr_sysctl, 5);
+	assert_string_equal(job.sysctl[1].key, "vm/overcommit_memory");
+	assert_string_equal(job.sysctl[2].value, "4096 87380 6291456");
+	assert_string_equal(job.sysctl[3].key, "kernel/mm/transparent_hugepage/defrag");
+	assert_string_equal(job.sysctl[3].value, "defer+madvise");
+	assert_string_equal(job.sysctl[4].key, "kernel/mm/transparent_hugepage/enabled");
+	assert_int_equal(job.nr_params, 2);
+	assert_string_equal(job.params[0].key, "vm-splice-bytes");
+	assert_string_equal(job.params[0].value, "4k");
+	assert_null(job.params[1].value);
+	job_release(&job);
+}
+
+static void test_job__kconfig_fragments_resolve_next_to_the_job(void **state)
+{
+	static const char with[] = "suite: stress-ng\ntestcase: mmapaddr\nkconfig:\n  - debug.config\n  - ../jobs/./debug.config\n";
+	static const char missing[] = "suite: stress-ng\ntestcase: mmapaddr\nkconfig: [ debug.config, nope.config ]\n";
+	char *jobs = xstrfmt("%s/jobs", dir);
+	char *frag, *jobfile, *real_frag, *msg, *want;
+	struct job job;
+
+	(void)state;
+	assert_int_equal(mkdir_p(jobs, 0755), 0);
+	frag = write_tmp("jobs/debug.config", "CONFIG_DEBUG_VM=y\n", 18);
+	real_frag = realpath(frag, NULL);
+	jobfile = write_tmp("jobs/with-kconfig.yaml", with, strlen(with));
+	assert_int_equal(job_parse_file(&job, jobfile), 0);
+	assert_int_equal(job.nr_fragments, 2);
+	assert_string_equal(job.fragments[0], real_frag);
+	assert_string_equal(job.fragments[1], real_frag);
+	job_release(&job);
+	free(jobfile);
+
+	/* a missing fragment names the job's line and where it looked */
+	jobfile = write_tmp("jobs/missing.yaml", missing, strlen(missing));
+	capture_begin();
+	assert_int_equal(job_parse_file(&job, jobfile), -1);
+	msg = capture_end();
+	want = xstrfmt("%s:3: kconfig: fragment 'nope.config' not found (looked for %s/nope.config)", jobfile, jobs);
+	assert_contains(msg, want);
+	free(want);
+	free(msg);
+	free(jobfile);
+	free(real_frag);
+	free(frag);
+	free(jobs);
+}
+
+/* ---- errors with file:line ------------------------------------------------------ */
+
+static void test_job__bad_values_name_file_and_line(void **state)
+{
+	(void)state;
+	assert_file_error("bad-runtime.yaml", "4: runtime: expected a duration like 20s, 5m or 30 (1s to 24h), got 'abc'");
+	assert_file_error("map-for-scalar.yaml", "5: runtime: expected a duration like 20s, 5m or 30 (1s to 24h), got a map");
+	assert_file_error("numa-over-vcpus.yaml", "5: guest.numa_nodes: 4 NUMA nodes need at least as many vCPUs");
+	assert_file_error("sysctl-traversal.yaml", "5: sysctl: expected a key like vm.swappiness");
+	assert_file_error("kconfig-missing.yaml", "4: kconfig: fragment 'no-such-fragment.config' not found");
+}
+
+static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
+{
+	(void)state;
+	assert_file_error("unknown-key.yaml",
+			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
+			  "size, kpi, direction, repeat, sysctl, thp, aslr, drop_caches, monitor_interval, guest, "
+			  "kconfig, params)");
+	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
+			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages)");
+	assert_text_error("suite: stress-ng\ntestcase: x\nthp: { enable: always }\n",
+			  "t.yaml:3: thp: unknown key 'enable' (known: enabled, defrag)");
+}
+
+static void test_job__duplicate_key_names_both_lines(void **state)
+{
+	(void)state;
+	assert_file_error("duplicate-key.yaml", "5: duplicate key 'runtime' (first at line 3)");
+	assert_text_error("suite: stress-ng\ntestcase: x\nguest: { vcpus: 2, vcpus: 4 }\n",
+			  "t.yaml:3: duplicate key 'vcpus' (first at line 3)");
+	/* the same file written twice, whatever the spelling */
+	assert_text_error("suite: stress-ng\ntestcase: x\nsysctl:\n  vm.swappiness: 1\n  vm/swappiness: 2\n",
+			  "t.yaml:5: sysctl vm/swappiness: this sysctl is already set at line 4");
+	assert_text_error("suite: stress-ng\ntestcase: x\nsysctl:\n  kernel/mm/transparent_hugepage/enabled: never\n"
+			  "thp:\n  enabled: always\n",
+			  "t.yaml:6: thp.enabled: this sysfs file is already set at line 4");
+}
+
+static void test_job__yaml_syntax_error_gives_problem_and_line(void **state)
+{
+	(void)state;
+	assert_file_error("syntax-error.yaml",
+			  "4: YAML syntax error: did not find expected ',' or '}' (while parsing a flow mapping at line 3)");
+	assert_text_error("suite: stress-ng\ntestcase: x\n\truntime: 5\n", "t.yaml:3: YAML syntax error: ");
+	assert_text_error("suite: stress-ng\ntestcase: x\nnr_task: 2\n  runtime: 5\n",
+			  "t.yaml:4: YAML syntax error: mapping values are not allowed in this context");
+	/* invalid UTF-8 is the reader's error, still with a line */
+	assert_text_error("suite: stress-ng\ntestcase: x\nkpi: \xff\n", "t.yaml:3: not a valid job file: ");
+}
+
+static void test_job__missing_suite_or_testcase_is_an_error(void **state)
+{
+	(void)state;
+	assert_file_error("missing-testcase.yaml", "3: missing key 'testcase' (the stress-ng test to run)");
+	assert_text_error("testcase: mmapaddr\n",
+			  "t.yaml:1: missing key 'suite' (stress-ng, will-it-scale or vm-scalability)");
+	assert_text_error("", "t.yaml:1: empty job file");
+	assert_text_error("# only a comment\n", "t.yaml:1: empty job file");
+	assert_text_error("- suite\n- stress-ng\n", "t.yaml:1: expected a map of job keys (suite: ..., testcase: ...), got a list");
+	assert_text_error("stress-ng\n", "t.yaml:1: expected a map of job keys (suite: ..., testcase: ...), got 'stress-ng'");
+	assert_text_error("suite: stress-ng\ntestcase: x\n---\nsuite: stress-ng\n",
+			  "t.yaml:3: a job file holds one YAML document");
+}
+
+static void test_job__unknown_suite_and_testcase_list_the_supported(void **state)
+{
+	(void)state;
+	assert_file_error("unknown-suite.yaml",
+			  "1: suite: expected one of stress-ng, will-it-scale or vm-scalability, got 'lmbench'");
+	assert_text_error("suite: will-it-scale\ntestcase: malloc2\n",
+			  "t.yaml:2: testcase: will-it-scale supports malloc1, page_fault1 or mmap1, got 'malloc2'");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-r-seq\n",
+			  "t.yaml:2: testcase: vm-scalability supports anon-w-seq, got 'anon-r-seq'");
+	assert_text_error("suite: stress-ng\ntestcase: Mmap_Addr\n",
+			  "t.yaml:2: testcase: expected a stress-ng stressor name");
+	assert_text_error("testcase: x y\nsuite: stress-ng\n", "t.yaml:1: testcase: expected a test name");
+}
+
+static void test_job__bad_counts_are_refused(void **state)
+{
+	static const char *const bad[] = { "0", "150x", "0%", "1001%", "-1", "+2", "4097", "2.5", "50 %", "''", "[1]" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\nnr_task: %s\n", bad[i]);
+		assert_text_error(text, "t.yaml:3: nr_task: expected a count from 1 to 4096 or a share of the vCPUs like 50%");
+		free(text);
+	}
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nnr_threads: 0\n",
+			  "t.yaml:3: nr_threads: expected a count");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 0\n",
+			  "nr_task: expected a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 1000%), got '0'");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 150x\n", "got '150x'");
+}
+
+static void test_job__guest_shape_limits(void **state)
+{
+	static const struct {
+		const char *guest;
+		const char *want;
+	} cases[] = {
+		{ "{ vcpus: 0 }", "t.yaml:3: guest.vcpus: expected a number of vCPUs from 1 to 256, got '0'" },
+		{ "{ vcpus: 257 }", "guest.vcpus: expected a number of vCPUs from 1 to 256, got '257'" },
+		{ "{ numa_nodes: 0 }", "guest.numa_nodes: expected a number of NUMA nodes" },
+		{ "{ vcpus: 2, numa_nodes: 3 }", "t.yaml:3: guest.numa_nodes: 3 NUMA nodes need at least as many vCPUs (guest.vcpus is 2)" },
+		{ "{ memory: 2X }", "guest.memory: expected a size like 2G, 512M or 4096 (MiB), from 128M to 1T, got '2X'" },
+		{ "{ memory: 64M }", "guest.memory: expected a size like 2G" },
+		{ "{ memory: 2T }", "guest.memory: expected a size like 2G" },
+		{ "{ memory: 99999999999999999999G }", "guest.memory: expected a size like 2G" },
+		{ "{ hugepages: 4M }", "guest.hugepages: expected none, 2M or 1G, got '4M'" },
+		{ "{ vcpus: 2, numa_nodes: 2, memory: 1G, hugepages: 1G }",
+		  "guest.memory: 1024M cannot be split into 2 NUMA nodes of whole 1G pages" },
+		{ "2", "t.yaml:3: guest: expected a map like { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }, got '2'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\nguest: %s\n", cases[i].guest);
+		assert_text_error(text, cases[i].want);
+		free(text);
+	}
+}
+
+static void test_job__scalar_limits(void **state)
+{
+	static const struct {
+		const char *line;
+		const char *want;
+	} cases[] = {
+		{ "repeat: 0", "t.yaml:3: repeat: expected a number of runs from 1 to 100, got '0'" },
+		{ "repeat: 101", "repeat: expected a number of runs from 1 to 100, got '101'" },
+		{ "repeat: 4294967297", "repeat: expected a number of runs" },
+		{ "direction: 2", "direction: expected 1 (higher is better), -1 (lower is better), higher or lower, got '2'" },
+		{ "direction:", "direction: expected 1 (higher is better), -1 (lower is better), higher or lower, got nothing" },
+		{ "runtime: 0", "runtime: expected a duration" },
+		{ "runtime: 25h", "runtime: expected a duration" },
+		{ "runtime: 18446744073709551616s", "runtime: expected a duration" },
+		{ "runtime: 10ms", "runtime: expected a duration" },
+		{ "runtime: [10s]", "runtime: expected a duration like 20s, 5m or 30 (1s to 24h), got a list" },
+		{ "aslr: 3", "aslr: expected 0, 1 or 2 (kernel.randomize_va_space), got '3'" },
+		{ "drop_caches: 4", "drop_caches: expected 0, 1, 2 or 3" },
+		{ "monitor_interval: 2h", "monitor_interval: expected a duration" },
+		{ "mode: thread", "t.yaml:3: mode: only will-it-scale has a mode (process or thread)" },
+		{ "size: 1g", "t.yaml:3: size: only vm-scalability takes a size" },
+		{ "nr_threads: 2", "t.yaml:3: nr_threads: only vm-scalability runs threads per task" },
+		{ "kpi: will-it-scale.per_process_ops",
+		  "t.yaml:3: kpi: a stress-ng job's metrics are named stress-ng.<metric> (default stress-ng.mmapaddr.ops_per_sec), got 'will-it-scale.per_process_ops'" },
+		{ "kpi: stress-ng.", "kpi: a stress-ng job's metrics are named" },
+		{ "kpi: ops per sec", "kpi: expected a metric name" },
+		{ "kpi: stress-ng.mmapaddr.ops;rm", "kpi: expected a metric name" },
+		{ "thp: { enabled: defer }", "t.yaml:3: thp.enabled: expected one of always, madvise or never, got 'defer'" },
+		{ "thp: { defrag: sometimes }", "thp.defrag: expected one of always, defer, defer+madvise, madvise or never" },
+		{ "sysctl: vm.swappiness=10", "t.yaml:3: sysctl: expected a map like { vm.swappiness: 10 }, got 'vm.swappiness=10'" },
+		{ "sysctl: { swappiness: 1 }", "sysctl: expected a key like vm.swappiness or kernel/mm/transparent_hugepage/enabled, got 'swappiness': a single name" },
+		{ "sysctl: { vm.swappiness: '' }", "sysctl vm.swappiness: expected a value (printable text on one line), got ''" },
+		{ "sysctl: { /proc/sys/vm/swappiness: 1 }", "got '/proc/sys/vm/swappiness'" },
+		{ "sysctl: { vm.swap*: 1 }", "characters other than" },
+		{ "sysctl: { vm.swappiness: }", "sysctl vm.swappiness: expected a value (printable text on one line), got nothing" },
+		{ "sysctl: { vm.swappiness: [1] }", "sysctl vm.swappiness: expected a value (printable text on one line), got a list" },
+		{ "kconfig: debug.config", "kconfig: expected a list of config fragment files" },
+		{ "params: { Vm_Bytes: 1 }", "t.yaml:3: params: expected an option name of a-z, 0-9 and '-', got 'Vm_Bytes'" },
+		{ "params: { --vm: 1 }", "params: expected an option name" },
+		{ "params: { vm-bytes: { a: 1 } }", "params.vm-bytes: expected a value (printable text on one line, at most 256 characters) or nothing for a bare option, got a map" },
+		{ "params: { vm-bytes: \"\" }", "params.vm-bytes: expected a value" },
+		{ "params: { timeout: 1 }", "t.yaml:3: params: 'timeout' is an option klab sets itself" },
+		{ "params: { mmapaddr: 4 }", "params: 'mmapaddr' is an option klab sets itself" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s\n", cases[i].line);
+		assert_text_error(text, cases[i].want);
+		free(text);
+	}
+	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { tasks: 4 }\n",
+			  "t.yaml:3: params: will-it-scale has no option 'tasks' (known: warmup)");
+	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { warmup: forever }\n",
+			  "t.yaml:3: params.warmup: expected a duration like 2s or 0");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nparams: { x: 1 }\n",
+			  "t.yaml:3: params: vm-scalability takes no options");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 0\n", "t.yaml:3: size: expected a size per task");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2p\n", "size: expected a size per task");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2t\n", "size: expected a size per task");
+}
+
+/* ---- the agent's job.conf ---------------------------------------------------------- */
+
+static void test_job__stress_ng_conf_is_exact(void **state)
+{
+	(void)state;
+	assert_conf("some/dir/my-job.yaml",
+		    "suite: stress-ng\n"
+		    "testcase: vm-splice\n"
+		    "nr_task: 50%\n"
+		    "runtime: 7s\n"
+		    "sysctl:\n"
+		    "  vm.swappiness: 10\n"
+		    "  kernel/mm/transparent_hugepage/defrag: never\n"
+		    "  kernel/mm/ksm/run: 0\n"
+		    "  net/ipv4/conf/eth0.100/forwarding: 1\n"
+		    "aslr: 0\n"
+		    "drop_caches: 3\n"
+		    "monitor_interval: 2s\n"
+		    "params:\n"
+		    "  vm-splice-bytes: 4k\n"
+		    "  page-in:\n"
+		    "guest: { vcpus: 4 }\n",
+		    4,
+		    "version 1\n"
+		    "name my-job\n"
+		    "sysctl vm.swappiness 10\n"
+		    "sysfs /sys/kernel/mm/transparent_hugepage/defrag never\n"
+		    "sysfs /sys/kernel/mm/ksm/run 0\n"
+		    "sysctl net/ipv4/conf/eth0.100/forwarding 1\n"
+		    "aslr 0\n"
+		    "drop_caches 3\n"
+		    "timeout 67\n"
+		    "monitor_interval 2\n"
+		    "argv /usr/bin/stress-ng\n"
+		    "argv --vm-splice\n"
+		    "argv 2\n"
+		    "argv --timeout\n"
+		    "argv 7s\n"
+		    "argv --metrics\n"
+		    "argv --vm-splice-bytes\n"
+		    "argv 4k\n"
+		    "argv --page-in\n");
+}
+
+static void test_job__will_it_scale_thread_conf_is_exact(void **state)
+{
+	(void)state;
+	assert_conf("wis.yml",
+		    "suite: will-it-scale\n"
+		    "testcase: page_fault1\n"
+		    "mode: thread\n"
+		    "nr_task: 3\n"
+		    "runtime: 1m\n"
+		    "params: { warmup: 5 }\n",
+		    2,
+		    "version 1\n"
+		    "name wis\n"
+		    "timeout 125\n"
+		    "monitor_interval 0\n"
+		    "argv /usr/lib/klab/will-it-scale\n"
+		    "argv --test\nargv page_fault1\n"
+		    "argv --mode\nargv thread\n"
+		    "argv --tasks\nargv 3\n"
+		    "argv --runtime\nargv 60\n"
+		    "argv --warmup\nargv 5\n");
+}
+
+static void test_job__usemem_conf_splits_half_the_memory_over_tasks(void **state)
+{
+	(void)state;
+	assert_conf("usemem.yaml",
+		    "suite: vm-scalability\n"
+		    "testcase: anon-w-seq\n"
+		    "runtime: 5\n"
+		    "guest: { vcpus: 3, memory: 1G }\n",
+		    3,
+		    "version 1\n"
+		    "name usemem\n"
+		    "timeout 65\n"
+		    "monitor_interval 0\n"
+		    "argv /usr/lib/klab/usemem\n"
+		    "argv -n\nargv 3\n"
+		    "argv --runtime\nargv 5\n"
+		    "argv 174762k\n");
+	assert_conf("usemem.yaml",
+		    "suite: vm-scalability\n"
+		    "testcase: anon-w-seq\n"
+		    "nr_task: 1\n"
+		    "nr_threads: 100%\n"
+		    "size: 256m\n",
+		    4,
+		    "version 1\n"
+		    "name usemem\n"
+		    "timeout 70\n"
+		    "monitor_interval 0\n"
+		    "argv /usr/lib/klab/usemem\n"
+		    "argv -n\nargv 1\n"
+		    "argv -t\nargv 4\n"
+		    "argv --runtime\nargv 10\n"
+		    "argv 256m\n");
+}
+
+static void test_job__usemem_size_larger_than_the_guest_is_refused(void **state)
+{
+	struct job job;
+	struct strbuf sb = STRBUF_INIT;
+	char *msg;
+
+	(void)state;
+	parse_text(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2g\nguest: { memory: 2G }\n");
+	capture_begin();
+	assert_int_equal(job_agent_conf(&job, 2, &sb), -1);
+	msg = capture_end();
+	assert_contains(msg, "2 tasks of 2g do not fit in the guest's 2048M");
+	assert_int_equal(sb.len, 0);
+	free(msg);
+	job_release(&job);
+}
+
+static void test_job__conf_refuses_hand_made_hostile_job(void **state)
+{
+	struct job job;
+	struct strbuf sb = STRBUF_INIT;
+	char *msg;
+
+	(void)state;
+	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\nsysctl: { vm.swappiness: 1 }\n");
+	/* a caller that edits the struct cannot smuggle a directive through */
+	free(job.sysctl[0].value);
+	job.sysctl[0].value = xstrdup("1\nargv /bin/sh");
+	capture_begin();
+	assert_int_equal(job_agent_conf(&job, 2, &sb), -1);
+	msg = capture_end();
+	assert_contains(msg, "is not one line of printable text");
+	assert_int_equal(sb.len, 0);
+	free(msg);
+	free(job.sysctl[0].key);
+	job.sysctl[0].key = xstrdup("../../etc/passwd");
+	capture_begin();
+	assert_int_equal(job_agent_conf(&job, 2, &sb), -1);
+	msg = capture_end();
+	assert_contains(msg, "bad sysctl key");
+	free(msg);
+	job_release(&job);
+}
+
+/* ---- hostile input ------------------------------------------------------------------- */
+
+static void test_job__control_characters_in_values_are_refused(void **state)
+{
+	static const char nul_text[] = "suite: stress-ng\ntestcase: \"mmap\\0addr\"\n";
+
+	(void)state;
+	assert_file_error("newline-in-string.yaml",
+			  "4: params.vm-bytes: control character (newline, tab, NUL, ...) in text; job values are one line");
+	assert_text_error("suite: stress-ng\ntestcase: \"a\\x01b\"\n", "t.yaml:2: testcase: control character");
+	assert_text_error(nul_text, "t.yaml:2: testcase: control character");
+	assert_text_error("suite: stress-ng\ntestcase: \"mmap\\taddr\"\n", "t.yaml:2: testcase: control character");
+	assert_text_error("suite: stress-ng\ntestcase: x\nsysctl:\n  vm.swappiness: |\n    10\n    20\n",
+			  "t.yaml:4: sysctl.vm.swappiness: control character");
+	assert_text_error("suite: stress-ng\ntestcase: x\nkpi: \"stress-ng.\\e[31m\"\n", "t.yaml:3: kpi: control character");
+	assert_text_error("suite: stress-ng\ntestcase: x\n\"bad\\nkey\": 1\n", "t.yaml:3: key: control character");
+	assert_text_error("suite: stress-ng\ntestcase: x\nsysctl: { \"vm.\\rx\": 1 }\n", "t.yaml:3: sysctl key: control character");
+	/* not ASCII: refused where the value reaches the guest */
+	assert_text_error("suite: stress-ng\ntestcase: x\nparams: { vm-bytes: \"\\u00e9\" }\n",
+			  "t.yaml:3: params.vm-bytes: expected a value (printable text on one line, at most 256 characters) or nothing for a bare option, got '?" "?'");
+	/* a raw NUL byte in the file is the reader's business */
+	assert_buffer_error("t.yaml", "suite: stress-ng\ntestcase: a\0b\n", 30, "t.yaml:2: not a valid job file: ");
+}
+
+static void test_job__path_traversal_in_keys_is_refused(void **state)
+{
+	static const char *const keys[] = {
+		"a/../../etc", "../etc/passwd", "kernel/mm/../../../etc/x", "vm/./swappiness", "vm//swappiness",
+		".vm.swappiness", "vm.swappiness/", "vm.swappi ness",
+	};
+
+	(void)state;
+	assert_file_error("sysctl-traversal.yaml", "5: sysctl: expected a key");
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: x\nsysctl:\n  \"%s\": 1\n", keys[i]);
+		assert_text_error(text, "t.yaml:4: sysctl: expected a key like vm.swappiness");
+		free(text);
+	}
+	assert_text_error("suite: stress-ng\ntestcase: x\nparams: { ../x: 1 }\n", "params: expected an option name");
+}
+
+static void test_job__huge_numbers_are_refused_not_wrapped(void **state)
+{
+	static const char *const lines[] = {
+		"nr_task: 99999999999999999999999999",
+		"nr_task: 4294967297",
+		"nr_task: 18446744073709551617%",
+		"runtime: 4294967296",
+		"repeat: 18446744073709551615",
+		"guest: { vcpus: 4294967298 }",
+		"guest: { memory: 18014398509481984T }",
+		"monitor_interval: 99999999999999999999m",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: x\n%s\n", lines[i]);
+		assert_text_error(text, "t.yaml:3: ");
+		free(text);
+	}
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 18446744073709551616k\n",
+			  "t.yaml:3: size: expected a size per task");
+}
+
+static void test_job__file_over_64k_is_refused(void **state)
+{
+	size_t len = 100 << 10;
+	char *big = xmalloc(len);
+	char *path, *msg, *want;
+	struct job job;
+
+	(void)state;
+	/* a valid job padded with comments: the size alone is the problem */
+	memset(big, '#', len);
+	memcpy(big, "suite: stress-ng\ntestcase: x\n", 29);
+	for (size_t i = 100; i < len; i += 100)
+		big[i] = '\n';
+	assert_buffer_error("big.yaml", big, len, "big.yaml: 102400 bytes: a job file is at most 65536 bytes (64 KiB)");
+	path = write_tmp("big.yaml", big, len);
+	capture_begin();
+	assert_int_equal(job_parse_file(&job, path), -1);
+	msg = capture_end();
+	want = xstrfmt("%s: 102400 bytes: a job file is at most 65536 bytes", path);
+	assert_contains(msg, want);
+	free(want);
+	free(msg);
+	free(path);
+	/* exactly 64 KiB is still a job file */
+	assert_int_equal(job_parse_buffer(&job, "edge.yaml", big, 64 << 10), 0);
+	job_release(&job);
+	free(big);
+}
+
+static void test_job__alias_bomb_is_refused_at_the_first_alias(void **state)
+{
+	(void)state;
+	assert_file_error("alias-bomb.yaml", "4: b: YAML aliases (*a) are not allowed in job files");
+	assert_text_error("suite: &s stress-ng\ntestcase: x\nkpi: *s\n",
+			  "t.yaml:3: kpi: YAML aliases (*s) are not allowed in job files");
+	/* an alias as a key is refused the same way */
+	assert_text_error("suite: &s stress-ng\n*s : x\n", "t.yaml:2: key: YAML aliases (*s) are not allowed");
+}
+
+static void test_job__deep_nesting_and_many_nodes_are_refused(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_addstr(&sb, "suite: stress-ng\ntestcase: x\nparams: ");
+	for (int i = 0; i < 20000; i++)
+		strbuf_addch(&sb, '[');
+	for (int i = 0; i < 20000; i++)
+		strbuf_addch(&sb, ']');
+	strbuf_addch(&sb, '\n');
+	assert_buffer_error("t.yaml", sb.buf, sb.len, "t.yaml:3: params: nested deeper than a job file can be");
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "suite: stress-ng\ntestcase: x\nparams:\n");
+	for (int i = 0; i < 3000; i++)
+		strbuf_addf(&sb, "  o%d: 1\n", i);
+	assert_buffer_error("t.yaml", sb.buf, sb.len, "nodes; not a job file");
+	strbuf_reset(&sb);
+	/* a long value stays a long value, cut in the message */
+	strbuf_addstr(&sb, "suite: stress-ng\ntestcase: ");
+	for (int i = 0; i < 2000; i++)
+		strbuf_addch(&sb, 'a');
+	strbuf_addch(&sb, '\n');
+	assert_buffer_error("t.yaml", sb.buf, sb.len, "t.yaml:2: testcase: text longer than 1024 characters");
+	strbuf_release(&sb);
+}
+
+static void test_job__non_text_keys_are_refused(void **state)
+{
+	(void)state;
+	assert_text_error("suite: stress-ng\ntestcase: x\n[a, b]: 1\n", "t.yaml:3: keys must be text, got a list");
+	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  ? { a: 1 }\n  : 2\n",
+			  "t.yaml:4: keys must be text, got a map");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job__every_shipped_job_parses_and_makes_a_conf),
+		cmocka_unit_test(test_job__demo_malloc1_job_conf_is_exact),
+		cmocka_unit_test(test_job__minimal_job_gets_documented_defaults),
+		cmocka_unit_test(test_job__design_example_parses),
+		cmocka_unit_test(test_job__default_kpi_per_suite_and_mode),
+		cmocka_unit_test(test_job__percent_nr_task_resolves_against_vcpus),
+		cmocka_unit_test(test_job__durations_and_sizes_in_their_units),
+		cmocka_unit_test(test_job__guest_hugepages_and_direction_words),
+		cmocka_unit_test(test_job__sysctl_thp_and_params_kept_in_file_order),
+		cmocka_unit_test(test_job__kconfig_fragments_resolve_next_to_the_job),
+		cmocka_unit_test(test_job__bad_values_name_file_and_line),
+		cmocka_unit_test(test_job__unknown_key_is_named_with_the_known_ones),
+		cmocka_unit_test(test_job__duplicate_key_names_both_lines),
+		cmocka_unit_test(test_job__yaml_syntax_error_gives_problem_and_line),
+		cmocka_unit_test(test_job__missing_suite_or_testcase_is_an_error),
+		cmocka_unit_test(test_job__unknown_suite_and_testcase_list_the_supported),
+		cmocka_unit_test(test_job__bad_counts_are_refused),
+		cmocka_unit_test(test_job__guest_shape_limits),
+		cmocka_unit_test(test_job__scalar_limits),
+		cmocka_unit_test(test_job__stress_ng_conf_is_exact),
+		cmocka_unit_test(test_job__will_it_scale_thread_conf_is_exact),
+		cmocka_unit_test(test_job__usemem_conf_splits_half_the_memory_over_tasks),
+		cmocka_unit_test(test_job__usemem_size_larger_than_the_guest_is_refused),
+		cmocka_unit_test(test_job__conf_refuses_hand_made_hostile_job),
+		cmocka_unit_test(test_job__control_characters_in_values_are_refused),
+		cmocka_unit_test(test_job__path_traversal_in_keys_is_refused),
+		cmocka_unit_test(test_job__huge_numbers_are_refused_not_wrapped),
+		cmocka_unit_test(test_job__file_over_64k_is_refused),
+		cmocka_unit_test(test_job__alias_bomb_is_refused_at_the_first_alias),
+		cmocka_unit_test(test_job__deep_nesting_and_many_nodes_are_refused),
+		cmocka_unit_test(test_job__non_text_keys_are_refused),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
