@@ -1,0 +1,1276 @@
+/* klab-agent: the guest's /init.  Reads /klab/job.conf, applies its settings,
+ * runs the benchmark once and reports KLAB1 records (docs/guest-protocol.md). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/serial.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/reboot.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AGENT_VERSION		1
+#define RESULT_PORT_NAME	"org.klab.results"
+#define JOB_CONF		"/klab/job.conf"
+
+#define RECORD_MAX		4096	/* bytes per record, newline included */
+#define OUT_CHUNK		4000	/* benchmark output per "out" record */
+#define CONF_MAX		(64 * 1024)
+#define CONF_LINE_MAX		4096	/* newline included */
+#define PROC_FILE_MAX		(64 * 1024)
+
+/* Every wait below has one of these bounds: the host destroys a stuck
+ * guest only at the run timeout, which would waste the whole run. */
+#define PORT_WAIT_MS		5000	/* for the virtio port to show up */
+#define RECORD_WAIT_MS		5000	/* for the host to take one record */
+#define DRAIN_MS		2000	/* output after the benchmark exited */
+#define KILL_WAIT_MS		5000	/* for a SIGKILLed benchmark to go */
+#define DEFAULT_TIMEOUT_S	3600	/* when job.conf gives none */
+
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+
+extern char **environ;
+
+struct setting {
+	char *path;
+	const char *value;	/* points into the conf buffer */
+};
+
+struct job_conf {
+	char *buf;		/* the file, NUL-terminated lines; the rest point into it */
+	const char *name;
+	struct setting *settings;
+	size_t nr_settings;
+	int drop_caches;	/* -1 = not given */
+	unsigned timeout_s;
+	unsigned monitor_s;
+	char **argv;		/* NULL-terminated */
+	size_t argc;
+	char **env;		/* extra NAME=value, not terminated */
+	size_t nr_env;
+};
+
+struct run {
+	pid_t pid;
+	int out_fd;		/* benchmark's stdout+stderr; -1 after EOF */
+	int err_fd;		/* errno of a failed exec; -1 after EOF */
+	int sig_fd;		/* SIGCHLD */
+	int exec_errno;
+	int status;
+	int reaped;
+	int timed_out;
+	char line[OUT_CHUNK];
+	size_t line_len;
+};
+
+static int rec_fd = -1;		/* result records */
+static int con_fd = -1;		/* our own log lines */
+static int agent_ok = 1;	/* becomes "done 0" */
+static int is_init;
+static int test_mode;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Write all of buf, giving the reader at most timeout_ms.  A virtio port
+ * whose host side is not connected blocks writers forever (and polls as
+ * POLLHUP until the host connects), so never write without POLLOUT.
+ */
+static int write_bounded(int fd, const char *buf, size_t len, int timeout_ms)
+{
+	int64_t deadline = mono_ms() + timeout_ms;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+		int64_t left = deadline - mono_ms();
+		ssize_t n;
+		int r;
+
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		r = poll(&pfd, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (r <= 0)
+			continue;
+		if (!(pfd.revents & POLLOUT)) {
+			if (pfd.revents & POLLNVAL) {
+				errno = EBADF;
+				return -1;
+			}
+			/* hung up, for now: the host may still connect */
+			sleep_ms(left < 50 ? left : 50);
+			continue;
+		}
+		n = write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void logmsg(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static void logmsg(const char *fmt, ...)
+{
+	char buf[RECORD_MAX];
+	size_t len = strlen("klab-agent: ");
+	va_list ap;
+	int n;
+
+	if (con_fd < 0)
+		return;
+	memcpy(buf, "klab-agent: ", len);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, sizeof(buf) - len - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	len += (size_t)n < sizeof(buf) - len - 1 ? (size_t)n : sizeof(buf) - len - 2;
+	buf[len++] = '\n';
+	write_bounded(con_fd, buf, len, 1000);
+}
+
+/*
+ * Send one record: control characters become '?', the line is cut to fit
+ * RECORD_MAX and goes out in one write() so records never interleave.
+ */
+static void emit(const char *line, size_t len)
+{
+	char buf[RECORD_MAX];
+	size_t i;
+
+	if (len > RECORD_MAX - 1)
+		len = RECORD_MAX - 1;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	buf[len++] = '\n';
+	if (rec_fd < 0)
+		return;
+	if (write_bounded(rec_fd, buf, len, RECORD_WAIT_MS) == 0)
+		return;
+
+	/* The console is better than nothing: the host keeps its log. */
+	agent_ok = 0;
+	if (rec_fd == con_fd) {
+		rec_fd = -1;
+		return;
+	}
+	logmsg("result channel failed (%s), records go to the console", strerror(errno));
+	close(rec_fd);
+	rec_fd = con_fd;
+	if (rec_fd >= 0)
+		write_bounded(rec_fd, buf, len, RECORD_WAIT_MS);
+}
+
+static void record(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static void record(const char *fmt, ...)
+{
+	char buf[RECORD_MAX];
+	size_t len = strlen("KLAB1 ");
+	va_list ap;
+	int n;
+
+	memcpy(buf, "KLAB1 ", len);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	len += (size_t)n < sizeof(buf) - len ? (size_t)n : sizeof(buf) - len - 1;
+	emit(buf, len);
+}
+
+/* Something the host should know; the run goes on. */
+static void warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static void warn(const char *fmt, ...)
+{
+	char buf[RECORD_MAX - 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	logmsg("%s", buf);
+	record("warn %s", buf);
+}
+
+/* An internal error of the agent: reported as a warning and as "done 0". */
+static int fail(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static int fail(const char *fmt, ...)
+{
+	char buf[RECORD_MAX - 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	agent_ok = 0;
+	logmsg("%s", buf);
+	record("warn %s", buf);
+	return -1;
+}
+
+/* Read a small file whole, NUL-terminated; returns its length or -1. */
+static ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+static void chomp(char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' '))
+		s[--len] = '\0';
+}
+
+/* ---- early boot ------------------------------------------------------- */
+
+static int mount_one(const char *src, const char *dir, const char *type,
+		     unsigned long flags, const char *data, mode_t mode)
+{
+	if (mkdir(dir, mode) < 0 && errno != EEXIST)
+		return fail("cannot create %s: %s", dir, strerror(errno));
+	if (mount(src, dir, type, flags, data) < 0 && errno != EBUSY)
+		return fail("cannot mount %s on %s: %s", type, dir, strerror(errno));
+	return 0;
+}
+
+/*
+ * /dev first so that the console is there for "started", which the host
+ * uses to measure boot time.  Mount failures are logged but not fatal:
+ * the records say what went wrong, and "done 0" marks the run.
+ */
+static void early_setup(void)
+{
+	int fd;
+
+	mount_one("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755", 0755);
+	con_fd = open("/dev/console", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	logmsg("started");
+
+	/* The kernel may have started us without fds 0-2; keep them taken so
+	 * that no later open() lands there and leaks into the benchmark. */
+	do {
+		fd = open("/dev/null", O_RDWR);
+	} while (fd >= 0 && fd <= 2);
+	if (fd > 2)
+		close(fd);
+
+	mount_one("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, 0555);
+	mount_one("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, 0555);
+	mount_one("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", 01777);
+	mount_one("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755", 0755);
+	/* POSIX shared memory and semaphores (stress-ng uses both) live here. */
+	mount_one("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", 01777);
+	if (chdir("/") < 0)
+		logmsg("cannot chdir to /: %s", strerror(errno));
+}
+
+/* Is a virtio-serial device bound?  Its ports appear a little later. */
+static int have_virtio_serial(void)
+{
+	struct dirent *de;
+	int found = 0;
+	DIR *dir;
+
+	dir = opendir("/sys/bus/virtio/drivers/virtio_console");
+	if (!dir)
+		return 0;
+	while (!found && (de = readdir(dir)))
+		found = !strncmp(de->d_name, "virtio", 6);
+	closedir(dir);
+	return found;
+}
+
+/* 1: *dev names the port, 0: not (yet) there, -1: no virtio-serial at all. */
+static int find_result_port(char *dev, size_t size)
+{
+	struct dirent *de;
+	int found = 0;
+	DIR *dir;
+
+	/* the class exists whenever the driver is built in: not a device */
+	if (!have_virtio_serial())
+		return -1;
+	dir = opendir("/sys/class/virtio-ports");
+	if (!dir)
+		return 0;
+	while (!found && (de = readdir(dir))) {
+		char path[PATH_MAX], name[256];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/virtio-ports/%s/name", de->d_name);
+		if (read_file(path, name, sizeof(name)) < 0)
+			continue;
+		chomp(name);
+		if (strcmp(name, RESULT_PORT_NAME))
+			continue;
+		snprintf(dev, size, "/dev/%s", de->d_name);
+		/* devtmpfs creates the node a little after the sysfs entry */
+		found = access(dev, F_OK) == 0;
+	}
+	closedir(dir);
+	return found;
+}
+
+/*
+ * A second serial line, if the machine has one: the 8250 driver also
+ * opens its legacy ports when no UART answers there.  The line must pass
+ * bytes as they are: no \n → \r\n, no wait for a carrier.
+ */
+static int open_serial(const char *dev)
+{
+	struct serial_struct ss;
+	struct termios tio;
+	int fd;
+
+	fd = open(dev, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, TIOCGSERIAL, &ss) == 0 && ss.type == PORT_UNKNOWN) {
+		close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	if (tcgetattr(fd, &tio) == 0) {
+		cfmakeraw(&tio);
+		tio.c_cflag |= CLOCAL;
+		tcsetattr(fd, TCSANOW, &tio);
+	}
+	return fd;
+}
+
+static int open_result_channel(void)
+{
+	int64_t deadline = mono_ms() + PORT_WAIT_MS;
+	char dev[PATH_MAX];
+	int fd, r;
+
+	while ((r = find_result_port(dev, sizeof(dev))) == 0 && mono_ms() < deadline)
+		sleep_ms(50);
+	if (r == 1) {
+		/* Blocking on purpose: a blocking write returns once the host
+		 * took the data, so nothing is in flight at power-off.
+		 * write_bounded() polls first, so it cannot hang us. */
+		fd = open(dev, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0) {
+			logmsg("results go to %s", dev);
+			return fd;
+		}
+		logmsg("cannot open %s: %s", dev, strerror(errno));
+	}
+	fd = open_serial("/dev/ttyS1");
+	if (fd >= 0) {
+		logmsg("no port named %s, results go to /dev/ttyS1", RESULT_PORT_NAME);
+		return fd;
+	}
+	logmsg("no result channel, results go to the console");
+	return con_fd;
+}
+
+/* ---- job.conf --------------------------------------------------------- */
+
+/* Digits only, at most max: the host wrote it, but check anyway. */
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int has_dotdot(const char *path)
+{
+	const char *p;
+
+	for (p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Split "key value..." at the first space; both must be non-empty. */
+static int split_pair(char *s, char **value)
+{
+	char *sp;
+
+	if (!s || !(sp = strchr(s, ' ')) || sp == s || !sp[1])
+		return -1;
+	*sp = '\0';
+	*value = sp + 1;
+	return 0;
+}
+
+static void add_setting(struct job_conf *jc, char *path, const char *value)
+{
+	jc->settings[jc->nr_settings].path = path;
+	jc->settings[jc->nr_settings].value = value;
+	jc->nr_settings++;
+}
+
+static char *sysctl_path(const char *key)
+{
+	char *path, *p;
+
+	if (asprintf(&path, "/proc/sys/%s", key) < 0)
+		return NULL;
+	/* "vm.swappiness" → vm/swappiness; a key with '/' is a path already
+	 * (and may contain dots, like an interface name) */
+	if (!strchr(key, '/'))
+		for (p = path + strlen("/proc/sys/"); *p; p++)
+			if (*p == '.')
+				*p = '/';
+	return path;
+}
+
+static int parse_line(struct job_conf *jc, char *line, int lineno)
+{
+	char *key = line, *value = NULL, *arg, *sp;
+	unsigned v;
+
+	sp = strchr(line, ' ');
+	if (sp) {
+		*sp = '\0';
+		value = sp + 1;
+	}
+
+	if (!strcmp(key, "version")) {
+		if (parse_uint(value, UINT_MAX, &v) < 0 || v != 1)
+			return fail("job.conf:%d: unsupported version '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "name")) {
+		jc->name = value ? value : "";
+	} else if (!strcmp(key, "sysctl")) {
+		char *path;
+
+		if (split_pair(value, &arg) < 0 || value[0] == '/' || has_dotdot(value))
+			return fail("job.conf:%d: expected 'sysctl <key> <value>'", lineno);
+		path = sysctl_path(value);
+		if (!path)
+			return fail("out of memory");
+		add_setting(jc, path, arg);
+	} else if (!strcmp(key, "sysfs")) {
+		char *path;
+
+		if (split_pair(value, &arg) < 0 || strncmp(value, "/sys/", 5) || has_dotdot(value))
+			return fail("job.conf:%d: expected 'sysfs </sys/path> <value>'", lineno);
+		path = strdup(value);
+		if (!path)
+			return fail("out of memory");
+		add_setting(jc, path, arg);
+	} else if (!strcmp(key, "aslr")) {
+		char *path;
+
+		if (parse_uint(value, 2, &v) < 0)
+			return fail("job.conf:%d: aslr must be 0, 1 or 2", lineno);
+		path = strdup("/proc/sys/kernel/randomize_va_space");
+		if (!path)
+			return fail("out of memory");
+		add_setting(jc, path, value);
+	} else if (!strcmp(key, "drop_caches")) {
+		if (parse_uint(value, 3, &v) < 0)
+			return fail("job.conf:%d: drop_caches must be 0 to 3", lineno);
+		jc->drop_caches = (int)v;
+	} else if (!strcmp(key, "timeout")) {
+		if (parse_uint(value, 30 * 86400, &jc->timeout_s) < 0)
+			return fail("job.conf:%d: bad timeout '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "monitor_interval")) {
+		if (parse_uint(value, 86400, &jc->monitor_s) < 0)
+			return fail("job.conf:%d: bad monitor_interval '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "argv")) {
+		if (!value)
+			return fail("job.conf:%d: argv without a value", lineno);
+		jc->argv[jc->argc++] = value;
+	} else if (!strcmp(key, "env")) {
+		if (!value || !strchr(value, '=') || value[0] == '=')
+			return fail("job.conf:%d: expected 'env NAME=value'", lineno);
+		jc->env[jc->nr_env++] = value;
+	} else {
+		warn("job.conf:%d: unknown key '%s' ignored", lineno, key);
+	}
+	return 0;
+}
+
+static int read_conf(struct job_conf *jc, const char *path)
+{
+	size_t nr_lines = 1, len;
+	char *line, *end;
+	int lineno = 0;
+	ssize_t n;
+
+	jc->buf = malloc(CONF_MAX + 2);
+	if (!jc->buf)
+		return fail("out of memory");
+	/* one byte more than allowed tells a file that is too big */
+	n = read_file(path, jc->buf, CONF_MAX + 2);
+	if (n < 0)
+		return fail("cannot read %s: %s", path, strerror(errno));
+	len = (size_t)n;
+	if (len > CONF_MAX)
+		return fail("%s is larger than %d bytes", path, CONF_MAX);
+	if (memchr(jc->buf, '\0', len))
+		return fail("%s contains a NUL byte", path);
+
+	/* Each line holds at most one of everything: size the arrays once. */
+	for (line = jc->buf; (line = memchr(line, '\n', len - (size_t)(line - jc->buf))); line++)
+		nr_lines++;
+	jc->settings = calloc(nr_lines, sizeof(*jc->settings));
+	jc->argv = calloc(nr_lines + 1, sizeof(*jc->argv));
+	jc->env = calloc(nr_lines, sizeof(*jc->env));
+	if (!jc->settings || !jc->argv || !jc->env)
+		return fail("out of memory");
+
+	end = jc->buf + len;
+	for (line = jc->buf; line < end; ) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t line_len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+
+		lineno++;
+		if (line_len > CONF_LINE_MAX - 1)
+			return fail("job.conf:%d: line longer than %d bytes", lineno, CONF_LINE_MAX);
+		line[line_len] = '\0';
+		if (line[0] && line[0] != '#' && parse_line(jc, line, lineno) < 0)
+			return -1;
+		line += line_len + 1;
+	}
+	if (!jc->argc)
+		return fail("job.conf: no argv, nothing to run");
+	return 0;
+}
+
+static void conf_release(struct job_conf *jc)
+{
+	size_t i;
+
+	for (i = 0; i < jc->nr_settings; i++)
+		free(jc->settings[i].path);
+	free(jc->settings);
+	free(jc->argv);
+	free(jc->env);
+	free(jc->buf);
+}
+
+/* ---- settings and the environment ------------------------------------- */
+
+static int write_value(const char *path, const char *value)
+{
+	char buf[CONF_LINE_MAX + 1];
+	int fd, len, ret = -1;
+	ssize_t n;
+
+	/* with a newline, as `echo value > path` would: what people test by hand */
+	len = snprintf(buf, sizeof(buf), "%s\n", value);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail("cannot open %s: %s", path, strerror(errno));
+	n = write(fd, buf, (size_t)len);
+	if (n < 0) {
+		fail("cannot write '%s' to %s: %s", value, path, strerror(errno));
+		goto cleanup;
+	}
+	if (n != len) {
+		fail("short write of '%s' to %s", value, path);
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	if (close(fd) < 0 && !ret)
+		ret = fail("cannot write '%s' to %s: %s", value, path, strerror(errno));
+	return ret;
+}
+
+static int apply_settings(const struct job_conf *jc)
+{
+	size_t i;
+
+	for (i = 0; i < jc->nr_settings; i++) {
+		if (write_value(jc->settings[i].path, jc->settings[i].value) < 0)
+			return -1;
+		logmsg("set %s = %s", jc->settings[i].path, jc->settings[i].value);
+	}
+	return 0;
+}
+
+/* "always [madvise] never" → "madvise" */
+static void send_bracketed(const char *key, const char *path)
+{
+	char buf[256], *open_br, *close_br;
+
+	/* no THP in this kernel: no record, rather than a made-up value */
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	open_br = strchr(buf, '[');
+	close_br = open_br ? strchr(open_br, ']') : NULL;
+	if (!close_br)
+		return;
+	*close_br = '\0';
+	record("env %s %s", key, open_br + 1);
+}
+
+static void send_env(void)
+{
+	static char buf[PROC_FILE_MAX];
+	struct utsname uts;
+	struct dirent *de;
+	unsigned nodes = 0;
+	char *p;
+	DIR *dir;
+
+	if (uname(&uts) == 0)
+		record("env kernel %s", uts.release);
+	record("env cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));
+
+	dir = opendir("/sys/devices/system/node");
+	if (dir) {
+		while ((de = readdir(dir)))
+			if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]))
+				nodes++;
+		closedir(dir);
+	}
+	/* a kernel without CONFIG_NUMA has no node directory, yet one node */
+	record("env numa_nodes %u", nodes ? nodes : 1);
+
+	if (read_file("/proc/meminfo", buf, sizeof(buf)) >= 0 &&
+	    (p = strstr(buf, "MemTotal:"))) {
+		p += strlen("MemTotal:");
+		record("env mem_total_kb %llu", strtoull(p, NULL, 10));
+	}
+	send_bracketed("thp_enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+	send_bracketed("thp_defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+	if (read_file("/proc/cmdline", buf, sizeof(buf)) >= 0) {
+		chomp(buf);
+		record("env cmdline %s", buf);
+	}
+}
+
+/* ---- monitoring ------------------------------------------------------- */
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* /proc/vmstat ("name value") and /proc/meminfo ("Name:  value kB"). */
+static void send_name_values(const char *phase, const char *source, const char *path)
+{
+	static char buf[PROC_FILE_MAX];
+	char *line, *next;
+
+	if (read_file(path, buf, sizeof(buf)) < 0) {
+		fail("cannot read %s: %s", path, strerror(errno));
+		return;
+	}
+	for (line = buf; *line; line = next) {
+		char *name, *value, *save;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		name = strtok_r(line, ": \t", &save);
+		value = name ? strtok_r(NULL, ": \t", &save) : NULL;
+		if (value && is_number(value))
+			record("mon %s %s %s %s", phase, source, name, value);
+	}
+}
+
+static void send_stat(const char *phase)
+{
+	static const char *const cpu_names[] = {
+		"user", "nice", "system", "idle", "iowait", "irq", "softirq",
+	};
+	static char buf[PROC_FILE_MAX];
+	char *line, *next;
+
+	if (read_file("/proc/stat", buf, sizeof(buf)) < 0) {
+		fail("cannot read /proc/stat: %s", strerror(errno));
+		return;
+	}
+	for (line = buf; *line; line = next) {
+		char *tok, *save;
+		size_t i;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		tok = strtok_r(line, " ", &save);
+		if (!tok)
+			continue;
+		if (!strcmp(tok, "cpu")) {
+			for (i = 0; i < sizeof(cpu_names) / sizeof(cpu_names[0]); i++) {
+				tok = strtok_r(NULL, " ", &save);
+				if (!tok || !is_number(tok))
+					break;
+				record("mon %s stat cpu.%s %s", phase, cpu_names[i], tok);
+			}
+		} else if (!strcmp(tok, "ctxt") || !strcmp(tok, "processes")) {
+			char *value = strtok_r(NULL, " ", &save);
+
+			if (value && is_number(value))
+				record("mon %s stat %s %s", phase, tok, value);
+		}
+	}
+}
+
+static void snapshot(const char *phase, int with_stat)
+{
+	send_name_values(phase, "vmstat", "/proc/vmstat");
+	send_name_values(phase, "meminfo", "/proc/meminfo");
+	if (with_stat)
+		send_stat(phase);
+}
+
+/* ---- the benchmark ---------------------------------------------------- */
+
+static void send_out(const char *data, size_t len)
+{
+	char buf[RECORD_MAX];
+	size_t prefix = strlen("KLAB1 out ");
+
+	memcpy(buf, "KLAB1 out ", prefix);
+	memcpy(buf + prefix, data, len);
+	emit(buf, prefix + len);
+}
+
+/* Long lines are split rather than cut: every byte printed may be a number. */
+static void feed_output(struct run *r, const char *data, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (data[i] == '\n') {
+			send_out(r->line, r->line_len);
+			r->line_len = 0;
+			continue;
+		}
+		if (r->line_len == OUT_CHUNK) {
+			send_out(r->line, r->line_len);
+			r->line_len = 0;
+		}
+		r->line[r->line_len++] = data[i];
+	}
+}
+
+static void close_output(struct run *r)
+{
+	if (r->line_len)
+		send_out(r->line, r->line_len);
+	r->line_len = 0;
+	close(r->out_fd);
+	r->out_fd = -1;
+}
+
+/* The minimal PATH and HOME, then job.conf's env lines (which may replace them). */
+static char **build_env(const struct job_conf *jc)
+{
+	char **envp;
+	size_t n = 0, i, j;
+
+	envp = calloc(jc->nr_env + 3, sizeof(*envp));
+	if (!envp)
+		return NULL;
+	envp[n++] = "PATH=/usr/bin:/bin:/usr/lib/klab";
+	envp[n++] = "HOME=/tmp";
+	for (i = 0; i < jc->nr_env; i++) {
+		size_t name_len = (size_t)(strchr(jc->env[i], '=') - jc->env[i]) + 1;
+
+		for (j = 0; j < n; j++)
+			if (!strncmp(envp[j], jc->env[i], name_len))
+				break;
+		envp[j] = jc->env[i];
+		if (j == n)
+			n++;
+	}
+	return envp;
+}
+
+/* In the child: never returns. */
+static void exec_benchmark(const struct job_conf *jc, char **envp, int out_fd, int err_fd,
+			   const sigset_t *mask)
+{
+	static const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP };
+	size_t i;
+	int fd, e;
+
+	setpgid(0, 0);
+	/* whatever our own parent ignored, a benchmark starts with defaults */
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0 && fd != 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	dup2(out_fd, 1);
+	dup2(out_fd, 2);
+	if (out_fd > 2)
+		close(out_fd);
+	if (chdir("/tmp") < 0 && chdir("/") < 0) {
+		/* wherever we are is fine too */
+	}
+	/* execvp() searches the PATH of environ, so it must be the benchmark's */
+	environ = envp;
+	execvp(jc->argv[0], jc->argv);
+	e = errno;
+	if (write(err_fd, &e, sizeof(e)) < 0) {
+		/* the parent then reports "exited 127" */
+	}
+	_exit(127);
+}
+
+static void reap(struct run *r)
+{
+	struct signalfd_siginfo si;
+	pid_t pid;
+	int status;
+
+	while (read(r->sig_fd, &si, sizeof(si)) > 0)
+		;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (pid == r->pid) {
+			r->status = status;
+			r->reaped = 1;
+		}
+	}
+}
+
+/*
+ * Kill what is left of the benchmark's group and reap it, so that the
+ * "after" snapshot sees a quiet machine.  Bounded: something that left
+ * the group (setsid) is not waited for.
+ */
+static void reap_leftovers(pid_t pgid)
+{
+	int64_t deadline = mono_ms() + 1000;
+
+	kill(-pgid, SIGKILL);
+	while (mono_ms() < deadline) {
+		pid_t pid = waitpid(-1, NULL, WNOHANG);
+
+		if (pid < 0)
+			break;	/* ECHILD: all gone */
+		if (pid == 0 && kill(-pgid, 0) < 0)
+			break;	/* the group is gone; strangers are not waited for */
+		if (pid == 0)
+			sleep_ms(10);
+	}
+}
+
+static void report_exit(const struct run *r)
+{
+	if (r->exec_errno)
+		record("exit exec-failed %d", r->exec_errno);
+	else if (r->timed_out)
+		record("exit timeout 0");
+	else if (!r->reaped)
+		fail("lost track of the benchmark");
+	else if (WIFEXITED(r->status))
+		record("exit exited %d", WEXITSTATUS(r->status));
+	else if (WIFSIGNALED(r->status))
+		record("exit signaled %d", WTERMSIG(r->status));
+	else
+		fail("benchmark ended with status %#x", r->status);
+}
+
+static void read_output(struct run *r)
+{
+	char buf[65536];
+	ssize_t n;
+
+	n = read(r->out_fd, buf, sizeof(buf));
+	if (n > 0)
+		feed_output(r, buf, (size_t)n);
+	else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+		close_output(r);
+}
+
+static void read_exec_errno(struct run *r)
+{
+	int e;
+	ssize_t n;
+
+	n = read(r->err_fd, &e, sizeof(e));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n == sizeof(e))
+		r->exec_errno = e ? e : ENOEXEC;
+	close(r->err_fd);
+	r->err_fd = -1;
+}
+
+/*
+ * Wait for the benchmark while forwarding its output, sampling the
+ * monitors and watching the timeout, all from one poll() loop.  Every
+ * child is reaped here: as PID 1 the benchmark's orphans are ours.
+ */
+static void supervise(struct run *r, const struct job_conf *jc, int64_t t0)
+{
+	int64_t deadline = t0 + (int64_t)jc->timeout_s * 1000;
+	int64_t next_mon = jc->monitor_s ? t0 + (int64_t)jc->monitor_s * 1000 : INT64_MAX;
+	int64_t drain_until = INT64_MAX, kill_wait_until = INT64_MAX;
+	unsigned mon_s = 0;
+
+	for (;;) {
+		struct pollfd pfd[3];
+		int64_t now, wake;
+		int nfds = 0, out_i = -1, err_i = -1;
+
+		reap(r);
+		now = mono_ms();
+		if (r->reaped && drain_until == INT64_MAX) {
+			/* Whatever is left in its group is a leftover; what it
+			 * wrote already stays readable in the pipe. */
+			kill(-r->pid, SIGKILL);
+			drain_until = now + DRAIN_MS;
+		}
+		if (r->reaped && ((r->out_fd < 0 && r->err_fd < 0) || now >= drain_until))
+			break;
+		if (!r->timed_out && now >= deadline) {
+			logmsg("timeout after %u s, killing the benchmark", jc->timeout_s);
+			kill(-r->pid, SIGKILL);
+			kill(r->pid, SIGKILL);
+			r->timed_out = 1;
+			kill_wait_until = now + KILL_WAIT_MS;
+		}
+		if (!r->reaped && now >= kill_wait_until) {
+			fail("benchmark still there %d s after SIGKILL", KILL_WAIT_MS / 1000);
+			break;
+		}
+		if (now >= next_mon && !r->reaped) {
+			char phase[32];
+
+			mon_s += jc->monitor_s;
+			snprintf(phase, sizeof(phase), "t%u", mon_s);
+			snapshot(phase, 0);
+			next_mon += (int64_t)jc->monitor_s * 1000;
+			continue;	/* that took a while: look again */
+		}
+
+		pfd[nfds++] = (struct pollfd){ .fd = r->sig_fd, .events = POLLIN };
+		if (r->out_fd >= 0) {
+			out_i = nfds;
+			pfd[nfds++] = (struct pollfd){ .fd = r->out_fd, .events = POLLIN };
+		}
+		if (r->err_fd >= 0) {
+			err_i = nfds;
+			pfd[nfds++] = (struct pollfd){ .fd = r->err_fd, .events = POLLIN };
+		}
+		wake = r->timed_out ? kill_wait_until : deadline;
+		if (drain_until < wake)
+			wake = drain_until;
+		if (next_mon < wake)
+			wake = next_mon;
+		wake -= now;
+		if (wake < 0)
+			wake = 0;
+		if (wake > 60000)
+			wake = 60000;
+		if (poll(pfd, (nfds_t)nfds, (int)wake) < 0) {
+			if (errno == EINTR)
+				continue;
+			fail("poll: %s", strerror(errno));
+			break;
+		}
+		if (out_i >= 0 && (pfd[out_i].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_output(r);
+		if (err_i >= 0 && (pfd[err_i].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_exec_errno(r);
+	}
+	if (r->out_fd >= 0)
+		close_output(r);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	r->err_fd = -1;
+	reap_leftovers(r->pid);
+}
+
+static void run_job(const struct job_conf *jc)
+{
+	struct run r = { .pid = -1, .out_fd = -1, .err_fd = -1, .sig_fd = -1 };
+	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
+	sigset_t chld, old_mask;
+	struct timespec ts;
+	char **envp = NULL;
+	int64_t t0;
+
+	/* 0 is what the kernel refuses anyway: it means "leave them" */
+	if (jc->drop_caches > 0) {
+		char value[2] = { (char)('0' + jc->drop_caches), '\0' };
+
+		sync();
+		if (write_value("/proc/sys/vm/drop_caches", value) < 0)
+			return;
+	}
+	snapshot("before", 1);
+
+	envp = build_env(jc);
+	if (!envp) {
+		fail("out of memory");
+		return;
+	}
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old_mask);
+	r.sig_fd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r.sig_fd < 0) {
+		fail("signalfd: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
+		fail("pipe: %s", strerror(errno));
+		goto cleanup;
+	}
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	record("start %lld", (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	logmsg("running %s", jc->argv[0]);
+	t0 = mono_ms();
+	r.pid = fork();
+	if (r.pid < 0) {
+		fail("fork: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (r.pid == 0)
+		exec_benchmark(jc, envp, out_pipe[1], err_pipe[1], &old_mask);
+	/* also here, so that a kill of the group cannot miss an early child */
+	setpgid(r.pid, r.pid);
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	out_pipe[1] = err_pipe[1] = -1;
+	r.out_fd = out_pipe[0];
+	r.err_fd = err_pipe[0];
+	out_pipe[0] = err_pipe[0] = -1;
+
+	supervise(&r, jc, t0);
+	report_exit(&r);
+	snapshot("after", 1);
+
+cleanup:
+	if (r.out_fd >= 0)
+		close(r.out_fd);
+	if (r.sig_fd >= 0)
+		close(r.sig_fd);
+	if (out_pipe[0] >= 0)
+		close(out_pipe[0]);
+	if (out_pipe[1] >= 0)
+		close(out_pipe[1]);
+	if (err_pipe[0] >= 0)
+		close(err_pipe[0]);
+	if (err_pipe[1] >= 0)
+		close(err_pipe[1]);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	free(envp);
+}
+
+/* ---- the end ---------------------------------------------------------- */
+
+/* Make sure the host has the records before the machine goes away. */
+static void flush_results(void)
+{
+	int64_t deadline = mono_ms() + 3000;
+	int queued;
+
+	if (rec_fd < 0)
+		return;
+	if (!isatty(rec_fd)) {
+		fsync(rec_fd);	/* EINVAL on a virtio port: its writes are synchronous */
+		return;
+	}
+	/* Not tcdrain(): it has no bound, and alarm() needs POSIX timers,
+	 * which small guest kernels leave out. */
+	while (ioctl(rec_fd, TIOCOUTQ, &queued) == 0 && queued > 0 && mono_ms() < deadline)
+		sleep_ms(10);
+	/* the UART's own FIFO: a few more bytes at 115200 baud */
+	sleep_ms(20);
+}
+
+static void power_off(void)
+{
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	sync();
+	logmsg("powering off");
+	reboot(RB_POWER_OFF);
+	logmsg("power off failed: %s; halting", strerror(errno));
+	reboot(RB_HALT_SYSTEM);
+	/* Returning from init panics the kernel: loud, and the host notices. */
+}
+
+static const char usage[] =
+	"usage: klab-agent [--conf FILE] [--out FILE]\n"
+	"   or: klab-agent --test --conf FILE --out FILE\n"
+	"\n"
+	"As PID 1 (the guest's /init) arguments are ignored; it mounts the\n"
+	"pseudo file systems, runs " JOB_CONF " and powers off.\n"
+	"\n"
+	"    --test       run on the host: no result port, log on stderr\n"
+	"    --conf FILE  job configuration (default " JOB_CONF ")\n"
+	"    --out FILE   write the records to FILE\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "test", no_argument, NULL, 't' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct job_conf jc = { .drop_caches = -1 };
+	const char *conf_path = JOB_CONF, *out_path = NULL;
+	int c;
+
+	is_init = getpid() == 1;
+	/* The kernel hands init the command-line words it did not know:
+	 * as PID 1 the arguments are not ours to judge. */
+	while (!is_init && (c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			test_mode = 1;
+			break;
+		case 'c':
+			conf_path = optarg;
+			break;
+		case 'o':
+			out_path = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (!is_init && (optind != argc || (test_mode && !out_path))) {
+		fputs(usage, stderr);
+		return 2;
+	}
+
+	if (is_init) {
+		early_setup();
+	} else {
+		con_fd = 2;
+		logmsg("started");
+		/* Orphans of the benchmark come to us, as they would to PID 1. */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	}
+
+	if (out_path) {
+		rec_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (rec_fd < 0) {
+			logmsg("cannot open %s: %s", out_path, strerror(errno));
+			rec_fd = con_fd;
+			agent_ok = 0;
+		}
+	} else {
+		rec_fd = open_result_channel();
+	}
+	record("hello %d", AGENT_VERSION);
+
+	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0) {
+		if (jc.name)
+			logmsg("job %s", jc.name);
+		if (!jc.timeout_s)
+			jc.timeout_s = DEFAULT_TIMEOUT_S;
+		send_env();
+		run_job(&jc);
+	} else {
+		/* still say what machine this was: it helps to read the failure */
+		send_env();
+	}
+
+	record("done %d", agent_ok);
+	flush_results();
+	logmsg("done%s", agent_ok ? "" : " (with errors)");
+	conf_release(&jc);
+	if (rec_fd >= 0 && rec_fd != con_fd)
+		close(rec_fd);
+	if (is_init)
+		power_off();
+	return agent_ok ? 0 : 1;
+}

@@ -1,0 +1,213 @@
+#!/bin/sh
+# The guest programs on the host: klab-agent in --test mode (records, exit
+# statuses, timeouts, hostile output) and the usemem / will-it-scale output.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+: "${top_builddir:=${KLAB_BUILDDIR:-.}}"
+: "${KLAB_AGENT:=$top_builddir/guests/agent/klab-agent}"
+: "${KLAB_USEMEM:=$top_builddir/guests/bench/usemem}"
+: "${KLAB_WIS:=$top_builddir/guests/bench/will-it-scale}"
+
+# TAP-style numbered lines, counted the way lib.sh's finish expects
+ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $*"; }
+
+for prog in "$KLAB_AGENT" "$KLAB_USEMEM" "$KLAB_WIS"; do
+	if [ ! -x "$prog" ]; then
+		echo "not ok - $prog is not built (set top_builddir or KLAB_AGENT/KLAB_USEMEM/KLAB_WIS)"
+		exit 1
+	fi
+done
+
+# agent NAME: job.conf from stdin; records in $T/NAME.out, log in
+# $T/NAME.err, the wall time in seconds in $elapsed
+agent() {
+	cat > "$T/$1.conf"
+	t0=$(date +%s)
+	"$KLAB_AGENT" --test --conf "$T/$1.conf" --out "$T/$1.out" 2> "$T/$1.err"
+	rc=$?
+	elapsed=$(($(date +%s) - t0))
+}
+
+# has NAME LINE: the records contain exactly that line
+has() { grep -qxF "$2" "$T/$1.out"; }
+
+# The record types in order, one mon line per phase: the shape of a run.
+shape() {
+	awk '{ t = $2; if (t == "mon") t = t "-" $3; if (t != last) printf "%s%s", sep, t; last = t; sep = " " }' "$T/$1.out"
+}
+
+# ---- the agent -------------------------------------------------------------
+
+agent echo <<EOF
+version 1
+name echo-test
+timeout 10
+argv /bin/echo
+argv hello
+EOF
+check "agent --test exits 0 after a clean run" test "$rc" -eq 0
+s=$(shape echo)
+if [ "$s" = "hello env mon-before start out exit mon-after done" ]; then
+	ok "records come in protocol order"
+else
+	fail "record order: $s"
+fi
+check "hello carries the agent version" has echo "KLAB1 hello 1"
+check "the output line is forwarded" has echo "KLAB1 out hello"
+check "exit exited 0" has echo "KLAB1 exit exited 0"
+check "done 1" has echo "KLAB1 done 1"
+for key in kernel cpus numa_nodes mem_total_kb cmdline; do
+	check "env $key sent" grep -q "^KLAB1 env $key " "$T/echo.out"
+done
+check "mon before has vmstat, meminfo and stat" \
+	sh -c "grep -q '^KLAB1 mon before vmstat [a-z_0-9]* [0-9][0-9]*\$' '$T/echo.out' &&
+	       grep -q '^KLAB1 mon before meminfo MemTotal [0-9][0-9]*\$' '$T/echo.out' &&
+	       grep -q '^KLAB1 mon before stat cpu.user [0-9][0-9]*\$' '$T/echo.out' &&
+	       grep -q '^KLAB1 mon before stat processes [0-9][0-9]*\$' '$T/echo.out'"
+check "start carries a unix time in ms" grep -q '^KLAB1 start [0-9]\{13\}$' "$T/echo.out"
+check "the console log says started" grep -q '^klab-agent: started$' "$T/echo.err"
+
+agent exit3 <<EOF
+version 1
+timeout 10
+argv /bin/sh
+argv -c
+argv exit 3
+EOF
+check "a benchmark's exit code is reported" has exit3 "KLAB1 exit exited 3"
+check "a failing benchmark is not an agent failure" has exit3 "KLAB1 done 1"
+
+agent signal <<EOF
+version 1
+timeout 10
+argv /bin/sh
+argv -c
+argv kill -9 \$\$
+EOF
+check "a killed benchmark is signaled 9" has signal "KLAB1 exit signaled 9"
+
+agent noexec <<EOF
+version 1
+timeout 10
+argv /nonexistent/klab-benchmark
+EOF
+check "a missing program is exec-failed ENOENT" has noexec "KLAB1 exit exec-failed 2"
+check "exec-failed still ends with done 1" has noexec "KLAB1 done 1"
+
+agent timeout <<EOF
+version 1
+timeout 2
+argv sleep
+argv 100
+EOF
+check "the timeout kills the benchmark" has timeout "KLAB1 exit timeout 0"
+check "the timeout run ends with done 1" has timeout "KLAB1 done 1"
+check "the timeout is kept (took ${elapsed}s)" test "$elapsed" -le 5
+
+agent junk <<'EOF'
+version 1
+timeout 10
+argv /bin/sh
+argv -c
+argv head -c 10000 /dev/zero | tr '\0' a; echo; printf 'tab\tcr\resc\033[1mdel\177nul\000end\n'; head -c 4000 /dev/urandom
+EOF
+check "junk run ends with done 1" has junk "KLAB1 done 1"
+long=$(LC_ALL=C awk 'length($0) >= 4096 { n++ } END { print n + 0 }' "$T/junk.out")
+check "no record is longer than 4096 bytes" test "$long" -eq 0
+ctl=$(LC_ALL=C tr -d '\n\040-\176\200-\377' < "$T/junk.out" | wc -c)
+check "no control characters in the records" test "$ctl" -eq 0
+as=$(grep '^KLAB1 out aaaa' "$T/junk.out" | LC_ALL=C awk '{ n += length($3) } END { print n + 0 }')
+check "a 10000-byte line is split, not cut ($as bytes)" test "$as" -eq 10000
+check "control characters become '?'" has junk "KLAB1 out tab?cr?esc?[1mdel?nul?end"
+
+agent background <<EOF
+version 1
+timeout 30
+argv /bin/sh
+argv -c
+argv sleep 100 & echo \$! > $T/background.pid; echo x
+EOF
+check "a child holding the pipe does not hold the agent (took ${elapsed}s)" test "$elapsed" -le 4
+check "its output still arrives" has background "KLAB1 out x"
+check "its exit is the shell's" has background "KLAB1 exit exited 0"
+if [ -s "$T/background.pid" ] && ! kill -0 "$(cat "$T/background.pid")" 2>/dev/null; then
+	ok "the leftover child was killed"
+else
+	fail "the leftover child is still running"
+	kill "$(cat "$T/background.pid")" 2>/dev/null
+fi
+
+agent unknown <<EOF
+version 1
+timeout 10
+frobnicate 7
+argv /bin/true
+EOF
+check "an unknown key is a warning" grep -q "^KLAB1 warn .*unknown key 'frobnicate'" "$T/unknown.out"
+check "an unknown key does not stop the run" has unknown "KLAB1 exit exited 0"
+
+agent badsetting <<EOF
+version 1
+timeout 10
+sysfs /sys/klab-test-nonexistent/knob 1
+argv /bin/true
+EOF
+check "a setting that cannot be applied is a warning" \
+	grep -q '^KLAB1 warn .*/sys/klab-test-nonexistent/knob' "$T/badsetting.out"
+check "... and done 0" has badsetting "KLAB1 done 0"
+check "... without running the benchmark" sh -c "! grep -q '^KLAB1 start' '$T/badsetting.out'"
+check "agent --test exits 1 after done 0" test "$rc" -eq 1
+
+agent badconf <<EOF
+version 1
+timeout soon
+argv /bin/true
+EOF
+check "a malformed value is refused with done 0" has badconf "KLAB1 done 0"
+
+agent monitor <<EOF
+version 1
+timeout 10
+monitor_interval 1
+argv sleep
+argv 1.5
+EOF
+check "monitor_interval samples vmstat during the run" grep -q '^KLAB1 mon t1 vmstat ' "$T/monitor.out"
+check "monitor_interval samples meminfo during the run" grep -q '^KLAB1 mon t1 meminfo MemFree ' "$T/monitor.out"
+
+# ---- usemem ----------------------------------------------------------------
+
+out=$("$KLAB_USEMEM" -n 2 --runtime 1 16m); rc=$?
+check "usemem -n 2 exits 0" test "$rc" -eq 0
+n=$(printf '%s\n' "$out" | grep -c '^[1-9][0-9]* bytes / [1-9][0-9]* usecs = [1-9][0-9]* KB/s$')
+check "usemem -n 2 prints two result lines" test "$n" -eq 2 -a "$(printf '%s\n' "$out" | wc -l)" -eq 2
+out=$("$KLAB_USEMEM" -t 2 8m); rc=$?
+check "usemem -t 2 prints one line per process" \
+	test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | grep -c ' KB/s$')" -eq 1
+for args in "" "16x" "-n 0 16m" "--runtime x 16m" "16m 16m" "0"; do
+	# shellcheck disable=SC2086
+	"$KLAB_USEMEM" $args >/dev/null 2>&1
+	check "usemem refuses '$args'" test $? -ne 0
+done
+
+# ---- will-it-scale ---------------------------------------------------------
+
+for mode in process thread; do
+	out=$("$KLAB_WIS" --test malloc1 --mode $mode --tasks 2 --runtime 2 --warmup 1); rc=$?
+	check "will-it-scale $mode exits 0" test "$rc" -eq 0
+	check "will-it-scale $mode names the run" test "$(printf '%s\n' "$out" | head -n 1)" = \
+		"will-it-scale: testcase=malloc1 mode=$mode tasks=2 warmup=1 runtime=2"
+	check "will-it-scale $mode warms up" test "$(printf '%s\n' "$out" | grep -c '^warmup:1 total:[0-9]*$')" -eq 1
+	n=$(printf '%s\n' "$out" | grep -c '^second:[12] min:[1-9][0-9]* max:[1-9][0-9]* total:[1-9][0-9]*$')
+	check "will-it-scale $mode prints two measured seconds" test "$n" -eq 2
+	check "will-it-scale $mode average > 0" sh -c "printf '%s\n' '$out' | grep -q '^average:[1-9][0-9]*\$'"
+	check "will-it-scale $mode per_task_average > 0" \
+		sh -c "printf '%s\n' '$out' | grep -q '^per_task_average:[1-9][0-9]*\$'"
+done
+"$KLAB_WIS" --test nosuch --tasks 1 >/dev/null 2>&1
+check "will-it-scale refuses an unknown test with 2" test $? -eq 2
+"$KLAB_WIS" --test malloc1 --tasks 1 --mode fork >/dev/null 2>&1
+check "will-it-scale refuses an unknown mode with 2" test $? -eq 2
+
+finish
