@@ -110,7 +110,7 @@ check "never finishes: stopped by the run timeout (${took}s)" test "$took" -lt 2
 check "never finishes: destroyed, no domain left" test "$(klab_domains)" -eq 0
 
 # ---- klab killed mid-run: libvirt destroys its guest (AUTODESTROY) ---------
-k run --job "$T/forever.yaml" --kernel "$KBZIMAGE" --quiet > "$T/killed.out" 2>&1 &
+"$KLAB" --state "$lab" run --job "$T/forever.yaml" --kernel "$KBZIMAGE" --quiet > "$T/killed.out" 2>&1 &
 pid=$!
 i=0
 while [ "$(klab_domains)" -eq 0 ] && [ "$i" -lt 60 ]; do sleep 1; i=$((i + 1)); done
@@ -148,9 +148,9 @@ rm -f /var/tmp/klab-test-orphan-bzImage
 sed -e 's/^runtime:.*/runtime: 3s/' -e 's/^repeat:.*/repeat: 1/' \
 	-e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 512M }/' \
 	"$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/one-cpu.yaml"
-k run --job "$T/one-cpu.yaml" --kernel "$KBZIMAGE" --quiet > "$T/c1.out" 2>&1 &
+"$KLAB" --state "$lab" run --job "$T/one-cpu.yaml" --kernel "$KBZIMAGE" --quiet > "$T/c1.out" 2>&1 &
 p1=$!
-k run --job "$T/one-cpu.yaml" --kernel "$KBZIMAGE" --quiet > "$T/c2.out" 2>&1 &
+"$KLAB" --state "$lab" run --job "$T/one-cpu.yaml" --kernel "$KBZIMAGE" --quiet > "$T/c2.out" 2>&1 &
 p2=$!
 wait "$p1"; r1=$?
 wait "$p2"; r2=$?

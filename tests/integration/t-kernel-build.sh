@@ -6,6 +6,10 @@
 # broken commit and finds a scripted culprit.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
+# The shared guest kernel first (one build under a lock, filling the shared
+# ccache), so this test and t-guest do not compile the same tree twice side
+# by side when make check runs them in parallel.
+. "$KLAB_SRCDIR/tests/guest-kernel.sh"
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
