@@ -70,8 +70,8 @@ struct result {
 	/* valid records not stored because a cap was reached */
 	size_t dropped_out, dropped_mon, dropped_env, dropped_warnings;
 
-	/* caps; result_init sets the RESULT_MAX_* defaults, a caller may
-	 * lower them before the first result_feed */
+	/* caps; result_init sets the RESULT_MAX_* defaults (0 also means
+	 * the default), a caller may lower them before the first result_feed */
 	size_t max_out, max_mon, max_env, max_warnings, max_bytes;
 	size_t stored_bytes;
 
@@ -101,13 +101,25 @@ void result_finish(struct result *r);
 /* The value of an env record, or NULL. */
 const char *result_env_get(const struct result *r, const char *key);
 
-/* Metrics from the benchmark's output lines for a suite (stress-ng,
- * will-it-scale, vm-scalability).  Returns the number of metrics
- * (possibly 0: unknown suite, nothing recognised) and sets *out (NULL
- * when 0; caller frees with result_metrics_free).  testcase is the job's
- * testcase (e.g. mmapaddr); the names come from the output itself.
- * Every value is finite, every name valid (RESULT_MAX_NAME), and the
- * (name, seq) pairs are unique: a later duplicate is dropped. */
+/* Metrics from the benchmark's output lines (NUL-terminated; NULL entries
+ * are skipped) for a suite.  Returns the number of metrics (possibly 0:
+ * unknown suite, nothing recognised) and sets *out (NULL when 0; caller
+ * frees with result_metrics_free).  testcase is the job's testcase (e.g.
+ * mmapaddr); the names come from the output itself:
+ *
+ *   stress-ng       stress-ng.<stressor>.{ops, ops_per_sec, ops_per_sec_usr_sys,
+ *                   real_time, usr_time, sys_time, cpu_used_per_instance,
+ *                   RSS_Max} and stress-ng.<stressor>.<description> for each
+ *                   "miscellaneous metrics" line (MB_per_sec_vm-splice_rate)
+ *   will-it-scale   will-it-scale.{per_process_ops | per_thread_ops, average,
+ *                   workload}; ops_per_sec, min_task_ops, max_task_ops with
+ *                   seq = the second
+ *   vm-scalability  vm-scalability.{throughput, workload}; task_throughput,
+ *                   task_usecs, task_bytes with seq = the task (from 0)
+ *
+ * A line with a malformed number is skipped.  Every value is finite,
+ * every name valid (RESULT_MAX_NAME), and the (name, seq) pairs are
+ * unique: a later duplicate is dropped. */
 size_t result_parse_metrics(const char *suite, const char *testcase, char *const *lines, size_t nr_lines,
 			    struct result_metric **out);
 void result_metrics_free(struct result_metric *m, size_t n);

@@ -1,0 +1,913 @@
+/* The guest→host result channel (docs/guest-protocol.md): a line splitter
+ * that gives the same records however the bytes are chunked, a strict
+ * record parser with caps on what it stores, and the suites' parsers that
+ * turn a benchmark's output into metrics.  Everything the guest sends is
+ * hostile: nothing here trusts a length, a name or a number it has not
+ * checked. */
+#include "resultproto.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one stored string costs, counting the allocator's overhead. */
+#define STR_COST(len) ((len) + 1 + 16)
+
+static int is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int name_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || strchr("_.:+()/-", c);
+}
+
+int result_name_valid(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (i >= RESULT_MAX_NAME || !name_char((unsigned char)s[i]))
+			return 0;
+	return i > 0;
+}
+
+/* A finite decimal number, nothing else: [-+]digits[.digits][e[-+]digits].
+ * strtod alone would also take "nan", "inf", hex floats and leading
+ * blanks, and stop silently at trailing junk. */
+static int parse_number(const char *s, double *out)
+{
+	const char *p = s;
+	size_t digits = 0;
+	char *end;
+	double v;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; is_digit(*p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; is_digit(*p); p++)
+			digits++;
+	if (!digits)
+		return -1;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!is_digit(*p))
+			return -1;
+		while (is_digit(*p))
+			p++;
+	}
+	if (*p)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A decimal integer: [-]digits, in range. */
+static int parse_int64(const char *s, int64_t *out)
+{
+	const char *p = s;
+	char *end;
+	long long v;
+
+	if (*p == '-')
+		p++;
+	if (!is_digit(*p))
+		return -1;
+	while (is_digit(*p))
+		p++;
+	if (*p)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end || errno == ERANGE)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Printable UTF-8: no C0 or C1 control characters (the agent turns them
+ * into '?'), no overlong forms, surrogates or code points past U+10FFFF. */
+static int text_valid(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i], cp, min;
+		size_t n;
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == 0x7f)
+				return 0;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			n = 1, cp = c & 0x1f, min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			n = 2, cp = c & 0x0f, min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3, cp = c & 0x07, min = 0x10000;
+		} else {
+			return 0;
+		}
+		if (len - i - 1 < n)
+			return 0;
+		for (size_t k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+/* A cut can split a UTF-8 sequence: drop its incomplete tail so that the
+ * rest of a cut line can still be valid. */
+static size_t utf8_cut_tail(const unsigned char *s, size_t len)
+{
+	size_t i = len, cont = 0, need;
+	unsigned c;
+
+	while (i > 0 && cont < 3 && (s[i - 1] & 0xc0) == 0x80) {
+		i--;
+		cont++;
+	}
+	if (i == 0)
+		return len;
+	c = s[i - 1];
+	if (c < 0xc0)
+		return len;
+	need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+	return need > cont ? i - 1 : len;
+}
+
+void result_init(struct result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->max_out = RESULT_MAX_OUT;
+	r->max_mon = RESULT_MAX_MON;
+	r->max_env = RESULT_MAX_ENV;
+	r->max_warnings = RESULT_MAX_WARNINGS;
+	r->max_bytes = RESULT_MAX_BYTES;
+}
+
+void result_release(struct result *r)
+{
+	free(r->agent_version);
+	for (size_t i = 0; i < r->nr_env; i++) {
+		free(r->env[i].key);
+		free(r->env[i].value);
+	}
+	free(r->env);
+	for (size_t i = 0; i < r->nr_mon; i++) {
+		free(r->mon[i].phase);
+		free(r->mon[i].source);
+		free(r->mon[i].name);
+	}
+	free(r->mon);
+	for (size_t i = 0; i < r->nr_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
+	for (size_t i = 0; i < r->nr_out; i++)
+		free(r->out[i]);
+	free(r->out);
+	free(r->partial);
+	result_init(r);
+}
+
+/* A cap of 0 is the default: a struct result that was zeroed instead of
+ * result_init'ed must not silently drop everything. */
+static size_t cap(size_t max, size_t def)
+{
+	return max ? max : def;
+}
+
+/* Room for one more record of `bytes` under its count cap and the byte
+ * cap; a record that does not fit is counted in *dropped. */
+static int may_store(struct result *r, size_t nr, size_t max, size_t bytes, size_t *dropped)
+{
+	size_t max_bytes = cap(r->max_bytes, RESULT_MAX_BYTES);
+
+	if (nr >= max || bytes > max_bytes || r->stored_bytes > max_bytes - bytes) {
+		(*dropped)++;
+		return 0;
+	}
+	r->stored_bytes += bytes;
+	return 1;
+}
+
+/* Exactly n non-empty fields separated by single spaces, split in place. */
+static int split_fields(char *s, char **f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *sp;
+
+		if (!s || !*s || *s == ' ')
+			return -1;
+		f[i] = s;
+		sp = strchr(s, ' ');
+		if (i == n - 1)
+			return sp ? -1 : 0;
+		if (!sp)
+			return -1;
+		*sp = '\0';
+		s = sp + 1;
+	}
+	return -1;
+}
+
+/* Each record parser gets the text after "KLAB1 <type> " (NULL when the
+ * type ends the line) and returns -1 when the record is bad. */
+
+static int rec_hello(struct result *r, char *args)
+{
+	char *f[1];
+
+	if (r->hello || split_fields(args, f, 1) < 0 || !result_name_valid(f[0]))
+		return -1;
+	r->hello = 1;
+	r->agent_version = xstrdup(f[0]);
+	return 0;
+}
+
+static int rec_env(struct result *r, char *args)
+{
+	char *key = args, *value = "", *sp;
+	size_t bytes;
+
+	if (!key)
+		return -1;
+	sp = strchr(key, ' ');
+	if (sp) {
+		*sp = '\0';
+		value = sp + 1;
+	}
+	if (!result_name_valid(key))
+		return -1;
+	/* at the cap, drop before the (linear) duplicate search */
+	if (r->nr_env >= cap(r->max_env, RESULT_MAX_ENV)) {
+		r->dropped_env++;
+		return 0;
+	}
+	if (result_env_get(r, key))
+		return -1;
+	bytes = sizeof(*r->env) + STR_COST(strlen(key)) + STR_COST(strlen(value));
+	if (!may_store(r, r->nr_env, cap(r->max_env, RESULT_MAX_ENV), bytes, &r->dropped_env))
+		return 0;
+	ALLOC_GROW(r->env, r->nr_env + 1, r->alloc_env);
+	r->env[r->nr_env].key = xstrdup(key);
+	r->env[r->nr_env].value = xstrdup(value);
+	r->nr_env++;
+	return 0;
+}
+
+static int rec_warn(struct result *r, char *args)
+{
+	const char *text = args ? args : "";
+	size_t bytes = sizeof(char *) + STR_COST(strlen(text));
+
+	if (!may_store(r, r->nr_warnings, cap(r->max_warnings, RESULT_MAX_WARNINGS), bytes, &r->dropped_warnings))
+		return 0;
+	ALLOC_GROW(r->warnings, r->nr_warnings + 1, r->alloc_warnings);
+	r->warnings[r->nr_warnings++] = xstrdup(text);
+	return 0;
+}
+
+static int phase_valid(const char *p)
+{
+	size_t n = 0;
+
+	if (!strcmp(p, "before") || !strcmp(p, "after"))
+		return 1;
+	if (*p++ != 't')
+		return 0;
+	for (; is_digit(*p); p++)
+		n++;
+	return !*p && n >= 1 && n <= 10;
+}
+
+static int rec_mon(struct result *r, char *args)
+{
+	char *f[4];
+	double v;
+	size_t bytes;
+	struct result_mon *m;
+
+	if (split_fields(args, f, 4) < 0 || !phase_valid(f[0]) ||
+	    (strcmp(f[1], "vmstat") && strcmp(f[1], "meminfo") && strcmp(f[1], "stat")) ||
+	    !result_name_valid(f[2]) || parse_number(f[3], &v) < 0)
+		return -1;
+	bytes = sizeof(*r->mon) + STR_COST(strlen(f[0])) + STR_COST(strlen(f[1])) + STR_COST(strlen(f[2]));
+	if (!may_store(r, r->nr_mon, cap(r->max_mon, RESULT_MAX_MON), bytes, &r->dropped_mon))
+		return 0;
+	ALLOC_GROW(r->mon, r->nr_mon + 1, r->alloc_mon);
+	m = &r->mon[r->nr_mon++];
+	m->phase = xstrdup(f[0]);
+	m->source = xstrdup(f[1]);
+	m->name = xstrdup(f[2]);
+	m->value = v;
+	return 0;
+}
+
+static int rec_start(struct result *r, char *args)
+{
+	char *f[1];
+	int64_t ms;
+
+	if (r->start_ms || split_fields(args, f, 1) < 0 || parse_int64(f[0], &ms) < 0 || ms <= 0)
+		return -1;
+	r->start_ms = ms;
+	return 0;
+}
+
+static int rec_out(struct result *r, char *args)
+{
+	const char *text = args ? args : "";
+	size_t bytes = sizeof(char *) + STR_COST(strlen(text));
+
+	if (!may_store(r, r->nr_out, cap(r->max_out, RESULT_MAX_OUT), bytes, &r->dropped_out))
+		return 0;
+	ALLOC_GROW(r->out, r->nr_out + 1, r->alloc_out);
+	r->out[r->nr_out++] = xstrdup(text);
+	return 0;
+}
+
+static int rec_exit(struct result *r, char *args)
+{
+	static const struct {
+		const char *name;
+		enum result_exit status;
+	} statuses[] = {
+		{ "exited", RESULT_EXIT_EXITED },
+		{ "signaled", RESULT_EXIT_SIGNALED },
+		{ "timeout", RESULT_EXIT_TIMEOUT },
+		{ "exec-failed", RESULT_EXIT_EXEC_FAILED },
+	};
+	char *f[2];
+	int64_t code;
+
+	if (r->exit_status != RESULT_EXIT_NONE || split_fields(args, f, 2) < 0 ||
+	    parse_int64(f[1], &code) < 0 || code < INT_MIN || code > INT_MAX)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(statuses); i++) {
+		if (!strcmp(f[0], statuses[i].name)) {
+			r->exit_status = statuses[i].status;
+			r->exit_code = (int)code;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int rec_done(struct result *r, char *args)
+{
+	char *f[1];
+
+	if (split_fields(args, f, 1) < 0 || (strcmp(f[0], "0") && strcmp(f[0], "1")))
+		return -1;
+	r->done = 1;
+	r->done_ok = f[0][0] == '1';
+	return 0;
+}
+
+static const struct record_type {
+	const char *name;
+	int (*parse)(struct result *r, char *args);
+	int cut_ok;		/* a cut line still says something true */
+} record_types[] = {
+	{ "hello", rec_hello, 0 },
+	{ "env", rec_env, 1 },
+	{ "warn", rec_warn, 1 },
+	{ "mon", rec_mon, 0 },
+	{ "start", rec_start, 0 },
+	{ "out", rec_out, 1 },
+	{ "exit", rec_exit, 0 },
+	{ "done", rec_done, 0 },
+};
+
+/* One line, NUL at line[len] (the buffer has room), possibly with NULs
+ * inside: they are junk and are found by text_valid(). */
+static void parse_line(struct result *r, char *line, size_t len, int cut)
+{
+	const struct record_type *t = NULL;
+	char *type, *args = NULL;
+	size_t tlen;
+
+	if (len < 5 || memcmp(line, "KLAB1", 5) || (len > 5 && line[5] != ' ')) {
+		r->ignored_lines++;
+		return;
+	}
+	if (cut)
+		len = utf8_cut_tail((unsigned char *)line, len);
+	line[len] = '\0';
+	type = len > 6 ? line + 6 : line + len;
+	for (tlen = 0; type + tlen < line + len && type[tlen] != ' '; tlen++)
+		;
+	if (type + tlen < line + len)
+		args = type + tlen + 1;
+	for (size_t i = 0; i < ARRAY_SIZE(record_types); i++) {
+		if (strlen(record_types[i].name) == tlen && !memcmp(record_types[i].name, type, tlen)) {
+			t = &record_types[i];
+			break;
+		}
+	}
+
+	if (r->done) {
+		/* the stream is over; only a second done is worth calling forged */
+		if (t && t->parse == rec_done)
+			r->bad_records++;
+		else
+			r->ignored_lines++;
+		return;
+	}
+	if (!text_valid((unsigned char *)line, len) || !tlen) {
+		r->bad_records++;
+		return;
+	}
+	if (!t) {
+		r->ignored_lines++;
+		return;
+	}
+	if ((cut && !t->cut_ok) || (!r->hello && t->parse != rec_hello) || t->parse(r, args) < 0)
+		r->bad_records++;
+}
+
+/* The partial buffer holds RESULT_MAX_LINE + 1 bytes (a line of the
+ * maximum length may still be followed by '\r') and a NUL. */
+static void end_line(struct result *r)
+{
+	size_t len = r->partial_len;
+	int cut = r->partial_overflow;
+
+	if (!cut && len && r->partial[len - 1] == '\r')
+		len--;
+	if (len > RESULT_MAX_LINE) {
+		len = RESULT_MAX_LINE;
+		cut = 1;
+	}
+	if (cut)
+		r->long_lines++;
+	parse_line(r, r->partial, len, cut);
+	r->partial_len = 0;
+	r->partial_overflow = 0;
+}
+
+void result_feed(struct result *r, const char *data, size_t len)
+{
+	if (!r->partial)
+		r->partial = xmalloc(RESULT_MAX_LINE + 2);
+	while (len) {
+		const char *nl = memchr(data, '\n', len);
+		size_t n = nl ? (size_t)(nl - data) : len;
+		size_t room = RESULT_MAX_LINE + 1 - r->partial_len;
+
+		if (n > room) {
+			r->partial_overflow = 1;
+			memcpy(r->partial + r->partial_len, data, room);
+			r->partial_len += room;
+		} else {
+			memcpy(r->partial + r->partial_len, data, n);
+			r->partial_len += n;
+		}
+		if (nl) {
+			end_line(r);
+			n++;
+		}
+		data += n;
+		len -= n;
+	}
+}
+
+void result_finish(struct result *r)
+{
+	if (r->partial && (r->partial_len || r->partial_overflow))
+		end_line(r);
+	free(r->partial);
+	r->partial = NULL;
+}
+
+const char *result_env_get(const struct result *r, const char *key)
+{
+	for (size_t i = 0; i < r->nr_env; i++)
+		if (!strcmp(r->env[i].key, key))
+			return r->env[i].value;
+	return NULL;
+}
+
+/* ---- metrics from the benchmark's output ------------------------------ */
+
+struct mlist {
+	struct result_metric *m;
+	size_t nr, alloc;
+};
+
+/* Takes name; a metric with an invalid name or a value that is not
+ * finite is dropped. */
+static void add_metric(struct mlist *ml, char *name, int64_t seq, double value)
+{
+	if (!isfinite(value) || !result_name_valid(name)) {
+		free(name);
+		return;
+	}
+	ALLOC_GROW(ml->m, ml->nr + 1, ml->alloc);
+	ml->m[ml->nr].name = name;
+	ml->m[ml->nr].seq = seq;
+	ml->m[ml->nr].value = value;
+	ml->nr++;
+}
+
+#define MAX_TOKENS 16
+
+/* Split line (copied into *copy, which the caller frees) at runs of
+ * blanks.  Returns the number of tokens, MAX_TOKENS + 1 when there are
+ * more than MAX_TOKENS. */
+static size_t tokenize(const char *line, char **copy, char **tok)
+{
+	size_t n = 0;
+	char *p;
+
+	p = *copy = xstrdup(line);
+	for (;;) {
+		while (is_blank(*p))
+			p++;
+		if (!*p)
+			return n;
+		if (n == MAX_TOKENS)
+			return MAX_TOKENS + 1;
+		tok[n++] = p;
+		while (*p && !is_blank(*p))
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (is_blank(*p))
+		p++;
+	return p;
+}
+
+/* "key:value" → value, or NULL. */
+static const char *key_value(const char *tok, const char *key, char sep)
+{
+	size_t n = strlen(key);
+
+	return !strncmp(tok, key, n) && tok[n] == sep ? tok + n + 1 : NULL;
+}
+
+/*
+ * stress-ng 0.15.06 with --metrics (or --metrics-brief, without the last
+ * two columns):
+ *
+ *   stress-ng: metrc: [12997] stressor       bogo ops real time  usr time ...
+ *   stress-ng: metrc: [12997] vm-splice        654903      3.00      1.65 ...
+ *   stress-ng: metrc: [12997] miscellaneous metrics:
+ *   stress-ng: metrc: [12997] vm-splice  7671.95 MB per sec vm-splice rate (geometic mean of 2 instances)
+ *
+ * Numbers may also be printed as 1.000e+00 (--sn).
+ */
+static const char *const sng_columns[] = {
+	"ops", "real_time", "usr_time", "sys_time", "ops_per_sec", "ops_per_sec_usr_sys",
+	"cpu_used_per_instance", "RSS_Max",
+};
+
+static void stress_ng_row(struct mlist *ml, const char *p)
+{
+	char *copy, *tok[MAX_TOKENS];
+	double v[ARRAY_SIZE(sng_columns)];
+	size_t n = tokenize(p, &copy, tok);
+
+	if ((n != 7 && n != 9) || !result_name_valid(tok[0]))
+		goto cleanup;
+	for (size_t i = 1; i < n; i++)
+		if (parse_number(tok[i], &v[i - 1]) < 0)
+			goto cleanup;
+	for (size_t i = 0; i < n - 1; i++)
+		add_metric(ml, xstrfmt("stress-ng.%s.%s", tok[0], sng_columns[i]), 0, v[i]);
+cleanup:
+	free(copy);
+}
+
+/* The description as a name part: the trailing "(geometic mean of N
+ * instances)" dropped, anything but [A-Za-z0-9+-] turned into one '_'
+ * ("nanosecs per context switch (pipe method)" →
+ * "nanosecs_per_context_switch_pipe_method"). */
+static char *stress_ng_desc(const char *d)
+{
+	size_t len = strlen(d), j = 0;
+	char *out;
+
+	while (len && is_blank(d[len - 1]))
+		len--;
+	if (len && d[len - 1] == ')') {
+		const char *open = NULL;
+
+		for (size_t i = len - 1; i-- > 0;) {
+			if (d[i] == '(') {
+				open = d + i;
+				break;
+			}
+		}
+		if (open) {
+			char *group = xstrndup(open, (size_t)(d + len - open));
+			if (strstr(group, " mean of ") && strstr(group, " instance"))
+				len = (size_t)(open - d);
+			free(group);
+		}
+	}
+	out = xmalloc(len + 1);
+	for (size_t i = 0; i < len; i++) {
+		int c = (unsigned char)d[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '+' || c == '-')
+			out[j++] = (char)c;
+		else if (j && out[j - 1] != '_')
+			out[j++] = '_';
+	}
+	while (j && out[j - 1] == '_')
+		j--;
+	out[j] = '\0';
+	return out;
+}
+
+/* LKP-style names: the stressor's own name repeated at the start of the
+ * description, or as "<stressor> rate" at its end, is noise under
+ * stress-ng.<stressor>. ("MB_per_sec_vm-splice_rate" → "MB_per_sec",
+ * "vm-splice_calls_per_sec" → "calls_per_sec"; "context_switch" stays). */
+static void drop_stressor_words(char *desc, const char *stressor)
+{
+	size_t sl = strlen(stressor), dl = strlen(desc);
+	char *tail = xstrfmt("_%s_rate", stressor);
+	size_t tl = strlen(tail);
+
+	if (dl > tl && !strcmp(desc + dl - tl, tail)) {
+		desc[dl - tl] = '\0';
+		dl -= tl;
+	}
+	if (dl > sl + 1 && !strncmp(desc, stressor, sl) && desc[sl] == '_')
+		memmove(desc, desc + sl + 1, dl - sl);
+	free(tail);
+}
+
+static void stress_ng_misc(struct mlist *ml, const char *p)
+{
+	const char *name = p, *value, *desc;
+	char *sname, *svalue, *sdesc;
+	double v;
+
+	while (*p && !is_blank(*p))
+		p++;
+	sname = xstrndup(name, (size_t)(p - name));
+	value = p = skip_blanks(p);
+	while (*p && !is_blank(*p))
+		p++;
+	svalue = xstrndup(value, (size_t)(p - value));
+	desc = skip_blanks(p);
+	sdesc = stress_ng_desc(desc);
+	drop_stressor_words(sdesc, sname);
+	if (result_name_valid(sname) && !parse_number(svalue, &v) && *sdesc)
+		add_metric(ml, xstrfmt("stress-ng.%s.%s", sname, sdesc), 0, v);
+	free(sname);
+	free(svalue);
+	free(sdesc);
+}
+
+static void parse_stress_ng(struct mlist *ml, char *const *lines, size_t nr)
+{
+	static const char prefix[] = "stress-ng: metrc:";
+	int misc = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *p = lines[i];
+
+		if (!p || strncmp(p, prefix, sizeof(prefix) - 1))
+			continue;
+		p = skip_blanks(p + sizeof(prefix) - 1);
+		/* [pid] */
+		if (*p++ != '[' || !is_digit(*p))
+			continue;
+		while (is_digit(*p))
+			p++;
+		if (*p++ != ']' || !is_blank(*p))
+			continue;
+		p = skip_blanks(p);
+		if (!strncmp(p, "stressor", 8) && is_blank(p[8])) {
+			misc = 0;	/* a new table */
+		} else if (!strncmp(p, "miscellaneous metrics:", 22) && !*skip_blanks(p + 22)) {
+			misc = 1;
+		} else if (misc) {
+			stress_ng_misc(ml, p);
+		} else {
+			stress_ng_row(ml, p);
+		}
+	}
+}
+
+/*
+ * klab's will-it-scale runner:
+ *
+ *   will-it-scale: testcase=malloc1 mode=process tasks=2 warmup=2 runtime=5
+ *   warmup:1 total:123
+ *   second:1 min:10 max:12 total:22
+ *   average:22
+ *   per_task_average:11
+ */
+static void parse_will_it_scale(struct mlist *ml, char *const *lines, size_t nr)
+{
+	const char *task_metric = NULL;
+
+	for (size_t i = 0; i < nr; i++) {
+		char *copy, *tok[MAX_TOKENS];
+		const char *s, *mn, *mx, *total, *val;
+		size_t n;
+		int64_t sec;
+		double v[3];
+
+		if (!lines[i])
+			continue;
+		n = tokenize(lines[i], &copy, tok);
+		if (!task_metric) {
+			/* nothing counts before the header */
+			if (n >= 2 && n <= MAX_TOKENS && !strcmp(tok[0], "will-it-scale:")) {
+				for (size_t k = 1; k < n; k++) {
+					const char *mode = key_value(tok[k], "mode", '=');
+
+					if (mode && !strcmp(mode, "process"))
+						task_metric = "will-it-scale.per_process_ops";
+					else if (mode && !strcmp(mode, "thread"))
+						task_metric = "will-it-scale.per_thread_ops";
+				}
+			}
+		} else if (n == 4 && (s = key_value(tok[0], "second", ':')) && (mn = key_value(tok[1], "min", ':')) &&
+			   (mx = key_value(tok[2], "max", ':')) && (total = key_value(tok[3], "total", ':'))) {
+			if (!parse_int64(s, &sec) && sec >= 0 && !parse_number(mn, &v[0]) &&
+			    !parse_number(mx, &v[1]) && !parse_number(total, &v[2])) {
+				add_metric(ml, xstrdup("will-it-scale.ops_per_sec"), sec, v[2]);
+				add_metric(ml, xstrdup("will-it-scale.min_task_ops"), sec, v[0]);
+				add_metric(ml, xstrdup("will-it-scale.max_task_ops"), sec, v[1]);
+			}
+		} else if (n == 1 && (val = key_value(tok[0], "average", ':'))) {
+			if (!parse_number(val, &v[0]))
+				add_metric(ml, xstrdup("will-it-scale.average"), 0, v[0]);
+		} else if (n == 1 && (val = key_value(tok[0], "per_task_average", ':'))) {
+			if (!parse_number(val, &v[0]))
+				add_metric(ml, xstrdup(task_metric), 0, v[0]);
+		}
+		free(copy);
+	}
+}
+
+/* After duplicates are gone: the workload is what the measured seconds did. */
+static void will_it_scale_workload(struct mlist *ml)
+{
+	double sum = 0;
+	int any = 0;
+
+	for (size_t i = 0; i < ml->nr; i++) {
+		if (!strcmp(ml->m[i].name, "will-it-scale.ops_per_sec")) {
+			sum += ml->m[i].value;
+			any = 1;
+		}
+	}
+	if (any)
+		add_metric(ml, xstrdup("will-it-scale.workload"), 0, sum);
+}
+
+/* klab's usemem, one line per task: "N bytes / N usecs = N KB/s". */
+static void parse_vm_scalability(struct mlist *ml, char *const *lines, size_t nr)
+{
+	double throughput = 0, workload = 0;
+	int64_t task = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		char *copy, *tok[MAX_TOKENS];
+		double bytes, usecs, kbs;
+		size_t n;
+
+		if (!lines[i])
+			continue;
+		n = tokenize(lines[i], &copy, tok);
+		if (n == 8 && !strcmp(tok[1], "bytes") && !strcmp(tok[2], "/") && !strcmp(tok[4], "usecs") &&
+		    !strcmp(tok[5], "=") && !strcmp(tok[7], "KB/s") && !parse_number(tok[0], &bytes) &&
+		    !parse_number(tok[3], &usecs) && !parse_number(tok[6], &kbs)) {
+			add_metric(ml, xstrdup("vm-scalability.task_throughput"), task, kbs);
+			add_metric(ml, xstrdup("vm-scalability.task_usecs"), task, usecs);
+			add_metric(ml, xstrdup("vm-scalability.task_bytes"), task, bytes);
+			throughput += kbs;
+			workload += bytes;
+			task++;
+		}
+		free(copy);
+	}
+	if (task) {
+		add_metric(ml, xstrdup("vm-scalability.throughput"), 0, throughput);
+		add_metric(ml, xstrdup("vm-scalability.workload"), 0, workload);
+	}
+}
+
+struct metric_key {
+	const struct result_metric *m;
+	size_t idx;
+};
+
+static int metric_key_cmp(const void *a, const void *b)
+{
+	const struct metric_key *x = a, *y = b;
+	int c = strcmp(x->m->name, y->m->name);
+
+	if (c)
+		return c;
+	if (x->m->seq != y->m->seq)
+		return x->m->seq < y->m->seq ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The samples table has UNIQUE (run, metric, seq): keep the first of
+ * each (name, seq), in output order. */
+static void drop_duplicates(struct mlist *ml)
+{
+	struct metric_key *keys;
+	unsigned char *dup;
+	size_t j = 0;
+
+	if (ml->nr < 2)
+		return;
+	keys = xmalloc(ml->nr * sizeof(*keys));
+	dup = xcalloc(ml->nr, 1);
+	for (size_t i = 0; i < ml->nr; i++) {
+		keys[i].m = &ml->m[i];
+		keys[i].idx = i;
+	}
+	qsort(keys, ml->nr, sizeof(*keys), metric_key_cmp);
+	for (size_t i = 1; i < ml->nr; i++)
+		if (!strcmp(keys[i].m->name, keys[i - 1].m->name) && keys[i].m->seq == keys[i - 1].m->seq)
+			dup[keys[i].idx] = 1;
+	for (size_t i = 0; i < ml->nr; i++) {
+		if (dup[i])
+			free(ml->m[i].name);
+		else
+			ml->m[j++] = ml->m[i];
+	}
+	ml->nr = j;
+	free(keys);
+	free(dup);
+}
+
+size_t result_parse_metrics(const char *suite, const char *testcase, char *const *lines, size_t nr_lines,
+			    struct result_metric **out)
+{
+	struct mlist ml = { 0 };
+
+	(void)testcase;
+	*out = NULL;
+	if (!suite || (!lines && nr_lines))
+		return 0;
+	if (!strcmp(suite, "stress-ng")) {
+		parse_stress_ng(&ml, lines, nr_lines);
+		drop_duplicates(&ml);
+	} else if (!strcmp(suite, "will-it-scale")) {
+		parse_will_it_scale(&ml, lines, nr_lines);
+		drop_duplicates(&ml);
+		will_it_scale_workload(&ml);
+	} else if (!strcmp(suite, "vm-scalability")) {
+		parse_vm_scalability(&ml, lines, nr_lines);
+		drop_duplicates(&ml);
+	}
+	if (!ml.nr) {
+		free(ml.m);
+		return 0;
+	}
+	*out = ml.m;
+	return ml.nr;
+}
+
+void result_metrics_free(struct result_metric *m, size_t n)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(m[i].name);
+	free(m);
+}
