@@ -42,6 +42,10 @@ static int virt_error(const char *what)
 int vm_connect(struct vm_conn *c, const char *uri)
 {
 	memset(c, 0, sizeof(*c));
+	/* A write to libvirtd's socket after it hung up must be an error we
+	 * report, not a SIGPIPE that kills klab mid-run (programs klab starts
+	 * get SIGPIPE back: run_command resets it). */
+	signal(SIGPIPE, SIG_IGN);
 	if (!event_loop_ready) {
 		virSetErrorFunc(NULL, quiet_libvirt);
 		if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
