@@ -181,10 +181,6 @@ int vm_busy_cpus(struct vm_conn *c, unsigned char **busy_out, size_t *nr)
 			for (int v = 0; v < got; v++)
 				if (!map_is_all(maps + v * maplen, nr_cpus))
 					set_bits_from_map(maps + v * maplen, maplen, nr_cpus, busy);
-			memset(maps, 0, maplen);
-			if (virDomainGetEmulatorPinInfo(doms[i], maps, maplen, VIR_DOMAIN_AFFECT_LIVE) == 1 &&
-			    !map_is_all(maps, nr_cpus))
-				set_bits_from_map(maps, maplen, nr_cpus, busy);
 			free(maps);
 		}
 		virDomainFree(doms[i]);

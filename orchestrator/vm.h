@@ -32,8 +32,10 @@ int accel_choice_parse(const char *s, enum accel_choice *out);
  * it was decided (static text). */
 int vm_choose_accel(const char *caps_xml, enum accel_choice choice, enum accel *out, const char **why);
 
-/* Host CPUs used by klab guests running now (from their live vCPU and
- * emulator pinning), as a bitmap; for planning concurrent guests. */
+/* Host CPUs used by the vCPUs of klab guests running now (their live
+ * pinning), as a bitmap; for planning concurrent guests.  Emulator pins
+ * are not counted: an emulator thread takes a spare CPU while one is
+ * free, but it must not keep a second guest off a small host. */
 int vm_busy_cpus(struct vm_conn *c, unsigned char **busy, size_t *nr);
 
 /* Destroy domains named klab-* that carry klab's metadata for this lab
