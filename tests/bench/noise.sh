@@ -15,7 +15,7 @@ trap 'rm -rf "$B"' EXIT
 "$KLAB" --state "$B/lab" init >/dev/null
 q() { sqlite3 "$B/lab/klab.db" "$1"; }
 echo "noise benchmark: $N boots per cell, runtime ${RUNTIME}s, $(nproc) host CPUs"
-printf '%-12s %-9s %12s %8s  %s\n' job pinning mean "cv %" values
+printf '%-26s %-9s %12s %8s  %s\n' job pinning mean "cv %" values
 for job in will-it-scale-malloc1 stress-ng-mmapaddr; do
 	sed -e "s/^runtime:.*/runtime: ${RUNTIME}s/" -e 's/^repeat:.*/repeat: 1/' \
 		"$KLAB_SRCDIR/jobs/$job.yaml" > "$B/$job.yaml"
@@ -33,10 +33,10 @@ for job in will-it-scale-malloc1 stress-ng-mmapaddr; do
 		i=$((i + 1))
 	done
 	for mode in pinned unpinned; do
-		awk -v job="${job#*-}" -v mode="$mode" '{ v[NR] = $1; s += $1 } END {
+		awk -v job="$job" -v mode="$mode" '{ v[NR] = $1; s += $1 } END {
 			m = s / NR; for (i = 1; i <= NR; i++) ss += (v[i] - m) ^ 2
 			sd = NR > 1 ? sqrt(ss / (NR - 1)) : 0; vals = ""
 			for (i = 1; i <= NR; i++) vals = vals sprintf("%.0f ", v[i])
-			printf "%-12s %-9s %12.1f %7.1f%%  %s\n", job, mode, m, 100 * sd / m, vals }' "$B/$mode"
+			printf "%-26s %-9s %12.1f %7.1f%%  %s\n", job, mode, m, 100 * sd / m, vals }' "$B/$mode"
 	done
 done
