@@ -9,6 +9,9 @@ double stats_mean(const double *v, size_t n);
 double stats_stddev(const double *v, size_t n);
 /* Median (the array is not modified). */
 double stats_median(const double *v, size_t n);
+/* Quantile q (0..1) with linear interpolation between order statistics
+ * (R's default, type 7); the array is not modified. */
+double stats_quantile(const double *v, size_t n, double q);
 /* stddev / |mean| in percent; 0 when the mean is 0. */
 double stats_cv_percent(const double *v, size_t n);
 /* Median absolute deviation from the median, times 1.4826 so that it
@@ -28,6 +31,16 @@ struct stats_test {
 	int exact;
 };
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, struct stats_test *out);
+
+/* The same with the p-value's method forced: STATS_EXACT fails (after
+ * error()) when there are ties or more than 100 runs in all. */
+enum stats_method {
+	STATS_AUTO,
+	STATS_EXACT,
+	STATS_ASYMPTOTIC,
+};
+int stats_mann_whitney_method(const double *x, size_t nx, const double *y, size_t ny,
+			      enum stats_method method, struct stats_test *out);
 
 /* Two-sample Kolmogorov-Smirnov test, two-sided: D and its p-value
  * (exact for small samples without ties, else the asymptotic one). */

@@ -1,0 +1,450 @@
+/* Verdicts of performance bisections.  Every decision compares medians,
+ * in units of a robust pooled noise estimate, so that the one or two
+ * 30-60% slow runs a shared host produces now and then cannot flip it:
+ *
+ *  - values are compared as logarithms (ratios), so a 10% CV is the
+ *    same noise at both ends of a 20x regression;
+ *  - the noise sigma comes from the lower quartile of all within-set
+ *    pairwise absolute differences: a slow run spoils only the pairs it
+ *    is in, and up to three pairs in four may be spoilt;
+ *  - a run more than `outlier_sigmas` (and `outlier_min_percent`) from
+ *    its set's median is listed as an outlier, and the set then needs
+ *    2 * outliers + 3 runs (up to the cap) so that its median is made of
+ *    ordinary runs;
+ *  - slow runs only ever look bad, so a bad verdict needs at least
+ *    `min_runs_bad` runs, and its runs on the good side of the midpoint
+ *    count like outliers (two slow runs of three must not condemn a good
+ *    commit); a good verdict may come after 2 runs;
+ *  - a median's standard error is taken as sigma * sqrt(pi / 2n) (its
+ *    large-sample value, conservative for small n; exact for n <= 2 is
+ *    sigma / sqrt(n)), and separations are held to a Student t quantile
+ *    with the pooled degrees of freedom, since sigma is estimated.
+ *
+ * Rank tests (Mann-Whitney, Kolmogorov-Smirnov) are recorded as
+ * evidence; with 2 or 3 runs they cannot reach any useful significance
+ * (the smallest two-sided Mann-Whitney p for 3 against 3 is 0.1), so
+ * they do not decide. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verdict.h"
+#include "util/util.h"
+
+/* The most runs of one set a verdict accepts. */
+#define VERDICT_MAX_RUNS 1000
+
+void verdict_policy_init(struct verdict_policy *p)
+{
+	static const unsigned ladder[] = { 2, 3, 5, 8, 12 };
+
+	memset(p, 0, sizeof(*p));
+	p->alpha = 0.005;
+	p->alpha_reproduce = 0.005;
+	p->min_change_percent = 1.0;
+	p->min_gap_z = 6.0;
+	p->outlier_sigmas = 4.0;
+	p->outlier_min_percent = 10.0;
+	p->near_band = 0.2;
+	p->noise_floor_percent = 0.1;
+	memcpy(p->ladder, ladder, sizeof(ladder));
+	p->n_ladder = ARRAY_SIZE(ladder);
+	p->min_runs_bad = 3;
+	p->log_scale = 1;
+}
+
+unsigned verdict_policy_cap(const struct verdict_policy *p)
+{
+	return p->n_ladder ? p->ladder[p->n_ladder - 1] : 0;
+}
+
+unsigned verdict_next_runs(const struct verdict_policy *p, size_t have, size_t want)
+{
+	for (size_t i = 0; i < p->n_ladder; i++)
+		if (p->ladder[i] > have && p->ladder[i] >= want)
+			return p->ladder[i];
+	/* want beyond the ladder: the cap, if it still adds runs */
+	return verdict_policy_cap(p) > have ? verdict_policy_cap(p) : 0;
+}
+
+const char *verdict_kind_name(enum verdict_kind kind)
+{
+	switch (kind) {
+	case VERDICT_NEED_MORE:
+		return "need-more";
+	case VERDICT_REPRODUCED:
+		return "reproduced";
+	case VERDICT_NOT_REPRODUCED:
+		return "not-reproduced";
+	case VERDICT_GOOD:
+		return "good";
+	case VERDICT_BAD:
+		return "bad";
+	case VERDICT_SKIP:
+		return "skip";
+	}
+	return "?";
+}
+
+/* The sets of one verdict, on the compared scale. */
+struct sets {
+	size_t count;
+	const double *raw[3];
+	size_t n[3];
+	double *t[3];
+	double med[3];		/* of t */
+	size_t outliers[3];
+	double sigma;
+	int log;
+};
+
+static int check_set(const double *v, size_t n, const char *what)
+{
+	if (!n)
+		return error("no runs of the %s", what);
+	if (n > VERDICT_MAX_RUNS)
+		return error("too many runs of the %s (%zu)", what, n);
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i]))
+			return error("run %zu of the %s is not a finite number", i + 1, what);
+	return 0;
+}
+
+/* Median factor: n var(median) / sigma^2 (see the top of the file). */
+static double med_factor(size_t n)
+{
+	return n <= 2 ? 1.0 : M_PI / 2;
+}
+
+static double se_diff(const struct sets *s, int a, int b)
+{
+	return s->sigma * sqrt(med_factor(s->n[a]) / (double)s->n[a] +
+			       med_factor(s->n[b]) / (double)s->n[b]);
+}
+
+static void sets_release(struct sets *s)
+{
+	for (size_t i = 0; i < s->count; i++)
+		free(s->t[i]);
+}
+
+static void add_outlier(struct verdict *v, enum verdict_set set, size_t index, double value, double sigmas)
+{
+	if (v->n_outliers < VERDICT_MAX_OUTLIERS)
+		v->outliers[v->n_outliers] = (struct verdict_outlier){ set, index, value, sigmas };
+	v->n_outliers++;
+}
+
+static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict_policy *p)
+{
+	size_t npairs = 0, k = 0;
+	double *pairs, floor;
+
+	s->log = p->log_scale;
+	for (size_t i = 0; i < s->count; i++)
+		for (size_t j = 0; j < s->n[i]; j++)
+			if (s->raw[i][j] <= 0)
+				s->log = 0;
+	for (size_t i = 0; i < s->count; i++) {
+		s->t[i] = xmalloc(s->n[i] * sizeof(double));
+		for (size_t j = 0; j < s->n[i]; j++)
+			s->t[i][j] = s->log ? log(s->raw[i][j]) : s->raw[i][j];
+		s->med[i] = stats_median(s->t[i], s->n[i]);
+		npairs += s->n[i] * (s->n[i] - 1) / 2;
+	}
+
+	pairs = xmalloc((npairs ? npairs : 1) * sizeof(*pairs));
+	for (size_t i = 0; i < s->count; i++)
+		for (size_t a = 0; a < s->n[i]; a++)
+			for (size_t b = a + 1; b < s->n[i]; b++)
+				pairs[k++] = fabs(s->t[i][a] - s->t[i][b]);
+	/* Every within-set |X - Y| of N(m, s^2) runs is |N(0, 2 s^2)|, whose
+	 * lower quartile is s sqrt(2) Phi^-1(5/8); the quartile, not the
+	 * median, so that one slow run in each of two sets of 3 (4 pairs of
+	 * 6 spoilt) does not inflate the noise (as Rousseeuw and Croux's Qn) */
+	s->sigma = npairs ? stats_quantile(pairs, npairs, 0.25) / (M_SQRT2 * 0.3186393639643752) : 0;
+	free(pairs);
+	if (s->log) {
+		floor = p->noise_floor_percent / 100;
+	} else {
+		double mid = 0;
+
+		for (size_t i = 0; i < s->count; i++)
+			mid += fabs(s->med[i]) / (double)s->count;
+		floor = p->noise_floor_percent / 100 * (mid > 0 ? mid : 1);
+	}
+	if (!(s->sigma >= floor))
+		s->sigma = floor;
+
+	for (size_t i = 0; i < s->count; i++) {
+		/* the smallest deviation that may count, on the compared scale */
+		double min_dev = s->log ? log1p(p->outlier_min_percent / 100) :
+				 p->outlier_min_percent / 100 * fabs(s->med[i]);
+
+		s->outliers[i] = 0;
+		for (size_t j = 0; j < s->n[i]; j++) {
+			double z = (s->t[i][j] - s->med[i]) / s->sigma;
+
+			if (fabs(z) > p->outlier_sigmas && fabs(s->t[i][j] - s->med[i]) > min_dev) {
+				s->outliers[i]++;
+				add_outlier(v, (enum verdict_set)i, j, s->raw[i][j], z);
+			}
+		}
+	}
+	v->log_scale = s->log;
+	v->noise = s->log ? 100 * s->sigma : s->sigma;
+}
+
+/* Runs a set with `outliers` needs before its median is trusted. */
+static size_t runs_for_outliers(size_t outliers)
+{
+	return outliers ? 2 * outliers + 3 : 0;
+}
+
+static double t_threshold(double alpha, size_t df)
+{
+	return stats_t_quantile(1 - alpha, (double)(df ? df : 1));
+}
+
+static void verdict_start(struct verdict *v, int direction)
+{
+	memset(v, 0, sizeof(*v));
+	v->direction = direction;
+	v->rule = "";
+}
+
+static void set_text(struct verdict *v, const char *fmt, ...) KLAB_PRINTF(2, 3);
+static void set_text(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->text, sizeof(v->text), fmt, ap);
+	va_end(ap);
+}
+
+int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
+		      const double *good, size_t ng, const double *bad, size_t nb, int direction)
+{
+	struct sets s = { .count = 2, .raw = { good, bad }, .n = { ng, nb } };
+	size_t have = ng < nb ? ng : nb, need;
+	double k, regression;
+	unsigned next;
+
+	if (direction != 1 && direction != -1)
+		return error("direction must be +1 or -1, not %d", direction);
+	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
+		return -1;
+	verdict_start(out, direction);
+	sets_prepare(&s, out, p);
+	out->n_good = ng;
+	out->n_bad = nb;
+	out->median_good = stats_median(good, ng);
+	out->median_bad = stats_median(bad, nb);
+	out->change_percent = stats_change_percent(out->median_good, out->median_bad);
+	out->position = 1;
+	regression = -direction * out->change_percent;
+	out->z_gap = -direction * (s.med[1] - s.med[0]) / se_diff(&s, 0, 1);
+	out->threshold = k = t_threshold(p->alpha_reproduce, ng + nb - 2);
+	stats_mann_whitney(bad, nb, good, ng, &out->mwu_good);
+	stats_ks_2samp(bad, nb, good, ng, &out->ks_good);
+
+	need = runs_for_outliers(s.outliers[0]);
+	if (runs_for_outliers(s.outliers[1]) > need)
+		need = runs_for_outliers(s.outliers[1]);
+	next = verdict_next_runs(p, have, need > have + 1 ? need : have + 1);
+
+	if (need > have && next) {
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = "outliers";
+		set_text(out, "%zu outlier run(s) among the ends: measure each end %u times",
+			 out->n_outliers, next);
+	} else if (out->z_gap >= k && regression < p->min_change_percent) {
+		out->kind = VERDICT_NOT_REPRODUCED;
+		out->rule = "below-minimum";
+		set_text(out, "regression not reproduced: %+.2f%% is real but below the minimum of %.2f%%",
+			 out->change_percent, p->min_change_percent);
+	} else if (out->z_gap >= k && (out->z_gap >= p->min_gap_z || !next)) {
+		out->kind = VERDICT_REPRODUCED;
+		out->rule = "regression";
+		set_text(out, "regression reproduced: %.6g -> %.6g (%+.2f%%), %.1f standard errors",
+			 out->median_good, out->median_bad, out->change_percent, out->z_gap);
+	} else if (out->z_gap >= k) {
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = "imprecise-ends";
+		set_text(out, "regression (%+.2f%%) but the ends are only %.1f standard errors apart, "
+			 "%.1f wanted: measure each end %u times",
+			 out->change_percent, out->z_gap, p->min_gap_z, next);
+	} else if (out->z_gap <= -k) {
+		out->kind = VERDICT_NOT_REPRODUCED;
+		out->rule = "reversed";
+		set_text(out, "regression not reproduced: the bad end is better (%.6g -> %.6g, %+.2f%%)",
+			 out->median_good, out->median_bad, out->change_percent);
+	} else if (regression >= p->min_change_percent && next) {
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = "not-yet-significant";
+		set_text(out, "%+.2f%% is %.1f standard errors, %.2f needed: measure each end %u times",
+			 out->change_percent, out->z_gap, k, next);
+	} else {
+		out->kind = VERDICT_NOT_REPRODUCED;
+		out->rule = "not-significant";
+		set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
+			 "%.2f needed", out->median_good, out->median_bad, out->change_percent,
+			 out->z_gap, k);
+	}
+	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
+	sets_release(&s);
+	return 0;
+}
+
+int verdict_classify(struct verdict *out, const struct verdict_policy *p,
+		     const double *good, size_t ng, const double *bad, size_t nb,
+		     const double *cand, size_t nc, int direction)
+{
+	struct sets s = { .count = 3, .raw = { good, bad, cand }, .n = { ng, nb, nc } };
+	size_t need;
+	double k, gap;
+	unsigned next;
+	int like_good, like_bad;
+
+	if (direction != 1 && direction != -1)
+		return error("direction must be +1 or -1, not %d", direction);
+	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0 ||
+	    check_set(cand, nc, "commit") < 0)
+		return -1;
+	verdict_start(out, direction);
+	sets_prepare(&s, out, p);
+	out->n_good = ng;
+	out->n_bad = nb;
+	out->n_cand = nc;
+	out->median_good = stats_median(good, ng);
+	out->median_bad = stats_median(bad, nb);
+	out->median_cand = stats_median(cand, nc);
+	out->change_percent = stats_change_percent(out->median_good, out->median_cand);
+	out->change_vs_bad_percent = stats_change_percent(out->median_bad, out->median_cand);
+	gap = s.med[1] - s.med[0];
+	out->z_gap = -direction * gap / se_diff(&s, 0, 1);
+	out->position = gap != 0 ? (s.med[2] - s.med[0]) / gap : 0.5;
+	out->z_good = -direction * (s.med[2] - s.med[0]) / se_diff(&s, 2, 0);
+	out->z_bad = direction * (s.med[2] - s.med[1]) / se_diff(&s, 2, 1);
+	out->threshold = k = t_threshold(p->alpha, ng + nb + nc - 3);
+	stats_mann_whitney(cand, nc, good, ng, &out->mwu_good);
+	stats_mann_whitney(cand, nc, bad, nb, &out->mwu_bad);
+	stats_ks_2samp(cand, nc, good, ng, &out->ks_good);
+
+	/* clearly apart from one end, and near the other */
+	like_good = out->z_bad >= k && out->position < 0.5 &&
+		    (out->z_good < k || out->position <= p->near_band);
+	like_bad = out->z_good >= k && out->position > 0.5 &&
+		   (out->z_bad < k || out->position >= 1 - p->near_band);
+	need = runs_for_outliers(s.outliers[2]);
+	if (like_bad) {
+		/* Two slow runs of three make a good commit look bad; its
+		 * third run then sits on the good side of the midpoint.  Such
+		 * dissenting runs must be a clear minority. */
+		size_t dissent = 0;
+
+		for (size_t i = 0; i < nc; i++)
+			if ((s.t[2][i] - s.med[0]) / gap < 0.5)
+				dissent++;
+		if (runs_for_outliers(dissent) > need)
+			need = runs_for_outliers(dissent);
+		if (need < p->min_runs_bad)
+			need = p->min_runs_bad;
+	}
+	next = verdict_next_runs(p, nc, need > nc + 1 ? need : nc + 1);
+
+	if (s.outliers[2] && runs_for_outliers(s.outliers[2]) > nc && next) {
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = "outliers";
+		set_text(out, "%zu outlier run(s) of %zu: measure the commit %u times",
+			 s.outliers[2], nc, next);
+	} else if (like_good) {
+		out->kind = VERDICT_GOOD;
+		out->rule = "like-good";
+		set_text(out, "good: %.6g is %+.2f%% from good and %+.2f%% from bad, "
+			 "%.1f standard errors better than bad",
+			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_bad);
+	} else if (like_bad && nc >= need) {
+		out->kind = VERDICT_BAD;
+		out->rule = "like-bad";
+		set_text(out, "bad: %.6g is %+.2f%% from good and %+.2f%% from bad, "
+			 "%.1f standard errors worse than good",
+			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
+	} else if (next) {
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = like_bad ? "bad-needs-runs" : "ambiguous";
+		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
+			 like_bad ? "looks bad, too few (consistent) runs to trust it" : "ambiguous",
+			 out->median_cand, out->position, next);
+	} else {
+		/* apart from both: perhaps a second, partial regression */
+		int between = out->z_good >= k && out->z_bad >= k;
+
+		out->kind = VERDICT_SKIP;
+		out->rule = "ambiguous";
+		set_text(out, "skip: still ambiguous after %zu runs: %.6g at position %.2f%s",
+			 nc, out->median_cand, out->position,
+			 between ? ", clearly apart from both ends" : "");
+	}
+	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
+	sets_release(&s);
+	return 0;
+}
+
+static const char *set_name(enum verdict_set set)
+{
+	return set == VERDICT_SET_GOOD ? "good end" : set == VERDICT_SET_BAD ? "bad end" : "commit";
+}
+
+static void format_test(struct strbuf *sb, const char *name, const char *stat,
+			const struct stats_test *t, const char *against)
+{
+	strbuf_addf(sb, "  %s: %s %.4g, p %.4g%s %s\n", name, stat, t->statistic, t->p_value,
+		    t->exact ? " (exact)" : "", against);
+}
+
+void verdict_format(struct strbuf *sb, const struct verdict *v)
+{
+	int classify = v->n_cand > 0;
+
+	strbuf_addf(sb, "verdict: %s (rule %s)\n", verdict_kind_name(v->kind), v->rule);
+	strbuf_addf(sb, "  %s\n", v->text);
+	strbuf_addf(sb, "  good end: median %.6g of %zu runs; bad end: median %.6g of %zu runs",
+		    v->median_good, v->n_good, v->median_bad, v->n_bad);
+	if (classify)
+		strbuf_addf(sb, "; commit: median %.6g of %zu runs", v->median_cand, v->n_cand);
+	strbuf_addf(sb, " (%s is better)\n", v->direction > 0 ? "higher" : "lower");
+	if (classify) {
+		strbuf_addf(sb, "  change: %+.2f%% against good, %+.2f%% against bad; position %.3f "
+			    "(0 good, 1 bad)\n", v->change_percent, v->change_vs_bad_percent, v->position);
+		strbuf_addf(sb, "  separation: %.2f standard errors worse than good, %.2f better than bad; "
+			    "threshold %.2f; ends %.2f apart\n", v->z_good, v->z_bad, v->threshold, v->z_gap);
+	} else {
+		strbuf_addf(sb, "  change: %+.2f%%, %.2f standard errors in the bad direction; threshold %.2f\n",
+			    v->change_percent, v->z_gap, v->threshold);
+	}
+	if (v->log_scale)
+		strbuf_addf(sb, "  noise: %.2f%% (robust, pooled; compared as ratios)\n", v->noise);
+	else
+		strbuf_addf(sb, "  noise: %.6g (robust, pooled)\n", v->noise);
+	if (classify) {
+		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "against good");
+		format_test(sb, "Mann-Whitney", "U", &v->mwu_bad, "against bad");
+		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "against good");
+	} else {
+		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "bad end against good end");
+		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "bad end against good end");
+	}
+	for (size_t i = 0; i < v->n_outliers && i < VERDICT_MAX_OUTLIERS; i++) {
+		const struct verdict_outlier *o = &v->outliers[i];
+
+		strbuf_addf(sb, "  outlier: %s run %zu = %.6g (%+.1f sigmas from its median)\n",
+			    set_name(o->set), o->index + 1, o->value, o->sigmas);
+	}
+	if (v->n_outliers > VERDICT_MAX_OUTLIERS)
+		strbuf_addf(sb, "  outliers: %zu more not listed\n", v->n_outliers - VERDICT_MAX_OUTLIERS);
+	if (v->kind == VERDICT_NEED_MORE)
+		strbuf_addf(sb, "  next: %u runs\n", v->next_runs);
+}
