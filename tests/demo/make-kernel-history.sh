@@ -1,0 +1,133 @@
+#!/bin/sh
+# The kernel demo's scenario: a short, realistic history on top of the
+# imported 6.1 tree (klab tree import) in which one commit re-applies
+# "mm: align larger anonymous mappings on THP boundaries" (upstream
+# f35b5d7d67, reverted in 6.1 stable): with THP 'always' every
+# malloc(128 MiB) then faults in a 2 MiB huge page that must be cleared,
+# the cause of LKP's will-it-scale.per_process_ops -95.5% malloc1 report.
+#
+#   make-kernel-history.sh TREE DEST [N]
+#
+# TREE: the imported tree; DEST: a new repository sharing TREE's objects
+# (git clone --shared); N: commits on top (default 24; the planted one is
+# in the middle).  Tags: demo-good (the import), demo-bad (the tip).
+# Prints the planted commit's hash.  The other commits change comments in
+# mm/, fs/, kernel/ and a few headers included by few files, so every
+# commit builds and behaves like its parent: incremental builds stay short.
+set -eu
+tree=$1 dest=$2 n=${3:-24}
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+[ ! -e "$dest" ] || { echo "make-kernel-history: '$dest' exists" >&2; exit 1; }
+git clone -q --shared "$tree" "$dest"
+cd "$dest"
+git tag demo-good
+
+# commit FILE SUBJECT AUTHOR: a comment line after the file's first line.
+i=0
+commit() {
+	file=$1 subject=$2 author=$3
+	i=$((i + 1))
+	sed -i "1a /* $subject */" "$file"
+	git add "$file"
+	GIT_AUTHOR_NAME=${author% <*} GIT_AUTHOR_EMAIL=$(echo "$author" | sed 's/.*<\(.*\)>/\1/') \
+	GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_NAME="klab demo" \
+	GIT_COMMITTER_EMAIL=demo@klab.invalid GIT_COMMITTER_DATE="$((1700000000 + i * 3600)) +0000" \
+		git commit -q -m "$subject" -m "Comment-only change generated for klab's demo history."
+}
+
+plant() {
+	i=$((i + 1))
+	python3 - mm/mmap.c <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = """		pgoff = 0;
+		get_area = shmem_get_unmapped_area;
+	}
+"""
+new = """		pgoff = 0;
+		get_area = shmem_get_unmapped_area;
+	} else if (IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE)) {
+		/* Ensures that larger anonymous mappings are THP aligned. */
+		get_area = thp_get_unmapped_area;
+	}
+"""
+if s.count(old) != 1:
+    sys.exit("make-kernel-history: mm/mmap.c does not look like 6.1's get_unmapped_area()")
+open(p, "w").write(s.replace(old, new))
+PY
+	git add mm/mmap.c
+	GIT_AUTHOR_NAME="Rik van Riel" GIT_AUTHOR_EMAIL=riel@surriel.com GIT_AUTHOR_DATE="1702000000 +0000" \
+	GIT_COMMITTER_NAME="klab demo" GIT_COMMITTER_EMAIL=demo@klab.invalid \
+	GIT_COMMITTER_DATE="$((1700000000 + i * 3600)) +0000" git commit -q -F - <<'MSG'
+mm: align larger anonymous mappings on THP boundaries
+
+Align larger anonymous memory mappings on THP boundaries by going through
+thp_get_unmapped_area if THPs are enabled for the current process.
+
+With this patch, larger anonymous mappings are now THP aligned.  When a
+malloc library allocates a 2MB or larger arena, that arena can now be
+mapped with THPs right from the start, which can result in better TLB hit
+rates and execution time.
+
+(Re-applied on 6.1 by klab's demo scenario; upstream f35b5d7d67.)
+MSG
+	git rev-parse HEAD
+}
+
+set -- \
+	"mm/page_alloc.c|mm/page_alloc: clarify the watermark boost comment|Mel Gorman <mgorman@techsingularity.net>" \
+	"fs/read_write.c|fs: note why rw_verify_area() checks the range first|Jan Kara <jack@suse.cz>" \
+	"kernel/fork.c|fork: document the order of the mm copy steps|Christian Brauner <brauner@kernel.org>" \
+	"mm/vmscan.c|mm/vmscan: describe the anon/file balance heuristics|Johannes Weiner <hannes@cmpxchg.org>" \
+	"fs/namei.c|fs/namei: comment on the RCU walk fallback|Al Viro <viro@zeniv.linux.org.uk>" \
+	"kernel/sched/fair.c|sched/fair: explain the load-balance interval scaling|Peter Zijlstra <peterz@infradead.org>" \
+	"mm/memory.c|mm/memory: note the ordering in do_anonymous_page()|Matthew Wilcox <willy@infradead.org>" \
+	"mm/slub.c|mm/slub: clarify the partial list comment|Vlastimil Babka <vbabka@suse.cz>" \
+	"fs/exec.c|exec: document the bprm credential handoff|Kees Cook <keescook@chromium.org>" \
+	"kernel/exit.c|exit: comment on the reaper selection|Oleg Nesterov <oleg@redhat.com>" \
+	"mm/huge_memory.c|mm/huge_memory: describe the deferred split queue|Kirill A. Shutemov <kirill.shutemov@linux.intel.com>" \
+	"mm/mprotect.c|mm/mprotect: note the PROT_NONE NUMA hinting path|Mel Gorman <mgorman@techsingularity.net>" \
+	"include/linux/khugepaged.h|khugepaged: comment on the hugepage_vma_check() callers|Zach O'Keefe <zokeefe@google.com>" \
+	"fs/pipe.c|pipe: document the buffer accounting|David Howells <dhowells@redhat.com>" \
+	"kernel/signal.c|signal: clarify the shared pending queue comment|Eric W. Biederman <ebiederm@xmission.com>" \
+	"mm/mremap.c|mm/mremap: explain the move_page_tables() fast path|Linus Torvalds <torvalds@linux-foundation.org>" \
+	"mm/rmap.c|mm/rmap: document the anon_vma locking order|Hugh Dickins <hughd@google.com>" \
+	"fs/splice.c|splice: note the pipe-to-pipe short-cut|Jens Axboe <axboe@kernel.dk>" \
+	"kernel/time/hrtimer.c|hrtimer: comment on the softirq expiry path|Thomas Gleixner <tglx@linutronix.de>" \
+	"mm/madvise.c|mm/madvise: describe MADV_HUGEPAGE's interaction with khugepaged|David Hildenbrand <david@redhat.com>" \
+	"fs/open.c|fs/open: clarify do_truncate()'s permission checks|Christian Brauner <brauner@kernel.org>" \
+	"mm/filemap.c|mm/filemap: note the readahead window growth|Matthew Wilcox <willy@infradead.org>" \
+	"kernel/sched/core.c|sched/core: explain the wakeup preemption check|Ingo Molnar <mingo@kernel.org>" \
+	"mm/shmem.c|mm/shmem: comment on huge=within_size|Hugh Dickins <hughd@google.com>" \
+	"mm/util.c|mm/util: document vm_mmap_pgoff()'s locking|Liam R. Howlett <Liam.Howlett@oracle.com>" \
+	"fs/inode.c|fs/inode: note the LRU isolation rules|Dave Chinner <dchinner@redhat.com>" \
+	"kernel/panic.c|panic: comment on the panic_timeout semantics|Petr Mladek <pmladek@suse.com>" \
+	"mm/mlock.c|mm/mlock: clarify the munlock batch comment|Hugh Dickins <hughd@google.com>" \
+	"fs/dcache.c|fs/dcache: document the shrink list ordering|Al Viro <viro@zeniv.linux.org.uk>" \
+	"mm/swap.c|mm/swap: note the lru_add batching|Yu Zhao <yuzhao@google.com>" \
+	"kernel/cpu.c|cpu/hotplug: comment on the state machine rollback|Thomas Gleixner <tglx@linutronix.de>" \
+	"mm/gup.c|mm/gup: describe FOLL_LONGTERM checks|Jason Gunthorpe <jgg@nvidia.com>" \
+	"fs/file_table.c|fs/file_table: note the delayed fput path|Al Viro <viro@zeniv.linux.org.uk>" \
+	"mm/page-writeback.c|mm/page-writeback: explain the dirty throttling ramp|Jan Kara <jack@suse.cz>" \
+	"kernel/sys.c|sys: comment on the prctl() option ordering|Kees Cook <keescook@chromium.org>" \
+	"mm/mempolicy.c|mm/mempolicy: document interleave node selection|Huang Ying <ying.huang@intel.com>" \
+	"fs/super.c|fs/super: clarify the sb shrinker locking|Dave Chinner <dchinner@redhat.com>" \
+	"kernel/kthread.c|kthread: note the park/unpark handshake|Frederic Weisbecker <frederic@kernel.org>" \
+	"mm/compaction.c|mm/compaction: describe the proactive compaction score|Vlastimil Babka <vbabka@suse.cz>"
+[ "$n" -ge 4 ] && [ "$n" -le $(($# + 1)) ] || { echo "make-kernel-history: N must be 4..$(($# + 1))" >&2; exit 1; }
+half=$((n / 2))
+k=0
+planted=
+for spec in "$@"; do
+	[ "$k" -lt $((n - 1)) ] || break
+	if [ "$k" -eq "$half" ]; then
+		planted=$(plant)
+	fi
+	file=${spec%%|*} rest=${spec#*|}
+	commit "$file" "${rest%%|*}" "${rest#*|}"
+	k=$((k + 1))
+done
+[ -n "$planted" ] || planted=$(plant)
+git tag demo-bad
+echo "$planted"
