@@ -8,6 +8,11 @@
 #include "bisect.h"
 #include "kbuild.h"
 #include "pipeline.h"
+#include "perfbisect.h"
+#include "stats.h"
+#include "verdict.h"
+#include "job.h"
+#include <math.h>
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
@@ -27,6 +32,8 @@ static const char *const bisect_usage[] = {
 	"                         [--build [--config BASE] [--fragment F...]",
 	"                          [--config-option O...] [--allow-config-drift]]",
 	"                         [--no-run] -- CMD [ARGS...]",
+	"   or: klab bisect start --repo PATH --good REV --bad REV --job FILE",
+	"                         [--kpi METRIC] [config options] [--no-run]",
 	"   or: klab bisect resume ID",
 	"   or: klab bisect list",
 	"   or: klab bisect show ID",
@@ -51,6 +58,15 @@ static const char *const bisect_usage[] = {
 	"                    not build (or whose config drifts) is skipped with the",
 	"                    compiler error as the reason; a failure of the machine",
 	"                    (disk full, missing tool) stops the bisection.",
+	"  --job FILE        a performance bisection: build each commit, boot it in",
+	"                    guests running the job (klab-job(5)) and decide good or",
+	"                    bad by statistics on the KPI: the good and bad ends are",
+	"                    measured first (interleaved) and the bisection refused",
+	"                    unless the regression reproduces; each commit gets runs",
+	"                    until the rules decide (2, 3, 5, 8, 12); boot failures,",
+	"                    panics and timeouts are skips with their reason; the",
+	"                    culprit and its parent are re-measured at the end.",
+	"  --kpi METRIC      the metric that decides (default: the job's kpi)",
 	"resume  continue a bisection that stopped (crash, kill, aborted test)",
 	"list    one line per bisection: id, state, result, culprit, steps, repository",
 	"show    state, command, steps and culprit of one bisection",
@@ -101,6 +117,7 @@ struct runner {
 	char *why;		/* why the last step could not finish */
 	struct bisect_dag *dag;		/* loaded by start, or NULL */
 	struct range_info *info;	/* what that load learnt, or NULL */
+	struct perf *perf;		/* a job bisection, or NULL */
 };
 
 static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
@@ -134,6 +151,10 @@ static void print_commit_line(struct runner *r, const char *hex)
 
 enum step_result { STEP_GOOD, STEP_BAD, STEP_SKIP, STEP_ABORT };
 
+static enum step_result perf_step(struct runner *r, const struct step *s, const char *hex, const char *kernel,
+				  int64_t build_id, struct strbuf *reason);
+static int fail(struct runner *r, const char *msg);
+
 /* Check out and test one commit; the step is a database row before the
  * test starts and carries its verdict before this returns. */
 static enum step_result run_step(struct runner *r, const char *hex, const char *phase,
@@ -146,6 +167,8 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 	struct strbuf reason = STRBUF_INIT;
 	char *env[9];
 	char *log_path;
+	char *kernel = NULL;
+	int64_t build_id = 0;
 	char dur[32];
 	int64_t t0;
 	enum step_result res = STEP_ABORT;
@@ -196,6 +219,8 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 			env[5] = xstrfmt("KLAB_CONFIG=%s", br.config);
 			env[6] = xstrfmt("KLAB_SYSTEM_MAP=%s", br.system_map);
 			env[7] = xstrfmt("KLAB_BUILD_LOG=%s", br.log);
+			kernel = xstrdup(br.bzimage);
+			build_id = br.build_id;
 		} else {
 			const char *ex = br.excerpt && *br.excerpt ? br.excerpt : br.message;
 			size_t n = strcspn(ex, "\n");
@@ -223,6 +248,31 @@ static enum step_result run_step(struct runner *r, const char *hex, const char *
 			goto out;
 		}
 		kbuild_result_release(&br);
+	}
+	if (r->perf) {
+		for (int i = 4; i < 8; i++) {
+			free(env[i]);
+			env[i] = NULL;
+		}
+		t0 = now_ms();
+		res = perf_step(r, &s, hex, kernel, build_id, &reason);
+		s.test_ms = now_ms() - t0;
+		if (res == STEP_ABORT) {
+			db_step_abort(r->lab->db, s.id, reason.len ? reason.buf : "klab could not run the guests");
+			free(r->why);
+			r->why = xstrfmt("klab could not measure %.12s%s%s", hex, reason.len ? ": " : "", reason.buf);
+			goto free_env;
+		}
+		s.verdict = res == STEP_GOOD ? "good" : res == STEP_BAD ? "bad" : "skip";
+		s.reason = reason.buf;
+		if (db_step_finish(r->lab->db, &s) < 0) {
+			res = STEP_ABORT;
+			goto free_env;
+		}
+		r->steps_done++;
+		printf("step %d: %.12s is %s (%s, %s)\n", s.seq, hex, s.verdict, reason.buf,
+		       fmt_duration(s.test_ms, dur, sizeof(dur)));
+		goto free_env;
 	}
 	env[0] = xstrfmt("KLAB_COMMIT=%s", hex);
 	env[1] = xstrfmt("KLAB_BISECT_ID=%lld", (long long)r->b->id);
@@ -299,7 +349,353 @@ free_env:
 out:
 	strbuf_release(&reason);
 	free(log_path);
+	free(kernel);
 	return res;
+}
+
+
+/* ---- job bisections: measure, decide, confirm, report ----------------- */
+
+static void store_verdict(struct runner *r, int64_t step_id, const struct verdict *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *stat = xstrfmt("position=%.3f z_good=%.2f z_bad=%.2f threshold=%.2f noise=%.2f%% n=%zu/%zu/%zu",
+			     v->position, v->z_good, v->z_bad, v->threshold, v->noise, v->n_good, v->n_bad, v->n_cand);
+
+	verdict_format(&sb, v);
+	db_verdict_store(r->lab->db, step_id, v->rule, v->mwu_good.p_value, v->mwu_bad.p_value, stat, sb.buf);
+	free(stat);
+	strbuf_release(&sb);
+}
+
+/* A commit's runs until the rules decide: more runs while they ask, a
+ * skip when the guest fails (with its reason) or the cap is reached. */
+static enum step_result perf_step(struct runner *r, const struct step *s, const char *hex, const char *kernel,
+				  int64_t build_id, struct strbuf *reason)
+{
+	struct perf *p = r->perf;
+	struct verdict v;
+	double *vals = NULL;
+	size_t n = 0, want = p->pol.ladder[0];
+	char *why = NULL;
+	enum step_result res = STEP_ABORT;
+
+	(void)hex;
+	if (!kernel) {
+		strbuf_addstr(reason, "no kernel to boot");
+		return STEP_ABORT;
+	}
+	for (;;) {
+		int rc = perf_measure_to(p, kernel, build_id, s->id, "  ", want, &vals, &n, &why);
+		if (rc < 0)
+			goto out;
+		if (rc > 0) {
+			/* boot failure, panic, timeout: not a performance verdict */
+			strbuf_addstr(reason, why);
+			res = STEP_SKIP;
+			goto out;
+		}
+		if (verdict_classify(&v, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= n)
+			break;
+		printf("  %s: %u runs needed\n", v.text, v.next_runs);
+		want = v.next_runs;
+	}
+	store_verdict(r, s->id, &v);
+	strbuf_addf(reason, "%s: %s", v.rule, v.text);
+	res = v.kind == VERDICT_GOOD ? STEP_GOOD : v.kind == VERDICT_BAD ? STEP_BAD : STEP_SKIP;
+out:
+	free(why);
+	free(vals);
+	return res;
+}
+
+/* Check out and build one commit for a reference or confirmation step. */
+static int build_for(struct runner *r, const char *hex, char **kernel, int64_t *build_id)
+{
+	struct kbuild_result br;
+	int ret = -1;
+
+	if (worktree_checkout(r->wt, hex) < 0)
+		return -1;
+	if (pipeline_build(r->lab, r->repo, r->b->repo_id, r->wt, hex, 1, &r->recipe, r->jobs, PROGRESS_AUTO, "  ",
+			   &br) < 0)
+		return -1;
+	if (br.status != KBUILD_OK) {
+		pipeline_print_build(&br, "  ");
+		error("%.12s does not build (%s): a job bisection needs both ends built", hex,
+		      br.message ? br.message : "");
+	} else {
+		*kernel = xstrdup(br.bzimage);
+		*build_id = br.build_id;
+		ret = 0;
+	}
+	kbuild_result_release(&br);
+	return ret;
+}
+
+struct pair_side {
+	const char *hex;
+	struct step s;
+	char *kernel;
+	int64_t build_id;
+	double *vals;
+	size_t n;
+};
+
+static int pair_begin(struct runner *r, struct pair_side *side, const char *hex, const char *phase)
+{
+	struct commit_info ci;
+
+	memset(side, 0, sizeof(*side));
+	side->hex = hex;
+	memcpy(side->s.hash, hex, 41);
+	side->s.phase = (char *)phase;
+	side->s.exit_code = -1;
+	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
+		return -1;
+	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 || db_step_begin(r->lab->db, r->b->id, &side->s) < 0) {
+		commit_info_release(&ci);
+		return -1;
+	}
+	printf("%s %.12s %s\n", phase, hex, ci.subject);
+	commit_info_release(&ci);
+	return build_for(r, hex, &side->kernel, &side->build_id);
+}
+
+static void pair_release(struct pair_side *side)
+{
+	free(side->kernel);
+	free(side->vals);
+}
+
+/* Runs of two kernels alternate (a, b, a, b, ...), so a slow spell of the
+ * host hits both sides instead of one. */
+static int pair_measure(struct runner *r, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+{
+	for (size_t k = 1; k <= want; k++) {
+		struct pair_side *sides[2] = { a, b };
+		for (int i = 0; i < 2; i++) {
+			char label[64];
+			int rc;
+			free(sides[i]->vals);
+			sides[i]->vals = NULL;
+			snprintf(label, sizeof(label), "  %s %.12s ", sides[i]->s.phase, sides[i]->hex);
+			rc = perf_measure_to(r->perf, sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
+					     &sides[i]->vals, &sides[i]->n, why);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int pair_finish(struct runner *r, struct pair_side *side, const char *verdict, const char *reason)
+{
+	side->s.verdict = (char *)verdict;
+	side->s.reason = (char *)reason;
+	return db_step_finish(r->lab->db, &side->s);
+}
+
+/* Measure the good and the bad end (interleaved) and refuse to bisect
+ * unless the regression reproduces.  0 go on, 1 refused (state set),
+ * -1 error. */
+static int reference_phase(struct runner *r)
+{
+	struct perf *p = r->perf;
+	struct pair_side good, bad;
+	struct verdict v;
+	char *why = NULL;
+	size_t want = p->job.repeat;
+	int ret = -1, rc;
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+
+	/* Resumed: the ends were measured and the regression reproduced. */
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		return -1;
+	for (size_t i = 0; i < nr_steps; i++) {
+		if (strcmp(steps[i].phase, "reference") || strcmp(steps[i].status, "done"))
+			continue;
+		if (!strcmp(steps[i].hash, r->b->goods[0]) && !p->good_step)
+			p->good_step = steps[i].id;
+		else if (!strcmp(steps[i].hash, r->b->bad) && !p->bad_step)
+			p->bad_step = steps[i].id;
+	}
+	steps_release(steps, nr_steps);
+	if (p->good_step && p->bad_step) {
+		if (db_step_metric_values(r->lab->db, p->good_step, p->job.kpi, &p->good, &p->ng) < 0 ||
+		    db_step_metric_values(r->lab->db, p->bad_step, p->job.kpi, &p->bad, &p->nb) < 0)
+			return -1;
+		printf("references from earlier runs: %zu good and %zu bad runs\n", p->ng, p->nb);
+		return 0;
+	}
+	p->good_step = p->bad_step = 0;
+	memset(&good, 0, sizeof(good));
+	memset(&bad, 0, sizeof(bad));
+
+	if (pair_begin(r, &good, r->b->goods[0], "reference") < 0 || pair_begin(r, &bad, r->b->bad, "reference") < 0) {
+		fail(r, "cannot build the ends of the range");
+		goto out;
+	}
+	for (;;) {
+		rc = pair_measure(r, &good, &bad, want, &why);
+		if (rc) {
+			char *msg = xstrfmt("the %s end cannot be measured (%s)", why ? "" : "", why ? why : "klab error");
+			if (rc > 0) {
+				free(msg);
+				msg = xstrfmt("an end of the range cannot be measured: %s", why);
+			}
+			fail(r, msg);
+			free(msg);
+			goto out;
+		}
+		if (verdict_reproduce(&v, &p->pol, good.vals, good.n, bad.vals, bad.n, p->job.direction) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
+			break;
+		printf("  %s: %u runs each\n", v.text, v.next_runs);
+		want = v.next_runs;
+	}
+	store_verdict(r, good.s.id, &v);
+	store_verdict(r, bad.s.id, &v);
+	if (pair_finish(r, &good, "good", v.text) < 0 || pair_finish(r, &bad, "bad", v.text) < 0)
+		goto out;
+	p->good = good.vals;
+	p->ng = good.n;
+	p->bad = bad.vals;
+	p->nb = bad.n;
+	good.vals = bad.vals = NULL;
+	p->good_step = good.s.id;
+	p->bad_step = bad.s.id;
+	{
+		struct strbuf gs = STRBUF_INIT, bs = STRBUF_INIT;
+		perf_describe(&gs, p->good, p->ng);
+		perf_describe(&bs, p->bad, p->nb);
+		printf("%s: good %s, bad %s (%zu and %zu runs)\n", p->job.kpi, gs.buf, bs.buf, p->ng, p->nb);
+		strbuf_release(&gs);
+		strbuf_release(&bs);
+	}
+	if (v.kind != VERDICT_REPRODUCED) {
+		char *msg = xstrfmt("regression not reproduced: %s", v.text);
+		printf("%s\n", msg);
+		db_bisection_set_state(r->lab->db, r->b->id, "done", "not-reproduced", NULL, msg);
+		free(msg);
+		ret = 1;
+		goto out;
+	}
+	printf("regression reproduced: %s\n", v.text);
+	ret = 0;
+out:
+	free(why);
+	pair_release(&good);
+	pair_release(&bad);
+	return ret;
+}
+
+static void print_kpi_row(const char *label, const char *hex, const double *v, size_t n, double good_median)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	perf_describe(&sb, v, n);
+	printf("  %-8s %.12s  %-16s %+7.1f%%  (%zu runs)\n", label, hex, sb.buf,
+	       n ? stats_change_percent(good_median, stats_median(v, n)) : 0.0, n);
+	strbuf_release(&sb);
+}
+
+/* The LKP-style table of /proc/vmstat counters that moved between parent
+ * and culprit (mean delta per run). */
+static void print_mon_table(struct runner *r, int64_t parent_step, int64_t culprit_step)
+{
+	struct db_mon_mean *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0, shown = 0;
+
+	if (db_step_mon_deltas(r->lab->db, parent_step, "vmstat", &a, &na) < 0 ||
+	    db_step_mon_deltas(r->lab->db, culprit_step, "vmstat", &b, &nb) < 0)
+		goto out;
+	printf("  /proc/vmstat per run (parent -> culprit, counters that changed by 10%% or more):\n");
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++) {
+			double x = a[i].mean, y = b[j].mean;
+			if (strcmp(a[i].name, b[j].name))
+				continue;
+			if ((x == 0 && y == 0) || fabs(y - x) < 0.1 * fmax(fabs(x), fabs(y)) || fmax(fabs(x), fabs(y)) < 10)
+				continue;
+			if (shown++ < 25)
+				printf("    %14.6g %14.6g  %+9.1f%%  %s\n", x, y, x ? 100 * (y - x) / fabs(x) : INFINITY, a[i].name);
+		}
+	if (shown > 25)
+		printf("    ... %zu more (klab bisect show)\n", shown - 25);
+out:
+	db_mon_means_free(a, na);
+	db_mon_means_free(b, nb);
+}
+
+/* Re-measure the culprit and its parent, then the report.  Returns the
+ * one-line outcome (caller frees). */
+static char *confirm_and_report(struct runner *r, const char *culprit)
+{
+	struct perf *p = r->perf;
+	struct pair_side parent, cul;
+	struct verdict vp, vc;
+	char parent_hex[41], *spec = xstrfmt("%s^", culprit), *why = NULL, *msg = NULL;
+	size_t want = p->job.repeat;
+	int ok = 0;
+
+	memset(&parent, 0, sizeof(parent));
+	memset(&cul, 0, sizeof(cul));
+	if (gitrepo_resolve(r->repo, spec, parent_hex) < 0) {
+		msg = xstrdup("culprit found; its parent could not be resolved for the confirmation");
+		goto report;
+	}
+	if (pair_begin(r, &parent, parent_hex, "confirm") < 0 || pair_begin(r, &cul, culprit, "confirm") < 0) {
+		msg = xstrdup("culprit found; the confirmation could not build both commits");
+		goto report;
+	}
+	for (;;) {
+		int rc = pair_measure(r, &parent, &cul, want, &why);
+		if (rc) {
+			msg = xstrfmt("culprit found; the confirmation could not measure (%s)", why ? why : "klab error");
+			goto report;
+		}
+		verdict_classify(&vp, &p->pol, p->good, p->ng, p->bad, p->nb, parent.vals, parent.n, p->job.direction);
+		verdict_classify(&vc, &p->pol, p->good, p->ng, p->bad, p->nb, cul.vals, cul.n, p->job.direction);
+		if ((vp.kind != VERDICT_NEED_MORE && vc.kind != VERDICT_NEED_MORE) || want >= verdict_policy_cap(&p->pol))
+			break;
+		want = vp.kind == VERDICT_NEED_MORE ? vp.next_runs : vc.next_runs;
+		if (want > verdict_policy_cap(&p->pol))
+			want = verdict_policy_cap(&p->pol);
+	}
+	store_verdict(r, parent.s.id, &vp);
+	store_verdict(r, cul.s.id, &vc);
+	pair_finish(r, &parent, vp.kind == VERDICT_GOOD ? "good" : vp.kind == VERDICT_BAD ? "bad" : "skip", vp.text);
+	pair_finish(r, &cul, vc.kind == VERDICT_GOOD ? "good" : vc.kind == VERDICT_BAD ? "bad" : "skip", vc.text);
+	ok = vp.kind == VERDICT_GOOD && vc.kind == VERDICT_BAD;
+	msg = ok ? xstrfmt("culprit %.12s confirmed: parent like good, culprit like bad", culprit)
+		 : xstrfmt("culprit %.12s NOT confirmed: parent re-measured %s, culprit %s", culprit,
+			   verdict_kind_name(vp.kind), verdict_kind_name(vc.kind));
+report:
+	printf("\n%s %s: %s\n", p->job.suite, p->job.testcase, msg);
+	{
+		double gm = stats_median(p->good, p->ng);
+		printf("  %s (%s is better):\n", p->job.kpi, p->job.direction > 0 ? "higher" : "lower");
+		print_kpi_row("good", r->b->goods[0], p->good, p->ng, gm);
+		if (parent.n)
+			print_kpi_row("parent", parent.hex, parent.vals, parent.n, gm);
+		if (cul.n)
+			print_kpi_row("culprit", cul.hex, cul.vals, cul.n, gm);
+		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
+	}
+	if (parent.n && cul.n)
+		print_mon_table(r, parent.s.id, cul.s.id);
+	printf("  reproduce: klab run --job %s --repo %s --rev %.12s\n", r->b->job_path ? r->b->job_path : "JOB",
+	       r->b->repo_path, culprit);
+	pair_release(&parent);
+	pair_release(&cul);
+	free(spec);
+	free(why);
+	return msg;
 }
 
 static void apply_result(struct runner *r, const char *hex, enum step_result res)
@@ -473,6 +869,9 @@ static int bisect_loop(struct runner *r)
 
 		if (strcmp(steps[i].status, "done"))
 			continue;
+		/* reference and confirmation runs are not bisection marks */
+		if (strcmp(steps[i].phase, "bisect") && strcmp(steps[i].phase, "merge-base"))
+			continue;
 		hex_to_oid(steps[i].hash, oid);
 		idx = bisect_dag_find(&dag, oid);
 		if (v == STEP_SKIP)
@@ -516,8 +915,12 @@ static int bisect_loop(struct runner *r)
 		}
 		oid_to_hex41(dag.commits[ch.commit].oid, hex);
 		if (ch.outcome == BISECT_FOUND) {
-			char *msg = xstrfmt("first bad commit %.12s", hex);
+			char *msg = r->perf ? NULL : xstrfmt("first bad commit %.12s", hex);
 			bisect_choice_release(&ch);
+			if (r->perf) {
+				print_first_bad(r, hex);
+				msg = confirm_and_report(r, hex);
+			}
 			if (db_bisection_set_state(r->lab->db, r->b->id, "done", "culprit", hex, msg) == 0) {
 				print_first_bad(r, hex);
 				ret = EXIT_OK;
@@ -609,9 +1012,30 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 				printf("bisection %lld: resuming after %zu recorded step%s\n", (long long)b->id,
 				       done, done == 1 ? "" : "s");
 		}
+		if (!strcmp(b->kind, "job")) {
+			static struct perf perf;
+			int rc;
+			if (perf_init(&perf, lab, b->job_path, b->job_text, b->kpi) < 0) {
+				close(wfd);
+				goto out;
+			}
+			r.perf = &perf;
+			printf("job %s: %s %s, KPI %s (%s is better)\n", b->job_path, perf.job.suite, perf.job.testcase,
+			       perf.job.kpi, perf.job.direction > 0 ? "higher" : "lower");
+			rc = reference_phase(&r);
+			if (rc) {
+				ret = EXIT_FAIL;
+				perf_release(&perf);
+				r.perf = NULL;
+				close(wfd);
+				goto out;
+			}
+		}
 		ret = merge_base_phase(&r);
 		if (ret == 0)
 			ret = bisect_loop(&r);
+		if (r.perf)
+			perf_release(r.perf);
 		close(wfd);
 	}
 out:
@@ -640,6 +1064,8 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-run", no_argument, NULL, 'n' },
 		{ "build", no_argument, NULL, 'B' },
+		{ "job", required_argument, NULL, 'J' },
+		{ "kpi", required_argument, NULL, 'K' },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
 		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
@@ -654,7 +1080,10 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 	struct bisect_dag dag;
 	struct range_info info = { 0 };
 	int build = 0, recipe_given = 0, dag_loaded = 0;
-	const char *repo_arg = NULL, *bad_arg = NULL;
+	const char *repo_arg = NULL, *bad_arg = NULL, *job_arg = NULL, *kpi_arg = NULL;
+	struct job job = { 0 };
+	int job_parsed = 0;
+	char *job_text = NULL, *job_abs = NULL;
 	const char **good_args = NULL, **path_args = NULL;
 	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
 	int no_run = 0, first_parent = 0, c, ret = EXIT_FAIL;
@@ -706,6 +1135,12 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		case 'B':
 			build = 1;
 			break;
+		case 'J':
+			job_arg = optarg;
+			break;
+		case 'K':
+			kpi_arg = optarg;
+			break;
 		case RECIPE_OPT_CONFIG:
 		case RECIPE_OPT_FRAGMENT:
 		case RECIPE_OPT_OPTION:
@@ -727,8 +1162,33 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 		ret = usage_error("start needs --repo, --bad and at least one --good");
 		goto out;
 	}
-	if (optind >= argc) {
-		ret = usage_error("start needs a test command after '--'");
+	if (job_arg) {
+		/* A job bisection builds every commit and decides by itself. */
+		if (optind < argc) {
+			ret = usage_error("start takes either --job or a test command, not both");
+			goto out;
+		}
+		if (job_parse_file(&job, job_arg) < 0)
+			goto out;
+		job_parsed = 1;
+		if (kpi_arg) {
+			size_t sl = strlen(job.suite);
+			if (strncmp(kpi_arg, job.suite, sl) || kpi_arg[sl] != '.' || !kpi_arg[sl + 1]) {
+				error("--kpi '%s': a %s job's metrics are named '%s.<name>'", kpi_arg, job.suite, job.suite);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+		}
+		if (read_file(job_arg, 64 << 10, &job_text, NULL) < 0 || !(job_abs = real_path(job_arg)))
+			goto out;
+		build = 1;
+		for (size_t i = 0; i < job.nr_fragments; i++)
+			recipe_opts_add(&ro, RECIPE_OPT_FRAGMENT, job.fragments[i]);
+	} else if (kpi_arg) {
+		ret = usage_error("--kpi needs --job");
+		goto out;
+	} else if (optind >= argc) {
+		ret = usage_error("start needs a test command after '--' (or --job FILE)");
 		goto out;
 	}
 	if (recipe_given && !build) {
@@ -740,7 +1200,7 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 			goto out;
 		kbuild_recipe_to_text(&recipe, &recipe_text);
 	}
-	if (!find_executable(argv[optind], &cmd_path)) {
+	if (!job_arg && !find_executable(argv[optind], &cmd_path)) {
 		error("test command '%s' not found%s", argv[optind],
 		      strchr(argv[optind], '/') ? " or not executable" : " in $PATH");
 		goto out;
@@ -811,6 +1271,9 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 	b.nr_paths = nr_paths;
 	b.argv = argv + optind;
 	b.argc = (size_t)(argc - optind);
+	b.job_path = job_abs;
+	b.job_text = job_text;
+	b.kpi = job_parsed ? (char *)(kpi_arg ? kpi_arg : job.kpi) : NULL;
 	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || db_bisection_create(lab.db, &b) < 0)
 		goto out;
 	printf("bisection %lld: %s, bad %.12s, %zu good\n", (long long)b.id, abs_repo, b.bad, b.nr_goods);
@@ -839,6 +1302,10 @@ out:
 	free(path_args);
 	free(cmd_path);
 	free(abs_repo);
+	free(job_text);
+	free(job_abs);
+	if (job_parsed)
+		job_release(&job);
 	gitrepo_free(repo);
 	if (lab_opened)
 		lab_close(&lab);
@@ -1024,9 +1491,17 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		printf("first-parent: yes\n");
 	for (size_t i = 0; i < b.nr_paths; i++)
 		printf("path:       %s\n", b.paths[i]);
-	printf("command:    ");
-	print_argv(stdout, b.argv, b.argc);
-	printf("\n");
+	if (b.job_path) {
+		printf("job:        ");
+		print_clean(stdout, b.job_path);
+		printf("\nkpi:        ");
+		print_clean(stdout, b.kpi ? b.kpi : "");
+		printf("\n");
+	} else {
+		printf("command:    ");
+		print_argv(stdout, b.argv, b.argc);
+		printf("\n");
+	}
 	if (b.timeout_ms)
 		printf("timeout:    %llds\n", (long long)(b.timeout_ms / 1000));
 	if (b.build) {
@@ -1059,6 +1534,33 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 			       fmt_duration(s->test_ms, dur, sizeof(dur)));
 			print_clean(stdout, s->subject ? s->subject : "");
 			printf("\n");
+		}
+		/* the evidence of each statistical verdict */
+		for (size_t i = 0; b.job_path && i < nr; i++) {
+			char **ev = NULL;
+			size_t nev = 0;
+			double *vals = NULL;
+			size_t nv = 0;
+			if (db_step_verdicts(lab.db, steps[i].id, &ev, &nev) < 0)
+				continue;
+			db_step_metric_values(lab.db, steps[i].id, b.kpi ? b.kpi : "", &vals, &nv);
+			if (nev || nv) {
+				printf("\nstep %d (%s %.12s):", steps[i].seq, steps[i].phase, steps[i].hash);
+				for (size_t k = 0; k < nv; k++)
+					printf(" %g", vals[k]);
+				printf("\n");
+			}
+			for (size_t k = 0; k < nev; k++) {
+				printf("  ");
+				for (const char *p = ev[k]; *p; p++) {
+					putchar(*p == '\n' && p[1] ? '\n' : (unsigned char)*p >= 32 || *p == '\n' ? *p : '?');
+					if (*p == '\n' && p[1])
+						printf("  ");
+				}
+				free(ev[k]);
+			}
+			free(ev);
+			free(vals);
 		}
 		printf("\nlogs: %s/logs/bisect-%lld/\n", lab.state_dir, (long long)b.id);
 	}

@@ -226,10 +226,15 @@ int db_bisection_create(sqlite3 *db, struct bisection *b)
 	if (db_begin(db) < 0)
 		return -1;
 	if (prepare(db, &st, "INSERT INTO bisections (repo_id, kind, state, bad, first_parent, timeout_ms, created_at, "
-			     "build, config) VALUES (?1, 'command', 'created', ?2, ?3, ?4, ?5, ?6, ?7)") < 0)
+			     "build, config, job_path, job_text, kpi) "
+			     "VALUES (?1, ?8, 'created', ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?10, ?11)") < 0)
 		goto fail;
 	sqlite3_bind_int(st, 6, b->build);
 	sqlite3_bind_text(st, 7, b->config, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, b->job_path ? "job" : "command", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, b->job_path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 10, b->job_text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 11, b->kpi, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 1, b->repo_id);
 	sqlite3_bind_text(st, 2, b->bad, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, b->first_parent);
@@ -279,6 +284,9 @@ void bisection_release(struct bisection *b)
 	free(b->culprit);
 	free(b->message);
 	free(b->config);
+	free(b->job_path);
+	free(b->job_text);
+	free(b->kpi);
 	free(b->goods);
 	for (size_t i = 0; i < b->nr_paths; i++)
 		free(b->paths[i]);
@@ -299,7 +307,8 @@ int db_bisection_load(sqlite3 *db, int64_t id, struct bisection *b)
 	memset(b, 0, sizeof(*b));
 	if (prepare(db, &st, "SELECT b.id, b.repo_id, r.path, b.kind, b.state, b.result, b.bad, b.first_parent, "
 			     "b.timeout_ms, b.culprit, b.message, b.created_at, b.started_at, b.finished_at, "
-			     "b.build, b.config FROM bisections b JOIN repos r ON r.id = b.repo_id WHERE b.id = ?1") < 0)
+			     "b.build, b.config, b.job_path, b.job_text, b.kpi "
+			     "FROM bisections b JOIN repos r ON r.id = b.repo_id WHERE b.id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -325,6 +334,9 @@ int db_bisection_load(sqlite3 *db, int64_t id, struct bisection *b)
 	b->finished_at = sqlite3_column_int64(st, 13);
 	b->build = sqlite3_column_int(st, 14);
 	b->config = col_strdup(st, 15);
+	b->job_path = col_strdup(st, 16);
+	b->job_text = col_strdup(st, 17);
+	b->kpi = col_strdup(st, 18);
 	sqlite3_finalize(st);
 
 	alloc = 0;
@@ -886,4 +898,107 @@ fail_st:
 fail:
 	db_rollback(db);
 	return -1;
+}
+
+/* ---- performance bisections ---------------------------------------------- */
+
+int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
+		     const char *statistic, const char *detail)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "INSERT INTO verdicts (step_id, rule, p_good, p_bad, statistic, detail, created_at) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	sqlite3_bind_text(st, 2, rule, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, p_good);
+	sqlite3_bind_double(st, 4, p_bad);
+	bind_text_or_null(st, 5, statistic);
+	bind_text_or_null(st, 6, detail);
+	sqlite3_bind_int64(st, 7, now_s());
+	return step_done(db, st, "cannot store the verdict");
+}
+
+int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*vals = NULL;
+	*n = 0;
+	if (prepare(db, &st, "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id "
+			     "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
+			     "AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*vals, *n + 1, alloc);
+		(*vals)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*vals);
+		*vals = NULL;
+		*n = 0;
+		return db_fail(db, "cannot read a step's samples");
+	}
+	return 0;
+}
+
+int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (prepare(db, &st, "SELECT m.name, avg(m.value), count(*) FROM monitor_stats m JOIN runs r ON r.id = m.run_id "
+			     "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
+			     "AND m.source = ?2 AND m.phase = 'delta' GROUP BY m.name ORDER BY m.name") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	sqlite3_bind_text(st, 2, source, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*out, *n + 1, alloc);
+		(*out)[*n].name = col_strdup(st, 0);
+		(*out)[*n].mean = sqlite3_column_double(st, 1);
+		(*out)[*n].runs = sqlite3_column_int(st, 2);
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "cannot read monitor values");
+	return 0;
+}
+
+void db_mon_means_free(struct db_mon_mean *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(m[i].name);
+	free(m);
+}
+
+int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*details = NULL;
+	*n = 0;
+	if (prepare(db, &st, "SELECT coalesce(detail, rule) FROM verdicts WHERE step_id = ?1 ORDER BY id") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*details, *n + 1, alloc);
+		(*details)[(*n)++] = col_strdup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "cannot read verdicts");
+	return 0;
 }

@@ -35,6 +35,9 @@ struct bisection {
 	int64_t timeout_ms;
 	int build;		/* build each commit before the test */
 	char *config;		/* build recipe text (kbuild_recipe_to_text) */
+	char *job_path;		/* kind 'job': the job file, its text, the KPI */
+	char *job_text;
+	char *kpi;
 	char *culprit;
 	char *message;
 	int64_t created_at, started_at, finished_at;
@@ -165,5 +168,22 @@ struct db_run {
 };
 /* The run, its samples and monitor values in one transaction. */
 int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id);
+
+/* ---- performance bisections ---- */
+
+int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
+		     const char *statistic, const char *detail);
+/* The single-valued metric of every ok run of a step, in run order. */
+int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n);
+struct db_mon_mean {
+	char *name;
+	double mean;		/* mean delta per run */
+	int runs;
+};
+/* Mean per-run delta of each counter of `source` over a step's ok runs. */
+int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n);
+void db_mon_means_free(struct db_mon_mean *m, size_t n);
+/* The evidence texts stored for a step. */
+int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n);
 
 #endif
