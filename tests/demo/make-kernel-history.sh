@@ -14,6 +14,7 @@
 # Prints the planted commit's hash.  The other commits change comments in
 # mm/, fs/, kernel/ and a few headers included by few files, so every
 # commit builds and behaves like its parent: incremental builds stay short.
+# The planted commit is also tagged demo-planted.
 set -eu
 tree=$1 dest=$2 n=${3:-24}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -72,6 +73,7 @@ rates and execution time.
 
 (Re-applied on 6.1 by klab's demo scenario; upstream f35b5d7d67.)
 MSG
+	git tag demo-planted
 	git rev-parse HEAD
 }
 
