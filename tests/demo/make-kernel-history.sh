@@ -23,12 +23,13 @@ git clone -q --shared "$tree" "$dest"
 cd "$dest"
 git tag demo-good
 
-# commit FILE SUBJECT AUTHOR: a comment line after the file's first line.
+# commit FILE SUBJECT AUTHOR: a comment line at the end of the file (the
+# first lines may be inside a comment block).
 i=0
 commit() {
 	file=$1 subject=$2 author=$3
 	i=$((i + 1))
-	sed -i "1a /* $subject */" "$file"
+	printf '\n/* %s */\n' "$subject" >> "$file"
 	git add "$file"
 	GIT_AUTHOR_NAME=${author% <*} GIT_AUTHOR_EMAIL=$(echo "$author" | sed 's/.*<\(.*\)>/\1/') \
 	GIT_AUTHOR_DATE="1700000000 +0000" GIT_COMMITTER_NAME="klab demo" \
