@@ -518,9 +518,10 @@ static int reference_phase(struct runner *r)
 	for (size_t i = 0; i < nr_steps; i++) {
 		if (strcmp(steps[i].phase, "reference") || strcmp(steps[i].status, "done"))
 			continue;
-		if (!strcmp(steps[i].hash, r->b->goods[0]) && !p->good_step)
+		/* the latest pair decided; each end with its own verdict */
+		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].verdict && !strcmp(steps[i].verdict, "good"))
 			p->good_step = steps[i].id;
-		else if (!strcmp(steps[i].hash, r->b->bad) && !p->bad_step)
+		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].verdict && !strcmp(steps[i].verdict, "bad"))
 			p->bad_step = steps[i].id;
 	}
 	steps_release(steps, nr_steps);
@@ -578,14 +579,15 @@ static int reference_phase(struct runner *r)
 		strbuf_release(&bs);
 	}
 	if (v.kind != VERDICT_REPRODUCED) {
-		char *msg = xstrfmt("regression not reproduced: %s", v.text);
+		char *msg = strstr(v.text, "not reproduced") ? xstrdup(v.text)
+							      : xstrfmt("regression not reproduced: %s", v.text);
 		printf("%s\n", msg);
 		db_bisection_set_state(r->lab->db, r->b->id, "done", "not-reproduced", NULL, msg);
 		free(msg);
 		ret = 1;
 		goto out;
 	}
-	printf("regression reproduced: %s\n", v.text);
+	printf("%s\n", v.text);
 	ret = 0;
 out:
 	free(why);

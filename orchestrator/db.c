@@ -544,8 +544,19 @@ int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s)
 		s->seq = seq;
 		s->attempts = attempts + 1;
 	} else {
-		/* Any other unfinished row was a commit we no longer test. */
-		if (prepare(db, &st, "DELETE FROM steps WHERE bisection_id = ?1 AND status != 'done'") < 0)
+		/* Any other unfinished bisect row was a commit we no longer test
+		 * (reference and confirm steps come in pairs, both running).
+		 * One that already has boots keeps them, marked aborted. */
+		if (prepare(db, &st, "UPDATE steps SET status = 'aborted' WHERE bisection_id = ?1 AND status = 'running' "
+				     "AND phase IN ('bisect', 'merge-base') "
+				     "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+		if (prepare(db, &st, "DELETE FROM steps WHERE bisection_id = ?1 AND status != 'done' "
+				     "AND phase IN ('bisect', 'merge-base') "
+				     "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
 			goto fail;
 		sqlite3_bind_int64(st, 1, bisection_id);
 		if (step_done(db, st, "cannot drop stale step") < 0)

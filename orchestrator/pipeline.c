@@ -315,6 +315,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = VM_ERROR;
+	if (vm_ensure_connected(&ge->vm) < 0)
+		return -1;
 	pc.plan_fd = plan_lock();
 	if (pc.plan_fd < 0)
 		return -1;

@@ -65,6 +65,25 @@ int vm_connect(struct vm_conn *c, const char *uri)
 	return 0;
 }
 
+int vm_ensure_connected(struct vm_conn *c)
+{
+	char *uri;
+	int ret;
+
+	unsigned long ver;
+
+	/* virConnectIsAlive only knows what the last call found: ask. */
+	if (c->conn && virConnectIsAlive(c->conn) == 1 && virConnectGetLibVersion(c->conn, &ver) == 0)
+		return 0;
+	/* Keepalive needs the event loop, which only runs during boots: a
+	 * long build between two boots lets libvirtd drop the connection. */
+	uri = xstrdup(c->uri);
+	vm_disconnect(c);
+	ret = vm_connect(c, uri);
+	free(uri);
+	return ret;
+}
+
 void vm_disconnect(struct vm_conn *c)
 {
 	if (c->conn)
