@@ -924,7 +924,8 @@ static int bisect_loop(struct runner *r)
 				msg = confirm_and_report(r, hex);
 			}
 			if (db_bisection_set_state(r->lab->db, r->b->id, "done", "culprit", hex, msg) == 0) {
-				print_first_bad(r, hex);
+				if (!r->perf)
+					print_first_bad(r, hex);
 				ret = EXIT_OK;
 			}
 			free(msg);
