@@ -1,0 +1,93 @@
+/* Helpers shared by the unit tests of topology and domain XML: test data
+ * paths, golden files (KLAB_REGENERATE=1 rewrites them), libvirt
+ * capabilities from tests/data/caps, and capturing what error() prints.
+ * Included by test programs only (static functions). */
+#ifndef KLAB_UNIT_HELPERS_H
+#define KLAB_UNIT_HELPERS_H
+
+#include <unistd.h>
+#include "topology.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#ifndef KLAB_ABS_SRCDIR
+#define KLAB_ABS_SRCDIR "."
+#endif
+
+static char *data_path(const char *rel)
+{
+	return xstrfmt("%s/tests/data/%s", KLAB_ABS_SRCDIR, rel);
+}
+
+static void load_host(struct host_topology *t, const char *name)
+{
+	char *rel = xstrfmt("caps/%s.xml", name), *path = data_path(rel), *xml;
+	size_t len;
+
+	assert_int_equal(read_file(path, TOPOLOGY_MAX_CAPS_XML, &xml, &len), 0);
+	assert_int_equal(topology_parse(t, xml, len), 0);
+	free(xml);
+	free(path);
+	free(rel);
+}
+
+/* Compare with tests/data/<rel>, or rewrite it under KLAB_REGENERATE=1. */
+static void check_golden(const char *rel, const char *actual)
+{
+	char *path = data_path(rel), *expected;
+	const char *regen = getenv("KLAB_REGENERATE");
+
+	if (regen && !strcmp(regen, "1")) {
+		assert_int_equal(write_file_atomic(path, actual, strlen(actual)), 0);
+		fprintf(stderr, "regenerated %s\n", path);
+		free(path);
+		return;
+	}
+	if (read_file(path, 1 << 20, &expected, NULL) < 0)
+		fail_msg("golden file %s missing (KLAB_REGENERATE=1 writes it)", path);
+	if (strcmp(expected, actual)) {
+		fprintf(stderr, "--- expected %s\n%s+++ actual\n%s", path, expected, actual);
+		fail_msg("output differs from %s (KLAB_REGENERATE=1 rewrites it after review)", path);
+	}
+	free(expected);
+	free(path);
+}
+
+static int saved_stderr = -1;
+static FILE *captured;
+
+static void capture_stderr(void)
+{
+	fflush(stderr);
+	captured = tmpfile();
+	assert_non_null(captured);
+	saved_stderr = dup(2);
+	assert_true(saved_stderr >= 0);
+	assert_int_equal(dup2(fileno(captured), 2), 2);
+}
+
+/* What was written to stderr since capture_stderr(), without the
+ * "klab: " prefix and the final newline; caller frees. */
+static char *captured_stderr(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[512];
+	size_t n;
+
+	fflush(stderr);
+	assert_int_equal(dup2(saved_stderr, 2), 2);
+	close(saved_stderr);
+	rewind(captured);
+	while ((n = fread(buf, 1, sizeof(buf), captured)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(captured);
+	strbuf_rtrim(&sb);
+	if (!strncmp(sb.buf, "klab: ", 6)) {
+		char *s = xstrdup(sb.buf + 6);
+		strbuf_release(&sb);
+		return s;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+#endif
