@@ -145,7 +145,7 @@ int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *j
 		goto cleanup;
 	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
 		goto cleanup;
-	if (vm_choose_accel(caps, choice, &ge->accel, &ge->accel_why) < 0)
+	if (vm_choose_accel(&ge->topo, choice, &ge->accel, &ge->accel_why) < 0)
 		goto cleanup;
 
 	if (guestimg_image_dir(lab, &ge->image_dir) < 0 ||

@@ -245,6 +245,21 @@ static int cmp_node(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* <guest><arch name='x86_64'><domain type='kvm'/>: libvirt can run KVM
+ * guests of the host's architecture here (whether KVM works is another
+ * question: see vm_choose_accel). */
+static void parse_guests(struct host_topology *t, const xmlNode *root)
+{
+	for (xmlNode *g = root->children; g; g = g->next) {
+		xmlNode *arch;
+		if (!is_element(g, "guest") || !(arch = child_element(g, "arch")) || !attr_is(arch, "name", t->arch, 0))
+			continue;
+		for (xmlNode *d = arch->children; d; d = d->next)
+			if (is_element(d, "domain") && attr_is(d, "type", "kvm", 0))
+				t->has_kvm_domain = 1;
+	}
+}
+
 static int parse_host(struct host_topology *t, const xmlNode *root)
 {
 	xmlNode *host, *cpu, *arch, *topo, *cells;
@@ -323,6 +338,8 @@ int topology_parse(struct host_topology *t, const char *caps_xml, size_t len)
 		goto cleanup;
 	}
 	ret = parse_host(t, xmlDocGetRootElement(doc));
+	if (ret == 0)
+		parse_guests(t, xmlDocGetRootElement(doc));
 cleanup:
 	if (ret < 0)
 		topology_release(t);

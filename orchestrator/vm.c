@@ -114,22 +114,9 @@ int accel_choice_parse(const char *s, enum accel_choice *out)
 	return 0;
 }
 
-/* The <host><cpu> element's text, to look for vmx/svm in it only. */
-static int host_cpu_has(const char *caps, const char *feature)
+int vm_choose_accel(const struct host_topology *t, enum accel_choice choice, enum accel *out, const char **why)
 {
-	const char *host = strstr(caps, "<host>");
-	const char *end = host ? strstr(host, "</cpu>") : NULL;
-	char *needle = xstrfmt("<feature name='%s'/>", feature);
-	const char *hit = host ? strstr(host, needle) : NULL;
-
-	free(needle);
-	return hit && end && hit < end;
-}
-
-int vm_choose_accel(const char *caps, enum accel_choice choice, enum accel *out, const char **why)
-{
-	int kvm_domain = strstr(caps, "<domain type='kvm'") != NULL;
-	int hw = host_cpu_has(caps, "vmx") || host_cpu_has(caps, "svm");
+	int kvm_domain = t->has_kvm_domain, hw = t->has_vmx_or_svm;
 
 	switch (choice) {
 	case ACCEL_FORCE_TCG:

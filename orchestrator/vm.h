@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "domain.h"
+#include "topology.h"
 #include "resultproto.h"
 
 struct vm_conn {
@@ -28,11 +29,11 @@ int vm_capabilities(struct vm_conn *c, char **xml);
 enum accel_choice { ACCEL_AUTO, ACCEL_FORCE_KVM, ACCEL_FORCE_TCG };
 int accel_choice_parse(const char *s, enum accel_choice *out);
 
-/* Choose the accelerator.  auto = KVM only when the host's capabilities
- * offer a 'kvm' domain for x86_64 AND the host CPU has vmx or svm (an
- * openable /dev/kvm proves nothing: see ENVIRONMENT.md).  *why says how
- * it was decided (static text). */
-int vm_choose_accel(const char *caps_xml, enum accel_choice choice, enum accel *out, const char **why);
+/* Choose the accelerator from the parsed capabilities.  auto = KVM only
+ * when libvirt offers a 'kvm' domain for the host's architecture AND the
+ * host CPU has vmx or svm (an openable /dev/kvm proves nothing: see
+ * ENVIRONMENT.md).  *why says how it was decided (static text). */
+int vm_choose_accel(const struct host_topology *t, enum accel_choice choice, enum accel *out, const char **why);
 
 /* Host CPUs used by the vCPUs of klab guests running now (their live
  * pinning), as a bitmap; for planning concurrent guests.  Emulator pins

@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 
 #include "topology.h"
+#include "vm.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "helpers.h"
@@ -571,10 +572,43 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The accelerator: KVM only with a kvm domain and vmx/svm (this host's
+ * real capabilities have neither: TCG); forcing either way. */
+static void test_topology__accel_auto_needs_kvm_domain_and_vmx_or_svm(void **state)
+{
+	struct host_topology small = { 0 }, medium = { 0 };
+	enum accel a;
+	const char *why;
+
+	(void)state;
+	load_host(&small, SMALL);
+	load_host(&medium, MEDIUM);
+	assert_false(small.has_kvm_domain);
+	assert_false(small.has_vmx_or_svm);
+	assert_true(medium.has_kvm_domain);
+	assert_true(medium.has_vmx_or_svm);
+	assert_int_equal(vm_choose_accel(&small, ACCEL_AUTO, &a, &why), 0);
+	assert_int_equal(a, ACCEL_TCG);
+	assert_int_equal(vm_choose_accel(&medium, ACCEL_AUTO, &a, &why), 0);
+	assert_int_equal(a, ACCEL_KVM);
+	assert_int_equal(vm_choose_accel(&medium, ACCEL_FORCE_TCG, &a, &why), 0);
+	assert_int_equal(a, ACCEL_TCG);
+	capture_stderr();
+	assert_int_equal(vm_choose_accel(&small, ACCEL_FORCE_KVM, &a, &why), -1);
+	free(captured_stderr());
+	/* a kvm domain without vmx/svm (these build machines' nested case) */
+	medium.has_vmx_or_svm = 0;
+	assert_int_equal(vm_choose_accel(&medium, ACCEL_AUTO, &a, &why), 0);
+	assert_int_equal(a, ACCEL_TCG);
+	topology_release(&small);
+	topology_release(&medium);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topology__parses_this_small_host),
+		cmocka_unit_test(test_topology__accel_auto_needs_kvm_domain_and_vmx_or_svm),
 		cmocka_unit_test(test_topology__parses_big_host_siblings_nodes_and_pages),
 		cmocka_unit_test(test_topology__parses_four_node_host),
 		cmocka_unit_test(test_topology__rejects_malformed_capabilities),
