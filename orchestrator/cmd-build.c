@@ -139,13 +139,10 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 	struct recipe_opts ro = { 0 };
 	struct kbuild_recipe recipe = { 0 };
 	struct kbuild_result res = { 0 };
-	struct gitrepo *repo = NULL;
-	struct worktree *wt = NULL;
+	struct pipeline_repo pr;
 	struct lab lab;
-	char hex[41], *abs_repo = NULL, *wt_dir = NULL, *lock_name = NULL;
-	int c, ret = EXIT_FAIL, lab_opened = 0, quiet = 0, lock_fd = -1;
+	int c, ret = EXIT_FAIL, lab_opened = 0, repo_opened = 0, quiet = 0;
 	unsigned long jobs = 0;
-	int64_t repo_id;
 
 	while ((c = getopt_long(argc, argv, "+hj:", opts, NULL)) != -1) {
 		switch (c) {
@@ -192,21 +189,11 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (gitrepo_open(&repo, repo_arg) < 0 || gitrepo_resolve(repo, rev, hex) < 0)
+	if (pipeline_repo_open(&pr, &lab, repo_arg, rev) < 0)
 		goto out;
-	abs_repo = real_path(gitrepo_path(repo));
-	if (!abs_repo || db_repo_id(lab.db, abs_repo, &repo_id) < 0)
-		goto out;
-	/* the worktree is shared with bisections of this repository */
-	lock_name = xstrfmt("worktree-%lld", (long long)repo_id);
-	lock_fd = lab_lock(&lab, lock_name);
-	if (lock_fd < 0)
-		goto out;
-	wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab.state_dir, (long long)repo_id);
-	if (worktree_open(&wt, repo, wt_dir) < 0)
-		goto out;
-	printf("building %.12s of %s\n", hex, abs_repo);
-	if (pipeline_build(&lab, repo, repo_id, wt, hex, 0, &recipe, (int)jobs,
+	repo_opened = 1;
+	printf("building %.12s of %s\n", pr.hex, pr.abs_path);
+	if (pipeline_build(&lab, pr.repo, pr.repo_id, pr.wt, pr.hex, 0, &recipe, (int)jobs,
 			   quiet ? PROGRESS_QUIET : PROGRESS_AUTO, "", &res) < 0)
 		goto out;
 	pipeline_print_build(&res, "");
@@ -215,13 +202,8 @@ out:
 	kbuild_result_release(&res);
 	kbuild_recipe_release(&recipe);
 	recipe_opts_release(&ro);
-	worktree_free(wt);
-	gitrepo_free(repo);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	free(lock_name);
-	free(wt_dir);
-	free(abs_repo);
+	if (repo_opened)
+		pipeline_repo_release(&pr);
 	if (lab_opened)
 		lab_close(&lab);
 	return ret;

@@ -139,32 +139,20 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 {
 	struct kbuild_recipe recipe = { 0 };
 	struct kbuild_result res = { 0 };
-	struct gitrepo *repo = NULL;
-	struct worktree *wt = NULL;
-	char *abs_repo = NULL, *wt_dir = NULL, *lock_name = NULL;
-	int64_t repo_id;
-	int lock_fd = -1, ret = -1;
+	struct pipeline_repo pr;
+	int ret = -1;
 
 	/* the job's own fragments join the recipe */
 	for (size_t i = 0; i < job->nr_fragments; i++)
 		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
 	if (recipe_from_opts(ro, &recipe) < 0)
-		goto cleanup;
-	if (gitrepo_open(&repo, repo_arg) < 0 || gitrepo_resolve(repo, rev, hex) < 0)
-		goto cleanup;
-	abs_repo = real_path(gitrepo_path(repo));
-	if (!abs_repo || db_repo_id(lab->db, abs_repo, &repo_id) < 0)
-		goto cleanup;
-	lock_name = xstrfmt("worktree-%lld", (long long)repo_id);
-	lock_fd = lab_lock(lab, lock_name);
-	if (lock_fd < 0)
-		goto cleanup;
-	wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)repo_id);
-	if (worktree_open(&wt, repo, wt_dir) < 0)
-		goto cleanup;
+		return -1;
+	if (pipeline_repo_open(&pr, lab, repo_arg, rev) < 0)
+		goto cleanup_recipe;
+	memcpy(hex, pr.hex, 41);
 	if (!quiet)
-		fprintf(stderr, "build %.12s of %s\n", hex, abs_repo);
-	if (pipeline_build(lab, repo, repo_id, wt, hex, 0, &recipe, 0, quiet ? PROGRESS_QUIET : PROGRESS_AUTO,
+		fprintf(stderr, "build %.12s of %s\n", hex, pr.abs_path);
+	if (pipeline_build(lab, pr.repo, pr.repo_id, pr.wt, hex, 0, &recipe, 0, quiet ? PROGRESS_QUIET : PROGRESS_AUTO,
 			   "  ", &res) < 0)
 		goto cleanup;
 	if (!quiet)
@@ -178,14 +166,9 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 	ret = 0;
 cleanup:
 	kbuild_result_release(&res);
+	pipeline_repo_release(&pr);
+cleanup_recipe:
 	kbuild_recipe_release(&recipe);
-	worktree_free(wt);
-	gitrepo_free(repo);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	free(lock_name);
-	free(wt_dir);
-	free(abs_repo);
 	return ret;
 }
 

@@ -1,12 +1,22 @@
 /* Test one commit.  The build step: look the artifact store up by (tree,
  * recipe) before touching the worktree, so a hit costs milliseconds. */
 #include "pipeline.h"
+#include "db.h"
 #include "gitrepo.h"
+#include "guestimg.h"
+#include "job.h"
 #include "lab.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struct worktree *wt,
 		   const char *hex, int already_checked_out, const struct kbuild_recipe *recipe,
@@ -89,19 +99,49 @@ void pipeline_print_build(const struct kbuild_result *res, const char *indent)
 	}
 }
 
+int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev)
+{
+	char *lock_name = NULL, *wt_dir = NULL;
+	int ret = -1;
+
+	memset(pr, 0, sizeof(*pr));
+	pr->lock_fd = -1;
+	if (gitrepo_open(&pr->repo, repo_arg) < 0 || gitrepo_resolve(pr->repo, rev, pr->hex) < 0)
+		goto out;
+	pr->abs_path = real_path(gitrepo_path(pr->repo));
+	if (!pr->abs_path || db_repo_id(lab->db, pr->abs_path, &pr->repo_id) < 0)
+		goto out;
+	/* the worktree is shared with bisections of this repository */
+	lock_name = xstrfmt("worktree-%lld", (long long)pr->repo_id);
+	pr->lock_fd = lab_lock(lab, lock_name);
+	if (pr->lock_fd < 0)
+		goto out;
+	wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)pr->repo_id);
+	if (worktree_open(&pr->wt, pr->repo, wt_dir) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(lock_name);
+	free(wt_dir);
+	if (ret < 0)
+		pipeline_repo_release(pr);
+	return ret;
+}
+
+void pipeline_repo_release(struct pipeline_repo *pr)
+{
+	worktree_free(pr->wt);
+	gitrepo_free(pr->repo);
+	if (pr->lock_fd >= 0)
+		close(pr->lock_fd);
+	free(pr->abs_path);
+	memset(pr, 0, sizeof(*pr));
+	pr->lock_fd = -1;
+}
+
 /* ---- the guest: boot, run, store ------------------------------------------ */
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "db.h"
-#include "guestimg.h"
-#include "job.h"
-#include "util/strbuf.h"
 
 /* Guests of every lab on this machine plan CPUs under one lock, so two
  * klab processes never pick the same free CPU. */

@@ -21,6 +21,20 @@ int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struc
 		   const char *hex, int already_checked_out, const struct kbuild_recipe *recipe,
 		   int jobs, enum kbuild_progress progress, const char *indent, struct kbuild_result *res);
 
+/* A user's repository at a revision, with klab's worktree for it taken
+ * (locks/worktree-<repo>.lock held until release): what `klab build` and
+ * `klab run --rev` need before pipeline_build. */
+struct pipeline_repo {
+	struct gitrepo *repo;
+	struct worktree *wt;
+	char *abs_path;
+	int64_t repo_id;
+	char hex[41];
+	int lock_fd;
+};
+int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev);
+void pipeline_repo_release(struct pipeline_repo *pr);
+
 /* Print a result the way `klab build` does. */
 void pipeline_print_build(const struct kbuild_result *res, const char *indent);
 
