@@ -118,6 +118,9 @@ struct runner {
 	struct bisect_dag *dag;		/* loaded by start, or NULL */
 	struct range_info *info;	/* what that load learnt, or NULL */
 	struct perf *perf;		/* a job bisection, or NULL */
+	/* for the remaining-time estimate: bisect steps timed in this run */
+	int64_t step_ms_sum, ref_ms;
+	int steps_timed;
 };
 
 static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
@@ -368,8 +371,50 @@ static void store_verdict(struct runner *r, int64_t step_id, const struct verdic
 	strbuf_release(&sb);
 }
 
-/* A commit's runs until the rules decide: more runs while they ask, a
- * skip when the guest fails (with its reason) or the cap is reached. */
+static int build_for(struct runner *r, const char *hex, char **kernel, int64_t *build_id);
+
+/* One more run of a reference end, taken between a commit's extra runs:
+ * a commit is ambiguous when the host drifts as often as when the commit
+ * sits between the ends, and reference runs from the same minutes keep
+ * the comparison fair.  A failure is a warning: the reference runs
+ * measured so far still hold. */
+static void reference_run(struct runner *r)
+{
+	struct perf *p = r->perf;
+	int bad_end = p->ref_turn++ & 1;
+	const char *hex = bad_end ? r->b->bad : r->b->goods[0];
+	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
+	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
+	double **vals = bad_end ? &p->bad : &p->good;
+	size_t *n = bad_end ? &p->nb : &p->ng;
+	double *nv = NULL;
+	size_t nn = 0;
+	char *why = NULL, label[64];
+	int rc;
+
+	if (!*kernel && build_for(r, hex, kernel, build) < 0) {
+		warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
+			bad_end ? "bad" : "good");
+		return;
+	}
+	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
+	rc = perf_measure_to(p, *kernel, *build, bad_end ? p->bad_step : p->good_step, label, *n + 1, &nv, &nn,
+			     &why);
+	if (rc || nn <= *n) {
+		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
+			bad_end ? "bad" : "good", why ? why : "klab error");
+		free(nv);
+	} else {
+		free(*vals);
+		*vals = nv;
+		*n = nn;
+	}
+	free(why);
+}
+
+/* A commit's runs until the rules decide: more runs while they ask, each
+ * extra one after a fresh reference run (good and bad in turn); a skip
+ * when the guest fails (with its reason) or the cap is reached. */
 static enum step_result perf_step(struct runner *r, const struct step *s, const char *hex, const char *kernel,
 				  int64_t build_id, struct strbuf *reason)
 {
@@ -386,7 +431,13 @@ static enum step_result perf_step(struct runner *r, const struct step *s, const 
 		return STEP_ABORT;
 	}
 	for (;;) {
-		int rc = perf_measure_to(p, kernel, build_id, s->id, "  ", want, &vals, &n, &why);
+		/* the first runs in one go, extra runs one by one */
+		size_t next = n ? n + 1 : want;
+		int rc;
+
+		if (n)
+			reference_run(r);
+		rc = perf_measure_to(p, kernel, build_id, s->id, "  ", next, &vals, &n, &why);
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
@@ -395,11 +446,13 @@ static enum step_result perf_step(struct runner *r, const struct step *s, const 
 			res = STEP_SKIP;
 			goto out;
 		}
+		if (n < want)
+			continue;
 		if (verdict_classify(&v, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction) < 0)
 			goto out;
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= n)
 			break;
-		printf("  %s: %u runs needed\n", v.text, v.next_runs);
+		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
 		want = v.next_runs;
 	}
 	store_verdict(r, s->id, &v);
@@ -570,6 +623,11 @@ static int reference_phase(struct runner *r)
 	good.vals = bad.vals = NULL;
 	p->good_step = good.s.id;
 	p->bad_step = bad.s.id;
+	p->good_kernel = good.kernel;
+	p->good_build = good.build_id;
+	p->bad_kernel = bad.kernel;
+	p->bad_build = bad.build_id;
+	good.kernel = bad.kernel = NULL;
 	{
 		struct strbuf gs = STRBUF_INIT, bs = STRBUF_INIT;
 		perf_describe(&gs, p->good, p->ng);
@@ -634,6 +692,37 @@ out:
 	db_mon_means_free(b, nb);
 }
 
+static void print_clean(FILE *f, const char *s);
+
+/* Commits the bisection had to skip, with why: a panic or a build
+ * failure met on the way is news for the report, not a detail. */
+static void print_skipped(struct runner *r)
+{
+	struct step *steps = NULL;
+	size_t nr = 0;
+	int shown = 0;
+
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		struct commit_info ci;
+		if (strcmp(steps[i].phase, "bisect") || !steps[i].verdict || strcmp(steps[i].verdict, "skip"))
+			continue;
+		if (!shown++)
+			printf("  skipped on the way:\n");
+		if (gitrepo_commit_info(r->repo, steps[i].hash, &ci) == 0) {
+			printf("    %.12s %s\n", steps[i].hash, ci.subject);
+			commit_info_release(&ci);
+		} else {
+			printf("    %.12s\n", steps[i].hash);
+		}
+		fputs("      ", stdout);
+		print_clean(stdout, steps[i].reason ? steps[i].reason : "no reason recorded");
+		fputc('\n', stdout);
+	}
+	steps_release(steps, nr);
+}
+
 /* Re-measure the culprit and its parent, then the report.  Returns the
  * one-line outcome (caller frees). */
 static char *confirm_and_report(struct runner *r, const char *culprit)
@@ -691,6 +780,7 @@ report:
 	}
 	if (parent.n && cul.n)
 		print_mon_table(r, parent.s.id, cul.s.id);
+	print_skipped(r);
 	printf("  reproduce: klab run --job %s --repo %s --rev %.12s\n", r->b->job_path ? r->b->job_path : "JOB",
 	       r->b->repo_path, culprit);
 	pair_release(&parent);
@@ -823,6 +913,30 @@ static void print_first_bad(struct runner *r, const char *hex)
 	       fmt_duration(now_ms() - r->start_ms, dur, sizeof(dur)));
 }
 
+/* "step 3 of about 6, 4m10s so far, about 5m left": job bisections only
+ * (a test command's steps are too short to need it).  A step costs what
+ * the steps of this run cost on average (before the first one: half the
+ * reference phase, which built and measured two kernels); the
+ * confirmation about two steps. */
+static void print_progress(struct runner *r, int done, int steps_after)
+{
+	int64_t per_step = 0;
+	char el[32], left[32];
+
+	if (!r->perf)
+		return;
+	if (r->steps_timed)
+		per_step = r->step_ms_sum / r->steps_timed;
+	else if (r->ref_ms)
+		per_step = r->ref_ms / 2;
+	fmt_duration(now_ms() - r->start_ms, el, sizeof(el));
+	if (per_step)
+		printf("progress: step %d of about %d, %s so far, about %s left\n", done + 1, done + 1 + steps_after, el,
+		       fmt_duration(per_step * (steps_after + 1 + 2), left, sizeof(left)));
+	else
+		printf("progress: step %d of about %d, %s so far\n", done + 1, done + 1 + steps_after, el);
+}
+
 static int bisect_loop(struct runner *r)
 {
 	struct bisect_dag dag;
@@ -832,6 +946,7 @@ static int bisect_loop(struct runner *r)
 	int ret = EXIT_FAIL;
 	char (*all_goods)[41] = NULL;
 	size_t nr_all = 0, alloc_all = 0;
+	int nr_tested = 0;	/* bisect steps done, earlier runs included */
 
 	/* Goods known before the bisect phase: the given ones and merge
 	 * bases tested good. */
@@ -876,6 +991,7 @@ static int bisect_loop(struct runner *r)
 			continue;
 		hex_to_oid(steps[i].hash, oid);
 		idx = bisect_dag_find(&dag, oid);
+		nr_tested += !strcmp(steps[i].phase, "bisect");
 		if (v == STEP_SKIP)
 			bisect_mark(&st, idx, BISECT_SKIP);
 		else if (idx >= 0 && !strcmp(steps[i].phase, "bisect"))
@@ -933,8 +1049,13 @@ static int bisect_loop(struct runner *r)
 		}
 		printf("Bisecting: %d revision%s left to test after this (roughly %d step%s)\n",
 		       ch.remaining, ch.remaining == 1 ? "" : "s", ch.steps, ch.steps == 1 ? "" : "s");
+		print_progress(r, nr_tested, ch.steps);
 		print_commit_line(r, hex);
+		t0 = now_ms();
 		res = run_step(r, hex, "bisect", ch.all, choose_ms);
+		r->step_ms_sum += now_ms() - t0;
+		r->steps_timed++;
+		nr_tested++;
 		bisect_choice_release(&ch);
 		if (res == STEP_ABORT) {
 			ret = stop(r, r->why ? r->why : "the step could not finish");
@@ -1025,7 +1146,11 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 			r.perf = &perf;
 			printf("job %s: %s %s, KPI %s (%s is better)\n", b->job_path, perf.job.suite, perf.job.testcase,
 			       perf.job.kpi, perf.job.direction > 0 ? "higher" : "lower");
-			rc = reference_phase(&r);
+			{
+				int64_t t0 = now_ms();
+				rc = reference_phase(&r);
+				r.ref_ms = now_ms() - t0;
+			}
 			if (rc) {
 				ret = EXIT_FAIL;
 				perf_release(&perf);
@@ -1056,7 +1181,9 @@ out:
 
 /* ---- start ------------------------------------------------------------ */
 
-static int cmd_start(int argc, char **argv, const struct global_opts *g)
+/* submit: create the bisection (everything checked as for start) and
+ * queue it for a worker instead of running it. */
+static int start(int argc, char **argv, const struct global_opts *g, int submit)
 {
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, 'r' },
@@ -1279,6 +1406,20 @@ static int cmd_start(int argc, char **argv, const struct global_opts *g)
 	b.kpi = job_parsed ? (char *)(kpi_arg ? kpi_arg : job.kpi) : NULL;
 	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || db_bisection_create(lab.db, &b) < 0)
 		goto out;
+	if (submit) {
+		char *cwd = getcwd(NULL, 0);
+		int64_t qid;
+		if (db_queue_add(lab.db, "bisect", &cwd, 1, b.id, user_name(), &qid) < 0) {
+			db_bisection_set_state(lab.db, b.id, "failed", "error", NULL, "could not be queued");
+			free(cwd);
+			goto out;
+		}
+		free(cwd);
+		printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good\n", (long long)qid,
+		       (long long)b.id, abs_repo, b.bad, b.nr_goods);
+		ret = EXIT_OK;
+		goto out;
+	}
 	printf("bisection %lld: %s, bad %.12s, %zu good\n", (long long)b.id, abs_repo, b.bad, b.nr_goods);
 	if (no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
@@ -1622,6 +1763,16 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 	bisection_release(&b);
 	lab_close(&lab);
 	return EXIT_OK;
+}
+
+static int cmd_start(int argc, char **argv, const struct global_opts *g)
+{
+	return start(argc, argv, g, 0);
+}
+
+int bisect_submit(int argc, char **argv, const struct global_opts *g)
+{
+	return start(argc, argv, g, 1);
 }
 
 int cmd_bisect(int argc, char **argv, const struct global_opts *g)

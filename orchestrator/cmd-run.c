@@ -1,5 +1,6 @@
 /* klab run: one job on one kernel, `repeat` boots, every sample stored,
  * and an LKP-style summary (mean ± %stddev per metric). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -172,7 +173,56 @@ cleanup_recipe:
 	return ret;
 }
 
-int cmd_run(int argc, char **argv, const struct global_opts *g)
+/* Check what a queued run needs now, so a worker does not find out hours
+ * later: the job parsed, the kernel readable or the revision resolvable
+ * and the config options valid.  Then queue the arguments. */
+static int submit_checked(struct lab *lab, int argc, char **argv, const char *kernel_arg, const char *repo_arg,
+			  const char *rev, struct recipe_opts *ro, const struct job *job)
+{
+	struct kbuild_recipe recipe = { 0 };
+	char **args;
+	int64_t qid;
+	int ret = EXIT_FAIL;
+
+	if (kernel_arg && access(kernel_arg, R_OK) < 0) {
+		error("--kernel '%s': cannot read it", kernel_arg);
+		return EXIT_FAIL;
+	}
+	if (!kernel_arg) {
+		struct gitrepo *repo = NULL;
+		char hex[41];
+		int rc = gitrepo_open(&repo, repo_arg) < 0 || gitrepo_resolve(repo, rev, hex) < 0 ? -1 : 0;
+		gitrepo_free(repo);
+		if (rc < 0)
+			return EXIT_FAIL;
+		for (size_t i = 0; i < job->nr_fragments; i++)
+			recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
+		if (recipe_from_opts(ro, &recipe) < 0)
+			return EXIT_FAIL;
+		kbuild_recipe_release(&recipe);
+	}
+	/* args[0]: where relative paths are resolved; then run's own */
+	args = xcalloc((size_t)argc + 1, sizeof(char *));
+	args[0] = getcwd(NULL, 0);
+	if (!args[0]) {
+		free(args);
+		error("cannot read the current directory: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	if (db_queue_add(lab->db, "run", args, (size_t)argc, 0, user_name(), &qid) == 0) {
+		printf("job %lld queued: %s %s, %u boot%s\n", (long long)qid, job->suite, job->testcase, job->repeat,
+		       job->repeat == 1 ? "" : "s");
+		ret = EXIT_OK;
+	}
+	free(args[0]);
+	free(args);
+	return ret;
+}
+
+/* submit: check everything and queue the run instead of running it. */
+static int run_main(int argc, char **argv, const struct global_opts *g, int submit)
 {
 	static const struct option opts[] = {
 		{ "job", required_argument, NULL, OPT_JOB },
@@ -309,6 +359,10 @@ int cmd_run(int argc, char **argv, const struct global_opts *g)
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
+	if (submit) {
+		ret = submit_checked(&lab, argc, argv, kernel_arg, repo_arg, rev, &ro, &job);
+		goto out;
+	}
 
 	if (kernel_arg) {
 		if (access(kernel_arg, R_OK) < 0) {
@@ -416,4 +470,14 @@ out:
 	if (lab_opened)
 		lab_close(&lab);
 	return ret;
+}
+
+int cmd_run(int argc, char **argv, const struct global_opts *g)
+{
+	return run_main(argc, argv, g, 0);
+}
+
+int run_submit(int argc, char **argv, const struct global_opts *g)
+{
+	return run_main(argc, argv, g, 1);
 }

@@ -186,4 +186,30 @@ void db_mon_means_free(struct db_mon_mean *m, size_t n);
 /* The evidence texts stored for a step. */
 int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n);
 
+/* The queue (klab submit / worker): one row per submitted job. */
+struct queue_job {
+	int64_t id;
+	char *kind;		/* bisect, run */
+	char *state;		/* queued, running, done, failed, cancelled */
+	char **args;		/* args[0]: the submitter's working directory; NULL-terminated */
+	size_t nr_args;
+	int64_t bisection_id;	/* kind bisect */
+	char *worker;		/* "host:pid" while running */
+	int64_t lease_until;
+	int attempts;
+	char *message;
+	char *submitted_by;
+	int64_t created_at, started_at, finished_at;
+};
+int db_queue_add(sqlite3 *db, const char *kind, char *const *args, size_t nr, int64_t bisection_id,
+		 const char *submitted_by, int64_t *id);
+int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j);
+int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr);
+void queue_job_release(struct queue_job *j);
+int db_queue_claim(sqlite3 *db, const char *worker, int64_t lease_s, struct queue_job *j);
+int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s);
+int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, const char *state, const char *message);
+int db_queue_cancel(sqlite3 *db, int64_t id);
+int db_queue_retry(sqlite3 *db, int64_t id);
+
 #endif

@@ -23,6 +23,12 @@ static const struct command commands[] = {
 	{ "tree", cmd_tree, "import Debian's linux-source tarball as a git repository" },
 	{ "gc", cmd_gc, "bound the artifact store and build directories" },
 	{ "run", cmd_run, "boot a kernel in a pinned libvirt guest and run a job (N boots)" },
+	{ "submit", cmd_submit, "queue a bisection or run (checked now) for a worker" },
+	{ "worker", cmd_worker, "run queued jobs (leases: a dead worker's job is resumed)" },
+	{ "status", cmd_status, "the queue, or one job (--json)" },
+	{ "log", cmd_joblog, "a queued job's output (-f follows it)" },
+	{ "cancel", cmd_cancel, "stop a queued or running job; its results are kept" },
+	{ "retry", cmd_retry, "queue a failed or cancelled job again (a bisection resumes)" },
 };
 
 static const char *const klab_usage[] = {
@@ -51,8 +57,8 @@ static void print_main_usage(int to_stderr)
 	print_usage(klab_usage, to_stderr);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nNot yet implemented (see README): submit, worker, track, report,\n"
-		   "and bisecting with a benchmark job (--job).\n"
+	fprintf(f, "\nNot yet implemented (see README): track, host (several hypervisors),\n"
+		   "notify, report.\n"
 		   "'klab <command> --help' describes a command.\n");
 }
 

@@ -56,5 +56,14 @@ int cmd_tree(int argc, char **argv, const struct global_opts *g);
 int cmd_gc(int argc, char **argv, const struct global_opts *g);
 int cmd_bisect(int argc, char **argv, const struct global_opts *g);
 int cmd_run(int argc, char **argv, const struct global_opts *g);
+int cmd_submit(int argc, char **argv, const struct global_opts *g);
+int cmd_worker(int argc, char **argv, const struct global_opts *g);
+int cmd_status(int argc, char **argv, const struct global_opts *g);
+int cmd_joblog(int argc, char **argv, const struct global_opts *g);
+int cmd_cancel(int argc, char **argv, const struct global_opts *g);
+int cmd_retry(int argc, char **argv, const struct global_opts *g);
+/* The checks of 'bisect start' / 'run', then queue instead of running. */
+int bisect_submit(int argc, char **argv, const struct global_opts *g);
+int run_submit(int argc, char **argv, const struct global_opts *g);
 
 #endif

@@ -37,6 +37,8 @@ void perf_release(struct perf *p)
 	job_release(&p->job);
 	free(p->good);
 	free(p->bad);
+	free(p->good_kernel);
+	free(p->bad_kernel);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -21,6 +21,10 @@ struct perf {
 	double *good, *bad;	/* KPI runs of the reference ends */
 	size_t ng, nb;
 	int64_t good_step, bad_step;
+	/* the ends' kernels, once known: fresh reference runs boot them */
+	char *good_kernel, *bad_kernel;
+	int64_t good_build, bad_build;
+	unsigned ref_turn;	/* which end the next fresh run measures */
 };
 
 /* Parse the job text stored with the bisection; kpi overrides the job's. */

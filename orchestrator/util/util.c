@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,17 @@ int64_t now_ms(void)
 int64_t now_s(void)
 {
 	return (int64_t)time(NULL);
+}
+
+const char *user_name(void)
+{
+	static char name[64];
+	struct passwd *pw = getpwuid(getuid());
+
+	snprintf(name, sizeof(name), "%s", pw && pw->pw_name ? pw->pw_name : "");
+	if (!name[0])
+		snprintf(name, sizeof(name), "uid %u", (unsigned)getuid());
+	return name;
 }
 
 int mkdir_p(const char *path, unsigned mode)

@@ -39,6 +39,8 @@ void die(const char *fmt, ...) KLAB_PRINTF(1, 2) KLAB_NORETURN;
 /* Monotonic clock in milliseconds / wall clock in seconds. */
 int64_t now_ms(void);
 int64_t now_s(void);
+/* The user running klab (login name, or the uid as text). */
+const char *user_name(void);
 
 /* mkdir -p with mode; returns 0 or error(). */
 int mkdir_p(const char *path, unsigned mode);

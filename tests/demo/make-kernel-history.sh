@@ -15,6 +15,13 @@
 # mm/, fs/, kernel/ and a few headers included by few files, so every
 # commit builds and behaves like its parent: incremental builds stay short.
 # The planted commit is also tagged demo-planted.
+#
+# The second scenario adds two kinds of commits a bisection must skip:
+# DEMO_BREAK_AT=K puts a commit that does not build (kernel/fork.c calls an
+# undeclared function) before the K-th generated commit (from 0), fixed by
+# the next one; DEMO_PANIC_AT=K a commit whose kernel panics at boot (a BUG_ON in
+# kernel_init() that always fires), also fixed by the next one.  They are
+# tagged demo-broken and demo-panics.
 set -eu
 tree=$1 dest=$2 n=${3:-24}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -78,6 +85,49 @@ MSG
 	git rev-parse HEAD
 }
 
+# special KIND: a commit that breaks the build or the boot, or the one
+# that repairs it.
+special() {
+	kind=$1
+	i=$((i + 1))
+	python3 - "$kind" <<'PY'
+import sys
+kind = sys.argv[1]
+def edit(path, old, new):
+    s = open(path).read()
+    if s.count(old) != 1:
+        sys.exit("make-kernel-history: %s does not look like 6.1's" % path)
+    open(path, "w").write(s.replace(old, new))
+fork_old = "static int copy_files(unsigned long clone_flags, struct task_struct *tsk)\n{\n"
+fork_new = fork_old + "\tmm_account_files(tsk);\n"
+init_old = "static int __ref kernel_init(void *unused)\n{\n\tint ret;\n\n"
+init_new = init_old + "\tBUG_ON(system_state != SYSTEM_RUNNING);\n\n"
+if kind == "break":
+    edit("kernel/fork.c", fork_old, fork_new)
+elif kind == "fix-break":
+    edit("kernel/fork.c", fork_new, fork_old)
+elif kind == "panic":
+    edit("init/main.c", init_old, init_new)
+else:
+    edit("init/main.c", init_new, init_old)
+PY
+	case $kind in
+	break) file=kernel/fork.c subject="fork: account the files_struct copy" ;;
+	fix-break) file=kernel/fork.c subject="fork: fix the build after the files_struct accounting" ;;
+	panic) file=init/main.c subject="init: assert the system state before freeing init memory" ;;
+	*) file=init/main.c subject="init: drop the wrong system state assertion" ;;
+	esac
+	git add "$file"
+	GIT_AUTHOR_NAME="klab demo" GIT_AUTHOR_EMAIL=demo@klab.invalid GIT_AUTHOR_DATE="1700000000 +0000" \
+	GIT_COMMITTER_NAME="klab demo" GIT_COMMITTER_EMAIL=demo@klab.invalid \
+	GIT_COMMITTER_DATE="$((1700000000 + i * 3600)) +0000" \
+		git commit -q -m "$subject" -m "Generated for klab's second demo scenario ($kind)."
+	case $kind in
+	break) git tag demo-broken ;;
+	panic) git tag demo-panics ;;
+	esac
+}
+
 set -- \
 	"mm/page_alloc.c|mm/page_alloc: clarify the watermark boost comment|Mel Gorman <mgorman@techsingularity.net>" \
 	"fs/read_write.c|fs: note why rw_verify_area() checks the range first|Jan Kara <jack@suse.cz>" \
@@ -128,6 +178,14 @@ for spec in "$@"; do
 		planted=$(plant)
 	fi
 	file=${spec%%|*} rest=${spec#*|}
+	if [ "$k" = "${DEMO_BREAK_AT:-}" ]; then
+		special break
+		special fix-break
+	fi
+	if [ "$k" = "${DEMO_PANIC_AT:-}" ]; then
+		special panic
+		special fix-panic
+	fi
 	commit "$file" "${rest%%|*}" "${rest#*|}"
 	k=$((k + 1))
 done

@@ -1,0 +1,764 @@
+/* The queue: 'klab submit' checks a bisection or run as the direct command
+ * would and stores it in the lab database; 'klab worker' runs queued work;
+ * 'klab status', 'log', 'cancel' and 'retry' look after it.
+ *
+ * A worker runs each job as a child process ('klab bisect resume ID' or
+ * 'klab run ARGS') in its own process group that dies with the worker
+ * (PR_SET_PDEATHSIG; the child's own supervisors and libvirt's
+ * AUTODESTROY take its builds and guests down with it).  The job's lease
+ * is renewed while it runs: a job whose worker died is claimed again once
+ * the lease has run out, and a bisection then resumes from its last
+ * recorded step.  Every result is stored by the child as it is measured;
+ * the queue only records who runs what and how it ended. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "klab.h"
+#include "db.h"
+#include "lab.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#define MAX_SLOTS 64
+#define LOG_CHUNK 65536
+
+static const char *const submit_usage[] = {
+	"usage: klab submit bisect ARGS...   (the arguments of 'klab bisect start')",
+	"   or: klab submit run ARGS...      (the arguments of 'klab run')",
+	"",
+	"Check everything the command needs now (repository, revisions, job file,",
+	"kernel, config options), store it in the lab's queue and print the job id.",
+	"A 'klab worker' runs it; 'klab status', 'klab log ID -f', 'klab cancel ID'",
+	"and 'klab retry ID' follow it.  Relative paths are taken from the current",
+	"directory.",
+	NULL
+};
+
+static const char *const worker_usage[] = {
+	"usage: klab worker [--once] [--slots N] [--lease SEC]",
+	"",
+	"Claim queued jobs and run them, each as a child klab process whose output",
+	"goes to <state>/logs/queue-ID.log.",
+	"  --once       stop when the queue is empty and the jobs started are done",
+	"  --slots N    jobs at once (default 1; guests of concurrent jobs never",
+	"               share host CPUs)",
+	"  --lease SEC  a job whose worker stops renewing for SEC seconds (it was",
+	"               killed, the machine died) is claimed again by the next",
+	"               worker; a bisection resumes from its last recorded step",
+	"               (default 60)",
+	"SIGTERM or SIGINT: stop the running jobs and hand them back to the queue.",
+	NULL
+};
+
+static const char *const status_usage[] = {
+	"usage: klab status [ID] [--json]",
+	"",
+	"The queue: one line per job (id, kind, state, attempts, worker, age, what),",
+	"or one job in detail.  --json prints the same as a JSON document.",
+	NULL
+};
+
+/* ---- submit ------------------------------------------------------------- */
+
+int cmd_submit(int argc, char **argv, const struct global_opts *g)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_usage(submit_usage, argc < 2);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "bisect"))
+		return bisect_submit(argc - 1, argv + 1, g);
+	if (!strcmp(argv[1], "run"))
+		return run_submit(argc - 1, argv + 1, g);
+	error("submit: unknown kind '%s' (bisect or run)", argv[1]);
+	return EXIT_USAGE;
+}
+
+/* ---- worker ------------------------------------------------------------- */
+
+struct slot {
+	pid_t pid;		/* 0: free */
+	struct queue_job job;
+	int cancelled;		/* stopped because of 'klab cancel' */
+	int64_t kill_at;	/* SIGKILL the group after this (ms), 0 = not asked */
+};
+
+struct worker {
+	struct lab *lab;
+	char name[128];
+	char self[4096];
+	unsigned nr_slots;
+	int64_t lease_s;
+	struct slot slots[MAX_SLOTS];
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static char *job_log_path(struct lab *lab, int64_t id)
+{
+	return xstrfmt("%s/logs/queue-%lld.log", lab->state_dir, (long long)id);
+}
+
+/* A line in the job's log from the worker itself. */
+static void log_line(struct lab *lab, int64_t id, const char *fmt, ...) KLAB_PRINTF(3, 4);
+static void log_line(struct lab *lab, int64_t id, const char *fmt, ...)
+{
+	char *path = job_log_path(lab, id), stamp[32];
+	FILE *f = fopen(path, "a");
+	time_t t = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	free(path);
+	if (!f)
+		return;
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(f, "== %s UTC: ", stamp);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+/* The child: its own process group, killed with the worker, output to the
+ * job's log, then klab itself with the job's arguments (argv, no shell). */
+static pid_t spawn_job(struct worker *w, const struct queue_job *j)
+{
+	char *log = job_log_path(w->lab, j->id), id[32];
+	const char **argv;
+	size_t n = 0;
+	pid_t parent = getpid(), pid;
+
+	snprintf(id, sizeof(id), "%lld", (long long)j->bisection_id);
+	argv = xcalloc(j->nr_args + 8, sizeof(char *));
+	argv[n++] = "klab";
+	argv[n++] = "--state";
+	argv[n++] = w->lab->state_dir;
+	if (!strcmp(j->kind, "bisect")) {
+		argv[n++] = "bisect";
+		argv[n++] = "resume";
+		argv[n++] = id;
+	} else {
+		argv[n++] = "run";
+		for (size_t i = 1; i < j->nr_args; i++)
+			argv[n++] = j->args[i];
+	}
+	argv[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		error("cannot fork: %s", strerror(errno));
+	} else if (pid == 0) {
+		int fd;
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		if (j->nr_args && j->args[0][0] && chdir(j->args[0]) < 0) {
+			fprintf(stderr, "klab: worker: cannot enter the submitter's directory %s: %s\n", j->args[0],
+				strerror(errno));
+			_exit(1);
+		}
+		setenv("KLAB_QUEUE_JOB", id, 1);
+		execv(w->self, (char *const *)argv);
+		fprintf(stderr, "klab: worker: cannot run %s: %s\n", w->self, strerror(errno));
+		_exit(127);
+	} else {
+		setpgid(pid, pid);	/* both sides: no race with kill(-pid) */
+	}
+	free(argv);
+	free(log);
+	return pid;
+}
+
+static int claim_one(struct worker *w, struct slot *s)
+{
+	int rc = db_queue_claim(w->lab->db, w->name, w->lease_s, &s->job);
+
+	if (rc <= 0)
+		return rc;
+	log_line(w->lab, s->job.id, "attempt %d by worker %s", s->job.attempts, w->name);
+	s->cancelled = 0;
+	s->kill_at = 0;
+	s->pid = spawn_job(w, &s->job);
+	if (s->pid < 0) {
+		s->pid = 0;
+		db_queue_finish(w->lab->db, s->job.id, w->name, "queued", "the worker could not start it");
+		queue_job_release(&s->job);
+		return -1;
+	}
+	printf("worker %s: job %lld (%s%s) started, pid %d, log %s/logs/queue-%lld.log\n", w->name,
+	       (long long)s->job.id, s->job.kind, s->job.attempts > 1 ? ", resumed" : "", (int)s->pid,
+	       w->lab->state_dir, (long long)s->job.id);
+	fflush(stdout);
+	return 1;
+}
+
+/* How a job ended, from what its child stored. */
+static void job_ended(struct worker *w, struct slot *s, int status)
+{
+	struct queue_job *j = &s->job;
+	const char *state = "failed";
+	char *msg = NULL;
+
+	if (s->cancelled) {
+		if (j->bisection_id)
+			db_bisection_set_state(w->lab->db, j->bisection_id, "stopped", NULL, NULL,
+					       "cancelled; 'klab retry' continues it");
+		log_line(w->lab, j->id, "cancelled; everything measured so far is kept");
+		printf("worker %s: job %lld cancelled\n", w->name, (long long)j->id);
+		goto out;
+	}
+	if (!strcmp(j->kind, "bisect")) {
+		struct bisection b;
+		if (db_bisection_load(w->lab->db, j->bisection_id, &b) == 0) {
+			if (!strcmp(b.state, "done"))
+				state = "done";
+			msg = !strcmp(b.state, "done") || !strcmp(b.state, "failed")
+				      ? xstrdup(b.message ? b.message : b.state)
+				      : xstrfmt("bisection %s: %s", b.state, b.message ? b.message : "klab stopped");
+			bisection_release(&b);
+		}
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		state = "done";
+		msg = xstrdup("run finished");
+	}
+	if (!msg)
+		msg = WIFEXITED(status) ? xstrfmt("klab exited with status %d", WEXITSTATUS(status))
+					: xstrfmt("klab was killed by signal %d", WTERMSIG(status));
+	if (db_queue_finish(w->lab->db, j->id, w->name, state, msg) == 1) {
+		log_line(w->lab, j->id, "%s: %s", state, msg);
+		printf("worker %s: job %lld %s: %s\n", w->name, (long long)j->id, state, msg);
+	}
+out:
+	fflush(stdout);
+	free(msg);
+	queue_job_release(j);
+	s->pid = 0;
+}
+
+/* Renew the leases; stop a job that was cancelled (or taken over). */
+static void watch_jobs(struct worker *w, int renew)
+{
+	for (unsigned i = 0; i < w->nr_slots; i++) {
+		struct slot *s = &w->slots[i];
+		struct queue_job now;
+		int ours;
+
+		if (!s->pid || s->kill_at)
+			continue;
+		if (db_queue_load(w->lab->db, s->job.id, &now) < 0)
+			continue;
+		ours = !strcmp(now.state, "running") && now.worker && !strcmp(now.worker, w->name);
+		s->cancelled = !strcmp(now.state, "cancelled");
+		queue_job_release(&now);
+		if (ours && renew)
+			ours = db_queue_renew(w->lab->db, s->job.id, w->name, w->lease_s) != 0;
+		if (!ours) {
+			printf("worker %s: job %lld %s: stopping it\n", w->name, (long long)s->job.id,
+			       s->cancelled ? "cancelled" : "taken over by another worker");
+			fflush(stdout);
+			kill(-s->pid, SIGTERM);
+			s->kill_at = now_ms() + 10000;
+		}
+	}
+}
+
+static void reap(struct worker *w)
+{
+	for (unsigned i = 0; i < w->nr_slots; i++) {
+		struct slot *s = &w->slots[i];
+		int status;
+		pid_t p;
+
+		if (!s->pid)
+			continue;
+		if (s->kill_at && now_ms() > s->kill_at) {
+			kill(-s->pid, SIGKILL);
+			s->kill_at = now_ms() + 10000;
+		}
+		p = waitpid(s->pid, &status, WNOHANG);
+		if (p == s->pid) {
+			kill(-s->pid, SIGKILL);	/* anything it left in its group */
+			job_ended(w, s, status);
+		}
+	}
+}
+
+/* SIGTERM: stop every job, hand it back to the queue. */
+static void hand_back(struct worker *w)
+{
+	int64_t deadline = now_ms() + 10000;
+
+	for (unsigned i = 0; i < w->nr_slots; i++)
+		if (w->slots[i].pid)
+			kill(-w->slots[i].pid, SIGTERM);
+	for (unsigned i = 0; i < w->nr_slots; i++) {
+		struct slot *s = &w->slots[i];
+		int status;
+		if (!s->pid)
+			continue;
+		while (waitpid(s->pid, &status, WNOHANG) == 0) {
+			if (now_ms() > deadline) {
+				kill(-s->pid, SIGKILL);
+				waitpid(s->pid, &status, 0);
+				break;
+			}
+			usleep(100000);
+		}
+		kill(-s->pid, SIGKILL);
+		db_queue_finish(w->lab->db, s->job.id, w->name, "queued", "its worker stopped; queued again");
+		log_line(w->lab, s->job.id, "worker %s stopped: queued again", w->name);
+		printf("worker %s: job %lld handed back to the queue\n", w->name, (long long)s->job.id);
+		queue_job_release(&s->job);
+		s->pid = 0;
+	}
+}
+
+int cmd_worker(int argc, char **argv, const struct global_opts *g)
+{
+	static const struct option opts[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ "slots", required_argument, NULL, 's' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct worker *w;
+	struct lab lab;
+	struct sigaction sa;
+	unsigned long v;
+	int once = 0, c, idle = 0;
+	int64_t last_renew = 0;
+	char host[64] = "";
+	ssize_t len;
+
+	w = xcalloc(1, sizeof(*w));
+	w->nr_slots = 1;
+	w->lease_s = 60;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			once = 1;
+			break;
+		case 's':
+			if (parse_uint(optarg, MAX_SLOTS, &v) < 0 || !v) {
+				free(w);
+				error("--slots takes a number from 1 to %d", MAX_SLOTS);
+				return EXIT_USAGE;
+			}
+			w->nr_slots = (unsigned)v;
+			break;
+		case 'l':
+			if (parse_uint(optarg, 86400, &v) < 0 || v < 3) {
+				free(w);
+				error("--lease takes seconds from 3 to 86400");
+				return EXIT_USAGE;
+			}
+			w->lease_s = (int64_t)v;
+			break;
+		case 'h':
+			free(w);
+			print_usage(worker_usage, 0);
+			return EXIT_OK;
+		default:
+			free(w);
+			print_usage(worker_usage, 1);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		free(w);
+		error("worker takes no arguments (see 'klab worker --help')");
+		return EXIT_USAGE;
+	}
+	len = readlink("/proc/self/exe", w->self, sizeof(w->self) - 1);
+	if (len <= 0) {
+		free(w);
+		error("cannot find klab's own executable: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	w->self[len] = '\0';
+	if (open_lab(g, &lab) < 0) {
+		free(w);
+		return EXIT_FAIL;
+	}
+	w->lab = &lab;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(w->name, sizeof(w->name), "%s:%d", host, (int)getpid());
+	{
+		char *logs = xstrfmt("%s/logs", lab.state_dir);
+		mkdir_p(logs, 0755);
+		free(logs);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	printf("worker %s: %u slot%s, lease %llds, lab %s\n", w->name, w->nr_slots, w->nr_slots == 1 ? "" : "s",
+	       (long long)w->lease_s, lab.state_dir);
+	fflush(stdout);
+
+	while (!stop_requested) {
+		unsigned busy = 0;
+		int renew = now_ms() - last_renew >= w->lease_s * 1000 / 3;
+
+		reap(w);
+		watch_jobs(w, renew);
+		if (renew)
+			last_renew = now_ms();
+		for (unsigned i = 0; i < w->nr_slots; i++) {
+			struct slot *s = &w->slots[i];
+			if (!s->pid && !idle) {
+				int rc = claim_one(w, s);
+				if (rc == 0)
+					idle = 1;
+			}
+			busy += s->pid != 0;
+		}
+		if (once && idle && !busy)
+			break;
+		usleep(200000);
+		/* look at the queue again every poll */
+		idle = 0;
+	}
+	if (stop_requested)
+		hand_back(w);
+	printf("worker %s: stopped\n", w->name);
+	lab_close(&lab);
+	free(w);
+	return EXIT_OK;
+}
+
+/* ---- status, log, cancel, retry ----------------------------------------- */
+
+static void json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			strbuf_addf(sb, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			strbuf_addf(sb, "\\u%04x", *p);
+		else
+			strbuf_addch(sb, (char)*p);
+	}
+	strbuf_addch(sb, '"');
+}
+
+/* What the job is about, one line: the bisection's progress and outcome. */
+static char *job_what(struct lab *lab, const struct queue_job *j)
+{
+	struct bisection b;
+	struct step *steps = NULL;
+	size_t nr = 0, done = 0;
+	char *what;
+
+	if (strcmp(j->kind, "bisect")) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "run");
+		for (size_t i = 1; i < j->nr_args; i++)
+			strbuf_addf(&sb, " %s", j->args[i]);
+		return strbuf_detach(&sb, NULL);
+	}
+	if (db_bisection_load(lab->db, j->bisection_id, &b) < 0)
+		return xstrfmt("bisection %lld (gone)", (long long)j->bisection_id);
+	if (db_steps_load(lab->db, b.id, &steps, &nr) == 0)
+		for (size_t i = 0; i < nr; i++)
+			done += !strcmp(steps[i].status, "done");
+	steps_release(steps, nr);
+	what = xstrfmt("bisection %lld %s, %zu step%s%s%s%s%.12s", (long long)b.id, b.state, done, done == 1 ? "" : "s",
+		       b.result ? ", " : "", b.result ? b.result : "", b.culprit ? " " : "", b.culprit ? b.culprit : "");
+	bisection_release(&b);
+	return what;
+}
+
+static void clean_line(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
+static void status_json(struct lab *lab, struct queue_job *jobs, size_t nr, int one)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!one)
+		strbuf_addstr(&sb, "[\n");
+	for (size_t i = 0; i < nr; i++) {
+		struct queue_job *j = &jobs[i];
+		char *what = job_what(lab, j);
+		strbuf_addf(&sb, "%s{\"id\": %lld, \"kind\": ", one ? "" : "  ", (long long)j->id);
+		json_str(&sb, j->kind);
+		strbuf_addstr(&sb, ", \"state\": ");
+		json_str(&sb, j->state);
+		strbuf_addf(&sb, ", \"attempts\": %d, \"bisection\": ", j->attempts);
+		if (j->bisection_id)
+			strbuf_addf(&sb, "%lld", (long long)j->bisection_id);
+		else
+			strbuf_addstr(&sb, "null");
+		strbuf_addstr(&sb, ", \"worker\": ");
+		json_str(&sb, j->worker);
+		strbuf_addstr(&sb, ", \"message\": ");
+		json_str(&sb, j->message);
+		strbuf_addstr(&sb, ", \"what\": ");
+		json_str(&sb, what);
+		strbuf_addstr(&sb, ", \"submitted_by\": ");
+		json_str(&sb, j->submitted_by);
+		strbuf_addf(&sb, ", \"created_at\": %lld, \"started_at\": %lld, \"finished_at\": %lld}%s\n",
+			    (long long)j->created_at, (long long)j->started_at, (long long)j->finished_at,
+			    !one && i + 1 < nr ? "," : "");
+		free(what);
+	}
+	if (!one)
+		strbuf_addstr(&sb, "]\n");
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
+
+static const char *age(int64_t t, char *buf, size_t len)
+{
+	return t ? fmt_duration((now_s() - t) * 1000, buf, len) : "-";
+}
+
+int cmd_status(int argc, char **argv, const struct global_opts *g)
+{
+	struct queue_job *jobs = NULL;
+	struct lab lab;
+	int64_t id = 0;
+	size_t nr = 0;
+	int json = 0, ret = EXIT_FAIL;
+
+	for (int i = 1; i < argc; i++) {
+		unsigned long v;
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			print_usage(status_usage, 0);
+			return EXIT_OK;
+		} else if (!id && parse_uint(argv[i], INT64_MAX, &v) == 0 && v) {
+			id = (int64_t)v;
+		} else {
+			error("status: unexpected argument '%s' (see 'klab status --help')", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	if (id) {
+		jobs = xcalloc(1, sizeof(*jobs));
+		if (db_queue_load(lab.db, id, jobs) < 0)
+			goto out;
+		nr = 1;
+	} else if (db_queue_list(lab.db, &jobs, &nr) < 0) {
+		goto out;
+	}
+	if (json) {
+		status_json(&lab, jobs, nr, id != 0);
+	} else if (id) {
+		struct queue_job *j = jobs;
+		char *what = job_what(&lab, j), b1[32];
+		printf("job %lld: %s, %s\n", (long long)j->id, j->kind, j->state);
+		printf("what:      ");
+		clean_line(stdout, what);
+		printf("\nsubmitted: %s ago by %s, from %s\n", age(j->created_at, b1, sizeof(b1)),
+		       j->submitted_by ? j->submitted_by : "?", j->nr_args ? j->args[0] : "?");
+		printf("attempts:  %d%s%s\n", j->attempts, j->worker ? ", worker " : "", j->worker ? j->worker : "");
+		if (j->message) {
+			printf("message:   ");
+			clean_line(stdout, j->message);
+			putchar('\n');
+		}
+		printf("log:       %s/logs/queue-%lld.log\n", lab.state_dir, (long long)j->id);
+		free(what);
+	} else {
+		if (!nr)
+			printf("the queue is empty\n");
+		for (size_t i = 0; i < nr; i++) {
+			char *what = job_what(&lab, &jobs[i]), b1[32];
+			printf("%lld\t%s\t%s\t%d\t%s\t%s\t", (long long)jobs[i].id, jobs[i].kind, jobs[i].state,
+			       jobs[i].attempts, jobs[i].worker ? jobs[i].worker : "-", age(jobs[i].created_at, b1, sizeof(b1)));
+			clean_line(stdout, what);
+			putchar('\n');
+			free(what);
+		}
+	}
+	ret = EXIT_OK;
+out:
+	for (size_t i = 0; i < nr; i++)
+		queue_job_release(&jobs[i]);
+	free(jobs);
+	lab_close(&lab);
+	return ret;
+}
+
+static int one_job(int argc, char **argv, const char *what, int64_t *id)
+{
+	unsigned long v;
+
+	if (argc != 2 || parse_uint(argv[1], INT64_MAX, &v) < 0 || !v) {
+		error("usage: klab %s ID (a job id from 'klab status')", what);
+		return -1;
+	}
+	*id = (int64_t)v;
+	return 0;
+}
+
+/* The job's log; -f follows it until the job has ended. */
+int cmd_joblog(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	int follow = 0, fd = -1, ret = EXIT_FAIL;
+	int64_t id;
+	char *path = NULL, *buf = NULL;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-f") || !strcmp(argv[1], "--follow"))) {
+		follow = 1;
+		argv++;
+		argc--;
+	} else if (argc == 3 && (!strcmp(argv[2], "-f") || !strcmp(argv[2], "--follow"))) {
+		follow = 1;
+		argc--;
+	}
+	if (one_job(argc, argv, "log [-f]", &id) < 0)
+		return EXIT_USAGE;
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	{
+		struct queue_job j;
+		if (db_queue_load(lab.db, id, &j) < 0)
+			goto out;
+		queue_job_release(&j);
+	}
+	path = job_log_path(&lab, id);
+	buf = xmalloc(LOG_CHUNK);
+	for (;;) {
+		ssize_t n;
+		int ended = 0;
+
+		if (fd < 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 && !follow) {
+			printf("job %lld has no log yet (it has not started)\n", (long long)id);
+			break;
+		}
+		while (fd >= 0 && (n = read(fd, buf, LOG_CHUNK)) > 0)
+			fwrite(buf, 1, (size_t)n, stdout);
+		fflush(stdout);
+		if (!follow)
+			break;
+		{
+			struct queue_job j;
+			if (db_queue_load(lab.db, id, &j) < 0)
+				goto out;
+			ended = strcmp(j.state, "queued") && strcmp(j.state, "running");
+			queue_job_release(&j);
+		}
+		if (ended) {
+			/* what was written before the end was recorded */
+			while (fd >= 0 && (n = read(fd, buf, LOG_CHUNK)) > 0)
+				fwrite(buf, 1, (size_t)n, stdout);
+			break;
+		}
+		usleep(300000);
+	}
+	ret = EXIT_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(path);
+	lab_close(&lab);
+	return ret;
+}
+
+int cmd_cancel(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	struct queue_job j;
+	int64_t id;
+	int rc, ret = EXIT_FAIL;
+
+	if (one_job(argc, argv, "cancel", &id) < 0)
+		return EXIT_USAGE;
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	if (db_queue_load(lab.db, id, &j) < 0)
+		goto out;
+	rc = db_queue_cancel(lab.db, id);
+	if (rc == 1 && !strcmp(j.state, "running")) {
+		printf("job %lld cancelled: its worker stops it within a few seconds; results so far are kept\n",
+		       (long long)id);
+		ret = EXIT_OK;
+	} else if (rc == 1) {
+		if (j.bisection_id)
+			db_bisection_set_state(lab.db, j.bisection_id, "stopped", NULL, NULL,
+					       "cancelled before it ran; 'klab retry' queues it again");
+		printf("job %lld cancelled before it ran\n", (long long)id);
+		ret = EXIT_OK;
+	} else if (rc == 0) {
+		error("job %lld has already ended (%s)", (long long)id, j.state);
+	}
+	queue_job_release(&j);
+out:
+	lab_close(&lab);
+	return ret;
+}
+
+int cmd_retry(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	struct queue_job j;
+	int64_t id;
+	int rc, ret = EXIT_FAIL;
+
+	if (one_job(argc, argv, "retry", &id) < 0)
+		return EXIT_USAGE;
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	if (db_queue_load(lab.db, id, &j) < 0)
+		goto out;
+	rc = db_queue_retry(lab.db, id);
+	if (rc == 1) {
+		printf("job %lld queued again%s\n", (long long)id,
+		       j.bisection_id ? ": the bisection continues from its last recorded step" : "");
+		ret = EXIT_OK;
+	} else if (rc == 0) {
+		error("job %lld is %s: only failed or cancelled jobs can be retried", (long long)id, j.state);
+	}
+	queue_job_release(&j);
+out:
+	lab_close(&lab);
+	return ret;
+}
