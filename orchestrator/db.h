@@ -186,4 +186,12 @@ void db_mon_means_free(struct db_mon_mean *m, size_t n);
 /* The evidence texts stored for a step. */
 int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n);
 
+/* ---- the report ---- */
+
+struct report;
+/* Everything the report shows, for bisections (and tracked tips)
+ * created at or after `since` (seconds; 0: all), in one read
+ * transaction.  Release with report_release(). */
+int db_report_load(sqlite3 *db, int64_t since, struct report *r);
+
 #endif

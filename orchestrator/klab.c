@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "tree", cmd_tree, "import Debian's linux-source tarball as a git repository" },
 	{ "gc", cmd_gc, "bound the artifact store and build directories" },
 	{ "run", cmd_run, "boot a kernel in a pinned libvirt guest and run a job (N boots)" },
+	{ "report", cmd_report, "write the static HTML report (bisections, charts, tracked branches)" },
 };
 
 static const char *const klab_usage[] = {
@@ -51,8 +52,7 @@ static void print_main_usage(int to_stderr)
 	print_usage(klab_usage, to_stderr);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nNot yet implemented (see README): submit, worker, track, report,\n"
-		   "and bisecting with a benchmark job (--job).\n"
+	fprintf(f, "\nNot yet implemented (see README): submit, worker, track.\n"
 		   "'klab <command> --help' describes a command.\n");
 }
 
