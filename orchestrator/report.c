@@ -37,6 +37,15 @@ static void add_hash(struct strbuf *sb, const char *hash)
 	strbuf_addstr(sb, "</code>");
 }
 
+/* A measured number: whole above 10^5 (no "1e+06"), else 6 digits. */
+static void add_num(struct strbuf *sb, double v)
+{
+	if (isfinite(v) && fabs(v) >= 1e5 && fabs(v) < 1e15)
+		strbuf_addf(sb, "%.0f", v);
+	else
+		strbuf_addf(sb, "%.6g", v);
+}
+
 /* "9300 ±2%": median and relative standard deviation */
 static void add_median(struct strbuf *sb, const double *v, size_t n)
 {
@@ -44,7 +53,8 @@ static void add_median(struct strbuf *sb, const double *v, size_t n)
 		strbuf_addstr(sb, "-");
 		return;
 	}
-	strbuf_addf(sb, "%.6g ±%.0f%%", stats_median(v, n), stats_cv_percent(v, n));
+	add_num(sb, stats_median(v, n));
+	strbuf_addf(sb, " ±%.0f%%", stats_cv_percent(v, n));
 }
 
 static const char *verdict_class(const char *verdict)
@@ -63,13 +73,13 @@ static void add_log(struct strbuf *sb, const struct report_log *l, const char *l
 		html_esc(sb, l->name);
 		strbuf_addstr(sb, "\">");
 		html_esc(sb, label);
-		strbuf_addstr(sb, "</a> ");
+		strbuf_addstr(sb, "</a><br>");
 	} else {
 		strbuf_addstr(sb, "<span class=\"gone\" title=\"");
 		html_esc(sb, l->src);
 		strbuf_addstr(sb, "\">");
 		html_esc(sb, label);
-		strbuf_addstr(sb, ": log gone</span> ");
+		strbuf_addstr(sb, ": log gone</span><br>");
 	}
 }
 
@@ -197,7 +207,10 @@ static void add_kpi_change(struct strbuf *sb, const struct report_bisection *b)
 	}
 	gm = stats_median(g->kpi, g->nr_kpi);
 	bm = stats_median(x->kpi, x->nr_kpi);
-	strbuf_addf(sb, "%.6g &#8594; %.6g <b>%+.1f%%</b>", gm, bm, stats_change_percent(gm, bm));
+	add_num(sb, gm);
+	strbuf_addstr(sb, " &#8594; ");
+	add_num(sb, bm);
+	strbuf_addf(sb, " <b>%+.1f%%</b>", stats_change_percent(gm, bm));
 }
 
 static void add_subject_cell(struct strbuf *sb, const char *subject)
@@ -421,10 +434,11 @@ static void bisection_chart(struct strbuf *sb, const struct report_bisection *b)
 	c.nr_bands = nb;
 	strbuf_addstr(sb, "<h2 id=\"chart\">KPI of every tested commit</h2>\n<div class=\"chart\">\n");
 	svg_chart(sb, &c);
-	strbuf_addstr(sb, "</div>\n<p class=\"legend\"><span><span class=\"sw good\"></span>good</span>"
-			  "<span><span class=\"sw bad\"></span>bad</span><span><span class=\"sw skip\"></span>skip or "
-			  "undecided</span><span><span class=\"sw ref-good\"></span>good reference runs (min&#8211;max, "
-			  "median dashed)</span><span><span class=\"sw ref-bad\"></span>bad reference runs</span></p>\n"
+	strbuf_addstr(sb, "</div>\n<p class=\"legend\"><span><span class=\"sw good\">&#9679;</span>good</span>"
+			  "<span><span class=\"sw bad\">&#9679;</span>bad</span><span><span class=\"sw skip\">&#9679;"
+			  "</span>skip or undecided</span><span><span class=\"sw ref-good\">&#9632;</span>good reference "
+			  "runs (min&#8211;max, median dashed)</span><span><span class=\"sw ref-bad\">&#9632;</span>bad "
+			  "reference runs</span></p>\n"
 			  "<p class=\"muted\">x: steps in the order tested (references first, confirmation last); "
 			  "each dot is one run, the bar spans min to max, the tick is the median; a cross marks a "
 			  "step without a value (build or boot failure).</p>\n");
@@ -532,7 +546,9 @@ static void lkp_cell(struct strbuf *sb, const double *v, size_t n)
 		strbuf_addstr(sb, "<td class=\"num\">-</td><td class=\"num\"></td>");
 		return;
 	}
-	strbuf_addf(sb, "<td class=\"num\">%.6g</td><td class=\"num\">", stats_mean(v, n));
+	strbuf_addstr(sb, "<td class=\"num\">");
+	add_num(sb, stats_mean(v, n));
+	strbuf_addstr(sb, "</td><td class=\"num\">");
 	if (n > 1)
 		strbuf_addf(sb, "± %.0f%%", stats_cv_percent(v, n));
 	strbuf_addstr(sb, "</td>");
@@ -689,7 +705,7 @@ static void steps_table(struct strbuf *sb, const struct report_bisection *b)
 			}
 			strbuf_addstr(sb, "</td>");
 		}
-		strbuf_addstr(sb, "<td>");
+		strbuf_addstr(sb, "<td class=\"logs\">");
 		add_log(sb, &s->log, "test");
 		add_log(sb, &s->build_log, "build");
 		add_log(sb, &s->console, "console");
@@ -714,8 +730,10 @@ static void evidence(struct strbuf *sb, const struct report_bisection *b)
 		strbuf_addstr(sb, "</summary>\n");
 		if (s->nr_kpi) {
 			strbuf_addstr(sb, "<p>runs:");
-			for (size_t k = 0; k < s->nr_kpi; k++)
-				strbuf_addf(sb, " %.6g", s->kpi[k]);
+			for (size_t k = 0; k < s->nr_kpi; k++) {
+				strbuf_addch(sb, ' ');
+				add_num(sb, s->kpi[k]);
+			}
 			strbuf_addstr(sb, "</p>\n");
 		}
 		add_pre(sb, s->evidence);
