@@ -28,12 +28,18 @@ static void add_time(struct strbuf *sb, int64_t t)
 	strbuf_addstr(sb, buf);
 }
 
+/* The 12-character abbreviation git users know. */
+static void add_short(struct strbuf *sb, const char *hash)
+{
+	html_escn(sb, hash, strnlen(hash, 12));
+}
+
 static void add_hash(struct strbuf *sb, const char *hash)
 {
 	strbuf_addstr(sb, "<code class=\"hash\" title=\"");
 	html_esc(sb, hash);
 	strbuf_addstr(sb, "\">");
-	html_escn(sb, hash, strnlen(hash, 12));
+	add_short(sb, hash);
 	strbuf_addstr(sb, "</code>");
 }
 
@@ -499,8 +505,9 @@ static void kpi_row(struct strbuf *sb, const char *label, const struct report_st
 		strbuf_addf(sb, "%+.1f%%", stats_change_percent(good_median, stats_median(s->kpi, s->nr_kpi)));
 	else
 		strbuf_addstr(sb, "-");
-	strbuf_addf(sb, "</td><td class=\"num\">%zu</td><td class=\"%s\">%s</td></tr>\n", s->nr_kpi,
-		    verdict_class(s->verdict), s->verdict ? s->verdict : s->status);
+	strbuf_addf(sb, "</td><td class=\"num\">%zu</td><td class=\"%s\">", s->nr_kpi, verdict_class(s->verdict));
+	html_esc(sb, s->verdict ? s->verdict : s->status);
+	strbuf_addstr(sb, "</td></tr>\n");
 }
 
 static void kpi_table(struct strbuf *sb, const struct report_bisection *b, const struct report_step *parent,
@@ -725,7 +732,11 @@ static void evidence(struct strbuf *sb, const struct report_bisection *b)
 			continue;
 		if (!any++)
 			strbuf_addstr(sb, "<h2 id=\"evidence\">How each verdict was decided</h2>\n");
-		strbuf_addf(sb, "<details><summary>step %d (%s) %.12s: ", s->seq, s->phase, s->hash);
+		strbuf_addf(sb, "<details><summary>step %d (", s->seq);
+		html_esc(sb, s->phase);
+		strbuf_addstr(sb, ") ");
+		add_short(sb, s->hash);
+		strbuf_addstr(sb, ": ");
 		html_esc(sb, s->rule);
 		strbuf_addstr(sb, "</summary>\n");
 		if (s->nr_kpi) {
@@ -749,20 +760,27 @@ static void reproduce(struct strbuf *sb, const struct report_bisection *b, const
 		add_shell_word(sb, b->job_path ? b->job_path : "JOB");
 		strbuf_addstr(sb, " --repo ");
 		add_shell_word(sb, b->repo);
-		strbuf_addf(sb, " --rev %.12s   # culprit\n", b->culprit);
+		strbuf_addstr(sb, " --rev ");
+		add_short(sb, b->culprit);
+		strbuf_addstr(sb, "   # culprit\n");
 		if (parent) {
 			strbuf_addstr(sb, "klab run --job ");
 			add_shell_word(sb, b->job_path ? b->job_path : "JOB");
 			strbuf_addstr(sb, " --repo ");
 			add_shell_word(sb, b->repo);
-			strbuf_addf(sb, " --rev %.12s   # parent\n", parent->hash);
+			strbuf_addstr(sb, " --rev ");
+			add_short(sb, parent->hash);
+			strbuf_addstr(sb, "   # parent\n");
 		}
 	} else {
 		strbuf_addstr(sb, "klab bisect start --repo ");
 		add_shell_word(sb, b->repo);
-		for (size_t i = 0; i < b->nr_goods; i++)
-			strbuf_addf(sb, " --good %s", b->goods[i]);
-		strbuf_addf(sb, " --bad %s", b->bad);
+		for (size_t i = 0; i < b->nr_goods; i++) {
+			strbuf_addstr(sb, " --good ");
+			html_esc(sb, b->goods[i]);
+		}
+		strbuf_addstr(sb, " --bad ");
+		html_esc(sb, b->bad);
 		if (!strcmp(b->kind, "job")) {
 			strbuf_addstr(sb, " --job ");
 			add_shell_word(sb, b->job_path ? b->job_path : "JOB");

@@ -2,8 +2,10 @@
 #include "svg.h"
 #include "html.h"
 #include "stats.h"
+#include "util/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The drawing: a fixed viewBox that the stylesheet scales to the page. */
@@ -121,10 +123,13 @@ static void draw_band(struct strbuf *sb, const struct svg_band *b, const struct 
 
 	strbuf_addf(sb, "<g class=\"ref\"><title>");
 	html_esc(sb, b->label);
-	strbuf_addf(sb, "</title><rect class=\"band-%s\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>",
-		    b->cls, LEFT, y1, W - LEFT - RIGHT, y2 - y1 < 1 ? 1 : y2 - y1);
-	strbuf_addf(sb, "<line class=\"mid-%s\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", b->cls, LEFT, ym,
-		    W - RIGHT, ym);
+	strbuf_addstr(sb, "</title><rect class=\"band-");
+	html_esc(sb, b->cls);
+	strbuf_addf(sb, "\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\"/>", LEFT, y1, W - LEFT - RIGHT,
+		    y2 - y1 < 1 ? 1 : y2 - y1);
+	strbuf_addstr(sb, "<line class=\"mid-");
+	html_esc(sb, b->cls);
+	strbuf_addf(sb, "\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LEFT, ym, W - RIGHT, ym);
 	strbuf_addf(sb, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", W - RIGHT - 4, ym - 4);
 	html_esc(sb, b->label);
 	strbuf_addstr(sb, "</text></g>\n");
@@ -167,35 +172,40 @@ static void draw_point(struct strbuf *sb, const struct svg_point *p, size_t i, c
 	strbuf_addstr(sb, "</g>\n");
 }
 
+/* A line through the medians over the area from min to max (the upper
+ * edge left to right, the lower edge back). */
 static void draw_trend(struct strbuf *sb, const struct svg_chart *c, const struct scale *s)
 {
-	struct strbuf line = STRBUF_INIT, upper = STRBUF_INIT, lower = STRBUF_INIT;
-	size_t drawn = 0;
+	double *x = xcalloc(c->nr_points, sizeof(*x)), *lo = xcalloc(c->nr_points, sizeof(*lo));
+	double *hi = xcalloc(c->nr_points, sizeof(*hi)), *med = xcalloc(c->nr_points, sizeof(*med));
+	size_t n = 0;
 
 	for (size_t i = 0; i < c->nr_points; i++) {
 		const struct svg_point *p = &c->points[i];
-		double lo = INFINITY, hi = -INFINITY;
-		minmax(p->v, p->n, &lo, &hi);
-		if (lo > hi)
+		lo[n] = INFINITY;
+		hi[n] = -INFINITY;
+		minmax(p->v, p->n, &lo[n], &hi[n]);
+		if (lo[n] > hi[n])
 			continue;
-		strbuf_addf(&line, "%s%.1f,%.1f", drawn ? " " : "", xpos(s, i), ypos(s, stats_median(p->v, p->n)));
-		strbuf_addf(&upper, "%s%.1f,%.1f", drawn ? " " : "", xpos(s, i), ypos(s, hi));
-		/* the lower edge runs backwards to close the area */
-		{
-			struct strbuf tmp = STRBUF_INIT;
-			strbuf_addf(&tmp, "%.1f,%.1f%s%s", xpos(s, i), ypos(s, lo), drawn ? " " : "", lower.buf);
-			strbuf_release(&lower);
-			lower = tmp;
-		}
-		drawn++;
+		x[n] = xpos(s, i);
+		med[n] = stats_median(p->v, p->n);
+		n++;
 	}
-	if (drawn > 1) {
-		strbuf_addf(sb, "<polygon class=\"spread\" points=\"%s %s\"/>\n", upper.buf, lower.buf);
-		strbuf_addf(sb, "<polyline class=\"trend\" points=\"%s\"/>\n", line.buf);
+	if (n > 1) {
+		strbuf_addstr(sb, "<polygon class=\"spread\" points=\"");
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(sb, "%.1f,%.1f ", x[i], ypos(s, hi[i]));
+		for (size_t i = n; i-- > 0;)
+			strbuf_addf(sb, "%.1f,%.1f%s", x[i], ypos(s, lo[i]), i ? " " : "");
+		strbuf_addstr(sb, "\"/>\n<polyline class=\"trend\" points=\"");
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(sb, "%s%.1f,%.1f", i ? " " : "", x[i], ypos(s, med[i]));
+		strbuf_addstr(sb, "\"/>\n");
 	}
-	strbuf_release(&line);
-	strbuf_release(&upper);
-	strbuf_release(&lower);
+	free(x);
+	free(lo);
+	free(hi);
+	free(med);
 }
 
 void svg_chart(struct strbuf *sb, const struct svg_chart *c)

@@ -157,6 +157,38 @@ static void test_report__hostile_text_is_escaped_everywhere(void **state)
 	report_release(&r);
 }
 
+/* Even what klab wrote itself (hashes, phases, verdicts) is escaped: the
+ * database may have been edited by anyone. */
+static void test_report__hostile_database_fields_are_escaped(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_bisection *b;
+
+	load(&r, 0);
+	b = bisection(&r, 1);
+	assert_non_null(b);
+	snprintf(b->bad, sizeof(b->bad), "<i>bad</i>");
+	snprintf(b->goods[0], sizeof(b->goods[0]), "<i>good</i>");
+	for (size_t i = 0; i < b->nr_steps; i++) {
+		snprintf(b->steps[i].hash, sizeof(b->steps[i].hash), "<i>%zu</i>", i);
+		free(b->steps[i].phase);
+		b->steps[i].phase = xstrdup("<i>phase</i>");
+		free(b->steps[i].verdict);
+		b->steps[i].verdict = xstrdup("<i>verdict</i>");
+	}
+	free(b->culprit);
+	b->culprit = xstrdup("<i>culprit</i>");
+	report_render_bisection(&sb, b);
+	report_render_index(&sb, &r);
+	b = bisection(&r, 2);
+	snprintf(b->goods[1], sizeof(b->goods[1]), "<i>good</i>");
+	report_render_bisection(&sb, b);
+	assert_null(strstr(sb.buf, "<i>"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
 static void test_report__chart_has_one_point_group_per_step(void **state)
 {
 	struct report r;
@@ -246,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_report__command_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__track_page_matches_golden_file),
 		cmocka_unit_test(test_report__hostile_text_is_escaped_everywhere),
+		cmocka_unit_test(test_report__hostile_database_fields_are_escaped),
 		cmocka_unit_test(test_report__chart_has_one_point_group_per_step),
 		cmocka_unit_test(test_report__loads_what_each_step_needs),
 		cmocka_unit_test(test_report__since_leaves_older_bisections_out),
