@@ -212,4 +212,12 @@ int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, const char *sta
 int db_queue_cancel(sqlite3 *db, int64_t id);
 int db_queue_retry(sqlite3 *db, int64_t id);
 
+/* ---- the report ---- */
+
+struct report;
+/* Everything the report shows, for bisections (and tracked tips)
+ * created at or after `since` (seconds; 0: all), in one read
+ * transaction.  Release with report_release(). */
+int db_report_load(sqlite3 *db, int64_t since, struct report *r);
+
 #endif

@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "log", cmd_joblog, "a queued job's output (-f follows it)" },
 	{ "cancel", cmd_cancel, "stop a queued or running job; its results are kept" },
 	{ "retry", cmd_retry, "queue a failed or cancelled job again (a bisection resumes)" },
+	{ "report", cmd_report, "write the static HTML report (bisections, charts, tracked branches)" },
 };
 
 static const char *const klab_usage[] = {
@@ -58,7 +59,7 @@ static void print_main_usage(int to_stderr)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nNot yet implemented (see README): track, host (several hypervisors),\n"
-		   "notify, report.\n"
+		   "notify.\n"
 		   "'klab <command> --help' describes a command.\n");
 }
 

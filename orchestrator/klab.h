@@ -65,5 +65,6 @@ int cmd_retry(int argc, char **argv, const struct global_opts *g);
 /* The checks of 'bisect start' / 'run', then queue instead of running. */
 int bisect_submit(int argc, char **argv, const struct global_opts *g);
 int run_submit(int argc, char **argv, const struct global_opts *g);
+int cmd_report(int argc, char **argv, const struct global_opts *g);
 
 #endif

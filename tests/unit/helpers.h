@@ -19,7 +19,7 @@ static char *data_path(const char *rel)
 	return xstrfmt("%s/tests/data/%s", KLAB_ABS_SRCDIR, rel);
 }
 
-static void load_host(struct host_topology *t, const char *name)
+__attribute__((unused)) static void load_host(struct host_topology *t, const char *name)
 {
 	char *rel = xstrfmt("caps/%s.xml", name), *path = data_path(rel), *xml;
 	size_t len;
@@ -56,7 +56,7 @@ static void check_golden(const char *rel, const char *actual)
 static int saved_stderr = -1;
 static FILE *captured;
 
-static void capture_stderr(void)
+__attribute__((unused)) static void capture_stderr(void)
 {
 	fflush(stderr);
 	captured = tmpfile();
@@ -68,7 +68,7 @@ static void capture_stderr(void)
 
 /* What was written to stderr since capture_stderr(), without the
  * "klab: " prefix and the final newline; caller frees. */
-static char *captured_stderr(void)
+__attribute__((unused)) static char *captured_stderr(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char buf[512];

@@ -1,0 +1,289 @@
+/* Unit tests of the report: pages of a fixed lab (tests/data/report/lab.sql)
+ * against golden files (KLAB_REGENERATE=1 rewrites them), escaping of
+ * hostile text, the chart's one point group per step, --since. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "html.h"
+#include "report.h"
+#include "svg.h"
+#include "helpers.h"
+
+static char tmpdir[256];
+static sqlite3 *db;
+
+static int setup(void **state)
+{
+	char *sql_path = data_path("report/lab.sql"), *sql, *path, *msg = NULL;
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-report.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(tmpdir));
+	path = xstrfmt("%s/klab.db", tmpdir);
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(read_file(sql_path, 1 << 20, &sql, NULL), 0);
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("lab.sql: %s", msg);
+	free(sql);
+	free(sql_path);
+	free(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
+
+	db_close(db);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return 0;
+}
+
+static struct report_bisection *bisection(struct report *r, int64_t id)
+{
+	for (size_t i = 0; i < r->nr_bisections; i++)
+		if (r->bisections[i].id == id)
+			return &r->bisections[i];
+	fail_msg("no bisection %lld in the report", (long long)id);
+	abort();	/* fail_msg does not return */
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The fixed lab as cmd-report.c would see it: one log copy present. */
+static void load(struct report *r, int64_t since)
+{
+	assert_int_equal(db_report_load(db, since, r), 0);
+	report_set_log_names(r);
+	for (size_t i = 0; i < r->nr_bisections; i++)
+		if (r->bisections[i].id == 1)
+			r->bisections[i].steps[2].log.present = 1;
+}
+
+static void test_report__index_matches_golden_file(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&r, 0);
+	report_render_index(&sb, &r);
+	check_golden("report/index.html", sb.buf);
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+static void test_report__job_bisection_page_matches_golden_file(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	check_golden("report/bisect-1.html", sb.buf);
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+static void test_report__command_bisection_page_matches_golden_file(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 2));
+	check_golden("report/bisect-2.html", sb.buf);
+	/* no KPI, no chart; exit codes instead */
+	assert_null(strstr(sb.buf, "<svg"));
+	assert_non_null(strstr(sb.buf, "exit code"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+static void test_report__track_page_matches_golden_file(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	char *name;
+
+	load(&r, 0);
+	assert_int_equal(r.nr_tracks, 1);
+	name = report_track_file(&r.tracks[0]);
+	assert_string_equal(name, "track-mm-unstable__nightly_-1.html");
+	report_render_track(&sb, &r.tracks[0]);
+	check_golden("report/track-1.html", sb.buf);
+	assert_int_equal(count(sb.buf, "<g class=\"step "), 3);
+	assert_non_null(strstr(sb.buf, "<a href=\"bisect-1.html\">bisection 1</a>"));
+	free(name);
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+static void test_report__hostile_text_is_escaped_everywhere(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&r, 0);
+	report_render_index(&sb, &r);
+	report_render_bisection(&sb, bisection(&r, 1));
+	report_render_bisection(&sb, bisection(&r, 2));
+	report_render_track(&sb, &r.tracks[0]);
+	assert_null(strstr(sb.buf, "<script"));
+	assert_null(strstr(sb.buf, "<img"));
+	assert_null(strstr(sb.buf, "<b>not bold"));
+	assert_null(strstr(sb.buf, "<oops>"));
+	assert_null(strstr(sb.buf, "<evil>"));
+	assert_non_null(strstr(sb.buf, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"));
+	assert_non_null(strstr(sb.buf, "Mallory &quot;O&#39;Hara&quot; &amp; Co"));
+	/* inside the SVG's tooltips too */
+	assert_non_null(strstr(sb.buf, "<title>step 5 (bisect) 555555555555 &lt;script&gt;"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+/* Even what klab wrote itself (hashes, phases, verdicts) is escaped: the
+ * database may have been edited by anyone. */
+static void test_report__hostile_database_fields_are_escaped(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_bisection *b;
+
+	load(&r, 0);
+	b = bisection(&r, 1);
+	snprintf(b->bad, sizeof(b->bad), "<i>bad</i>");
+	snprintf(b->goods[0], sizeof(b->goods[0]), "<i>good</i>");
+	for (size_t i = 0; i < b->nr_steps; i++) {
+		snprintf(b->steps[i].hash, sizeof(b->steps[i].hash), "<i>%zu</i>", i);
+		free(b->steps[i].phase);
+		b->steps[i].phase = xstrdup("<i>phase</i>");
+		free(b->steps[i].verdict);
+		b->steps[i].verdict = xstrdup("<i>verdict</i>");
+	}
+	free(b->culprit);
+	b->culprit = xstrdup("<i>culprit</i>");
+	report_render_bisection(&sb, b);
+	report_render_index(&sb, &r);
+	b = bisection(&r, 2);
+	snprintf(b->goods[1], sizeof(b->goods[1]), "<i>good</i>");
+	report_render_bisection(&sb, b);
+	assert_null(strstr(sb.buf, "<i>"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+static void test_report__chart_has_one_point_group_per_step(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_bisection *b;
+
+	load(&r, 0);
+	b = bisection(&r, 1);
+	report_render_bisection(&sb, b);
+	assert_int_equal(count(sb.buf, "<svg"), 1);
+	assert_int_equal(count(sb.buf, "<g class=\"step "), b->nr_steps);
+	/* a dot per KPI run: 5 + 5 + 2 + 0 + 3 + 3 + 3 */
+	assert_int_equal(count(sb.buf, "<circle "), 21);
+	assert_int_equal(count(sb.buf, "class=\"band-good\""), 1);
+	assert_int_equal(count(sb.buf, "class=\"band-bad\""), 1);
+	/* the skipped step (no value) is drawn as a cross */
+	assert_int_equal(count(sb.buf, "<g class=\"step skip\">"), 1);
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+static void test_report__loads_what_each_step_needs(void **state)
+{
+	struct report r;
+	struct report_bisection *b;
+
+	load(&r, 0);
+	b = bisection(&r, 1);
+	assert_int_equal(b->nr_steps, 7);
+	assert_int_equal(b->steps[0].nr_kpi, 5);
+	assert_string_equal(b->steps[2].rule, "like-good");	/* the last verdict decides */
+	assert_string_equal(b->steps[3].build_status, "build-failed");
+	assert_string_equal(b->steps[4].boot_outcome, "panic");
+	assert_int_equal(b->steps[4].boots, 4);
+	assert_int_equal(b->steps[4].boots_ok, 3);
+	assert_int_equal(b->steps[6].nr_stats, 4);	/* meminfo after, three vmstat deltas (before/after left out) */
+	assert_int_equal(bisection(&r, 2)->argc, 3);
+	assert_int_equal(bisection(&r, 2)->nr_goods, 2);
+	report_release(&r);
+}
+
+static void test_report__since_leaves_older_bisections_out(void **state)
+{
+	struct report r;
+
+	load(&r, 0);
+	assert_int_equal(r.nr_bisections, 3);
+	assert_int_equal(r.bisections[0].id, 3);	/* newest id first */
+	report_release(&r);
+	load(&r, 1650000000);
+	assert_int_equal(r.nr_bisections, 2);
+	assert_int_equal(r.bisections[0].id, 2);
+	report_release(&r);
+}
+
+static void test_html__escapes_markup_controls_and_broken_utf8(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	html_esc(&sb, "<a href=\"x\" onclick='y'>&amp;</a>");
+	assert_string_equal(sb.buf, "&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;");
+	strbuf_reset(&sb);
+	html_esc(&sb, "tab\tnl\nbell\a esc\x1b del\x7f");
+	assert_string_equal(sb.buf, "tab\tnl\nbell\xef\xbf\xbd esc\xef\xbf\xbd del\xef\xbf\xbd");
+	strbuf_reset(&sb);
+	/* valid UTF-8 stays; a lone continuation byte, an overlong '<' and a
+	 * surrogate do not */
+	html_esc(&sb, "caf\xc3\xa9 \x80 \xc0\xbc \xed\xa0\x80 \xe2\x82");
+	assert_string_equal(sb.buf, "caf\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
+				    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd");
+	strbuf_release(&sb);
+}
+
+static void test_svg__tick_steps_are_round(void **state)
+{
+	assert_true(svg_tick_step(0, 100, 5) == 20);
+	assert_true(svg_tick_step(47000, 102000, 5) == 10000);
+	assert_true(fabs(svg_tick_step(0, 0.7, 5) - 0.1) < 1e-12);
+	assert_true(svg_tick_step(5, 5, 5) == 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report__index_matches_golden_file),
+		cmocka_unit_test(test_report__job_bisection_page_matches_golden_file),
+		cmocka_unit_test(test_report__command_bisection_page_matches_golden_file),
+		cmocka_unit_test(test_report__track_page_matches_golden_file),
+		cmocka_unit_test(test_report__hostile_text_is_escaped_everywhere),
+		cmocka_unit_test(test_report__hostile_database_fields_are_escaped),
+		cmocka_unit_test(test_report__chart_has_one_point_group_per_step),
+		cmocka_unit_test(test_report__loads_what_each_step_needs),
+		cmocka_unit_test(test_report__since_leaves_older_bisections_out),
+		cmocka_unit_test(test_html__escapes_markup_controls_and_broken_utf8),
+		cmocka_unit_test(test_svg__tick_steps_are_round),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
