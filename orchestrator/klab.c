@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "tree", cmd_tree, "import Debian's linux-source tarball as a git repository" },
 	{ "gc", cmd_gc, "bound the artifact store and build directories" },
 	{ "run", cmd_run, "boot a kernel in a pinned libvirt guest and run a job (N boots)" },
+	{ "notify", cmd_notify, "mail and webhook notices of finished bisections: test, list, flush, send" },
 };
 
 static const char *const klab_usage[] = {

@@ -56,5 +56,6 @@ int cmd_tree(int argc, char **argv, const struct global_opts *g);
 int cmd_gc(int argc, char **argv, const struct global_opts *g);
 int cmd_bisect(int argc, char **argv, const struct global_opts *g);
 int cmd_run(int argc, char **argv, const struct global_opts *g);
+int cmd_notify(int argc, char **argv, const struct global_opts *g);
 
 #endif
