@@ -126,8 +126,12 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 		return EXIT_FAIL;
 	}
 	for (size_t i = 0; i < nr; i++) {
+		struct strbuf what = STRBUF_INIT;
+
+		notify_describe_target(&what, n[i].kind, n[i].target);
 		printf("%lld\t%s\t", (long long)n[i].id, n[i].kind);
-		print_clean(n[i].target);
+		print_clean(what.buf);
+		strbuf_release(&what);
 		printf("\t%s\t%d\t", n[i].state, n[i].attempts);
 		print_clean(n[i].last_error ? n[i].last_error : "-");
 		if (!strcmp(n[i].state, "pending") && n[i].next_try_at) {

@@ -1150,29 +1150,31 @@ static char *mail_from(struct lab *lab, const char *host)
 	return lab->notify_mail_from ? xstrdup(lab->notify_mail_from) : xstrfmt("klab@%s", host);
 }
 
-/* How a target is named in messages: recipients, or a webhook's scheme
- * and host only (its path and user info may hold a token). */
-static void describe_target(struct strbuf *sb, const char *kind, const char *target)
+void notify_describe_target(struct strbuf *sb, const char *kind, const char *target)
 {
+	const char *scheme_end, *host, *end, *at;
+
 	if (!strcmp(kind, "mail")) {
-		strbuf_addstr(sb, "mail to ");
 		add_line(sb, target, 200);
 		return;
 	}
-	{
-		const char *host = strstr(target, "://"), *end, *at;
+	scheme_end = strstr(target, "://");
+	host = scheme_end ? scheme_end + 3 : target;
+	end = host + strcspn(host, "/?#");
+	at = memchr(host, '@', (size_t)(end - host));
+	strbuf_add(sb, target, (size_t)(host - target));
+	if (at)
+		host = at + 1;
+	strbuf_add(sb, host, (size_t)(end - host));
+	if (*end)
+		strbuf_addstr(sb, "/...");
+}
 
-		host = host ? host + 3 : target;
-		end = host + strcspn(host, "/?#");
-		at = memchr(host, '@', (size_t)(end - host));
-		if (at)
-			host = at + 1;
-		strbuf_addstr(sb, "webhook ");
-		strbuf_add(sb, target, (size_t)(strstr(target, "://") ? strstr(target, "://") + 3 - target : 0));
-		strbuf_add(sb, host, (size_t)(end - host));
-		if (*end)
-			strbuf_addstr(sb, "/...");
-	}
+/* "mail to a@x" or "webhook https://host/...": a target in messages. */
+static void describe(struct strbuf *sb, const char *kind, const char *target)
+{
+	strbuf_addstr(sb, !strcmp(kind, "mail") ? "mail to " : "webhook ");
+	notify_describe_target(sb, kind, target);
 }
 
 static int send_row(struct lab *lab, const struct db_notification *n, struct strbuf *err)
@@ -1212,7 +1214,7 @@ static int deliver_row(struct lab *lab, int64_t id)
 		ret = 0;
 		goto out;
 	}
-	describe_target(&what, n.kind, n.target);
+	describe(&what, n.kind, n.target);
 	if (send_row(lab, &n, &err) == 0) {
 		if (db_notification_attempt(lab->db, id, "sent", n.attempts + 1, 0, NULL) < 0)
 			goto out;
@@ -1338,7 +1340,7 @@ int notify_test(struct lab *lab, int mail, int webhook)
 		char *from = mail_from(lab, host), *to = join_addresses(lab->notify_mail_to);
 		char *mid = xstrfmt("klab.test.%lld.%d@%s", (long long)now_s(), (int)getpid(), host);
 
-		describe_target(&what, "mail", to);
+		describe(&what, "mail", to);
 		notify_mail_format(&msg, from, to, m.subject, m.text, now_s(), mid);
 		if (send_mail(lab, from, to, msg.buf, &err) == 0)
 			printf("notify test: %s sent through %s\n", what.buf, lab->smtp_url);
@@ -1354,7 +1356,7 @@ int notify_test(struct lab *lab, int mail, int webhook)
 	if (webhook) {
 		struct strbuf err = STRBUF_INIT, what = STRBUF_INIT;
 
-		describe_target(&what, "webhook", lab->notify_webhook);
+		describe(&what, "webhook", lab->notify_webhook);
 		if (send_webhook(lab, lab->notify_webhook, m.json, &err) == 0)
 			printf("notify test: %s answered 2xx\n", what.buf);
 		else

@@ -45,6 +45,11 @@ int notify_test(struct lab *lab, int mail, int webhook);
 
 /* ---- pure parts (unit-tested) ---- */
 
+/* How a target is shown in messages and lists: the recipients, or a
+ * webhook's scheme and host with "/..." for the rest (its path, query
+ * and user info may hold a token). */
+void notify_describe_target(struct strbuf *sb, const char *kind, const char *target);
+
 /* Seconds to wait after the `attempts`-th failed delivery (1 min, 5 min,
  * 30 min, 2 h, 6 h, 12 h, 24 h), or -1 when the row should give up. */
 int64_t notify_backoff(int attempts);

@@ -355,6 +355,28 @@ static void test_notify__test_message(void **state)
 	notify_message_release(&m);
 }
 
+static void test_notify__webhook_named_without_its_token(void **state)
+{
+	static const struct {
+		const char *kind, *target, *shown;
+	} cases[] = {
+		{ "webhook", "https://hooks.example.org/services/T0/B1/s3cret", "https://hooks.example.org/..." },
+		{ "webhook", "http://user:pw@127.0.0.1:8080?token=x", "http://127.0.0.1:8080/..." },
+		{ "webhook", "https://ci.example.org", "https://ci.example.org" },
+		{ "mail", "a@x, b@y", "a@x, b@y" },
+		{ "mail", "a@x\r\nBcc: e@x", "a@x  Bcc: e@x" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		strbuf_reset(&sb);
+		notify_describe_target(&sb, cases[i].kind, cases[i].target);
+		assert_string_equal(sb.buf, cases[i].shown);
+	}
+	strbuf_release(&sb);
+}
+
 /* ---- retries ------------------------------------------------------------ */
 
 static void test_notify__backoff_schedule(void **state)
@@ -383,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_notify__long_headers_are_folded),
 		cmocka_unit_test(test_notify__mail_format_golden),
 		cmocka_unit_test(test_notify__test_message),
+		cmocka_unit_test(test_notify__webhook_named_without_its_token),
 		cmocka_unit_test(test_notify__backoff_schedule),
 	};
 
