@@ -743,9 +743,12 @@ static int64_t find_step(const struct loaded *l, const char *phase, const char *
 
 	for (size_t i = 0; hash && i < l->nr_steps; i++) {
 		const struct step *s = &l->steps[i];
+		int same;
+
 		if (strcmp(s->status, "done") || strcmp(s->phase, phase))
 			continue;
-		if (!strcmp(s->hash, hash) != !other)
+		same = !strcmp(s->hash, hash);
+		if (same != other)
 			id = s->id;
 	}
 	return id;

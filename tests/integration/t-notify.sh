@@ -252,6 +252,68 @@ grep -q "has not finished" "$T/send3.err" && ok "... saying so" || fail "send3: 
 start_peer smtp "$T/smtp" --user klabuser --password 's3cret pw' --port "$smtp_port"
 smtp_pid=$peer_pid
 sed -i "s|^notify_webhook = .*|notify_webhook = http://127.0.0.1:$http_port/hooks/klab|" "$T/lab/klab.conf"
+K notify list | grep -q "^2	webhook	http://127.0.0.1:$http_port/...	sent	1	-$" &&
+	ok "notify list names a webhook by scheme and host only" || fail "list: $(K notify list)"
+# A job bisection's report from the database: reference, confirm steps,
+# their runs, samples and vmstat deltas written as klab writes them (no
+# guest here; t-perf-bisect runs the real thing).
+g=$(git -C "$T/repo" rev-parse main~11) p=$(git -C "$T/repo" rev-parse main~6) b=$(git -C "$T/repo" rev-parse main)
+db "insert into bisections (id, repo_id, kind, state, result, bad, job_path, job_text, kpi, culprit, message, created_at)
+    values (9, 1, 'job', 'done', 'culprit', '$b', 'jobs/will-it-scale-malloc1.yaml',
+            cast(readfile('$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml') as text), 'will-it-scale.per_process_ops',
+            '$culprit', 'culprit $short confirmed: parent like good, culprit like bad', 1);
+    insert into bisection_goods values (9, '$g');"
+step=0
+add_step() { # PHASE HASH VERDICT VALUES... (one run per value; thp_fault_alloc grows with the culprit)
+	phase=$1 hash=$2 verdict=$3
+	shift 3
+	step=$((step + 1))
+	db "insert into steps (id, bisection_id, seq, hash, phase, status, verdict, started_at)
+	    values ($((900 + step)), 9, $step, '$hash', '$phase', 'done', '$verdict', 1)"
+	for v in "$@"; do
+		thp=12; [ "$v" -lt 1000 ] && thp=2750
+		db "insert into boots (step_id, outcome, started_at) values ($((900 + step)), 'ok', 1);
+		    insert into runs (boot_id, step_id, status, started_at) values (last_insert_rowid(), $((900 + step)), 'ok', 1);
+		    insert into samples (run_id, metric, seq, value) values (last_insert_rowid(), 'will-it-scale.per_process_ops', 0, $v);
+		    insert into monitor_stats (run_id, source, name, phase, value)
+		      select max(id), 'vmstat', 'thp_fault_alloc', 'delta', $thp from runs;"
+	done
+}
+add_step reference "$g" good 9300 9150 9480
+add_step reference "$b" bad 262 271 255
+add_step bisect "$culprit" bad 260 266
+add_step confirm "$p" good 9260 9390 9010
+add_step confirm "$culprit" bad 265 259 270
+K notify send 9 >/dev/null 2>&1
+check "job report: a mail and a document" test -f "$T/smtp/msg-4.eml" -a -f "$T/http/post-4.json"
+grep -q "^Subject: .*=?UTF-8?B?" "$T/smtp/msg-4.eml" && ok "job report: encoded subject" || fail "job subject"
+if "$PY" - "$T/smtp/msg-4.eml" "$T/http/post-4.json" "$short" "$p" >"$T/jobcheck.out" 2>&1 <<'EOF'
+import email, email.policy, json, re, sys
+msg = email.message_from_bytes(open(sys.argv[1], "rb").read(), policy=email.policy.default)
+short, parent = sys.argv[3], sys.argv[4]
+subject = str(msg["Subject"])
+assert subject.startswith("[klab] %s " % short), subject
+assert subject.endswith(": will-it-scale.per_process_ops -97.2% regression"), subject
+body = msg.get_content().replace("\r\n", "\n")
+assert re.search(r"(?m)^  good +[0-9a-f]{12} +9300 ±2% +\+0\.0% +3$", body), body
+assert re.search(r"(?m)^  parent +" + parent[:12] + r" +9260 ±2% +-0\.4% +3$", body), body
+assert re.search(r"(?m)^  culprit +" + short + r" +265 ±2% +-97\.2% +3$", body), body
+assert re.search(r"(?m)^  bad +[0-9a-f]{12} +262 ±3% +-97\.2% +3$", body), body
+assert re.search(r"(?m)^ +12 +2750 +\+22816\.7% +thp_fault_alloc$", body), body
+assert "testcase:   will-it-scale malloc1 (jobs/will-it-scale-malloc1.yaml)" in body, body
+assert "klab run --job jobs/will-it-scale-malloc1.yaml --repo " in body, body
+doc = json.load(open(sys.argv[2]))
+k = doc["kpi"]
+assert doc["kind"] == "job" and doc["outcome"] == "culprit" and doc["bisection"] == 9, doc
+assert k["name"] == "will-it-scale.per_process_ops" and k["direction"] == 1, k
+assert k["suite"] == "will-it-scale" and k["testcase"] == "malloc1", k
+assert k["culprit"]["median"] == 265 and k["culprit"]["runs"] == 3, k["culprit"]
+assert k["parent"]["hash"] == parent and k["good"]["median"] == 9300, k
+assert abs(k["bad"]["change_percent"] - (262 - 9300) / 9300 * 100) < 1e-6, k["bad"]
+print("job ok")
+EOF
+then ok "job report: KPI at good/parent/culprit/bad, vmstat counter, reproduce, JSON kpi"; else fail "job: $(cat "$T/jobcheck.out")"; fi
+
 if ! command -v valgrind >/dev/null 2>&1; then
 	fail "valgrind is not installed (./bootstrap deps installs it)"
 elif ldd "$KLAB" 2>/dev/null | grep -q libasan; then
