@@ -220,4 +220,40 @@ struct report;
  * transaction.  Release with report_release(). */
 int db_report_load(sqlite3 *db, int64_t since, struct report *r);
 
+/* ---- notifications (notify.c) ---- */
+
+/* Subject, author ("Name <email>") and author time of a stored commit:
+ * 1 found (strings for the caller to free), 0 not stored, -1 error. */
+int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subject, char **author,
+		    int64_t *author_time);
+
+struct db_notification {
+	int64_t id;
+	char *kind;		/* mail | webhook */
+	char *target;		/* recipients ("a@x, b@y") or URL */
+	char *subject;
+	char *body;		/* mail: the text; webhook: the JSON document */
+	char *state;		/* pending | sent | failed */
+	int attempts;
+	int64_t next_try_at;	/* 0: none */
+	char *last_error;
+	int64_t bisection_id;	/* 0: none */
+	int64_t created_at;
+};
+void db_notification_release(struct db_notification *n);
+void db_notifications_free(struct db_notification *n, size_t nr);
+
+/* A pending row, due now.  Inside the caller's transaction, if any. */
+int db_notification_add(sqlite3 *db, const char *kind, const char *target, const char *subject,
+			const char *body, int64_t bisection_id, int64_t *id);
+int db_notification_load(sqlite3 *db, int64_t id, struct db_notification *n);
+/* All rows, oldest first. */
+int db_notifications_list(sqlite3 *db, struct db_notification **out, size_t *nr);
+/* Ids of pending rows due at `now` (every pending row with all), oldest first. */
+int db_notifications_due(sqlite3 *db, int64_t now, int all, int64_t **ids, size_t *nr);
+/* The outcome of one delivery attempt: state, attempts so far, the next
+ * try (0: none) and the error (NULL when sent). */
+int db_notification_attempt(sqlite3 *db, int64_t id, const char *state, int attempts, int64_t next_try_at,
+			    const char *last_error);
+
 #endif

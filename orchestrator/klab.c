@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "cancel", cmd_cancel, "stop a queued or running job; its results are kept" },
 	{ "retry", cmd_retry, "queue a failed or cancelled job again (a bisection resumes)" },
 	{ "report", cmd_report, "write the static HTML report (bisections, charts, tracked branches)" },
+	{ "notify", cmd_notify, "mail and webhook notices of finished bisections: test, list, flush, send" },
 };
 
 static const char *const klab_usage[] = {

@@ -66,5 +66,6 @@ int cmd_retry(int argc, char **argv, const struct global_opts *g);
 int bisect_submit(int argc, char **argv, const struct global_opts *g);
 int run_submit(int argc, char **argv, const struct global_opts *g);
 int cmd_report(int argc, char **argv, const struct global_opts *g);
+int cmd_notify(int argc, char **argv, const struct global_opts *g);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,7 +30,26 @@ static const char default_config[] =
 	"# guest accelerator: auto (KVM only where the CPU has vmx/svm), kvm, tcg.\n"
 	"accel = auto\n"
 	"# host CPUs klab's guests may use, e.g. 2-31 (empty = all).\n"
-	"guest_cpus =\n";
+	"guest_cpus =\n"
+	"#\n"
+	"# Notifications when a bisection ends (klab notify --help).  Each one is\n"
+	"# recorded before it is sent; failed deliveries are retried later by\n"
+	"# 'klab notify flush'.\n"
+	"# mail recipients, comma-separated (empty = no mail), e.g. a@example.org, b@example.org\n"
+	"notify_mail_to =\n"
+	"# sender address (empty = klab@<host name>).\n"
+	"notify_mail_from =\n"
+	"# SMTP server: smtp://host:port (STARTTLS as smtp_tls says) or smtps://host:port.\n"
+	"smtp_url = smtp://localhost:25\n"
+	"# SMTP authentication: user name (empty = none) and a file holding the password.\n"
+	"smtp_user =\n"
+	"smtp_password_file =\n"
+	"# STARTTLS on smtp://: none, try (use it when offered) or required.\n"
+	"smtp_tls = try\n"
+	"# URL a JSON document is POSTed to (empty = no webhook), e.g. https://ci.example.org/hooks/klab\n"
+	"notify_webhook =\n"
+	"# seconds one delivery may take.\n"
+	"notify_timeout = 30\n";
 
 char *lab_default_state_dir(const char *override)
 {
@@ -54,6 +74,47 @@ char *lab_path(const struct lab *lab, const char *sub)
 	return xstrfmt("%s/%s", lab->state_dir, sub);
 }
 
+/* "a@x, b@y": addresses klab puts in SMTP commands and headers, so no
+ * spaces, controls, quotes or brackets inside one. */
+static int valid_mail_list(const char *list)
+{
+	int n = 0;
+
+	while (*list) {
+		const char *end = strchrnul(list, ',');
+		const char *a = list, *b = end;
+		int at = 0;
+
+		while (a < b && isspace((unsigned char)*a))
+			a++;
+		while (b > a && isspace((unsigned char)b[-1]))
+			b--;
+		if (a == b)
+			return 0;
+		for (const char *p = a; p < b; p++) {
+			if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("<>\"()[]\\;:", *p))
+				return 0;
+			at += *p == '@';
+		}
+		if (at != 1 || *a == '@' || b[-1] == '@')
+			return 0;
+		n++;
+		list = *end ? end + 1 : end;
+	}
+	return n > 0;
+}
+
+static int has_prefix(const char *s, const char *prefix)
+{
+	return !strncasecmp(s, prefix, strlen(prefix));
+}
+
+static void set_optional(char **field, const char *val)
+{
+	free(*field);
+	*field = *val ? xstrdup(val) : NULL;
+}
+
 static int parse_config(struct lab *lab)
 {
 	char *text = NULL, *line, *save = NULL;
@@ -62,6 +123,9 @@ static int parse_config(struct lab *lab)
 	lab->libvirt_uri = xstrdup("qemu:///system");
 	lab->accel = xstrdup("auto");
 	lab->build_jobs = 0;
+	lab->smtp_url = xstrdup("smtp://localhost:25");
+	lab->smtp_tls = xstrdup("try");
+	lab->notify_timeout = 30;
 	if (read_file(lab->config_path, 1 << 20, &text, NULL) < 0)
 		return -1;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -112,6 +176,52 @@ static int parse_config(struct lab *lab)
 		} else if (!strcmp(key, "compiler_wrapper")) {
 			free(lab->compiler_wrapper);
 			lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "notify_mail_to")) {
+			if (*val && !valid_mail_list(val)) {
+				ret = error("%s:%d: notify_mail_to must be addresses like a@example.org, "
+					    "separated by commas", lab->config_path, lineno);
+				break;
+			}
+			set_optional(&lab->notify_mail_to, val);
+		} else if (!strcmp(key, "notify_mail_from")) {
+			if (*val && (!valid_mail_list(val) || strchr(val, ','))) {
+				ret = error("%s:%d: notify_mail_from must be one address like klab@example.org",
+					    lab->config_path, lineno);
+				break;
+			}
+			set_optional(&lab->notify_mail_from, val);
+		} else if (!strcmp(key, "smtp_url")) {
+			if (*val && !has_prefix(val, "smtp://") && !has_prefix(val, "smtps://")) {
+				ret = error("%s:%d: smtp_url must start with smtp:// or smtps://", lab->config_path, lineno);
+				break;
+			}
+			set_optional(&lab->smtp_url, val);
+		} else if (!strcmp(key, "smtp_user")) {
+			set_optional(&lab->smtp_user, val);
+		} else if (!strcmp(key, "smtp_password_file")) {
+			set_optional(&lab->smtp_password_file, val);
+		} else if (!strcmp(key, "smtp_tls")) {
+			if (strcmp(val, "none") && strcmp(val, "try") && strcmp(val, "required")) {
+				ret = error("%s:%d: smtp_tls must be none, try or required", lab->config_path, lineno);
+				break;
+			}
+			free(lab->smtp_tls);
+			lab->smtp_tls = xstrdup(val);
+		} else if (!strcmp(key, "notify_webhook")) {
+			if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://")) {
+				ret = error("%s:%d: notify_webhook must start with http:// or https://",
+					    lab->config_path, lineno);
+				break;
+			}
+			set_optional(&lab->notify_webhook, val);
+		} else if (!strcmp(key, "notify_timeout")) {
+			unsigned long v;
+			if (parse_uint(val, 3600, &v) < 0 || v == 0) {
+				ret = error("%s:%d: notify_timeout must be a number of seconds from 1 to 3600",
+					    lab->config_path, lineno);
+				break;
+			}
+			lab->notify_timeout = (int)v;
 		} else {
 			ret = error("%s:%d: unknown key '%s'", lab->config_path, lineno, key);
 			break;
@@ -185,6 +295,13 @@ void lab_close(struct lab *lab)
 	free(lab->compiler_wrapper);
 	free(lab->accel);
 	free(lab->guest_cpus);
+	free(lab->notify_mail_to);
+	free(lab->notify_mail_from);
+	free(lab->smtp_url);
+	free(lab->smtp_user);
+	free(lab->smtp_password_file);
+	free(lab->smtp_tls);
+	free(lab->notify_webhook);
 	memset(lab, 0, sizeof(*lab));
 }
 

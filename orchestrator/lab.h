@@ -17,6 +17,15 @@ struct lab {
 	char *compiler_wrapper;	/* e.g. distcc or icecc (CCACHE_PREFIX) */
 	char *accel;		/* auto | kvm | tcg */
 	char *guest_cpus;	/* CPU list guests may use, NULL = all */
+	/* notifications (notify.c); NULL = off */
+	char *notify_mail_to;	/* "a@x, b@y" */
+	char *notify_mail_from;	/* NULL: klab@<host name> */
+	char *smtp_url;		/* smtp://host:port or smtps://host:port */
+	char *smtp_user;	/* NULL: no authentication */
+	char *smtp_password_file;	/* read when sending, never logged */
+	char *smtp_tls;		/* none | try | required (STARTTLS) */
+	char *notify_webhook;	/* http(s) URL the JSON document is posted to */
+	int notify_timeout;	/* seconds one delivery may take */
 };
 
 /* The state directory: override (--state), else $KLAB_STATE, else

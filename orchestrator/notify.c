@@ -1,0 +1,1372 @@
+/* Notifications: compose a bisection's report (plain text for mail, JSON
+ * for webhooks), keep it as a `notifications` row, deliver it through
+ * libcurl (SMTP, HTTP POST) and retry failed deliveries with backoff. */
+#include "notify.h"
+#include "lab.h"
+#include "db.h"
+#include "job.h"
+#include "stats.h"
+#include "util/util.h"
+#include "util/strbuf.h"
+#include "util/json.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- backoff ------------------------------------------------------------ */
+
+int64_t notify_backoff(int attempts)
+{
+	static const int64_t wait_s[] = { 60, 5 * 60, 30 * 60, 2 * 3600, 6 * 3600, 12 * 3600, 24 * 3600 };
+
+	if (attempts < 1)
+		return 0;
+	if (attempts >= NOTIFY_MAX_ATTEMPTS)
+		return -1;
+	if ((size_t)attempts > ARRAY_SIZE(wait_s))
+		return wait_s[ARRAY_SIZE(wait_s) - 1];
+	return wait_s[attempts - 1];
+}
+
+/* ---- text helpers --------------------------------------------------------- */
+
+/* One line of untrusted text: control characters become spaces, bytes
+ * that are not UTF-8 become U+FFFD, at most max bytes (0: no limit) cut
+ * at a character boundary, with "..." when cut. */
+static void add_line(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t len, used = 0;
+
+	if (!s)
+		return;
+	len = strlen(s);
+	while (len) {
+		uint32_t cp;
+		size_t n = utf8_decode(s, len, &cp);
+
+		if (max && used + (n ? n : 3) > max) {
+			strbuf_addstr(sb, "...");
+			return;
+		}
+		if (!n) {
+			strbuf_addstr(sb, "\xef\xbf\xbd");
+			used += 3;
+			s++;
+			len--;
+			continue;
+		}
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == 0x2028 || cp == 0x2029)
+			strbuf_addch(sb, ' ');
+		else
+			strbuf_add(sb, s, n);
+		used += n;
+		s += n;
+		len -= n;
+	}
+}
+
+/* An argument as a shell reader would type it (like 'klab bisect show'). */
+static void add_shell_word(struct strbuf *sb, const char *a)
+{
+	int plain = *a != '\0';
+
+	for (const char *p = a; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
+			plain = 0;
+	if (plain) {
+		strbuf_addstr(sb, a);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (const char *p = a; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			strbuf_addf(sb, "\\x%02x", (unsigned char)*p);
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static void add_argv(struct strbuf *sb, char **argv, size_t argc)
+{
+	for (size_t i = 0; i < argc; i++) {
+		if (i)
+			strbuf_addch(sb, ' ');
+		add_shell_word(sb, argv[i]);
+	}
+}
+
+/* The JSON string of one line of untrusted text (as add_line cleans it
+ * for the mail, so both say the same). */
+static void json_add_line(struct strbuf *sb, const char *s)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	if (!s) {
+		strbuf_addstr(sb, "null");
+		return;
+	}
+	add_line(&t, s, 0);
+	json_add_string(sb, t.buf);
+	strbuf_release(&t);
+}
+
+/* ---- composing a bisection's report --------------------------------------- */
+
+const char *notify_outcome(const struct notify_facts *f)
+{
+	if (!strcmp(f->state, "failed") || !f->result || !strcmp(f->result, "error"))
+		return "failed";
+	return f->result;
+}
+
+static const struct notify_kpi *kpi_row(const struct notify_facts *f, const char *label)
+{
+	for (size_t i = 0; i < f->nr_kpis; i++)
+		if (!strcmp(f->kpis[i].label, label) && f->kpis[i].n)
+			return &f->kpis[i];
+	return NULL;
+}
+
+/* %change of a row against the good end, as the bisection's report has it. */
+static double kpi_change(const struct notify_facts *f, const struct notify_kpi *k)
+{
+	const struct notify_kpi *good = kpi_row(f, "good");
+
+	if (!good || !k || !k->n)
+		return NAN;
+	return stats_change_percent(stats_median(good->vals, good->n), stats_median(k->vals, k->n));
+}
+
+/* The change the subject names: the culprit's, else the bad end's. */
+static const struct notify_kpi *headline_kpi(const struct notify_facts *f)
+{
+	const struct notify_kpi *k = kpi_row(f, "culprit");
+
+	return k ? k : kpi_row(f, "bad");
+}
+
+static const char *change_word(const struct notify_facts *f, double change)
+{
+	return change * (f->direction < 0 ? -1 : 1) < 0 ? "regression" : "improvement";
+}
+
+/* The last path component of the test command, for the subject. */
+static const char *command_name(const struct notify_facts *f)
+{
+	const char *a, *slash;
+
+	if (!f->argc)
+		return "the test";
+	a = f->argv[0];
+	slash = strrchr(a, '/');
+	return slash && slash[1] ? slash + 1 : a;
+}
+
+static const struct notify_step *culprit_step(const struct notify_facts *f)
+{
+	const struct notify_step *found = NULL;
+
+	for (size_t i = 0; f->culprit && i < f->nr_step_list; i++)
+		if (!strcmp(f->step_list[i].hash, f->culprit) && f->step_list[i].verdict &&
+		    !strcmp(f->step_list[i].verdict, "bad"))
+			found = &f->step_list[i];
+	return found;
+}
+
+static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
+{
+	const char *outcome = notify_outcome(f);
+
+	strbuf_addstr(sb, "[klab] ");
+	if (!strcmp(outcome, "culprit") && f->culprit) {
+		strbuf_addf(sb, "%.12s ", f->culprit);
+		add_line(sb, f->culprit_subject ? f->culprit_subject : "", 100);
+		strbuf_addstr(sb, ": ");
+		if (!strcmp(f->kind, "job")) {
+			const struct notify_kpi *k = headline_kpi(f);
+			double change = kpi_change(f, k);
+
+			add_line(sb, f->kpi, 100);
+			if (isfinite(change))
+				strbuf_addf(sb, " %+.1f%% %s", change, change_word(f, change));
+			else
+				strbuf_addstr(sb, " regression");
+		} else {
+			const struct notify_step *s = culprit_step(f);
+
+			add_line(sb, command_name(f), 60);
+			if (s && s->exit_code >= 0)
+				strbuf_addf(sb, " fails (exit %d)", s->exit_code);
+			else
+				strbuf_addstr(sb, " fails");
+		}
+	} else if (!strcmp(outcome, "not-reproduced")) {
+		strbuf_addf(sb, "bisection %lld: ", (long long)f->bisection_id);
+		if (f->kpi) {
+			add_line(sb, f->kpi, 100);
+			strbuf_addch(sb, ' ');
+		}
+		strbuf_addstr(sb, "regression not reproduced");
+	} else if (!strcmp(outcome, "skipped-only")) {
+		strbuf_addf(sb, "bisection %lld: only skipped commits left, %zu possible first bad commit%s",
+			    (long long)f->bisection_id, f->nr_candidates, f->nr_candidates == 1 ? "" : "s");
+	} else {
+		strbuf_addf(sb, "bisection %lld failed: ", (long long)f->bisection_id);
+		add_line(sb, f->message ? f->message : "unknown error", 120);
+	}
+}
+
+static void add_field(struct strbuf *sb, const char *name, const char *value, size_t max)
+{
+	strbuf_addf(sb, "%-12s", name);
+	add_line(sb, value, max);
+	strbuf_addch(sb, '\n');
+}
+
+static void add_range(struct strbuf *sb, const struct notify_facts *f)
+{
+	strbuf_addf(sb, "%-12s", "range:");
+	for (size_t i = 0; i < f->nr_goods; i++)
+		strbuf_addf(sb, "good %.12s, ", f->goods[i]);
+	strbuf_addf(sb, "bad %.12s%s\n", f->bad, f->first_parent ? " (first parent)" : "");
+}
+
+static void add_kpi_table(struct strbuf *sb, const struct notify_facts *f)
+{
+	strbuf_addstr(sb, "testcase:   ");
+	add_line(sb, f->suite ? f->suite : "?", 60);
+	strbuf_addch(sb, ' ');
+	add_line(sb, f->testcase ? f->testcase : "?", 60);
+	if (f->job_path) {
+		strbuf_addstr(sb, " (");
+		add_line(sb, f->job_path, 200);
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addstr(sb, "\nkpi:        ");
+	add_line(sb, f->kpi ? f->kpi : "?", 100);
+	strbuf_addf(sb, " (%s is better)\n\n", f->direction < 0 ? "lower" : "higher");
+	/* "±" is two bytes and one column: one more byte of padding */
+	strbuf_addf(sb, "  %-8s %-12s  %19s  %9s  %4s\n", "", "commit", "median ±%stddev", "%change", "runs");
+	for (size_t i = 0; i < f->nr_kpis; i++) {
+		const struct notify_kpi *k = &f->kpis[i];
+		char cell[64];
+		double change = kpi_change(f, k);
+
+		if (k->n)
+			snprintf(cell, sizeof(cell), "%.6g ±%.0f%%", stats_median(k->vals, k->n),
+				 stats_cv_percent(k->vals, k->n));
+		else
+			snprintf(cell, sizeof(cell), "-");
+		strbuf_addf(sb, "  %-8s %-12.12s  %*s  ", k->label, k->hash, k->n ? 19 : 18, cell);
+		if (isfinite(change))
+			strbuf_addf(sb, "%+8.1f%%", change);
+		else
+			strbuf_addf(sb, "%9s", "-");
+		strbuf_addf(sb, "  %4zu\n", k->n);
+	}
+	strbuf_addstr(sb, "  (%change against good)\n");
+}
+
+static void add_counters(struct strbuf *sb, const struct notify_facts *f)
+{
+	size_t shown = f->nr_counters < 25 ? f->nr_counters : 25;
+
+	if (!f->nr_counters)
+		return;
+	strbuf_addstr(sb, "\n/proc/vmstat per run, parent -> culprit (counters that changed by 10% or more):\n");
+	strbuf_addf(sb, "  %14s %14s  %10s  %s\n", "parent", "culprit", "%change", "counter");
+	for (size_t i = 0; i < shown; i++) {
+		const struct notify_counter *c = &f->counters[i];
+
+		strbuf_addf(sb, "  %14.6g %14.6g  ", c->parent, c->culprit);
+		if (c->parent)
+			strbuf_addf(sb, "%+9.1f%%", 100 * (c->culprit - c->parent) / fabs(c->parent));
+		else
+			strbuf_addf(sb, "%10s", "new");
+		strbuf_addstr(sb, "  ");
+		add_line(sb, c->name, 80);
+		strbuf_addch(sb, '\n');
+	}
+	if (f->nr_counters > shown)
+		strbuf_addf(sb, "  ... %zu more (klab bisect show %lld)\n", f->nr_counters - shown,
+			    (long long)f->bisection_id);
+}
+
+static void add_step_table(struct strbuf *sb, const struct notify_facts *f)
+{
+	if (!f->nr_step_list)
+		return;
+	strbuf_addf(sb, "\n  %4s  %-12s  %-10s  %-7s  %4s  %s\n", "step", "commit", "phase", "verdict", "exit", "subject");
+	for (size_t i = 0; i < f->nr_step_list; i++) {
+		const struct notify_step *s = &f->step_list[i];
+
+		strbuf_addf(sb, "  %4d  %.12s  %-10s  %-7s  ", s->seq, s->hash, s->phase ? s->phase : "",
+			    s->verdict ? s->verdict : "-");
+		if (s->exit_code >= 0)
+			strbuf_addf(sb, "%4d  ", s->exit_code);
+		else
+			strbuf_addf(sb, "%4s  ", "-");
+		add_line(sb, s->subject ? s->subject : "", 72);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* How a reader gets the same result again: commands, one a line. */
+static void reproduce_lines(const struct notify_facts *f, const char *indent, struct strbuf *sb)
+{
+	const char *outcome = notify_outcome(f);
+
+	if (!strcmp(f->kind, "job")) {
+		const char *revs[2] = { f->culprit, NULL };
+
+		if (strcmp(outcome, "culprit")) {
+			revs[0] = f->nr_goods ? f->goods[0] : NULL;
+			revs[1] = f->bad;
+		}
+		for (size_t i = 0; i < 2; i++) {
+			if (!revs[i])
+				continue;
+			strbuf_addf(sb, "%sklab run --job ", indent);
+			add_shell_word(sb, f->job_path ? f->job_path : "JOB");
+			strbuf_addstr(sb, " --repo ");
+			add_shell_word(sb, f->repo_path);
+			strbuf_addf(sb, " --rev %.12s\n", revs[i]);
+		}
+	} else {
+		strbuf_addf(sb, "%scd ", indent);
+		add_shell_word(sb, f->repo_path);
+		strbuf_addf(sb, "\n%sgit bisect start%s %s", indent, f->first_parent ? " --first-parent" : "", f->bad);
+		for (size_t i = 0; i < f->nr_goods; i++)
+			strbuf_addf(sb, " %s", f->goods[i]);
+		if (f->nr_paths) {
+			strbuf_addstr(sb, " --");
+			for (size_t i = 0; i < f->nr_paths; i++) {
+				strbuf_addch(sb, ' ');
+				add_shell_word(sb, f->paths[i]);
+			}
+		}
+		strbuf_addf(sb, "\n%sgit bisect run ", indent);
+		add_argv(sb, f->argv, f->argc);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addf(sb, "%sklab bisect show %lld\n", indent, (long long)f->bisection_id);
+}
+
+static void compose_text(const struct notify_facts *f, const char *subject, struct strbuf *sb)
+{
+	const char *outcome = notify_outcome(f);
+
+	/* the subject without its tag opens the report */
+	strbuf_addstr(sb, subject + strlen("[klab] "));
+	strbuf_addstr(sb, "\n\n");
+	strbuf_addf(sb, "%-12s%lld (%s)\n", "bisection:", (long long)f->bisection_id, f->kind);
+	if (f->culprit) {
+		add_field(sb, "commit:", f->culprit, 0);
+		add_field(sb, "subject:", f->culprit_subject ? f->culprit_subject : "", 400);
+		if (f->culprit_author)
+			add_field(sb, "author:", f->culprit_author, 200);
+	}
+	add_field(sb, "repository:", f->repo_path, 400);
+	add_range(sb, f);
+	if (!strcmp(f->kind, "command")) {
+		strbuf_addf(sb, "%-12s", "test:");
+		add_argv(sb, f->argv, f->argc);
+		strbuf_addstr(sb, "   (exit 0 good, 125 skip, 1-127 bad)\n");
+	}
+	strbuf_addf(sb, "%-12s%d\n", "steps:", f->steps);
+	add_field(sb, "outcome:", f->message ? f->message : outcome, 400);
+	if (!strcmp(outcome, "skipped-only")) {
+		strbuf_addstr(sb, "\nThe first bad commit could be any of:\n");
+		for (size_t i = 0; i < f->nr_candidates; i++)
+			strbuf_addf(sb, "  %s\n", f->candidates[i]);
+	}
+	if (!strcmp(f->kind, "job") && f->nr_kpis) {
+		strbuf_addch(sb, '\n');
+		add_kpi_table(sb, f);
+		add_counters(sb, f);
+	} else if (!strcmp(f->kind, "command")) {
+		add_step_table(sb, f);
+	}
+	strbuf_addstr(sb, "\nTo reproduce:\n\n");
+	reproduce_lines(f, "  ", sb);
+	strbuf_addstr(sb, "\n-- \nklab on ");
+	add_line(sb, f->host ? f->host : "localhost", 200);
+	strbuf_addch(sb, '\n');
+}
+
+static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char *label)
+{
+	const struct notify_kpi *k = kpi_row(f, label);
+
+	if (!k) {
+		strbuf_addstr(sb, "null");
+		return;
+	}
+	strbuf_addstr(sb, "{\"hash\": ");
+	json_add_string(sb, k->hash);
+	strbuf_addstr(sb, ", \"median\": ");
+	json_add_number(sb, stats_median(k->vals, k->n));
+	strbuf_addstr(sb, ", \"stddev_percent\": ");
+	json_add_number(sb, stats_cv_percent(k->vals, k->n));
+	strbuf_addf(sb, ", \"runs\": %zu, \"change_percent\": ", k->n);
+	json_add_number(sb, kpi_change(f, k));
+	strbuf_addstr(sb, ", \"values\": [");
+	for (size_t i = 0; i < k->n; i++) {
+		if (i)
+			strbuf_addstr(sb, ", ");
+		json_add_number(sb, k->vals[i]);
+	}
+	strbuf_addstr(sb, "]}");
+}
+
+static void json_hashes(struct strbuf *sb, char (*h)[41], size_t n)
+{
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(sb, ", ");
+		json_add_string(sb, h[i]);
+	}
+	strbuf_addch(sb, ']');
+}
+
+static void compose_json(const struct notify_facts *f, const char *subject, struct strbuf *sb)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	strbuf_addstr(sb, "{\n  \"event\": \"bisection\",\n  \"klab\": ");
+	json_add_string(sb, PACKAGE_VERSION);
+	strbuf_addstr(sb, ",\n  \"host\": ");
+	json_add_line(sb, f->host);
+	strbuf_addf(sb, ",\n  \"bisection\": %lld,\n  \"kind\": ", (long long)f->bisection_id);
+	json_add_string(sb, f->kind);
+	strbuf_addstr(sb, ",\n  \"outcome\": ");
+	json_add_string(sb, notify_outcome(f));
+	strbuf_addstr(sb, ",\n  \"subject\": ");
+	json_add_string(sb, subject);
+	strbuf_addstr(sb, ",\n  \"message\": ");
+	json_add_line(sb, f->message);
+	strbuf_addstr(sb, ",\n  \"repository\": ");
+	json_add_string(sb, f->repo_path);
+	strbuf_addstr(sb, ",\n  \"bad\": ");
+	json_add_string(sb, f->bad);
+	strbuf_addstr(sb, ",\n  \"good\": ");
+	json_hashes(sb, f->goods, f->nr_goods);
+	strbuf_addf(sb, ",\n  \"steps\": %d,\n  \"culprit\": ", f->steps);
+	if (f->culprit) {
+		strbuf_addstr(sb, "{\"hash\": ");
+		json_add_string(sb, f->culprit);
+		strbuf_addstr(sb, ", \"subject\": ");
+		json_add_line(sb, f->culprit_subject ? f->culprit_subject : "");
+		strbuf_addstr(sb, ", \"author\": ");
+		json_add_line(sb, f->culprit_author);
+		strbuf_addch(sb, '}');
+	} else {
+		strbuf_addstr(sb, "null");
+	}
+	strbuf_addstr(sb, ",\n  \"candidates\": ");
+	json_hashes(sb, f->candidates, f->nr_candidates);
+	if (!strcmp(f->kind, "job")) {
+		strbuf_addstr(sb, ",\n  \"job\": ");
+		json_add_string(sb, f->job_path);
+		strbuf_addstr(sb, ",\n  \"kpi\": {\"name\": ");
+		json_add_string(sb, f->kpi);
+		strbuf_addf(sb, ", \"direction\": %d, \"suite\": ", f->direction < 0 ? -1 : 1);
+		json_add_string(sb, f->suite);
+		strbuf_addstr(sb, ", \"testcase\": ");
+		json_add_string(sb, f->testcase);
+		for (size_t i = 0; i < 4; i++) {
+			static const char *const labels[] = { "good", "parent", "culprit", "bad" };
+			strbuf_addf(sb, ",\n    \"%s\": ", labels[i]);
+			json_kpi(sb, f, labels[i]);
+		}
+		strbuf_addstr(sb, "}");
+	} else {
+		const struct notify_step *s = culprit_step(f);
+
+		strbuf_addstr(sb, ",\n  \"command\": [");
+		for (size_t i = 0; i < f->argc; i++) {
+			if (i)
+				strbuf_addstr(sb, ", ");
+			json_add_string(sb, f->argv[i]);
+		}
+		strbuf_addstr(sb, "],\n  \"culprit_exit_code\": ");
+		if (s && s->exit_code >= 0)
+			strbuf_addf(sb, "%d", s->exit_code);
+		else
+			strbuf_addstr(sb, "null");
+	}
+	reproduce_lines(f, "", &t);
+	strbuf_addstr(sb, ",\n  \"reproduce\": ");
+	json_add_string(sb, t.buf);
+	strbuf_addstr(sb, "\n}\n");
+	strbuf_release(&t);
+}
+
+void notify_compose_bisection(const struct notify_facts *f, struct notify_message *m)
+{
+	struct strbuf subject = STRBUF_INIT, text = STRBUF_INIT, json = STRBUF_INIT;
+
+	compose_subject(f, &subject);
+	compose_text(f, subject.buf, &text);
+	compose_json(f, subject.buf, &json);
+	m->subject = strbuf_detach(&subject, NULL);
+	m->text = strbuf_detach(&text, NULL);
+	m->json = strbuf_detach(&json, NULL);
+}
+
+void notify_compose_test(const char *host, const char *state_dir, int64_t now, struct notify_message *m)
+{
+	struct strbuf subject = STRBUF_INIT, text = STRBUF_INIT, json = STRBUF_INIT;
+
+	strbuf_addstr(&subject, "[klab] test message from ");
+	add_line(&subject, host, 200);
+	strbuf_addstr(&text, "This is a test message from klab ('klab notify test').\n"
+			     "Bisection results will reach you the same way.\n\nlab: ");
+	add_line(&text, state_dir, 400);
+	strbuf_addstr(&text, "\n\n-- \nklab on ");
+	add_line(&text, host, 200);
+	strbuf_addch(&text, '\n');
+	strbuf_addstr(&json, "{\n  \"event\": \"test\",\n  \"klab\": ");
+	json_add_string(&json, PACKAGE_VERSION);
+	strbuf_addstr(&json, ",\n  \"host\": ");
+	json_add_line(&json, host);
+	strbuf_addstr(&json, ",\n  \"lab\": ");
+	json_add_string(&json, state_dir);
+	strbuf_addf(&json, ",\n  \"time\": %lld,\n  \"subject\": ", (long long)now);
+	json_add_string(&json, subject.buf);
+	strbuf_addstr(&json, "\n}\n");
+	m->subject = strbuf_detach(&subject, NULL);
+	m->text = strbuf_detach(&text, NULL);
+	m->json = strbuf_detach(&json, NULL);
+}
+
+void notify_message_release(struct notify_message *m)
+{
+	free(m->subject);
+	free(m->text);
+	free(m->json);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- the mail --------------------------------------------------------------- */
+
+static void add_base64(struct strbuf *sb, const unsigned char *p, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		strbuf_addch(sb, b64[(v >> 18) & 63]);
+		strbuf_addch(sb, b64[(v >> 12) & 63]);
+		strbuf_addch(sb, i + 1 < n ? b64[(v >> 6) & 63] : '=');
+		strbuf_addch(sb, i + 2 < n ? b64[v & 63] : '=');
+	}
+}
+
+void notify_mail_header(struct strbuf *out, const char *name, const char *value)
+{
+	struct strbuf v = STRBUF_INIT;
+	size_t col, start = out->len;
+	int ascii = 1;
+
+	/* one line, no controls, valid UTF-8, bounded (RFC 5322: 998 per line) */
+	add_line(&v, value ? value : "", 600);
+	for (size_t i = 0; i < v.len; i++)
+		if ((unsigned char)v.buf[i] >= 0x80)
+			ascii = 0;
+	/* "=?" could be read as an encoded word: encode such text too */
+	if (strstr(v.buf, "=?"))
+		ascii = 0;
+	strbuf_addf(out, "%s:", name);
+	col = out->len - start;
+	if (ascii) {
+		/* fold before words that would pass column 78 */
+		const char *p = v.buf;
+		int first = 1;
+		while (*p) {
+			const char *sp = p;
+			size_t wlen;
+			while (*sp == ' ')
+				sp++;
+			wlen = strcspn(sp, " ");
+			if (!wlen)
+				break;
+			if (!first && col + 1 + wlen > 78) {
+				strbuf_addstr(out, "\r\n");
+				col = 0;
+			}
+			strbuf_addch(out, ' ');
+			strbuf_add(out, sp, wlen);
+			col += 1 + wlen;
+			p = sp + wlen;
+			first = 0;
+		}
+	} else {
+		/* RFC 2047 B words of at most 39 bytes of whole characters */
+		size_t i = 0;
+		int first = 1;
+		while (i < v.len) {
+			size_t n = 0;
+			uint32_t cp;
+			while (i + n < v.len) {
+				size_t c = utf8_decode(v.buf + i + n, v.len - i - n, &cp);
+				if (!c)
+					c = 1;	/* cannot happen: add_line made it UTF-8 */
+				if (n + c > 39)
+					break;
+				n += c;
+			}
+			strbuf_addstr(out, first ? " " : "\r\n ");
+			strbuf_addstr(out, "=?UTF-8?B?");
+			add_base64(out, (const unsigned char *)v.buf + i, n);
+			strbuf_addstr(out, "?=");
+			i += n;
+			first = 0;
+		}
+	}
+	strbuf_addstr(out, "\r\n");
+	strbuf_release(&v);
+}
+
+static void add_date(struct strbuf *out, int64_t t)
+{
+	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strbuf_addf(out, "Date: %s, %d %s %04d %02d:%02d:%02d +0000\r\n", days[tm.tm_wday], tm.tm_mday,
+		    months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+void notify_mail_format(struct strbuf *out, const char *from, const char *to, const char *subject,
+			const char *text, int64_t date, const char *message_id)
+{
+	struct strbuf v = STRBUF_INIT;
+
+	add_date(out, date);
+	strbuf_addstr(&v, "klab <");
+	strbuf_addstr(&v, from);
+	strbuf_addch(&v, '>');
+	notify_mail_header(out, "From", v.buf);
+	notify_mail_header(out, "To", to);
+	notify_mail_header(out, "Subject", subject);
+	strbuf_reset(&v);
+	strbuf_addf(&v, "<%s>", message_id);
+	notify_mail_header(out, "Message-ID", v.buf);
+	strbuf_addstr(out, "MIME-Version: 1.0\r\n"
+			   "Content-Type: text/plain; charset=utf-8\r\n"
+			   "Content-Transfer-Encoding: 8bit\r\n"
+			   "Auto-Submitted: auto-generated\r\n");
+	notify_mail_header(out, "X-Mailer", "klab " PACKAGE_VERSION);
+	strbuf_addstr(out, "\r\n");
+	/* CRLF line ends; a stray CR would end a line where the text did not */
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n')
+			strbuf_addstr(out, "\r\n");
+		else
+			strbuf_addch(out, *p == '\r' ? ' ' : *p);
+	}
+	if (out->len < 2 || strcmp(out->buf + out->len - 2, "\r\n"))
+		strbuf_addstr(out, "\r\n");
+	strbuf_release(&v);
+}
+
+/* ---- facts from the database ---------------------------------------------- */
+
+/* This machine's name as mail wants it (Message-ID, default sender). */
+static void host_name(char *buf, size_t len)
+{
+	if (gethostname(buf, len) < 0 || !*buf)
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+	for (char *p = buf; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-", *p))
+			*p = '-';
+}
+
+/* A bisection's facts and the storage they point into. */
+struct loaded {
+	struct notify_facts f;
+	struct bisection b;
+	struct step *steps;
+	size_t nr_steps;
+	struct notify_step *nsteps;
+	char *subject, *author;
+	double *vals[4];
+	struct db_mon_mean *mp, *mc;
+	size_t nmp, nmc;
+	struct notify_counter *counters;
+	struct job job;
+	int have_job;
+	char host[256];
+};
+
+static void loaded_release(struct loaded *l)
+{
+	bisection_release(&l->b);
+	steps_release(l->steps, l->nr_steps);
+	free(l->nsteps);
+	free(l->subject);
+	free(l->author);
+	for (size_t i = 0; i < 4; i++)
+		free(l->vals[i]);
+	db_mon_means_free(l->mp, l->nmp);
+	db_mon_means_free(l->mc, l->nmc);
+	free(l->counters);
+	if (l->have_job)
+		job_release(&l->job);
+}
+
+/* The latest finished step of `phase` at `hash` (or, with other, at
+ * any other commit). */
+static int64_t find_step(const struct loaded *l, const char *phase, const char *hash, int other)
+{
+	int64_t id = 0;
+
+	for (size_t i = 0; hash && i < l->nr_steps; i++) {
+		const struct step *s = &l->steps[i];
+		int same;
+
+		if (strcmp(s->status, "done") || strcmp(s->phase, phase))
+			continue;
+		same = !strcmp(s->hash, hash);
+		if (same != other)
+			id = s->id;
+	}
+	return id;
+}
+
+static int load_job_facts(struct lab *lab, struct loaded *l)
+{
+	struct notify_facts *f = &l->f;
+	static const char *const labels[] = { "good", "parent", "culprit", "bad" };
+	int64_t ids[4];
+
+	f->job_path = l->b.job_path;
+	f->kpi = l->b.kpi;
+	f->direction = 1;
+	if (l->b.job_text && job_parse_buffer(&l->job, l->b.job_path ? l->b.job_path : "job", l->b.job_text,
+					       strlen(l->b.job_text)) == 0) {
+		l->have_job = 1;
+		f->suite = l->job.suite;
+		f->testcase = l->job.testcase;
+		f->direction = l->job.direction;
+		if (!f->kpi)
+			f->kpi = l->job.kpi;
+	}
+	if (!f->kpi)
+		return 0;
+	ids[0] = find_step(l, "reference", l->b.nr_goods ? l->b.goods[0] : NULL, 0);
+	ids[1] = find_step(l, "confirm", l->b.culprit, 1);
+	ids[2] = find_step(l, "confirm", l->b.culprit, 0);
+	ids[3] = find_step(l, "reference", l->b.bad, 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct notify_kpi *k;
+		size_t n = 0;
+
+		if (!ids[i])
+			continue;
+		if (db_step_metric_values(lab->db, ids[i], f->kpi, &l->vals[i], &n) < 0)
+			return -1;
+		k = &f->kpis[f->nr_kpis++];
+		k->label = labels[i];
+		k->vals = l->vals[i];
+		k->n = n;
+		snprintf(k->hash, sizeof(k->hash), "%s",
+			 i == 0 ? l->b.goods[0] : i == 3 ? l->b.bad : i == 2 ? l->b.culprit : "");
+		if (i == 1)
+			for (size_t j = 0; j < l->nr_steps; j++)
+				if (l->steps[j].id == ids[1])
+					memcpy(k->hash, l->steps[j].hash, 41);
+	}
+	/* the counters that moved, as the bisection's own report picks them */
+	if (ids[1] && ids[2]) {
+		size_t nr = 0;
+
+		if (db_step_mon_deltas(lab->db, ids[1], "vmstat", &l->mp, &l->nmp) < 0 ||
+		    db_step_mon_deltas(lab->db, ids[2], "vmstat", &l->mc, &l->nmc) < 0)
+			return -1;
+		l->counters = xcalloc(l->nmp + 1, sizeof(*l->counters));
+		for (size_t i = 0; i < l->nmp; i++)
+			for (size_t j = 0; j < l->nmc; j++) {
+				double x = l->mp[i].mean, y = l->mc[j].mean;
+				if (strcmp(l->mp[i].name, l->mc[j].name))
+					continue;
+				if ((x == 0 && y == 0) || fabs(y - x) < 0.1 * fmax(fabs(x), fabs(y)) ||
+				    fmax(fabs(x), fabs(y)) < 10)
+					continue;
+				l->counters[nr].name = l->mp[i].name;
+				l->counters[nr].parent = x;
+				l->counters[nr].culprit = y;
+				nr++;
+			}
+		f->counters = l->counters;
+		f->nr_counters = nr;
+	}
+	return 0;
+}
+
+static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
+{
+	struct notify_facts *f = &l->f;
+	int64_t author_time;
+
+	memset(l, 0, sizeof(*l));
+	if (db_bisection_load(lab->db, id, &l->b) < 0)
+		return -1;
+	if (strcmp(l->b.state, "done") && strcmp(l->b.state, "failed"))
+		return error("bisection %lld has not finished (state %s): nothing to report yet", (long long)id,
+			     l->b.state);
+	if (db_steps_load(lab->db, id, &l->steps, &l->nr_steps) < 0)
+		return -1;
+	host_name(l->host, sizeof(l->host));
+	f->host = l->host;
+	f->bisection_id = l->b.id;
+	f->kind = l->b.kind;
+	f->state = l->b.state;
+	f->result = l->b.result;
+	f->message = l->b.message;
+	f->repo_path = l->b.repo_path;
+	f->bad = l->b.bad;
+	f->goods = l->b.goods;
+	f->nr_goods = l->b.nr_goods;
+	f->first_parent = l->b.first_parent;
+	f->candidates = l->b.candidates;
+	f->nr_candidates = l->b.nr_candidates;
+	f->paths = l->b.paths;
+	f->nr_paths = l->b.nr_paths;
+	f->argv = l->b.argv;
+	f->argc = l->b.argc;
+	l->nsteps = xcalloc(l->nr_steps + 1, sizeof(*l->nsteps));
+	for (size_t i = 0; i < l->nr_steps; i++) {
+		const struct step *s = &l->steps[i];
+		struct notify_step *ns = &l->nsteps[i];
+
+		if (!strcmp(s->status, "done"))
+			f->steps++;
+		ns->seq = s->seq;
+		memcpy(ns->hash, s->hash, 41);
+		ns->phase = s->phase;
+		ns->verdict = s->verdict;
+		ns->reason = s->reason;
+		ns->subject = s->subject;
+		ns->exit_code = s->exit_code;
+	}
+	f->step_list = l->nsteps;
+	f->nr_step_list = l->nr_steps;
+	if (l->b.culprit && l->b.result && !strcmp(l->b.result, "culprit")) {
+		f->culprit = l->b.culprit;
+		if (db_commit_facts(lab->db, l->b.repo_id, l->b.culprit, &l->subject, &l->author, &author_time) < 0)
+			return -1;
+		f->culprit_subject = l->subject;
+		f->culprit_author = l->author;
+	}
+	if (!strcmp(l->b.kind, "job") && load_job_facts(lab, l) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- delivery ---------------------------------------------------------------- */
+
+static int curl_ready;
+
+static int curl_setup(struct strbuf *err)
+{
+	CURLcode rc;
+
+	if (curl_ready)
+		return 0;
+	rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (rc != CURLE_OK) {
+		strbuf_addf(err, "cannot initialize libcurl: %s", curl_easy_strerror(rc));
+		return -1;
+	}
+	curl_ready = 1;
+	atexit(curl_global_cleanup);
+	return 0;
+}
+
+/* libcurl's error, once: its detailed buffer, else its code's text. */
+static void curl_failure(struct strbuf *err, CURLcode rc, const char *errbuf)
+{
+	size_t start = err->len;
+
+	add_line(err, *errbuf ? errbuf : curl_easy_strerror(rc), 300);
+	while (err->len > start && err->buf[err->len - 1] == ' ')
+		strbuf_setlen(err, err->len - 1);
+}
+
+/* "a@x, b@y" -> addresses, trimmed. */
+static size_t split_addresses(const char *list, char ***out)
+{
+	size_t n = 0, alloc = 0;
+
+	*out = NULL;
+	while (*list) {
+		const char *end = strchrnul(list, ','), *a = list, *b = end;
+
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (b > a) {
+			ALLOC_GROW(*out, n + 1, alloc);
+			(*out)[n++] = xstrndup(a, (size_t)(b - a));
+		}
+		list = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+static char *join_addresses(const char *list)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char **a;
+	size_t n = split_addresses(list, &a);
+
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addstr(&sb, i ? ", " : "");
+		strbuf_addstr(&sb, a[i]);
+		free(a[i]);
+	}
+	free(a);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The password from smtp_password_file: its first line. */
+static char *read_password(const char *path, struct strbuf *err)
+{
+	char buf[1024];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *pw;
+
+	if (fd < 0) {
+		strbuf_addf(err, "cannot open smtp_password_file '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0) {
+		strbuf_addf(err, "cannot read smtp_password_file '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	pw = xstrdup(buf);
+	explicit_bzero(buf, sizeof(buf));
+	return pw;
+}
+
+struct upload {
+	const char *p;
+	size_t left;
+};
+
+static size_t upload_read(char *buf, size_t size, size_t nmemb, void *arg)
+{
+	struct upload *u = arg;
+	size_t n = size * nmemb;
+
+	if (n > u->left)
+		n = u->left;
+	memcpy(buf, u->p, n);
+	u->p += n;
+	u->left -= n;
+	return n;
+}
+
+/* Keep the start of a response for the error message. */
+static size_t response_keep(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct strbuf *sb = arg;
+	size_t n = size * nmemb;
+
+	if (sb->len < 300)
+		strbuf_add(sb, ptr, n < 300 - sb->len ? n : 300 - sb->len);
+	return n;
+}
+
+static void common_options(struct lab *lab, CURL *c, char *errbuf)
+{
+	long timeout = lab->notify_timeout > 0 ? lab->notify_timeout : 30;
+
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout < 10 ? timeout : 10L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "klab/" PACKAGE_VERSION);
+}
+
+/* One message to every recipient of `to` ("a@x, b@y"). */
+static int send_mail(struct lab *lab, const char *from, const char *to, const char *msg, struct strbuf *err)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *rcpt = NULL;
+	struct upload up = { msg, strlen(msg) };
+	char **addrs = NULL, *mail_from = NULL, *password = NULL;
+	size_t n = 0;
+	CURL *c = NULL;
+	CURLcode rc;
+	int ret = -1;
+
+	if (curl_setup(err) < 0)
+		return -1;
+	if (!lab->smtp_url) {
+		strbuf_addf(err, "smtp_url is not set in %s", lab->config_path);
+		return -1;
+	}
+	n = split_addresses(to, &addrs);
+	if (!n) {
+		strbuf_addstr(err, "no recipient");
+		goto out;
+	}
+	if (lab->smtp_user && lab->smtp_password_file && !(password = read_password(lab->smtp_password_file, err)))
+		goto out;
+	c = curl_easy_init();
+	if (!c) {
+		strbuf_addstr(err, "cannot create a libcurl handle");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *a = xstrfmt("<%s>", addrs[i]);
+		rcpt = curl_slist_append(rcpt, a);
+		free(a);
+	}
+	mail_from = xstrfmt("<%s>", from);
+	common_options(lab, c, errbuf);
+	curl_easy_setopt(c, CURLOPT_URL, lab->smtp_url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_SMTP | CURLPROTO_SMTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_USE_SSL, !strcmp(lab->smtp_tls, "required") ? (long)CURLUSESSL_ALL
+					     : !strcmp(lab->smtp_tls, "try") ? (long)CURLUSESSL_TRY
+									     : (long)CURLUSESSL_NONE);
+	if (lab->smtp_user) {
+		curl_easy_setopt(c, CURLOPT_USERNAME, lab->smtp_user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, password ? password : "");
+	}
+	curl_easy_setopt(c, CURLOPT_MAIL_FROM, mail_from);
+	curl_easy_setopt(c, CURLOPT_MAIL_RCPT, rcpt);
+	curl_easy_setopt(c, CURLOPT_READFUNCTION, upload_read);
+	curl_easy_setopt(c, CURLOPT_READDATA, &up);
+	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		curl_failure(err, rc, errbuf);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (c)
+		curl_easy_cleanup(c);
+	curl_slist_free_all(rcpt);
+	for (size_t i = 0; i < n; i++)
+		free(addrs[i]);
+	free(addrs);
+	free(mail_from);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		free(password);
+	}
+	return ret;
+}
+
+/* POST the document; any 2xx answer means it arrived. */
+static int send_webhook(struct lab *lab, const char *url, const char *json, struct strbuf *err)
+{
+	char errbuf[CURL_ERROR_SIZE] = "";
+	struct curl_slist *headers = NULL;
+	struct strbuf response = STRBUF_INIT;
+	CURL *c;
+	CURLcode rc;
+	long status = 0;
+	int ret = -1;
+
+	if (curl_setup(err) < 0)
+		return -1;
+	c = curl_easy_init();
+	if (!c) {
+		strbuf_addstr(err, "cannot create a libcurl handle");
+		return -1;
+	}
+	headers = curl_slist_append(headers, "Content-Type: application/json");
+	/* no "Expect: 100-continue" round trip for a small document */
+	headers = curl_slist_append(headers, "Expect:");
+	common_options(lab, c, errbuf);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(c, CURLOPT_POST, 1L);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(json));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, response_keep);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &response);
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK) {
+		curl_failure(err, rc, errbuf);
+		goto out;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (status < 200 || status > 299) {
+		strbuf_addf(err, "HTTP status %ld", status);
+		if (response.len) {
+			strbuf_addstr(err, ": ");
+			add_line(err, response.buf, 200);
+		}
+		goto out;
+	}
+	ret = 0;
+out:
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(c);
+	strbuf_release(&response);
+	return ret;
+}
+
+/* The sender: notify_mail_from, else klab@<host name>. */
+static char *mail_from(struct lab *lab, const char *host)
+{
+	return lab->notify_mail_from ? xstrdup(lab->notify_mail_from) : xstrfmt("klab@%s", host);
+}
+
+void notify_describe_target(struct strbuf *sb, const char *kind, const char *target)
+{
+	const char *scheme_end, *host, *end, *at;
+
+	if (!strcmp(kind, "mail")) {
+		add_line(sb, target, 200);
+		return;
+	}
+	scheme_end = strstr(target, "://");
+	host = scheme_end ? scheme_end + 3 : target;
+	end = host + strcspn(host, "/?#");
+	at = memchr(host, '@', (size_t)(end - host));
+	strbuf_add(sb, target, (size_t)(host - target));
+	if (at)
+		host = at + 1;
+	strbuf_add(sb, host, (size_t)(end - host));
+	if (*end)
+		strbuf_addstr(sb, "/...");
+}
+
+/* "mail to a@x" or "webhook https://host/...": a target in messages. */
+static void describe(struct strbuf *sb, const char *kind, const char *target)
+{
+	strbuf_addstr(sb, !strcmp(kind, "mail") ? "mail to " : "webhook ");
+	notify_describe_target(sb, kind, target);
+}
+
+static int send_row(struct lab *lab, const struct db_notification *n, struct strbuf *err)
+{
+	char host[256];
+
+	host_name(host, sizeof(host));
+	if (!strcmp(n->kind, "mail")) {
+		struct strbuf msg = STRBUF_INIT;
+		char *from = mail_from(lab, host);
+		/* the same Message-ID on every retry: a duplicate is recognizable */
+		char *mid = xstrfmt("klab.%lld.%lld@%s", (long long)n->id, (long long)n->created_at, host);
+		int rc;
+
+		notify_mail_format(&msg, from, n->target, n->subject ? n->subject : "[klab]", n->body,
+				   n->created_at, mid);
+		rc = send_mail(lab, from, n->target, msg.buf, err);
+		strbuf_release(&msg);
+		free(from);
+		free(mid);
+		return rc;
+	}
+	return send_webhook(lab, n->target, n->body, err);
+}
+
+/* One attempt at row `id`: 0 sent (or no longer pending), 1 failed and
+ * recorded, -1 database error. */
+static int deliver_row(struct lab *lab, int64_t id)
+{
+	struct db_notification n;
+	struct strbuf err = STRBUF_INIT, what = STRBUF_INIT;
+	int ret = -1;
+
+	if (db_notification_load(lab->db, id, &n) < 0)
+		return -1;
+	if (strcmp(n.state, "pending")) {
+		ret = 0;
+		goto out;
+	}
+	describe(&what, n.kind, n.target);
+	if (send_row(lab, &n, &err) == 0) {
+		if (db_notification_attempt(lab->db, id, "sent", n.attempts + 1, 0, NULL) < 0)
+			goto out;
+		printf("notification %lld: %s sent\n", (long long)id, what.buf);
+		ret = 0;
+	} else {
+		int attempts = n.attempts + 1;
+		int64_t wait = notify_backoff(attempts);
+		char dur[32];
+
+		if (db_notification_attempt(lab->db, id, wait < 0 ? "failed" : "pending", attempts,
+					    wait < 0 ? 0 : now_s() + wait, err.buf) < 0)
+			goto out;
+		if (wait < 0)
+			warning("notification %lld (%s) not sent: %s; given up after %d attempts", (long long)id,
+				what.buf, err.buf, attempts);
+		else
+			warning("notification %lld (%s) not sent: %s; next try in %s ('klab notify flush')",
+				(long long)id, what.buf, err.buf, fmt_duration(wait * 1000, dur, sizeof(dur)));
+		ret = 1;
+	}
+out:
+	db_notification_release(&n);
+	strbuf_release(&err);
+	strbuf_release(&what);
+	return ret;
+}
+
+/* Deliver rows under the lab's notify lock, so that two klab processes
+ * never send the same row twice.  Returns the failures, or -1. */
+static int deliver_rows(struct lab *lab, const int64_t *ids, size_t nr)
+{
+	int failed = 0, lock;
+
+	if (!nr)
+		return 0;
+	lock = lab_try_lock(lab, "notify");
+	if (lock < 0) {
+		printf("notify: another klab process is delivering; 'klab notify flush' sends what it leaves\n");
+		return 0;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		int rc = deliver_row(lab, ids[i]);
+		if (rc < 0) {
+			failed = -1;
+			break;
+		}
+		failed += rc;
+	}
+	close(lock);
+	return failed;
+}
+
+int notify_flush(struct lab *lab, int force)
+{
+	int64_t *ids;
+	size_t nr;
+	int ret;
+
+	if (db_notifications_due(lab->db, now_s(), force, &ids, &nr) < 0)
+		return -1;
+	ret = deliver_rows(lab, ids, nr);
+	free(ids);
+	return ret;
+}
+
+int notify_bisection(struct lab *lab, int64_t bisection_id)
+{
+	struct loaded l;
+	struct notify_message m = { 0 };
+	int64_t ids[2];
+	size_t nr = 0;
+	int ret = -1;
+
+	if (!lab->notify_mail_to && !lab->notify_webhook)
+		return 0;
+	if (load_facts(lab, bisection_id, &l) < 0)
+		goto out;
+	notify_compose_bisection(&l.f, &m);
+	/* the rows first, in one transaction: they are the record */
+	if (db_begin(lab->db) < 0)
+		goto out;
+	if (lab->notify_mail_to) {
+		char *to = join_addresses(lab->notify_mail_to);
+		int rc = db_notification_add(lab->db, "mail", to, m.subject, m.text, bisection_id, &ids[nr]);
+		free(to);
+		if (rc < 0)
+			goto rollback;
+		nr++;
+	}
+	if (lab->notify_webhook) {
+		if (db_notification_add(lab->db, "webhook", lab->notify_webhook, m.subject, m.json, bisection_id,
+					&ids[nr]) < 0)
+			goto rollback;
+		nr++;
+	}
+	if (db_commit(lab->db) < 0)
+		goto rollback;
+	ret = deliver_rows(lab, ids, nr) < 0 ? -1 : 0;
+	goto out;
+rollback:
+	db_rollback(lab->db);
+out:
+	notify_message_release(&m);
+	loaded_release(&l);
+	return ret;
+}
+
+int notify_test(struct lab *lab, int mail, int webhook)
+{
+	struct notify_message m = { 0 };
+	char host[256];
+	int ret = 0;
+
+	if (mail && !lab->notify_mail_to)
+		return error("notify_mail_to is not set in %s", lab->config_path);
+	if (webhook && !lab->notify_webhook)
+		return error("notify_webhook is not set in %s", lab->config_path);
+	host_name(host, sizeof(host));
+	notify_compose_test(host, lab->state_dir, now_s(), &m);
+	if (mail) {
+		struct strbuf msg = STRBUF_INIT, err = STRBUF_INIT, what = STRBUF_INIT;
+		char *from = mail_from(lab, host), *to = join_addresses(lab->notify_mail_to);
+		char *mid = xstrfmt("klab.test.%lld.%d@%s", (long long)now_s(), (int)getpid(), host);
+
+		describe(&what, "mail", to);
+		notify_mail_format(&msg, from, to, m.subject, m.text, now_s(), mid);
+		if (send_mail(lab, from, to, msg.buf, &err) == 0)
+			printf("notify test: %s sent through %s\n", what.buf, lab->smtp_url);
+		else
+			ret = error("notify test: %s not sent: %s", what.buf, err.buf);
+		strbuf_release(&msg);
+		strbuf_release(&err);
+		strbuf_release(&what);
+		free(from);
+		free(to);
+		free(mid);
+	}
+	if (webhook) {
+		struct strbuf err = STRBUF_INIT, what = STRBUF_INIT;
+
+		describe(&what, "webhook", lab->notify_webhook);
+		if (send_webhook(lab, lab->notify_webhook, m.json, &err) == 0)
+			printf("notify test: %s answered 2xx\n", what.buf);
+		else
+			ret = error("notify test: %s not sent: %s", what.buf, err.buf);
+		strbuf_release(&err);
+		strbuf_release(&what);
+	}
+	notify_message_release(&m);
+	return ret;
+}

@@ -1,0 +1,413 @@
+/* Unit tests of the pure parts of notify: reports composed from a
+ * bisection's facts (golden files in tests/data/notify, KLAB_REGENERATE=1
+ * rewrites them), JSON escaping of hostile text, mail headers that no
+ * commit subject can break out of, and the retry schedule. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "notify.h"
+#include "util/json.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+/* helpers.h also brings the topology helpers, unused here */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "helpers.h"
+#pragma GCC diagnostic pop
+
+/* ---- facts ------------------------------------------------------------- */
+
+static char goods[1][41] = { "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d" };
+static const double good_vals[] = { 9300, 9150, 9480 };
+static const double parent_vals[] = { 9260, 9390, 9010 };
+static const double culprit_vals[] = { 265, 259, 270 };
+static const double bad_vals[] = { 262, 271, 255 };
+static const struct notify_counter counters[] = {
+	{ "thp_fault_alloc", 12.5, 2751 },
+	{ "pgfault", 40125, 1204 },
+};
+
+static void job_facts(struct notify_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->host = "lab1.example.org";
+	f->bisection_id = 7;
+	f->kind = "job";
+	f->state = "done";
+	f->result = "culprit";
+	f->message = "culprit 3f2a1b4c5d6e confirmed: parent like good, culprit like bad";
+	f->repo_path = "/srv/linux";
+	f->bad = "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432";
+	f->goods = goods;
+	f->nr_goods = 1;
+	f->steps = 9;
+	f->culprit = "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c";
+	f->culprit_subject = "mm: align larger anonymous mappings on THP boundaries";
+	f->culprit_author = "Rik van Riel <riel@surriel.com>";
+	f->job_path = "jobs/will-it-scale-malloc1.yaml";
+	f->suite = "will-it-scale";
+	f->testcase = "malloc1";
+	f->kpi = "will-it-scale.per_process_ops";
+	f->direction = 1;
+	f->kpis[0] = (struct notify_kpi){ "good", "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d", good_vals, 3 };
+	f->kpis[1] = (struct notify_kpi){ "parent", "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d", parent_vals, 3 };
+	f->kpis[2] = (struct notify_kpi){ "culprit", "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c", culprit_vals, 3 };
+	f->kpis[3] = (struct notify_kpi){ "bad", "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432", bad_vals, 3 };
+	f->nr_kpis = 4;
+	f->counters = counters;
+	f->nr_counters = ARRAY_SIZE(counters);
+}
+
+static char *hostile_argv[] = { "./test.sh", "it's", NULL };
+static char *hostile_paths[] = { "mm/", NULL };
+static const struct notify_step hostile_steps[] = {
+	{ 1, "c94b5d6bf0fd00000000000000000000000000aa", "bisect", "good", "exit 0", "commit 6", 0 },
+	{ 2, "8d091288de46415f24853ba84eb9a96db928efc5", "bisect", "bad", "exit 1",
+	  "fix\rBcc: evil@x \"quote\\ \xc3\xafn\xff", 1 },
+};
+
+static void command_facts(struct notify_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->host = "lab1.example.org";
+	f->bisection_id = 3;
+	f->kind = "command";
+	f->state = "done";
+	f->result = "culprit";
+	f->message = "first bad commit 8d091288de46";
+	f->repo_path = "/home/me/my repo";
+	f->bad = "df1be64934b24359ecf7d5e2f1a3681501eeb86a";
+	f->goods = goods;
+	f->nr_goods = 1;
+	f->steps = 2;
+	f->culprit = "8d091288de46415f24853ba84eb9a96db928efc5";
+	f->culprit_subject = "fix\rBcc: evil@x \"quote\\ \xc3\xafn\xff";
+	f->culprit_author = "Mallory\r\nTo: <m@x>";
+	f->argv = hostile_argv;
+	f->argc = 2;
+	f->paths = hostile_paths;
+	f->nr_paths = 1;
+	f->step_list = hostile_steps;
+	f->nr_step_list = ARRAY_SIZE(hostile_steps);
+}
+
+static void check_report(const struct notify_facts *f, const char *name, const char *subject)
+{
+	struct notify_message m;
+	char *txt = xstrfmt("notify/%s.txt", name), *json = xstrfmt("notify/%s.json", name);
+
+	notify_compose_bisection(f, &m);
+	assert_string_equal(m.subject, subject);
+	check_golden(txt, m.text);
+	check_golden(json, m.json);
+	notify_message_release(&m);
+	free(txt);
+	free(json);
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+static void test_notify__job_culprit_report_has_the_kpi_table(void **state)
+{
+	struct notify_facts f;
+
+	(void)state;
+	job_facts(&f);
+	check_report(&f, "job-culprit", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
+					 "will-it-scale.per_process_ops -97.2% regression");
+}
+
+static void test_notify__job_without_confirmation_names_the_bad_end(void **state)
+{
+	struct notify_facts f;
+
+	(void)state;
+	job_facts(&f);
+	f.kpis[1] = f.kpis[3];	/* good and bad only */
+	f.nr_kpis = 2;
+	f.nr_counters = 0;
+	f.direction = -1;	/* lower is better: a drop is an improvement */
+	{
+		struct notify_message m;
+		notify_compose_bisection(&f, &m);
+		assert_string_equal(m.subject, "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP "
+					       "boundaries: will-it-scale.per_process_ops -97.2% improvement");
+		assert_non_null(strstr(m.json, "\"parent\": null"));
+		notify_message_release(&m);
+	}
+}
+
+static void test_notify__command_culprit_report_with_hostile_subject(void **state)
+{
+	struct notify_facts f;
+
+	(void)state;
+	command_facts(&f);
+	check_report(&f, "command-culprit",
+		     "[klab] 8d091288de46 fix Bcc: evil@x \"quote\\ \xc3\xafn\xef\xbf\xbd: test.sh fails (exit 1)");
+}
+
+static void test_notify__not_reproduced_report(void **state)
+{
+	struct notify_facts f;
+
+	(void)state;
+	job_facts(&f);
+	f.result = "not-reproduced";
+	f.message = "regression not reproduced: bad is within the noise of good";
+	f.culprit = f.culprit_subject = f.culprit_author = NULL;
+	f.kpis[1] = f.kpis[0];
+	f.kpis[1].label = "bad";	/* as measured: bad like good */
+	memcpy(f.kpis[1].hash, f.bad, 41);
+	f.nr_kpis = 2;
+	f.nr_counters = 0;
+	f.steps = 2;
+	check_report(&f, "not-reproduced", "[klab] bisection 7: will-it-scale.per_process_ops regression not reproduced");
+}
+
+static void test_notify__failed_and_skipped_subjects(void **state)
+{
+	struct notify_facts f;
+	struct notify_message m;
+	static char cands[2][41] = { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" };
+
+	(void)state;
+	command_facts(&f);
+	f.state = "failed";
+	f.result = "error";
+	f.culprit = NULL;
+	f.message = "cannot load the commit range\nX-Injected: 1";
+	notify_compose_bisection(&f, &m);
+	assert_string_equal(m.subject, "[klab] bisection 3 failed: cannot load the commit range X-Injected: 1");
+	assert_non_null(strstr(m.json, "\"outcome\": \"failed\""));
+	assert_non_null(strstr(m.json, "\"culprit\": null"));
+	notify_message_release(&m);
+
+	f.state = "done";
+	f.result = "skipped-only";
+	f.candidates = cands;
+	f.nr_candidates = 2;
+	f.message = "only skipped commits left: 2 possible first bad commits";
+	notify_compose_bisection(&f, &m);
+	assert_string_equal(m.subject, "[klab] bisection 3: only skipped commits left, 2 possible first bad commits");
+	assert_non_null(strstr(m.text, "could be any of:\n  aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"
+				       "  bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"));
+	assert_non_null(strstr(m.json, "\"candidates\": [\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\", "));
+	notify_message_release(&m);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void test_notify__json_escapes_hostile_strings(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "he said \"hi\"\\", "\"he said \\\"hi\\\"\\\\\"" },
+		{ "\x01\x1f\x7f\t\n\r\b\f", "\"\\u0001\\u001f\\u007f\\t\\n\\r\\b\\f\"" },
+		{ "na\xc3\xafve \xe2\x98\x83 \xf0\x9f\x98\x80", "\"na\xc3\xafve \xe2\x98\x83 \xf0\x9f\x98\x80\"" },
+		{ "\xc0\x80", "\"\\ufffd\\ufffd\"" },			/* overlong NUL */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },	/* above U+10FFFF */
+		{ "ab\xe2\x98", "\"ab\\ufffd\\ufffd\"" },		/* truncated */
+		{ "\x80x\xff", "\"\\ufffdx\\ufffd\"" },			/* stray bytes */
+		{ "a\xe2\x80\xa8" "b\xe2\x80\xa9", "\"a\\u2028b\\u2029\"" },	/* JavaScript line ends */
+		{ "</script>", "\"</script>\"" },
+		{ "", "\"\"" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		strbuf_reset(&sb);
+		json_add_string(&sb, cases[i].in);
+		assert_string_equal(sb.buf, cases[i].out);
+	}
+	strbuf_reset(&sb);
+	json_add_string(&sb, NULL);
+	json_add_number(&sb, NAN);
+	json_add_number(&sb, INFINITY);
+	strbuf_addch(&sb, ' ');
+	json_add_number(&sb, 9300);
+	strbuf_addch(&sb, ' ');
+	json_add_number(&sb, -2.5);
+	strbuf_addch(&sb, ' ');
+	json_add_number(&sb, 1e300);
+	assert_string_equal(sb.buf, "nullnullnull 9300 -2.5 1e+300");
+	strbuf_release(&sb);
+}
+
+/* ---- mail --------------------------------------------------------------- */
+
+/* Lines end in CRLF only: no bare CR or LF. */
+static void assert_crlf(const char *h)
+{
+	for (const char *p = h; *p; p++) {
+		if (*p == '\r')
+			assert_true(p[1] == '\n');
+		if (*p == '\n')
+			assert_true(p > h && p[-1] == '\r');
+	}
+}
+
+static void assert_one_header_line(const char *h)
+{
+	/* every CRLF but the last is followed by folding white space */
+	for (const char *p = strstr(h, "\r\n"); p; p = strstr(p + 2, "\r\n"))
+		if (p[2])
+			assert_true(p[2] == ' ');
+	assert_crlf(h);
+}
+
+static void test_notify__header_injection_stripped(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	notify_mail_header(&sb, "Subject", "fix\r\nBcc: evil@x\rTo: x@y\n\x01" "end");
+	assert_string_equal(sb.buf, "Subject: fix Bcc: evil@x To: x@y end\r\n");
+	assert_one_header_line(sb.buf);
+
+	strbuf_reset(&sb);
+	notify_mail_header(&sb, "Subject", "na\xc3\xafve");
+	assert_string_equal(sb.buf, "Subject: =?UTF-8?B?bmHDr3Zl?=\r\n");
+
+	/* text that looks like an encoded word is encoded itself */
+	strbuf_reset(&sb);
+	notify_mail_header(&sb, "Subject", "[klab] bisection 3 failed: =?x?= trick");
+	assert_string_equal(sb.buf, "Subject: =?UTF-8?B?W2tsYWJdIGJpc2VjdGlvbiAzIGZhaWxlZDogPT94Pz0gdHJpY2s=?=\r\n");
+
+	/* invalid UTF-8 with newlines: one header, encoded, U+FFFD for the bytes */
+	strbuf_reset(&sb);
+	notify_mail_header(&sb, "Subject", "\xff\r\nBcc: evil@x");
+	assert_string_equal(sb.buf, "Subject: =?UTF-8?B?77+9ICBCY2M6IGV2aWxAeA==?=\r\n");
+	strbuf_release(&sb);
+}
+
+static void test_notify__long_headers_are_folded(void **state)
+{
+	struct strbuf sb = STRBUF_INIT, in = STRBUF_INIT, unfolded = STRBUF_INIT;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		strbuf_addf(&in, "%sword%d", i ? " " : "", i);
+	notify_mail_header(&sb, "Subject", in.buf);
+	assert_one_header_line(sb.buf);
+	for (const char *p = sb.buf; *p;) {
+		const char *eol = strstr(p, "\r\n");
+		assert_true(eol - p <= 78);
+		strbuf_add(&unfolded, p, (size_t)(eol - p));
+		p = eol + 2;
+	}
+	assert_string_equal(unfolded.buf + strlen("Subject: "), in.buf);
+
+	/* non-ASCII: encoded words of whole characters, each line short */
+	strbuf_reset(&sb);
+	strbuf_reset(&in);
+	for (int i = 0; i < 40; i++)
+		strbuf_addstr(&in, "\xe2\x98\x83\xc3\xaf");
+	notify_mail_header(&sb, "Subject", in.buf);
+	assert_one_header_line(sb.buf);
+	for (const char *p = sb.buf; *p;) {
+		const char *eol = strstr(p, "\r\n");
+		assert_true(eol - p <= 78);
+		p = eol + 2;
+	}
+	strbuf_release(&sb);
+	strbuf_release(&in);
+	strbuf_release(&unfolded);
+}
+
+static void test_notify__mail_format_golden(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	/* 2026-11-30 11:50:48 UTC; a stray CR, a leading dot (libcurl
+	 * dot-stuffs on upload), no final newline */
+	notify_mail_format(&sb, "klab@example.org", "dev@example.org, list@example.org",
+			   "[klab] 8d091288de46 na\xc3\xafve fix: test.sh fails (exit 1)",
+			   "first line\nstray\rCR\n.leading dot\n\nlast", 1796039448, "klab.1.1796039448@lab1");
+	check_golden("notify/mail.eml", sb.buf);
+	assert_crlf(sb.buf);
+	strbuf_reset(&sb);
+	notify_mail_format(&sb, "a@b", "c@d", "s", "t\n", 0, "m@h");
+	assert_non_null(strstr(sb.buf, "Date: Thu, 1 Jan 1970 00:00:00 +0000\r\n"));
+	strbuf_release(&sb);
+}
+
+static void test_notify__test_message(void **state)
+{
+	struct notify_message m;
+
+	(void)state;
+	notify_compose_test("lab1", "/var/lib/klab \"x\"", 1796039448, &m);
+	assert_string_equal(m.subject, "[klab] test message from lab1");
+	assert_non_null(strstr(m.json, "\"event\": \"test\""));
+	assert_non_null(strstr(m.json, "\"lab\": \"/var/lib/klab \\\"x\\\"\""));
+	notify_message_release(&m);
+}
+
+static void test_notify__webhook_named_without_its_token(void **state)
+{
+	static const struct {
+		const char *kind, *target, *shown;
+	} cases[] = {
+		{ "webhook", "https://hooks.example.org/services/T0/B1/s3cret", "https://hooks.example.org/..." },
+		{ "webhook", "http://user:pw@127.0.0.1:8080?token=x", "http://127.0.0.1:8080/..." },
+		{ "webhook", "https://ci.example.org", "https://ci.example.org" },
+		{ "mail", "a@x, b@y", "a@x, b@y" },
+		{ "mail", "a@x\r\nBcc: e@x", "a@x  Bcc: e@x" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		strbuf_reset(&sb);
+		notify_describe_target(&sb, cases[i].kind, cases[i].target);
+		assert_string_equal(sb.buf, cases[i].shown);
+	}
+	strbuf_release(&sb);
+}
+
+/* ---- retries ------------------------------------------------------------ */
+
+static void test_notify__backoff_schedule(void **state)
+{
+	static const int64_t want[] = { 60, 300, 1800, 7200, 21600, 43200, 86400 };
+
+	(void)state;
+	assert_int_equal(NOTIFY_MAX_ATTEMPTS, 8);
+	for (int i = 1; i < NOTIFY_MAX_ATTEMPTS; i++)
+		assert_int_equal(notify_backoff(i), want[i - 1]);
+	assert_int_equal(notify_backoff(NOTIFY_MAX_ATTEMPTS), -1);
+	assert_int_equal(notify_backoff(NOTIFY_MAX_ATTEMPTS + 5), -1);
+	assert_int_equal(notify_backoff(0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_notify__job_culprit_report_has_the_kpi_table),
+		cmocka_unit_test(test_notify__job_without_confirmation_names_the_bad_end),
+		cmocka_unit_test(test_notify__command_culprit_report_with_hostile_subject),
+		cmocka_unit_test(test_notify__not_reproduced_report),
+		cmocka_unit_test(test_notify__failed_and_skipped_subjects),
+		cmocka_unit_test(test_notify__json_escapes_hostile_strings),
+		cmocka_unit_test(test_notify__header_injection_stripped),
+		cmocka_unit_test(test_notify__long_headers_are_folded),
+		cmocka_unit_test(test_notify__mail_format_golden),
+		cmocka_unit_test(test_notify__test_message),
+		cmocka_unit_test(test_notify__webhook_named_without_its_token),
+		cmocka_unit_test(test_notify__backoff_schedule),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
