@@ -8,6 +8,7 @@
 #include "bisect.h"
 #include "kbuild.h"
 #include "pipeline.h"
+#include "notify.h"
 #include "perfbisect.h"
 #include "stats.h"
 #include "verdict.h"
@@ -1179,6 +1180,20 @@ out:
 	return ret;
 }
 
+/* Mail and webhook notices of a bisection that ended (culprit, skipped
+ * only, not reproduced, failed); a stopped one goes on later.  Delivery
+ * problems are recorded and retried, never this command's failure. */
+static void notify_if_finished(struct lab *lab, int64_t id)
+{
+	struct bisection fin;
+
+	if (db_bisection_load(lab->db, id, &fin) < 0)
+		return;
+	if (!strcmp(fin.state, "done") || !strcmp(fin.state, "failed"))
+		notify_bisection(lab, id);
+	bisection_release(&fin);
+}
+
 /* ---- start ------------------------------------------------------------ */
 
 /* submit: create the bisection (everything checked as for start) and
@@ -1433,6 +1448,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 			goto out;
 		ret = run_bisection(&lab, &loaded, &dag, &info);
 		bisection_release(&loaded);
+		notify_if_finished(&lab, id);
 	}
 out:
 	if (dag_loaded)
@@ -1527,6 +1543,7 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 		ret = EXIT_FAIL;
 	} else {
 		ret = run_bisection(&lab, &b, NULL, NULL);
+		notify_if_finished(&lab, b.id);
 	}
 	bisection_release(&b);
 	lab_close(&lab);

@@ -26,6 +26,7 @@
 #include "klab.h"
 #include "db.h"
 #include "lab.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -463,20 +464,6 @@ int cmd_worker(int argc, char **argv, const struct global_opts *g)
 
 /* ---- status, log, cancel, retry ----------------------------------------- */
 
-static void json_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\')
-			strbuf_addf(sb, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			strbuf_addf(sb, "\\u%04x", *p);
-		else
-			strbuf_addch(sb, (char)*p);
-	}
-	strbuf_addch(sb, '"');
-}
-
 /* What the job is about, one line: the bisection's progress and outcome. */
 static char *job_what(struct lab *lab, const struct queue_job *j)
 {
@@ -520,22 +507,22 @@ static void status_json(struct lab *lab, struct queue_job *jobs, size_t nr, int 
 		struct queue_job *j = &jobs[i];
 		char *what = job_what(lab, j);
 		strbuf_addf(&sb, "%s{\"id\": %lld, \"kind\": ", one ? "" : "  ", (long long)j->id);
-		json_str(&sb, j->kind);
+		json_add_string(&sb, j->kind);
 		strbuf_addstr(&sb, ", \"state\": ");
-		json_str(&sb, j->state);
+		json_add_string(&sb, j->state);
 		strbuf_addf(&sb, ", \"attempts\": %d, \"bisection\": ", j->attempts);
 		if (j->bisection_id)
 			strbuf_addf(&sb, "%lld", (long long)j->bisection_id);
 		else
 			strbuf_addstr(&sb, "null");
 		strbuf_addstr(&sb, ", \"worker\": ");
-		json_str(&sb, j->worker);
+		json_add_string(&sb, j->worker);
 		strbuf_addstr(&sb, ", \"message\": ");
-		json_str(&sb, j->message);
+		json_add_string(&sb, j->message);
 		strbuf_addstr(&sb, ", \"what\": ");
-		json_str(&sb, what);
+		json_add_string(&sb, what);
 		strbuf_addstr(&sb, ", \"submitted_by\": ");
-		json_str(&sb, j->submitted_by);
+		json_add_string(&sb, j->submitted_by);
 		strbuf_addf(&sb, ", \"created_at\": %lld, \"started_at\": %lld, \"finished_at\": %lld}%s\n",
 			    (long long)j->created_at, (long long)j->started_at, (long long)j->finished_at,
 			    !one && i + 1 < nr ? "," : "");

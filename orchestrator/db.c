@@ -2,8 +2,8 @@
  * each function reports its own error and returns -1. */
 #include "db.h"
 #include "gitrepo.h"
-#include "util/strbuf.h"
 #include "report.h"
+#include "util/strbuf.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -1092,63 +1092,6 @@ void queue_job_release(struct queue_job *j)
 }
 
 int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j)
-
-/* ---- the report ---------------------------------------------------------- */
-
-/* Every table is read in one pass (a handful of statements for the whole
- * lab, not a few per step), then joined in memory by id. */
-
-struct step_ref {
-	int64_t id;
-	struct report_step *s;
-};
-
-static int cmp_step_ref(const void *a, const void *b)
-{
-	const struct step_ref *x = a, *y = b;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-struct report_index {
-	struct report *r;
-	struct step_ref *steps;
-	size_t nr_steps;
-};
-
-/* r->bisections is ordered by id, newest first. */
-static struct report_bisection *find_bisection(struct report *r, int64_t id)
-{
-	size_t lo = 0, hi = r->nr_bisections;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->bisections[mid].id == id)
-			return &r->bisections[mid];
-		if (r->bisections[mid].id > id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static struct report_step *find_report_step(const struct report_index *x, int64_t id)
-{
-	struct step_ref key = { id, NULL }, *hit;
-
-	hit = bsearch(&key, x->steps, x->nr_steps, sizeof(key), cmp_step_ref);
-	return hit ? hit->s : NULL;
-}
-
-static void replace_str(char **dst, sqlite3_stmt *st, int col)
-{
-	free(*dst);
-	*dst = col_strdup(st, col);
-}
-
-/* Run a statement and hand each row to fn; -1 after error() on failure. */
-static int each_row(sqlite3 *db, const char *sql, int64_t bind1, int (*fn)(sqlite3_stmt *, void *), void *data,
-		    const char *what)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1297,6 +1240,67 @@ int db_queue_retry(sqlite3 *db, int64_t id)
 	if (step_done(db, st, "cannot queue the job again") < 0)
 		return -1;
 	return sqlite3_changes(db) > 0;
+}
+
+/* ---- the report ---------------------------------------------------------- */
+
+/* Every table is read in one pass (a handful of statements for the whole
+ * lab, not a few per step), then joined in memory by id. */
+
+struct step_ref {
+	int64_t id;
+	struct report_step *s;
+};
+
+static int cmp_step_ref(const void *a, const void *b)
+{
+	const struct step_ref *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct report_index {
+	struct report *r;
+	struct step_ref *steps;
+	size_t nr_steps;
+};
+
+/* r->bisections is ordered by id, newest first. */
+static struct report_bisection *find_bisection(struct report *r, int64_t id)
+{
+	size_t lo = 0, hi = r->nr_bisections;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->bisections[mid].id == id)
+			return &r->bisections[mid];
+		if (r->bisections[mid].id > id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static struct report_step *find_report_step(const struct report_index *x, int64_t id)
+{
+	struct step_ref key = { id, NULL }, *hit;
+
+	hit = bsearch(&key, x->steps, x->nr_steps, sizeof(key), cmp_step_ref);
+	return hit ? hit->s : NULL;
+}
+
+static void replace_str(char **dst, sqlite3_stmt *st, int col)
+{
+	free(*dst);
+	*dst = col_strdup(st, col);
+}
+
+/* Run a statement and hand each row to fn; -1 after error() on failure. */
+static int each_row(sqlite3 *db, const char *sql, int64_t bind1, int (*fn)(sqlite3_stmt *, void *), void *data,
+		    const char *what)
+{
+	sqlite3_stmt *st;
+	int rc;
 
 	if (prepare(db, &st, sql) < 0)
 		return -1;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "util/json.h"
+
 /* web/page.html and web/style.css, embedded at build time. */
 extern const char klab_web_page_html[];
 extern const char klab_web_style_css[];
@@ -10,34 +12,14 @@ extern const char klab_web_style_css[];
 static const char replacement[] = "\xef\xbf\xbd";	/* U+FFFD */
 
 /* Length of the UTF-8 sequence at s (at most n bytes), or 0 when it is
- * not one: overlong forms, surrogates and values past U+10FFFF included. */
+ * not text: not UTF-8 (utf8_decode), or a C1 control or non-character. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len;
-	unsigned min;
-	unsigned cp;
+	uint32_t cp;
+	size_t len = utf8_decode((const char *)s, n, &cp);
 
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2, min = 0x80, cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3, min = 0x800, cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4, min = 0x10000, cp = s[0] & 0x07;
-	} else {
+	if (!len)
 		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	/* C1 controls and non-characters are not text either */
 	if ((cp >= 0x80 && cp <= 0x9f) || (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
 		return 0;
 	return len;

@@ -59,8 +59,7 @@ static void print_main_usage(int to_stderr)
 	print_usage(klab_usage, to_stderr);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nNot yet implemented (see README): track, host (several hypervisors),\n"
-		   "notify.\n"
+	fprintf(f, "\nNot yet implemented (see README): track, host (several hypervisors).\n"
 		   "'klab <command> --help' describes a command.\n");
 }
 
