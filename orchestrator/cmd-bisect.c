@@ -1098,19 +1098,15 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 		kbuild_recipe_release(&r.recipe);
 		return EXIT_FAIL;
 	}
-	/* The worktree is per repository; one bisection uses it at a time. */
-	lock_name = xstrfmt("worktree-%lld", (long long)b->repo_id);
+	/* A worktree of the repository no other klab process uses. */
 	{
-		int wfd = lab_lock(lab, lock_name);
-		free(lock_name);
+		int wfd = pipeline_worktree_lock(lab, b->repo_id, &wt_dir);
 		if (wfd < 0) {
 			close(lock_fd);
 			return EXIT_FAIL;
 		}
 		/* keep wfd open for the process lifetime of this run */
-		lock_name = NULL;
 		r.log_dir = xstrfmt("%s/logs/bisect-%lld", lab->state_dir, (long long)b->id);
-		wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)b->repo_id);
 		if (mkdir_p(r.log_dir, 0755) < 0 || gitrepo_open(&r.repo, b->repo_path) < 0 ||
 		    worktree_open(&r.wt, r.repo, wt_dir) < 0) {
 			free(wt_dir);

@@ -911,7 +911,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	char *bd = NULL, *log = NULL, *marker = NULL, *cfg_path = NULL, *cfg_text = NULL, *ccache_dir = NULL;
 	char *lock_name = NULL, *key = NULL, *jobs_arg = NULL, *final = NULL;
 	char *env[8] = { NULL };
-	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0;
+	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0, copy = 0;
 	int64_t start = now_ms();
 	char recipe_id[41];
 
@@ -929,11 +929,18 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 		return -1;
 	kbuild_recipe_to_text(req->recipe, &recipe_text);
 
-	bd = kbuild_build_dir(lab, req->repo_id, res->recipe_id);
+	/* a build of this repository and config running elsewhere has the
+	 * first directory: take the next copy (cold, but ccache helps) */
 	lock_name = xstrfmt("build-%lld-%.12s", (long long)req->repo_id, res->recipe_id);
-	lock_fd = lab_lock(lab, lock_name);
+	lock_fd = lab_lock_copy(lab, lock_name, &copy);
 	if (lock_fd < 0)
 		goto out;
+	bd = kbuild_build_dir(lab, req->repo_id, res->recipe_id);
+	if (copy) {
+		char *c = xstrfmt("%s.%d", bd, copy);
+		free(bd);
+		bd = c;
+	}
 	if (mkdir_p(bd, 0755) < 0)
 		goto out;
 	marker = xstrfmt("%s/.klab-building", bd);

@@ -344,3 +344,17 @@ cleanup:
 	free(path);
 	return fd;
 }
+
+int lab_lock_copy(const struct lab *lab, const char *name, int *copy)
+{
+	for (int k = 0; k < LAB_COPIES; k++) {
+		char *n = k ? xstrfmt("%s.%d", name, k) : xstrdup(name);
+		int fd = lab_try_lock(lab, n);
+		free(n);
+		if (fd >= 0) {
+			*copy = k;
+			return fd;
+		}
+	}
+	return error("%s and its %d copies are all in use by other klab processes", name, LAB_COPIES - 1);
+}

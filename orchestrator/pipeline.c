@@ -99,6 +99,19 @@ void pipeline_print_build(const struct kbuild_result *res, const char *indent)
 	}
 }
 
+int pipeline_worktree_lock(struct lab *lab, int64_t repo_id, char **dir)
+{
+	char *name = xstrfmt("worktree-%lld", (long long)repo_id);
+	int copy, fd = lab_lock_copy(lab, name, &copy);
+
+	free(name);
+	*dir = NULL;
+	if (fd >= 0)
+		*dir = copy ? xstrfmt("%s/worktrees/repo-%lld.%d", lab->state_dir, (long long)repo_id, copy)
+			    : xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)repo_id);
+	return fd;
+}
+
 int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev)
 {
 	char *lock_name = NULL, *wt_dir = NULL;
@@ -111,12 +124,9 @@ int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *re
 	pr->abs_path = real_path(gitrepo_path(pr->repo));
 	if (!pr->abs_path || db_repo_id(lab->db, pr->abs_path, &pr->repo_id) < 0)
 		goto out;
-	/* the worktree is shared with bisections of this repository */
-	lock_name = xstrfmt("worktree-%lld", (long long)pr->repo_id);
-	pr->lock_fd = lab_lock(lab, lock_name);
+	pr->lock_fd = pipeline_worktree_lock(lab, pr->repo_id, &wt_dir);
 	if (pr->lock_fd < 0)
 		goto out;
-	wt_dir = xstrfmt("%s/worktrees/repo-%lld", lab->state_dir, (long long)pr->repo_id);
 	if (worktree_open(&pr->wt, pr->repo, wt_dir) < 0)
 		goto out;
 	ret = 0;

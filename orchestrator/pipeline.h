@@ -32,6 +32,10 @@ struct pipeline_repo {
 	char hex[41];
 	int lock_fd;
 };
+/* klab's checkout of a repository: the first of its copies no other klab
+ * process holds (bisections and builds of one repository can run at
+ * once, each in its own).  Lock fd, *dir the worktree; -1 if all busy. */
+int pipeline_worktree_lock(struct lab *lab, int64_t repo_id, char **dir);
 int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev);
 void pipeline_repo_release(struct pipeline_repo *pr);
 

@@ -66,7 +66,7 @@ check "retry of a done job refused" test "$rc" -ne 0
 
 # ---- cancel a running job, then retry it ------------------------------------
 k submit bisect --repo "$T/repo" --good main~39 --bad main -- "$T/slow.sh" >/dev/null
-SLOW=30 k worker --lease 5 > "$T/worker2.out" 2>&1 &
+SLOW=30 "$KLAB" --state "$lab" worker --lease 5 > "$T/worker2.out" 2>&1 &
 wpid=$!
 i=0
 while [ "$(q 'SELECT state FROM queue_jobs WHERE id = 2')" != running ] || [ ! -s "$T/slow.pids" ]; do
@@ -87,6 +87,7 @@ while [ "$(q 'SELECT state FROM bisections WHERE id = 2')" = running ]; do
 done
 check "bisection 2 stopped, not lost" test "$(q 'SELECT state FROM bisections WHERE id = 2')" = stopped
 kill "$wpid"; wait "$wpid"
+check "a worker stopped by SIGTERM says so" grep -q "stopped$" "$T/worker2.out"
 k retry 2 > "$T/retry.out"; rc=$?
 check "retry of a cancelled job exits 0" test "$rc" -eq 0
 SLOW=0 k worker --once > "$T/worker3.out" 2>&1
@@ -127,12 +128,14 @@ for p in $(cat "$T/slow.pids"); do kill -0 "$p" 2>/dev/null && left=$((left + 1)
 check "no test process left behind" test "$left" -eq 0
 check "integrity_check ok" test "$(q 'PRAGMA integrity_check')" = ok
 
-# ---- two slots run two jobs at once ----------------------------------------
+# ---- two slots run two jobs at once (same repository: each its own
+# worktree) ------------------------------------------------------------------
 : > "$T/slow.pids"
 k submit bisect --repo "$T/repo" --good main~39 --bad main -- "$T/slow.sh" >/dev/null
 k submit bisect --repo "$T/repo" --good main~39 --bad main -- "$T/slow.sh" >/dev/null
 SLOW=1 k worker --once --slots 2 > "$T/worker5.out" 2>&1
 check "both jobs done" test "$(q "SELECT count(*) FROM queue_jobs WHERE id IN (4, 5) AND state = 'done'")" -eq 2
+check "two worktrees of the repository" test -d "$lab/worktrees/repo-1.1"
 check "they overlapped" test "$(q "SELECT (SELECT started_at FROM queue_jobs WHERE id = 5) < (SELECT finished_at FROM queue_jobs WHERE id = 4)")" -eq 1
 
 # ---- 200 submits at once -----------------------------------------------------
