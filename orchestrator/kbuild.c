@@ -440,6 +440,30 @@ int kbuild_check_drift(const char *config_text, const struct kconfig_setting *s,
 	return drift;
 }
 
+/* The deepest directory containing both a and b (made absolute), or NULL
+ * when it would be "/" (too wide for ccache's base_dir). */
+static char *common_dir(const char *a, const char *b)
+{
+	char *ra = real_path(a), *rb = real_path(b), *ret = NULL;
+	size_t n = 0, last = 0;
+
+	if (ra && rb) {
+		while (ra[n] && ra[n] == rb[n]) {
+			if (ra[n] == '/')
+				last = n;
+			n++;
+		}
+		/* a whole component matched at the end of either path */
+		if ((!ra[n] && (rb[n] == '/' || !rb[n])) || (!rb[n] && ra[n] == '/'))
+			last = n;
+		if (last > 0)
+			ret = xstrndup(ra, last);
+	}
+	free(ra);
+	free(rb);
+	return ret;
+}
+
 char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id)
 {
 	return xstrfmt("%s/builds/repo-%lld-%.12s", lab->state_dir, (long long)repo_id, recipe_id);
@@ -972,7 +996,14 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	ccache_dir = lab->ccache_dir ? xstrdup(lab->ccache_dir) : xstrfmt("%s/ccache", lab->state_dir);
 	if (!getenv("CCACHE_DIR"))
 		env[nenv++] = xstrfmt("CCACHE_DIR=%s", ccache_dir);
-	env[nenv++] = xstrfmt("CCACHE_BASEDIR=%s", req->src_dir);
+	/* paths under the directory the checkout and the build directory
+	 * share become relative for ccache: labs, repositories' copies and
+	 * test labs laid out alike share compiled objects */
+	{
+		char *base = common_dir(req->src_dir, bd);
+		env[nenv++] = xstrfmt("CCACHE_BASEDIR=%s", base ? base : req->src_dir);
+		free(base);
+	}
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		env[nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
 	env[nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");

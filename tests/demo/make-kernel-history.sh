@@ -111,17 +111,18 @@ elif kind == "panic":
 else:
     edit("init/main.c", init_new, init_old)
 PY
+	# (own variable names: the caller's $file is in use)
 	case $kind in
-	break) file=kernel/fork.c subject="fork: account the files_struct copy" ;;
-	fix-break) file=kernel/fork.c subject="fork: fix the build after the files_struct accounting" ;;
-	panic) file=init/main.c subject="init: assert the system state before freeing init memory" ;;
-	*) file=init/main.c subject="init: drop the wrong system state assertion" ;;
+	break) sfile=kernel/fork.c ssubject="fork: account the files_struct copy" ;;
+	fix-break) sfile=kernel/fork.c ssubject="fork: fix the build after the files_struct accounting" ;;
+	panic) sfile=init/main.c ssubject="init: assert the system state before freeing init memory" ;;
+	*) sfile=init/main.c ssubject="init: drop the wrong system state assertion" ;;
 	esac
-	git add "$file"
+	git add "$sfile"
 	GIT_AUTHOR_NAME="klab demo" GIT_AUTHOR_EMAIL=demo@klab.invalid GIT_AUTHOR_DATE="1700000000 +0000" \
 	GIT_COMMITTER_NAME="klab demo" GIT_COMMITTER_EMAIL=demo@klab.invalid \
 	GIT_COMMITTER_DATE="$((1700000000 + i * 3600)) +0000" \
-		git commit -q -m "$subject" -m "Generated for klab's second demo scenario ($kind)."
+		git commit -q -m "$ssubject" -m "Generated for klab's second demo scenario ($kind)."
 	case $kind in
 	break) git tag demo-broken ;;
 	panic) git tag demo-panics ;;
