@@ -110,7 +110,8 @@ while [ "$(q 'SELECT state FROM queue_jobs WHERE id = 3')" != done ] && [ "$kill
 	wait "$wpid" 2>/dev/null
 	# the next worker takes over after the lease (3 s) runs out
 done
-# finish whatever is left
+# finish whatever is left, once the last killed worker's lease has run out
+sleep 4
 SLOW=0 k worker --once --lease 3 >> "$T/worker4.out" 2>&1
 echo "# $kills kills"
 check "killed at least 10 times" test "$kills" -ge 10
