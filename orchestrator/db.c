@@ -1937,7 +1937,7 @@ int db_track_tip_finish(sqlite3 *db, int64_t id, const char *status, const char 
 {
 	sqlite3_stmt *st;
 
-	if (prepare(db, &st, "UPDATE track_tips SET status = ?2, message = ?3, kpi_text = ?4, bisection_id = ?5, "
+	if (prepare(db, &st, "UPDATE track_tips SET status = ?2, message = coalesce(?3, message), kpi_text = ?4, bisection_id = ?5, "
 			     "queue_job_id = ?6, finished_at = ?7 WHERE id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);

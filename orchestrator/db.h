@@ -256,6 +256,8 @@ void db_track_tips_free(struct db_track_tip *tips, size_t nr);
 /* A new tip row in state 'running'. */
 int db_track_tip_begin(sqlite3 *db, int64_t track_id, const char *hash, const char *compared_to,
 		       const char *message, int64_t *id);
+/* The tip's outcome; a NULL message keeps the one it began with (why it
+ * is compared with what it is). */
 int db_track_tip_finish(sqlite3 *db, int64_t id, const char *status, const char *message, const char *kpi_text,
 			int64_t bisection_id, int64_t queue_job_id);
 /* The KPI `kpi` (seq 0) of every ok run measured for a tip with this job

@@ -153,13 +153,28 @@ k track show nightly > "$T/show2.out"
 check "show: the failure and why" sh -c "grep -q '^last fetch: .* failed' '$T/show2.out' && grep -q 'cannot reach remote' '$T/show2.out'"
 mv "$T/upstream.gone" "$T/upstream"
 
+# ---- a tip that does not build: recorded, notified, not tested twice -------------------------
+# (this repository has no kernel: the configuration step fails at once)
+k track add broken --repo "$T/linux" --remote "$url" --branch main --job "$job" --notify http://127.0.0.1:9/hook >/dev/null
+out=$(k track run broken 2>&1); rc=$?
+check "a tip that does not build: run exits 0" test "$rc" -eq 0 || echo "$out"
+bid=$(q "SELECT id FROM tracks WHERE name = 'broken'")
+check "... recorded as build-failed with the reason" \
+	test "$(q "SELECT status || ': ' || message FROM track_tips WHERE track_id = $bid")" = \
+	"build-failed: $(cd "$KLAB_SRCDIR/jobs" && pwd -P)/will-it-scale-malloc1.yaml: the kernel configuration step failed"
+check "... a notice recorded for the track's webhook (down: pending)" \
+	test "$(q "SELECT count(*) FROM notifications WHERE kind = 'webhook' AND state = 'pending' AND target = 'http://127.0.0.1:9/hook' AND subject LIKE '[klab] track broken: % does not build'")" -eq 1
+out=$(k track run broken 2>&1); rc=$?
+check "... the second run does nothing" sh -c "[ $rc -eq 0 ] && echo '$out' | grep -q 'already tested: build-failed' && [ $(q "SELECT count(*) FROM track_tips WHERE track_id = $bid") -eq 1 ]"
+
 # ---- the user's repository ---------------------------------------------------------------
 snapshot > "$T/user.after"
 check "user's refs, HEAD, index and files untouched" cmp -s "$T/user.before" "$T/user.after" ||
 	diff "$T/user.before" "$T/user.after"
 # (byname was only ever fetched while the remote was gone)
 check "klab's refs only under refs/klab/track/" \
-	test "$(git -C "$T/linux" for-each-ref --format='%(refname)' refs/klab)" = "refs/klab/track/nightly"
+	test "$(git -C "$T/linux" for-each-ref --format='%(refname)' refs/klab)" = "refs/klab/track/broken
+refs/klab/track/nightly"
 
 # ---- valgrind on a fetch -------------------------------------------------------------------
 if ! command -v valgrind >/dev/null 2>&1; then
@@ -179,7 +194,7 @@ fi
 out=$(k track remove nightly); rc=$?
 check "remove exits 0" test "$rc" -eq 0
 check "remove deletes the ref" sh -c "! git -C '$T/linux' rev-parse -q --verify refs/klab/track/nightly"
-check "remove forgets tips and fetches" test "$(q "SELECT count(*) FROM track_tips") $(q "SELECT count(*) FROM track_fetches WHERE track_id = $tid")" = "0 0"
+check "remove forgets tips and fetches" test "$(q "SELECT count(*) FROM track_tips WHERE track_id = $tid") $(q "SELECT count(*) FROM track_fetches WHERE track_id = $tid")" = "0 0"
 out=$(k track show nightly 2>&1); rc=$?
 check "show of a removed track: exit 1, one line" sh -c "[ $rc -eq 1 ] && [ \$(echo '$out' | wc -l) -eq 1 ]"
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
