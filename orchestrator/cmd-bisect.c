@@ -1192,6 +1192,24 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 
 /* ---- start ------------------------------------------------------------ */
 
+int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
+{
+	char *cwd;
+
+	if (db_bisection_create(lab->db, b) < 0)
+		return -1;
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		cwd = xstrdup("/");
+	if (db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
+		db_bisection_set_state(lab->db, b->id, "failed", "error", NULL, "could not be queued");
+		free(cwd);
+		return -1;
+	}
+	free(cwd);
+	return 0;
+}
+
 /* submit: create the bisection (everything checked as for start) and
  * queue it for a worker instead of running it. */
 static int start(int argc, char **argv, const struct global_opts *g, int submit)
@@ -1415,22 +1433,17 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	b.job_path = job_abs;
 	b.job_text = job_text;
 	b.kpi = job_parsed ? (char *)(kpi_arg ? kpi_arg : job.kpi) : NULL;
-	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || db_bisection_create(lab.db, &b) < 0)
-		goto out;
 	if (submit) {
-		char *cwd = getcwd(NULL, 0);
 		int64_t qid;
-		if (db_queue_add(lab.db, "bisect", &cwd, 1, b.id, user_name(), &qid) < 0) {
-			db_bisection_set_state(lab.db, b.id, "failed", "error", NULL, "could not be queued");
-			free(cwd);
+		if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || bisect_queue(&lab, &b, &qid) < 0)
 			goto out;
-		}
-		free(cwd);
 		printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good\n", (long long)qid,
 		       (long long)b.id, abs_repo, b.bad, b.nr_goods);
 		ret = EXIT_OK;
 		goto out;
 	}
+	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || db_bisection_create(lab.db, &b) < 0)
+		goto out;
 	printf("bisection %lld: %s, bad %.12s, %zu good\n", (long long)b.id, abs_repo, b.bad, b.nr_goods);
 	if (no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);

@@ -140,7 +140,6 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 {
 	struct kbuild_recipe recipe = { 0 };
 	struct kbuild_result res = { 0 };
-	struct pipeline_repo pr;
 	int ret = -1;
 
 	/* the job's own fragments join the recipe */
@@ -148,16 +147,8 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
 	if (recipe_from_opts(ro, &recipe) < 0)
 		return -1;
-	if (pipeline_repo_open(&pr, lab, repo_arg, rev) < 0)
-		goto cleanup_recipe;
-	memcpy(hex, pr.hex, 41);
-	if (!quiet)
-		fprintf(stderr, "build %.12s of %s\n", hex, pr.abs_path);
-	if (pipeline_build(lab, pr.repo, pr.repo_id, pr.wt, hex, 0, &recipe, 0, quiet ? PROGRESS_QUIET : PROGRESS_AUTO,
-			   "  ", &res) < 0)
+	if (pipeline_build_rev(lab, repo_arg, rev, &recipe, quiet, hex, &res) < 0)
 		goto cleanup;
-	if (!quiet)
-		pipeline_print_build(&res, "  ");
 	if (res.status != KBUILD_OK) {
 		error("cannot run: the kernel of %.12s did not build (%s)", hex, res.message ? res.message : "");
 		goto cleanup;
@@ -167,10 +158,61 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 	ret = 0;
 cleanup:
 	kbuild_result_release(&res);
-	pipeline_repo_release(&pr);
-cleanup_recipe:
 	kbuild_recipe_release(&recipe);
 	return ret;
+}
+
+/* What `klab run` prints around run_job_on_kernel's boots. */
+static void run_started(const struct job_run *jr, void *data)
+{
+	const struct job *job = jr->job;
+	const struct guest_env *ge = &jr->ge;
+
+	(void)data;
+	printf("run %lld: %s %s, %u boot%s, kernel %s\n", (long long)jr->run_set_id, job->suite, job->testcase,
+	       jr->boots, jr->boots == 1 ? "" : "s", jr->geo->kernel);
+	printf("guest: %u vCPU%s, %u NUMA node%s, %llu MiB, %s; accelerator %s (%s)\n", job->guest.vcpus,
+	       job->guest.vcpus == 1 ? "" : "s", job->guest.numa_nodes, job->guest.numa_nodes == 1 ? "" : "s",
+	       (unsigned long long)job->guest.memory_mb, ge->pin ? "pinned" : "unpinned", accel_name(ge->accel),
+	       ge->accel_why);
+	printf("initramfs %s (%s)\n", ge->initrd, ge->base_hit ? "cached base" : "base built now");
+	fflush(stdout);
+}
+
+static void run_booted(const struct job_run *jr, unsigned i, const struct guest_result *gr, void *data)
+{
+	struct summary *sum = data;
+	char b1[32], b2[32];
+	int has_kpi = 0;
+
+	for (size_t m = 0; m < gr->nr_metrics; m++)
+		if (!strcmp(gr->metrics[m].name, jr->job->kpi))
+			has_kpi = 1;
+	printf("boot %u/%u: %-10s agent after %s, run %s, %zu metrics, %zu /proc values; pinning %s%s%s\n", i,
+	       jr->boots, vm_outcome_name(gr->outcome),
+	       gr->hello_ms >= 0 ? fmt_duration(gr->hello_ms, b1, sizeof(b1)) : "-",
+	       fmt_duration(gr->total_ms, b2, sizeof(b2)), gr->nr_metrics, gr->nr_mons,
+	       gr->pinning ? gr->pinning : "?", gr->kernel_release ? "; kernel " : "",
+	       gr->kernel_release ? gr->kernel_release : "");
+	if (gr->outcome != VM_OK) {
+		printf("  %s\n", gr->reason);
+		if (gr->excerpt) {
+			printf("  console excerpt (%s):\n", gr->console_path);
+			for (const char *p = gr->excerpt; *p;) {
+				const char *nl = strchr(p, '\n');
+				size_t n = nl ? (size_t)(nl - p) : strlen(p);
+				printf("    | %.*s\n", (int)n, p);
+				p += n + (nl ? 1 : 0);
+			}
+		}
+	} else {
+		summary_add(sum, gr->metrics, gr->nr_metrics, jr->nr_ok - 1);
+		if (!has_kpi)
+			printf("  the KPI %s is not among this run's metrics\n", jr->job->kpi);
+	}
+	if (gr->dropped)
+		printf("  %zu malformed or oversized guest record(s) ignored\n", gr->dropped);
+	fflush(stdout);
 }
 
 /* Check what a queued run needs now, so a worker does not find out hours
@@ -250,13 +292,13 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	struct guest_env_opts geo = { 0 };
 	struct recipe_opts ro = { 0 };
 	struct job job = { 0 };
-	struct guest_env ge = { 0 };
+	struct job_run jr = { 0 };
 	struct summary sum = { 0 };
 	struct lab lab;
 	unsigned long repeat = 0, secs;
 	char hex[41] = "", *kernel = NULL;
-	int64_t build_id = 0, run_set_id = 0;
-	int c, ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0, env_ready = 0;
+	int64_t build_id = 0;
+	int c, ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0;
 	unsigned nr_ok = 0, nr_kpi = 0;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -375,75 +417,21 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	}
 
 	geo.kernel = kernel;
-	if (guest_env_prepare(&ge, &lab, &job, &geo) < 0)
+	jr.job = &job;
+	jr.geo = &geo;
+	jr.build_id = build_id;
+	jr.commit_hash = hex[0] ? hex : NULL;
+	jr.boots = job.repeat;
+	jr.started = run_started;
+	jr.booted = run_booted;
+	jr.data = &sum;
+	if (run_job_on_kernel(&lab, &jr) < 0)
 		goto out;
-	env_ready = 1;
-	{
-		struct db_run_set rs = { job.path, job.hash, job.suite, job.testcase, job.kpi, kernel, build_id,
-					 hex[0] ? hex : NULL, ge.vm.uri, ge.vm.hostname, accel_name(ge.accel),
-					 job.repeat };
-		if (db_run_set_create(lab.db, &rs, &run_set_id) < 0)
-			goto out;
-	}
-	printf("run %lld: %s %s, %u boot%s, kernel %s\n", (long long)run_set_id, job.suite, job.testcase, job.repeat,
-	       job.repeat == 1 ? "" : "s", kernel);
-	printf("guest: %u vCPU%s, %u NUMA node%s, %llu MiB, %s; accelerator %s (%s)\n", job.guest.vcpus,
-	       job.guest.vcpus == 1 ? "" : "s", job.guest.numa_nodes, job.guest.numa_nodes == 1 ? "" : "s",
-	       (unsigned long long)job.guest.memory_mb, ge.pin ? "pinned" : "unpinned", accel_name(ge.accel),
-	       ge.accel_why);
-	printf("initramfs %s (%s)\n", ge.initrd, ge.base_hit ? "cached base" : "base built now");
-	fflush(stdout);
-
-	for (unsigned i = 1; i <= job.repeat; i++) {
-		struct guest_result gr;
-		char label[64], b1[32], b2[32];
-		double kpi_value = NAN;
-		snprintf(label, sizeof(label), "  boot %u/%u: ", i, job.repeat);
-		if (guest_run_once(&ge, run_set_id, build_id, 0, i, label, &gr) < 0) {
-			guest_result_release(&gr);
-			db_run_set_finish(lab.db, run_set_id, "failed");
-			error("run %lld stopped: klab could not run the guest (stored runs are kept)",
-			      (long long)run_set_id);
-			goto out;
-		}
-		for (size_t m = 0; m < gr.nr_metrics; m++)
-			if (!strcmp(gr.metrics[m].name, job.kpi)) {
-				kpi_value = gr.metrics[m].value;
-				break;
-			}
-		printf("boot %u/%u: %-10s agent after %s, run %s, %zu metrics, %zu /proc values; pinning %s%s%s\n", i,
-		       job.repeat, vm_outcome_name(gr.outcome), gr.hello_ms >= 0 ? fmt_duration(gr.hello_ms, b1, sizeof(b1)) : "-",
-		       fmt_duration(gr.total_ms, b2, sizeof(b2)), gr.nr_metrics, gr.nr_mons,
-		       gr.pinning ? gr.pinning : "?", gr.kernel_release ? "; kernel " : "",
-		       gr.kernel_release ? gr.kernel_release : "");
-		if (gr.outcome != VM_OK) {
-			printf("  %s\n", gr.reason);
-			if (gr.excerpt) {
-				printf("  console excerpt (%s):\n", gr.console_path);
-				for (const char *p = gr.excerpt; *p;) {
-					const char *nl = strchr(p, '\n');
-					size_t n = nl ? (size_t)(nl - p) : strlen(p);
-					printf("    | %.*s\n", (int)n, p);
-					p += n + (nl ? 1 : 0);
-				}
-			}
-		} else {
-			nr_ok++;
-			summary_add(&sum, gr.metrics, gr.nr_metrics, nr_ok - 1);
-			if (!isnan(kpi_value))
-				nr_kpi++;
-			else
-				printf("  the KPI %s is not among this run's metrics\n", job.kpi);
-		}
-		if (gr.dropped)
-			printf("  %zu malformed or oversized guest record(s) ignored\n", gr.dropped);
-		fflush(stdout);
-		guest_result_release(&gr);
-	}
-	db_run_set_finish(lab.db, run_set_id, nr_ok == job.repeat ? "done" : "failed");
+	nr_ok = jr.nr_ok;
+	nr_kpi = jr.nr_kpi;
 
 	printf("\n%u of %u boots ok; accelerator %s; guest %u vCPUs / %u nodes / %llu MiB\n", nr_ok, job.repeat,
-	       accel_name(ge.accel), job.guest.vcpus, job.guest.numa_nodes, (unsigned long long)job.guest.memory_mb);
+	       accel_name(jr.ge.accel), job.guest.vcpus, job.guest.numa_nodes, (unsigned long long)job.guest.memory_mb);
 	if (nr_ok) {
 		printf("%16s %6s  %-3s %s\n", "mean", "%stddev", "n", "metric");
 		qsort(sum.rows, sum.nr, sizeof(sum.rows[0]), cmp_rows);
@@ -461,8 +449,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	ret = nr_ok == job.repeat && nr_kpi == nr_ok ? EXIT_OK : EXIT_FAIL;
 out:
 	summary_release(&sum);
-	if (env_ready)
-		guest_env_release(&ge);
+	job_run_release(&jr);
 	if (job_parsed)
 		job_release(&job);
 	recipe_opts_release(&ro);

@@ -122,6 +122,7 @@ struct db_run_set {
 	const char *commit_hash;	/* NULL: none */
 	const char *uri, *host, *accel;
 	unsigned repeat;
+	int64_t track_tip_id;	/* 0: none (klab track links its runs to the tip) */
 };
 int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id);
 int db_run_set_finish(sqlite3 *db, int64_t id, const char *state);
@@ -211,6 +212,74 @@ int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s)
 int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, const char *state, const char *message);
 int db_queue_cancel(sqlite3 *db, int64_t id);
 int db_queue_retry(sqlite3 *db, int64_t id);
+
+/* ---- tracked branches (klab track) ---- */
+
+struct db_track {
+	int64_t id;
+	char *name;
+	int64_t repo_id;
+	char *repo_path;
+	char *remote;		/* a remote's name, a URL or an absolute path */
+	char *branch;
+	char *config;		/* build recipe text (kbuild_recipe_to_text), without the jobs' fragments */
+	double threshold_pct;
+	char *notify;		/* targets, one per line; NULL: the lab's */
+	char **jobs;		/* absolute job file paths */
+	size_t nr_jobs;
+	int64_t created_at;
+};
+/* The track and its jobs in one transaction; a taken name is an error. */
+int db_track_add(sqlite3 *db, const struct db_track *t, int64_t *id);
+/* 1 found, 0 no such track, -1 error. */
+int db_track_load(sqlite3 *db, const char *name, struct db_track *t);
+void db_track_release(struct db_track *t);
+/* Every track's name, sorted. */
+int db_track_names(sqlite3 *db, char ***names, size_t *nr);
+/* The track, its jobs, tips and fetch records (run sets keep their
+ * samples, bisections stay).  1 removed, 0 no such track, -1 error. */
+int db_track_remove(sqlite3 *db, const char *name);
+
+struct db_track_tip {
+	int64_t id;
+	char hash[41];
+	char *status;
+	char *compared_to;	/* NULL: none (first tip, new baseline) */
+	int64_t bisection_id, queue_job_id;	/* 0: none */
+	char *message, *kpi_text;
+	char *subject;		/* from commits, may be NULL */
+	int64_t created_at, finished_at;
+};
+/* A track's tested tips, newest first. */
+int db_track_tips(sqlite3 *db, int64_t track_id, struct db_track_tip **tips, size_t *nr);
+void db_track_tips_free(struct db_track_tip *tips, size_t nr);
+/* A new tip row in state 'running'. */
+int db_track_tip_begin(sqlite3 *db, int64_t track_id, const char *hash, const char *compared_to,
+		       const char *message, int64_t *id);
+/* The tip's outcome; a NULL message keeps the one it began with (why it
+ * is compared with what it is). */
+int db_track_tip_finish(sqlite3 *db, int64_t id, const char *status, const char *message, const char *kpi_text,
+			int64_t bisection_id, int64_t queue_job_id);
+/* The KPI `kpi` (seq 0) of every ok run measured for a tip with this job
+ * file and content hash, under accelerator `accel` (NULL: any), in run
+ * order. */
+int db_track_tip_values(sqlite3 *db, int64_t tip_id, const char *job_path, const char *job_hash, const char *kpi,
+			const char *accel, double **vals, size_t *n);
+/* The accelerator of the newest run set of a tip with this job into
+ * accel[8]; "" when there is none. */
+int db_track_tip_accel(sqlite3 *db, int64_t tip_id, const char *job_path, char accel[8]);
+
+struct db_track_fetch {
+	char *outcome;		/* unchanged | moved | rewritten | first | failed */
+	char old_tip[41], new_tip[41];	/* "" when none */
+	char *message;
+	int64_t created_at;
+};
+int db_track_fetch_record(sqlite3 *db, int64_t track_id, const char *outcome, const char *old_tip,
+			  const char *new_tip, const char *message);
+/* The newest fetch record: 1 found, 0 none, -1 error. */
+int db_track_last_fetch(sqlite3 *db, int64_t track_id, struct db_track_fetch *f);
+void db_track_fetch_release(struct db_track_fetch *f);
 
 /* ---- the report ---- */
 

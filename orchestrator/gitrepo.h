@@ -60,6 +60,23 @@ struct range_info {
 int gitrepo_load_dag_info(struct gitrepo *repo, const char *bad, char (*goods)[41], size_t nr_goods,
 			  int first_parent, const char *const *paths, size_t nr_paths,
 			  struct bisect_dag *dag, struct range_info *info);
+/* Fetch one branch of a remote into klab's own ref: `remote` is a remote
+ * configured in the repository (its URL is used) or a URL or path
+ * libgit2 understands (path, file://, https://, ssh://, user@host:path).
+ * Only `branch`'s commits are downloaded and only `ref` (e.g.
+ * refs/klab/track/NAME) is written, forced: no remote-tracking branch,
+ * no tags, no FETCH_HEAD; HEAD, the index and the user's branches are
+ * never touched.  old_hex: `ref` before ("" when it did not exist),
+ * new_hex: the branch's tip now.  -1 after error() naming the remote
+ * (unreachable, branch missing, ...). */
+int gitrepo_fetch_branch(struct gitrepo *repo, const char *remote, const char *branch, const char *ref,
+			 char old_hex[41], char new_hex[41]);
+/* 1 when refs/heads/<branch> is a valid ref name, else 0. */
+int gitrepo_branch_name_valid(const char *branch);
+/* Delete a ref of klab's own (a missing one is no error). */
+int gitrepo_ref_delete(struct gitrepo *repo, const char *ref);
+/* 1 when `name` is a remote configured in the repository, else 0. */
+int gitrepo_has_remote(struct gitrepo *repo, const char *name);
 void oid_to_hex41(const unsigned char oid[20], char hex[41]);
 int hex_to_oid(const char *hex, unsigned char oid[20]);
 

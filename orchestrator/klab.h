@@ -4,6 +4,7 @@
 #define KLAB_KLAB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct lab;
 
@@ -65,6 +66,13 @@ int cmd_retry(int argc, char **argv, const struct global_opts *g);
 /* The checks of 'bisect start' / 'run', then queue instead of running. */
 int bisect_submit(int argc, char **argv, const struct global_opts *g);
 int run_submit(int argc, char **argv, const struct global_opts *g);
+/* What 'klab submit bisect' does once everything is checked: create the
+ * bisection b (b->repo_id, bad, goods, ... filled in; b->id set here)
+ * and queue it for a worker.  -1 after error(); a bisection that could
+ * not be queued is marked failed. */
+struct bisection;
+int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id);
+int cmd_track(int argc, char **argv, const struct global_opts *g);
 int cmd_report(int argc, char **argv, const struct global_opts *g);
 int cmd_notify(int argc, char **argv, const struct global_opts *g);
 

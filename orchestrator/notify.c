@@ -1326,6 +1326,254 @@ out:
 	return ret;
 }
 
+/* ---- tracking ---------------------------------------------------------------- */
+
+static const struct notify_track_job *track_headline(const struct notify_track_facts *f)
+{
+	const struct notify_track_job *best = NULL;
+	double best_change = 0;
+
+	for (size_t i = 0; i < f->nr_jobs; i++) {
+		const struct notify_track_job *j = &f->jobs[i];
+		double c;
+		if (strcmp(j->change, f->status) || !j->np || !j->nc)
+			continue;
+		c = fabs(stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)));
+		if (!best || c > best_change) {
+			best = j;
+			best_change = c;
+		}
+	}
+	return best;
+}
+
+static void track_subject(const struct notify_track_facts *f, struct strbuf *sb)
+{
+	const struct notify_track_job *j = track_headline(f);
+
+	strbuf_addstr(sb, "[klab] track ");
+	add_line(sb, f->track, 64);
+	strbuf_addstr(sb, ": ");
+	if (j) {
+		add_line(sb, j->kpi, 100);
+		strbuf_addf(sb, " %+.1f%% %s at ",
+			    stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)), f->status);
+	}
+	strbuf_addf(sb, "%.12s ", f->tip);
+	add_line(sb, f->tip_subject ? f->tip_subject : "", 120);
+	if (!j) {
+		if (!strcmp(f->status, "build-failed"))
+			strbuf_addstr(sb, ": does not build");
+		else if (!strcmp(f->status, "boot-failed"))
+			strbuf_addstr(sb, ": does not boot or run");
+		else {
+			strbuf_addstr(sb, ": ");
+			strbuf_addstr(sb, f->status);
+		}
+	}
+}
+
+void notify_compose_track(const struct notify_track_facts *f, struct notify_message *m)
+{
+	struct strbuf subject = STRBUF_INIT, text = STRBUF_INIT, json = STRBUF_INIT;
+
+	track_subject(f, &subject);
+
+	strbuf_addstr(&text, subject.buf + strlen("[klab] "));
+	strbuf_addstr(&text, "\n\n");
+	add_field(&text, "track:", f->track, 64);
+	add_field(&text, "repository:", f->repo_path, 400);
+	strbuf_addf(&text, "%-12s", "branch:");
+	add_line(&text, f->branch, 200);
+	strbuf_addstr(&text, " of ");
+	add_line(&text, f->remote, 400);
+	strbuf_addch(&text, '\n');
+	add_field(&text, "tip:", f->tip, 0);
+	add_field(&text, "subject:", f->tip_subject ? f->tip_subject : "", 400);
+	if (f->tip_author)
+		add_field(&text, "author:", f->tip_author, 200);
+	add_field(&text, "compared to:", f->compared_to ? f->compared_to : "nothing (a new baseline)", 0);
+	add_field(&text, "status:", f->status, 0);
+	if (f->message)
+		add_field(&text, "message:", f->message, 400);
+	strbuf_addf(&text, "%-12s%.1f%%\n", "threshold:", f->threshold_pct);
+	if (f->nr_jobs) {
+		strbuf_addf(&text, "\n  %-40s %19s %19s %9s  %s\n", "job / kpi", "before ±%stddev", "after ±%stddev",
+			    "%change", "verdict");
+		for (size_t i = 0; i < f->nr_jobs; i++) {
+			const struct notify_track_job *j = &f->jobs[i];
+			char before[64] = "-", after[64] = "-", change[32] = "-";
+			if (j->np)
+				snprintf(before, sizeof(before), "%.6g ±%.0f%%", stats_median(j->prev, j->np),
+					 stats_cv_percent(j->prev, j->np));
+			if (j->nc)
+				snprintf(after, sizeof(after), "%.6g ±%.0f%%", stats_median(j->cur, j->nc),
+					 stats_cv_percent(j->cur, j->nc));
+			if (j->np && j->nc)
+				snprintf(change, sizeof(change), "%+.1f%%",
+					 stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)));
+			strbuf_addstr(&text, "  ");
+			add_line(&text, j->kpi, 40);
+			strbuf_addf(&text, "\n    %-38.38s %*s %*s %9s  %s\n", "", j->np ? 20 : 19, before,
+				    j->nc ? 20 : 19, after, change, j->change);
+			strbuf_addstr(&text, "    ");
+			add_line(&text, j->job_path, 300);
+			strbuf_addch(&text, '\n');
+			if (j->text) {
+				strbuf_addstr(&text, "    ");
+				add_line(&text, j->text, 300);
+				strbuf_addch(&text, '\n');
+			}
+		}
+	}
+	if (f->bisection_id)
+		strbuf_addf(&text, "\nBisection %lld (queue job %lld) between %.12s (good) and %.12s (bad) is queued;\n"
+				   "'klab worker' runs it, 'klab bisect show %lld' follows it.\n",
+			    (long long)f->bisection_id, (long long)f->queue_job_id,
+			    f->compared_to ? f->compared_to : "?", f->tip, (long long)f->bisection_id);
+	strbuf_addstr(&text, "\nklab track show ");
+	add_line(&text, f->track, 64);
+	strbuf_addstr(&text, "\n\n-- \nklab on ");
+	add_line(&text, f->host ? f->host : "localhost", 200);
+	strbuf_addch(&text, '\n');
+
+	strbuf_addstr(&json, "{\n  \"event\": \"track\",\n  \"klab\": ");
+	json_add_string(&json, PACKAGE_VERSION);
+	strbuf_addstr(&json, ",\n  \"host\": ");
+	json_add_line(&json, f->host);
+	strbuf_addstr(&json, ",\n  \"track\": ");
+	json_add_string(&json, f->track);
+	strbuf_addstr(&json, ",\n  \"status\": ");
+	json_add_string(&json, f->status);
+	strbuf_addstr(&json, ",\n  \"subject\": ");
+	json_add_string(&json, subject.buf);
+	strbuf_addstr(&json, ",\n  \"message\": ");
+	json_add_line(&json, f->message);
+	strbuf_addstr(&json, ",\n  \"repository\": ");
+	json_add_string(&json, f->repo_path);
+	strbuf_addstr(&json, ",\n  \"remote\": ");
+	json_add_string(&json, f->remote);
+	strbuf_addstr(&json, ",\n  \"branch\": ");
+	json_add_string(&json, f->branch);
+	strbuf_addstr(&json, ",\n  \"tip\": {\"hash\": ");
+	json_add_string(&json, f->tip);
+	strbuf_addstr(&json, ", \"subject\": ");
+	json_add_line(&json, f->tip_subject ? f->tip_subject : "");
+	strbuf_addstr(&json, ", \"author\": ");
+	json_add_line(&json, f->tip_author);
+	strbuf_addstr(&json, "},\n  \"compared_to\": ");
+	json_add_string(&json, f->compared_to);
+	strbuf_addstr(&json, ",\n  \"threshold_percent\": ");
+	json_add_number(&json, f->threshold_pct);
+	strbuf_addstr(&json, ",\n  \"bisection\": ");
+	if (f->bisection_id)
+		strbuf_addf(&json, "%lld", (long long)f->bisection_id);
+	else
+		strbuf_addstr(&json, "null");
+	strbuf_addstr(&json, ",\n  \"jobs\": [");
+	for (size_t i = 0; i < f->nr_jobs; i++) {
+		const struct notify_track_job *j = &f->jobs[i];
+		strbuf_addstr(&json, i ? ",\n    {\"job\": " : "\n    {\"job\": ");
+		json_add_string(&json, j->job_path);
+		strbuf_addstr(&json, ", \"kpi\": ");
+		json_add_string(&json, j->kpi);
+		strbuf_addf(&json, ", \"direction\": %d, \"change\": ", j->direction < 0 ? -1 : 1);
+		json_add_string(&json, j->change);
+		strbuf_addstr(&json, ", \"before\": ");
+		json_add_number(&json, j->np ? stats_median(j->prev, j->np) : NAN);
+		strbuf_addstr(&json, ", \"after\": ");
+		json_add_number(&json, j->nc ? stats_median(j->cur, j->nc) : NAN);
+		strbuf_addstr(&json, ", \"change_percent\": ");
+		json_add_number(&json, j->np && j->nc ? stats_change_percent(stats_median(j->prev, j->np),
+									     stats_median(j->cur, j->nc)) : NAN);
+		strbuf_addf(&json, ", \"runs_before\": %zu, \"runs_after\": %zu}", j->np, j->nc);
+	}
+	strbuf_addstr(&json, "]\n}\n");
+
+	m->subject = strbuf_detach(&subject, NULL);
+	m->text = strbuf_detach(&text, NULL);
+	m->json = strbuf_detach(&json, NULL);
+}
+
+int notify_track(struct lab *lab, const struct notify_track_facts *f, const char *targets)
+{
+	struct notify_message m = { 0 };
+	struct notify_track_facts facts = *f;
+	char host[256];
+	int64_t *ids = NULL;
+	size_t nr = 0, alloc = 0;
+	int ret = -1;
+
+	if (!targets && !lab->notify_mail_to && !lab->notify_webhook)
+		return 0;
+	host_name(host, sizeof(host));
+	if (!facts.host)
+		facts.host = host;
+	notify_compose_track(&facts, &m);
+	if (db_begin(lab->db) < 0)
+		goto out;
+	if (targets) {
+		struct strbuf mail = STRBUF_INIT;
+		for (const char *p = targets; *p;) {
+			const char *eol = strchrnul(p, '\n');
+			char *t = xstrndup(p, (size_t)(eol - p));
+			p = *eol ? eol + 1 : eol;
+			if (!strncmp(t, "http://", 7) || !strncmp(t, "https://", 8)) {
+				ALLOC_GROW(ids, nr + 1, alloc);
+				if (db_notification_add(lab->db, "webhook", t, m.subject, m.json, f->bisection_id,
+							&ids[nr]) < 0) {
+					free(t);
+					strbuf_release(&mail);
+					goto rollback;
+				}
+				nr++;
+			} else if (*t) {
+				if (mail.len)
+					strbuf_addstr(&mail, ", ");
+				strbuf_addstr(&mail, t);
+			}
+			free(t);
+		}
+		if (mail.len) {
+			ALLOC_GROW(ids, nr + 1, alloc);
+			if (db_notification_add(lab->db, "mail", mail.buf, m.subject, m.text, f->bisection_id, &ids[nr]) < 0) {
+				strbuf_release(&mail);
+				goto rollback;
+			}
+			nr++;
+		}
+		strbuf_release(&mail);
+	} else {
+		if (lab->notify_mail_to) {
+			char *to = join_addresses(lab->notify_mail_to);
+			int rc;
+			ALLOC_GROW(ids, nr + 1, alloc);
+			rc = db_notification_add(lab->db, "mail", to, m.subject, m.text, f->bisection_id, &ids[nr]);
+			free(to);
+			if (rc < 0)
+				goto rollback;
+			nr++;
+		}
+		if (lab->notify_webhook) {
+			ALLOC_GROW(ids, nr + 1, alloc);
+			if (db_notification_add(lab->db, "webhook", lab->notify_webhook, m.subject, m.json, f->bisection_id,
+						&ids[nr]) < 0)
+				goto rollback;
+			nr++;
+		}
+	}
+	if (db_commit(lab->db) < 0)
+		goto rollback;
+	ret = deliver_rows(lab, ids, nr) < 0 ? -1 : 0;
+	goto out;
+rollback:
+	db_rollback(lab->db);
+out:
+	free(ids);
+	notify_message_release(&m);
+	return ret;
+}
+
 int notify_test(struct lab *lab, int mail, int webhook)
 {
 	struct notify_message m = { 0 };

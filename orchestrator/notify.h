@@ -124,6 +124,42 @@ void notify_compose_bisection(const struct notify_facts *f, struct notify_messag
 void notify_compose_test(const char *host, const char *state_dir, int64_t now, struct notify_message *m);
 void notify_message_release(struct notify_message *m);
 
+/* ---- tracking: a tip that regressed, or does not build or boot ---- */
+
+/* One job of a tracked tip: its KPI at the compared tip and at the new one. */
+struct notify_track_job {
+	const char *job_path, *kpi;
+	int direction;		/* +1 higher is better, -1 lower */
+	const double *prev;	/* runs of the compared tip (n may be 0) */
+	size_t np;
+	const double *cur;	/* runs of the new tip */
+	size_t nc;
+	const char *change;	/* regression, improvement, no-change, inconclusive, no baseline */
+	const char *text;	/* the verdict's line */
+};
+
+struct notify_track_facts {
+	const char *host;
+	const char *track, *repo_path, *remote, *branch;
+	double threshold_pct;
+	const char *status;	/* regression, improvement, build-failed, boot-failed, ... */
+	const char *tip, *tip_subject, *tip_author;
+	const char *compared_to;	/* NULL: nothing to compare with */
+	const char *message;		/* one line: what happened */
+	int64_t bisection_id, queue_job_id;	/* 0: none submitted */
+	const struct notify_track_job *jobs;
+	size_t nr_jobs;
+};
+
+/* Subject "[klab] track NAME: <kpi> -97.2% regression at <hash> <subject>"
+ * (or "... <hash> does not build / boot"), the text and the JSON. */
+void notify_compose_track(const struct notify_track_facts *f, struct notify_message *m);
+/* Record one row per target and try each once, as notify_bisection does.
+ * targets: the track's own, one per line (an address: mail, an http(s)
+ * URL: webhook); NULL for the lab's notify_mail_to / notify_webhook.
+ * 0 once recorded (or nothing to send), -1 when the rows cannot be written. */
+int notify_track(struct lab *lab, const struct notify_track_facts *f, const char *targets);
+
 /* An RFC 5322 message with CRLF line ends: Date (`date`, UTC), From, To,
  * Subject, Message-ID, MIME-Version and a UTF-8 text/plain body.  Header
  * values lose their control characters (no injected header can come

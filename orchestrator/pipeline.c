@@ -65,6 +65,26 @@ int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struc
 	return rc;
 }
 
+int pipeline_build_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
+		       int quiet, char hex[41], struct kbuild_result *res)
+{
+	struct pipeline_repo pr;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (pipeline_repo_open(&pr, lab, repo_arg, rev) < 0)
+		return -1;
+	memcpy(hex, pr.hex, 41);
+	if (!quiet)
+		fprintf(stderr, "build %.12s of %s\n", hex, pr.abs_path);
+	ret = pipeline_build(lab, pr.repo, pr.repo_id, pr.wt, hex, 0, recipe, 0, quiet ? PROGRESS_QUIET : PROGRESS_AUTO,
+			     "  ", res);
+	if (ret == 0 && !quiet)
+		pipeline_print_build(res, "  ");
+	pipeline_repo_release(&pr);
+	return ret;
+}
+
 void pipeline_print_build(const struct kbuild_result *res, const char *indent)
 {
 	static const char *const names[] = { "ok", "build-failed", "env-failed", "config-drift" };
@@ -499,4 +519,67 @@ cleanup:
 	guest_plan_release(&plan);
 	strbuf_release(&xml);
 	return ret;
+}
+
+/* ---- one job on one kernel, N boots ----------------------------------------- */
+
+int run_job_on_kernel(struct lab *lab, struct job_run *jr)
+{
+	const struct job *job = jr->job;
+	int ret = -1;
+
+	jr->run_set_id = 0;
+	jr->nr_done = jr->nr_ok = jr->nr_kpi = 0;
+	jr->failure = VM_OK;
+	jr->failure_reason = NULL;
+	if (guest_env_prepare(&jr->ge, lab, job, jr->geo) < 0)
+		return -1;
+	{
+		struct db_run_set rs = { job->path, job->hash, job->suite, job->testcase, job->kpi, jr->geo->kernel,
+					 jr->build_id, jr->commit_hash, jr->ge.vm.uri, jr->ge.vm.hostname,
+					 accel_name(jr->ge.accel), jr->boots, jr->track_tip_id };
+		if (db_run_set_create(lab->db, &rs, &jr->run_set_id) < 0)
+			return -1;
+	}
+	if (jr->started)
+		jr->started(jr, jr->data);
+	for (unsigned i = 1; i <= jr->boots; i++) {
+		struct guest_result gr;
+		char label[64];
+
+		snprintf(label, sizeof(label), "  boot %u/%u: ", i, jr->boots);
+		if (guest_run_once(&jr->ge, jr->run_set_id, jr->build_id, 0, i, label, &gr) < 0) {
+			guest_result_release(&gr);
+			db_run_set_finish(lab->db, jr->run_set_id, "failed");
+			return error("run %lld stopped: klab could not run the guest (stored runs are kept)",
+				     (long long)jr->run_set_id);
+		}
+		jr->nr_done++;
+		if (gr.outcome == VM_OK) {
+			jr->nr_ok++;
+			for (size_t m = 0; m < gr.nr_metrics; m++)
+				if (!strcmp(gr.metrics[m].name, job->kpi)) {
+					jr->nr_kpi++;
+					break;
+				}
+		} else if (!jr->failure_reason) {
+			jr->failure = gr.outcome;
+			jr->failure_reason = xstrdup(gr.reason ? gr.reason : vm_outcome_name(gr.outcome));
+		}
+		if (jr->booted)
+			jr->booted(jr, i, &gr, jr->data);
+		guest_result_release(&gr);
+		if (jr->failure_reason && jr->stop_on_failure)
+			break;
+	}
+	ret = 0;
+	db_run_set_finish(lab->db, jr->run_set_id, jr->nr_ok == jr->boots ? "done" : "failed");
+	return ret;
+}
+
+void job_run_release(struct job_run *jr)
+{
+	guest_env_release(&jr->ge);
+	free(jr->failure_reason);
+	jr->failure_reason = NULL;
 }

@@ -39,6 +39,13 @@ int pipeline_worktree_lock(struct lab *lab, int64_t repo_id, char **dir);
 int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev);
 void pipeline_repo_release(struct pipeline_repo *pr);
 
+/* Build commit `rev` of the repository at `repo_arg` with `recipe`:
+ * klab's worktree for it is taken and given back.  0 with res->status
+ * saying how the build went (hex: the commit built), -1 when klab failed
+ * (unknown revision, worktree busy, ...). */
+int pipeline_build_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
+		       int quiet, char hex[41], struct kbuild_result *res);
+
 /* Print a result the way `klab build` does. */
 void pipeline_print_build(const struct kbuild_result *res, const char *indent);
 
@@ -99,5 +106,35 @@ struct guest_result {
 int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
 		   unsigned iteration, const char *label, struct guest_result *res);
 void guest_result_release(struct guest_result *res);
+
+/* One job on one kernel, `boots` times, recorded as a run set: the loop
+ * of `klab run`, shared with `klab track run`. */
+struct job_run {
+	/* in */
+	const struct job *job;
+	const struct guest_env_opts *geo;	/* geo->kernel: the bzImage */
+	int64_t build_id;		/* 0: none */
+	const char *commit_hash;	/* NULL: none */
+	int64_t track_tip_id;		/* 0: none */
+	unsigned boots;
+	int stop_on_failure;		/* no more boots after one that is not ok */
+	/* Called once the run set is recorded, and after each boot. */
+	void (*started)(const struct job_run *jr, void *data);
+	void (*booted)(const struct job_run *jr, unsigned iteration, const struct guest_result *gr, void *data);
+	void *data;
+	/* out */
+	struct guest_env ge;		/* valid in the callbacks */
+	int64_t run_set_id;
+	unsigned nr_done, nr_ok, nr_kpi;	/* boots run; ok; ok with the KPI */
+	enum vm_outcome failure;	/* of the first boot that was not ok */
+	char *failure_reason;		/* NULL: every boot was ok */
+};
+
+/* Prepare the guests, record the run set and boot.  0 when every boot
+ * ran (each outcome is in the counts and the failure fields), -1 when
+ * klab or libvirt failed (stored runs are kept; the run set is marked
+ * failed).  Release with job_run_release(). */
+int run_job_on_kernel(struct lab *lab, struct job_run *jr);
+void job_run_release(struct job_run *jr);
 
 #endif

@@ -71,12 +71,21 @@ char *xstrfmt(const char *fmt, ...)
 	return p;
 }
 
+static char last_error[4096];
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[4096];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	fprintf(stderr, "klab: %s%s\n", prefix, buf);
+	if (!strcmp(prefix, "error: "))
+		memcpy(last_error, buf, sizeof(buf));
+}
+
+const char *error_last(void)
+{
+	return last_error;
 }
 
 int error(const char *fmt, ...)

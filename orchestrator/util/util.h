@@ -33,6 +33,9 @@ char *xstrfmt(const char *fmt, ...) KLAB_PRINTF(1, 2);
  * `return error(...)`. */
 int error(const char *fmt, ...) KLAB_PRINTF(1, 2);
 void warning(const char *fmt, ...) KLAB_PRINTF(1, 2);
+/* The text of this process's last error() ("" before any): for records
+ * that must say why something failed (a fetch, a build). */
+const char *error_last(void);
 /* Only the top level and out-of-memory may exit. */
 void die(const char *fmt, ...) KLAB_PRINTF(1, 2) KLAB_NORETURN;
 

@@ -1,0 +1,130 @@
+#!/bin/sh
+# Nightly tracking end to end, with real kernels in TCG or KVM guests: a
+# local "upstream" made from the imported 6.1 tree, followed through a
+# file:// URL (libgit2's remote machinery), advanced in three pushes:
+#   0. the import itself              -> 'first' (the baseline)
+#   1. no change (the same tip)       -> nothing tested again
+#   2. a harmless comment-only commit -> 'no-change'
+#   3. several commits, one of them re-applying "mm: align larger anonymous
+#      mappings on THP boundaries"    -> 'regression' of
+#      will-it-scale.per_process_ops, a bisection queued and a notice
+#      recorded; 'klab worker --once' runs the bisection, which must name
+#      the planted commit.
+# Cheap as it can be: one lab for all pushes (its artifact store), the
+# shared ccache, 3 s runs.  Fails (never skips) when libvirt does not answer.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+URI=${KLAB_LIBVIRT_URI:-qemu:///system}
+if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
+	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
+	exit 1
+fi
+. "$KLAB_SRCDIR/tests/kernel-tree.sh"
+# the shared guest kernel fills the shared ccache
+. "$KLAB_SRCDIR/tests/guest-kernel.sh"
+
+lab="$T/lab"
+"$KLAB" --state "$lab" init >/dev/null
+printf 'ccache_dir = %s\n' "$KCCACHE" >> "$lab/klab.conf"
+# notices go nowhere (nothing listens on port 9): recorded and left pending
+printf 'notify_mail_to = lkp@example.org\nsmtp_url = smtp://127.0.0.1:9\nnotify_timeout = 5\n' >> "$lab/klab.conf"
+k() { "$KLAB" --state "$lab" "$@"; }
+q() { sqlite3 "$lab/klab.db" "$1"; }
+short() { echo "$1" | cut -c1-12; }
+
+# The history the pushes take their commits from (tags demo-good: the
+# import, demo-bad: its tip, demo-planted: the regression).
+planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/history" 8) ||
+	{ echo "not ok - cannot generate the demo history"; exit 1; }
+good=$(git -C "$T/history" rev-parse demo-good)
+bad=$(git -C "$T/history" rev-parse demo-bad)
+harmless=$(git -C "$T/history" rev-list --reverse demo-good..demo-bad | head -n 1)
+check "the harmless commit is not the planted one" test "$harmless" != "$planted"
+changed=$(git -C "$T/history" show --format= --unified=0 "$harmless" | grep '^[-+]' | grep -v '^+++ \|^--- ' |
+	grep -v '^+/\*.*\*/$' | grep -v '^+$')
+check "the harmless commit only adds a comment" test -z "$changed"
+
+# upstream: a repository whose main the test pushes to; the tracked
+# repository: the user's clone (both share the imported tree's objects)
+git clone -q --shared --bare "$KTREE" "$T/upstream.git"
+git -C "$T/upstream.git" fetch -q "$T/history" "+refs/tags/*:refs/tags/*"
+push() { git -C "$T/upstream.git" update-ref refs/heads/main "$1"; }
+push "$good"
+# (no checkout: 78k files would cost time and 1.5 GB for nothing klab reads)
+git clone -q --shared --no-checkout "$T/upstream.git" "$T/linux"
+url="file://$T/upstream.git"
+sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
+user_state() {
+	git -C "$T/linux" for-each-ref --format='%(refname) %(objectname)' | grep -v '^refs/klab/'
+	git -C "$T/linux" symbolic-ref HEAD
+	git -C "$T/linux" rev-parse HEAD
+	if [ -e "$T/linux/.git/index" ]; then sha1sum < "$T/linux/.git/index"; else echo "no index"; fi
+}
+user_state > "$T/user.before"
+
+k track add mainline --repo "$T/linux" --remote "$url" --branch main --job "$T/malloc1.yaml" --threshold 10 >/dev/null
+check "track added" test "$(q "SELECT count(*) FROM tracks")" -eq 1
+tid=$(q "SELECT id FROM tracks WHERE name = 'mainline'")
+status_of() { q "SELECT status FROM track_tips WHERE track_id = $tid AND hash = '$1'"; }
+
+# ---- 0: the first tip is the baseline ------------------------------------------
+k track run mainline > "$T/run0.out" 2>&1; rc=$?
+check "run 0 exits 0" test "$rc" -eq 0 || tail -30 "$T/run0.out"
+check "run 0: the import is recorded as 'first'" test "$(status_of "$good")" = first
+check "run 0: its runs are stored under the tip" \
+	test "$(q "SELECT count(*) FROM run_sets rs JOIN track_tips tt ON tt.id = rs.track_tip_id WHERE tt.hash = '$good'")" -ge 1
+check "run 0: repeat (3) KPI values" \
+	test "$(q "SELECT count(*) FROM run_sets rs JOIN boots b ON b.run_set_id = rs.id JOIN runs r ON r.boot_id = b.id
+		     JOIN samples s ON s.run_id = r.id AND s.metric = 'will-it-scale.per_process_ops' AND s.seq = 0
+		     JOIN track_tips tt ON tt.id = rs.track_tip_id WHERE tt.hash = '$good' AND r.status = 'ok'")" -ge 3
+
+# ---- 1: no change (the same tip) ---------------------------------------------------
+push "$good"
+k track run mainline > "$T/run1.out" 2>&1; rc=$?
+check "run 1 exits 0" test "$rc" -eq 0
+check "run 1: the same tip is not tested again" grep -q "already tested: first" "$T/run1.out"
+check "run 1: no new tip, no new runs" \
+	test "$(q "SELECT count(*) FROM track_tips WHERE track_id = $tid") $(q "SELECT count(*) FROM run_sets")" = "1 1"
+
+# ---- 2: a harmless comment-only commit ----------------------------------------------
+push "$harmless"
+k track run mainline > "$T/run2.out" 2>&1; rc=$?
+check "run 2 exits 0" test "$rc" -eq 0 || tail -30 "$T/run2.out"
+check "run 2: the harmless commit is 'no-change'" test "$(status_of "$harmless")" = no-change ||
+	{ q "SELECT status, kpi_text FROM track_tips WHERE hash = '$harmless'"; tail -20 "$T/run2.out"; }
+check "run 2: compared with the first tip" \
+	test "$(q "SELECT compared_to FROM track_tips WHERE hash = '$harmless'")" = "$good"
+check "run 2: no bisection" test "$(q "SELECT count(*) FROM bisections")" -eq 0
+
+# ---- 3: several commits with the planted regression ------------------------------------
+push "$bad"
+k track run mainline > "$T/run3.out" 2>&1; rc=$?
+check "run 3 exits 0" test "$rc" -eq 0 || tail -30 "$T/run3.out"
+check "run 3: fetch moved" grep -q "^mainline: moved $(short "$harmless")..$(short "$bad")$" "$T/run3.out"
+check "run 3: the tip is a regression" test "$(status_of "$bad")" = regression ||
+	{ q "SELECT status, kpi_text FROM track_tips WHERE hash = '$bad'"; tail -20 "$T/run3.out"; }
+check "run 3: the KPI line names will-it-scale.per_process_ops" \
+	sh -c "sqlite3 '$lab/klab.db' \"SELECT kpi_text FROM track_tips WHERE hash = '$bad'\" | grep -q '^will-it-scale.per_process_ops: regression: '"
+check "run 3: a job bisection between the two tips is queued" \
+	test "$(q "SELECT b.kind || ' ' || b.bad || ' ' || g.hash || ' ' || q.state FROM track_tips tt
+		     JOIN bisections b ON b.id = tt.bisection_id JOIN bisection_goods g ON g.bisection_id = b.id
+		     JOIN queue_jobs q ON q.id = tt.queue_job_id WHERE tt.hash = '$bad'")" = "job $bad $harmless queued"
+check "run 3: a notice is recorded (mail server down: pending)" \
+	test "$(q "SELECT count(*) FROM notifications WHERE subject LIKE '[klab] track mainline: will-it-scale.per_process_ops %regression at $(short "$bad")%'")" -eq 1
+k track show mainline > "$T/show.out"
+check "show: three tips with their KPI" \
+	sh -c "grep -q '$(short "$bad")  regression' '$T/show.out' && grep -q '$(short "$harmless")  no-change' '$T/show.out' && grep -q '$(short "$good")  first' '$T/show.out' && grep -c 'will-it-scale.per_process_ops' '$T/show.out' | grep -q '^[3-9]'"
+k track run mainline > "$T/run4.out" 2>&1; rc=$?
+check "run again: nothing to do" sh -c "[ $rc -eq 0 ] && grep -q 'already tested: regression' '$T/run4.out'"
+check "run again: still one bisection" test "$(q "SELECT count(*) FROM bisections")" -eq 1
+
+# ---- the worker runs the bisection --------------------------------------------------------
+k worker --once > "$T/worker.out" 2>&1; rc=$?
+check "worker --once exits 0" test "$rc" -eq 0 || tail -30 "$T/worker.out"
+bid=$(q "SELECT bisection_id FROM track_tips WHERE hash = '$bad'")
+check "the bisection names the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = $bid")" = "$planted" ||
+	tail -40 "$lab/logs/queue-$(q "SELECT queue_job_id FROM track_tips WHERE hash = '$bad'").log"
+
+user_state > "$T/user.after"
+check "the user's refs, HEAD and index untouched" cmp -s "$T/user.before" "$T/user.after"
+check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
+finish
