@@ -16,12 +16,13 @@
 # commit builds and behaves like its parent: incremental builds stay short.
 # The planted commit is also tagged demo-planted.
 #
-# The second scenario adds two kinds of commits a bisection must skip:
-# DEMO_BREAK_AT=K puts a commit that does not build (kernel/fork.c calls an
-# undeclared function) before the K-th generated commit (from 0), fixed by
-# the next one; DEMO_PANIC_AT=K a commit whose kernel panics at boot (a BUG_ON in
-# kernel_init() that always fires), also fixed by the next one.  They are
-# tagged demo-broken and demo-panics.
+# The second scenario adds commits a bisection must skip, as a real tree
+# has them: DEMO_PANIC_AT=K puts a commit whose kernel panics at boot (a
+# BUG_ON in kernel_init() that always fires) before the K-th generated
+# commit (from 0) and its fix after it; DEMO_BREAK_AT=K likewise a commit
+# that does not build (kernel/fork.c calls an undeclared function).  With
+# both at one K the window is: panics, does not build (twice: the break
+# and the K-th commit), panics, fixed.  Tagged demo-panics and demo-broken.
 set -eu
 tree=$1 dest=$2 n=${3:-24}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -179,15 +180,11 @@ for spec in "$@"; do
 		planted=$(plant)
 	fi
 	file=${spec%%|*} rest=${spec#*|}
-	if [ "$k" = "${DEMO_BREAK_AT:-}" ]; then
-		special break
-		special fix-break
-	fi
-	if [ "$k" = "${DEMO_PANIC_AT:-}" ]; then
-		special panic
-		special fix-panic
-	fi
+	[ "$k" != "${DEMO_PANIC_AT:-}" ] || special panic
+	[ "$k" != "${DEMO_BREAK_AT:-}" ] || special break
 	commit "$file" "${rest%%|*}" "${rest#*|}"
+	[ "$k" != "${DEMO_BREAK_AT:-}" ] || special fix-break
+	[ "$k" != "${DEMO_PANIC_AT:-}" ] || special fix-panic
 	k=$((k + 1))
 done
 [ -n "$planted" ] || planted=$(plant)

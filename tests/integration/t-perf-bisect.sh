@@ -55,16 +55,21 @@ check "no regression: refused with the numbers" grep -q "regression not reproduc
 check "no regression: stored as not-reproduced" test "$(q "SELECT result FROM bisections WHERE id = 2")" = not-reproduced
 check "no regression: no bisect step ran" test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 2 AND phase = 'bisect'")" -eq 0
 
-# The second scenario: the same range plus a commit that does not build
-# and one whose kernel panics at boot, where the bisection meets them
-# (positions found with a test-command bisection of this deterministic
-# history).  Both are skipped with their reasons, the culprit still found.
-# Trees shared with the first history come from the artifact store.
-planted2=$(DEMO_BREAK_AT=4 DEMO_PANIC_AT=5 sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux2" 8) ||
+# The second scenario: the same range with a window of commits a real
+# tree has: one whose kernel panics at boot, one that does not build, the
+# next commit still not building, then the fixes
+# (make-kernel-history.sh DEMO_PANIC_AT/DEMO_BREAK_AT; a test-command
+# bisection of this deterministic history meets the panic and both build
+# failures).  Skipped with their reasons, the culprit still found.  Its
+# commits are fetched into the first repository, so the build directory
+# is warm and trees shared with the first history come from the artifact
+# store.
+planted2=$(DEMO_BREAK_AT=4 DEMO_PANIC_AT=4 sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux2" 8) ||
 	{ echo "not ok - cannot generate the second scenario"; exit 1; }
-broken=$(git -C "$T/linux2" rev-parse demo-broken)
-panics=$(git -C "$T/linux2" rev-parse demo-panics)
-k bisect start --repo "$T/linux2" --good demo-good --bad demo-bad --job "$T/malloc1.yaml" > "$T/skips.out" 2>&1
+git -C "$T/linux" fetch -q --no-tags "$T/linux2" "refs/tags/*:refs/tags/s2-*"
+broken=$(git -C "$T/linux" rev-parse s2-demo-broken)
+panics=$(git -C "$T/linux" rev-parse s2-demo-panics)
+k bisect start --repo "$T/linux" --good demo-good --bad s2-demo-bad --job "$T/malloc1.yaml" > "$T/skips.out" 2>&1
 rc=$?
 check "scenario 2: exits 0" test "$rc" -eq 0 || tail -40 "$T/skips.out"
 check "scenario 2: culprit is the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = 3")" = "$planted2"
@@ -72,9 +77,15 @@ check "scenario 2: the commit that does not build is skipped as a build failure"
 	test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 3 AND hash = '$broken' AND verdict = 'skip' AND reason LIKE 'build failed:%mm_account_files%'")" -eq 1
 check "scenario 2: the commit that panics is skipped as a panic" \
 	test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 3 AND hash = '$panics' AND verdict = 'skip' AND reason LIKE 'panic:%'")" -eq 1
-check "scenario 2: the report lists both skips with reasons" \
+check "scenario 2: the report lists the skips with reasons" \
 	sh -c "grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'panic:' && grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'build failed:'"
 check "scenario 2: progress with a remaining-time estimate" grep -q "^progress: step .* about .* left" "$T/skips.out"
 check "scenario 2: confirmed" grep -q "confirmed: parent like good, culprit like bad" "$T/skips.out"
+
+# The HTML report of these bisections: a chart per job bisection with a
+# point group per tested commit; the panic's reason on the page.
+check "report: a chart per job bisection, a point per tested commit" \
+	sh "$KLAB_SRCDIR/tests/report-check.sh" "$lab" "$T/report"
+check "report: the panic skip is on the page" grep -q "panic:" "$T/report/bisect-3.html"
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
 finish
