@@ -1194,20 +1194,23 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 
 int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 {
-	char *cwd;
+	char *cwd = getcwd(NULL, 0);
+	int ret = -1;
 
-	if (db_bisection_create(lab->db, b) < 0)
-		return -1;
-	cwd = getcwd(NULL, 0);
 	if (!cwd)
 		cwd = xstrdup("/");
-	if (db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
-		db_bisection_set_state(lab->db, b->id, "failed", "error", NULL, "could not be queued");
-		free(cwd);
-		return -1;
+	/* one transaction: never a bisection without its queue row */
+	if (db_begin(lab->db) < 0)
+		goto out;
+	if (db_bisection_create(lab->db, b) < 0 ||
+	    db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
+		db_rollback(lab->db);
+		goto out;
 	}
+	ret = db_commit(lab->db);
+out:
 	free(cwd);
-	return 0;
+	return ret;
 }
 
 /* submit: create the bisection (everything checked as for start) and

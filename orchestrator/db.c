@@ -134,7 +134,9 @@ int db_open(sqlite3 **out, const char *path, int create)
 		sqlite3_close(db);
 		return -1;
 	}
-	sqlite3_busy_timeout(db, 30000);
+	/* a lab has many klab processes (workers, submits, reports): wait
+	 * for the one writer rather than fail, up to two minutes */
+	sqlite3_busy_timeout(db, 120000);
 	sqlite3_extended_result_codes(db, 1);
 	if (exec(db, "PRAGMA journal_mode = WAL") < 0 ||
 	    exec(db, "PRAGMA synchronous = NORMAL") < 0 ||
@@ -168,10 +170,33 @@ void db_rollback(sqlite3 *db)
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+static int repo_lookup(sqlite3 *db, const char *path, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(db, &st, "SELECT id FROM repos WHERE path = ?1") < 0)
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "cannot read repositories");
+	return rc == SQLITE_ROW;
+}
+
 int db_repo_id(sqlite3 *db, const char *path, int64_t *id)
 {
 	sqlite3_stmt *st;
+	int rc;
 
+	/* a known repository costs no write (many klab processes at once
+	 * queue for the one writer) */
+	rc = repo_lookup(db, path, id);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	if (prepare(db, &st, "INSERT INTO repos (path, created_at) VALUES (?1, ?2) "
 			     "ON CONFLICT (path) DO NOTHING") < 0)
 		return -1;
@@ -179,16 +204,10 @@ int db_repo_id(sqlite3 *db, const char *path, int64_t *id)
 	sqlite3_bind_int64(st, 2, now_s());
 	if (step_done(db, st, "cannot record repository") < 0)
 		return -1;
-	if (prepare(db, &st, "SELECT id FROM repos WHERE path = ?1") < 0)
-		return -1;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_fail(db, "cannot find repository");
-	}
-	*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
+	rc = repo_lookup(db, path, id);
+	if (rc == 0)
+		return error("database: repository '%s' vanished after it was recorded", path);
+	return rc < 0 ? -1 : 0;
 }
 
 int db_commit_store(sqlite3 *db, int64_t repo_id, const struct commit_info *ci)
@@ -227,7 +246,11 @@ int db_bisection_create(sqlite3 *db, struct bisection *b)
 {
 	sqlite3_stmt *st;
 
-	if (db_begin(db) < 0)
+	/* inside the caller's transaction when there is one (queued
+	 * bisections are created and queued at once) */
+	int own = sqlite3_get_autocommit(db);
+
+	if (own && db_begin(db) < 0)
 		return -1;
 	if (prepare(db, &st, "INSERT INTO bisections (repo_id, kind, state, bad, first_parent, timeout_ms, created_at, "
 			     "build, config, job_path, job_text, kpi) "
@@ -273,9 +296,10 @@ int db_bisection_create(sqlite3 *db, struct bisection *b)
 		if (step_done(db, st, "cannot record command") < 0)
 			goto fail;
 	}
-	return db_commit(db);
+	return own ? db_commit(db) : 0;
 fail:
-	db_rollback(db);
+	if (own)
+		db_rollback(db);
 	return -1;
 }
 
