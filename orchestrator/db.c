@@ -1734,8 +1734,7 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "WHERE tt.created_at >= ?1 ORDER BY tt.track_id, tt.created_at, tt.id",
 		     since, row_tip, r, "cannot read tracked tips") < 0 ||
 	    each_row(db, "SELECT tt.track_id, tt.id, rs.job_path, rs.kpi, sa.value FROM track_tips tt "
-			 "JOIN track_jobs tj ON tj.track_id = tt.track_id "
-			 "JOIN run_sets rs ON rs.commit_hash = tt.hash AND rs.job_path = tj.job_path "
+			 "JOIN run_sets rs ON rs.track_tip_id = tt.id "
 			 "JOIN boots bo ON bo.run_set_id = rs.id JOIN runs r ON r.boot_id = bo.id "
 			 "JOIN samples sa ON sa.run_id = r.id AND sa.metric = rs.kpi AND sa.seq = 0 "
 			 "WHERE r.status = 'ok' AND tt.created_at >= ?1 ORDER BY tt.track_id, rs.job_path, rs.kpi, r.id",

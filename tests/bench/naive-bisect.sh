@@ -16,6 +16,8 @@
 # and the ratio (target: klab >= 3x faster).  Never fails on time.
 #   KLAB_BENCH_DIR  work directory (default /var/tmp/klab-bench/naive)
 #   NAIVE_THRESHOLD per_process_ops below this is bad (default 5800)
+#   NAIVE_N         commits in the generated history (default 24, the demo's)
+#   NAIVE_SKIP_KLAB=1  keep the klab half measured by an earlier run
 set -eu
 KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
@@ -23,6 +25,12 @@ W=${KLAB_BENCH_DIR:-/var/tmp/klab-bench/naive}
 THRESHOLD=${NAIVE_THRESHOLD:-5800}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
+q() { sqlite3 "$W/lab/klab.db" "$1"; }
+if [ "${NAIVE_SKIP_KLAB:-0}" = 1 ] && [ -s "$W/klab.result" ]; then
+	# the klab half measured earlier (its figures kept in klab.result)
+	. "$W/klab.result"
+	rm -rf "$W/naive" "$W/root" "$W/counts" "$W/naive.log"
+else
 rm -rf "$W"
 mkdir -p "$W"
 chmod 755 "$W"
@@ -43,13 +51,17 @@ t0=$(date +%s)
 "$KLAB" --state "$W/lab" bisect start --repo "$W/linux" --good demo-good --bad demo-bad \
 	--job "$W/job.yaml" > "$W/klab.out" 2>&1 || true
 t1=$(date +%s)
-q() { sqlite3 "$W/lab/klab.db" "$1"; }
 k_culprit=$(q "SELECT coalesce(culprit, '') FROM bisections WHERE id = 1")
 k_builds=$(q "SELECT count(*) FROM builds WHERE status IN ('ok', 'build-failed')")
 k_boots=$(q "SELECT count(*) FROM boots")
 k_runs=$(q "SELECT count(*) FROM runs")
 k_time=$((t1 - t0))
 echo "bench: klab done in ${k_time} s (culprit ${k_culprit:-none})"
+cat > "$W/klab.result" <<EOF
+planted=$planted t_import=$t_import t_hist=$t_hist k_time=$k_time k_builds=$k_builds k_boots=$k_boots
+k_runs=$k_runs k_culprit=$k_culprit
+EOF
+fi
 
 # ---- naive ---------------------------------------------------------------
 q "SELECT config_text FROM builds WHERE commit_hash = '$(git -C "$W/linux" rev-parse demo-good)'" > "$W/config"
@@ -107,6 +119,7 @@ EOF
 sed -i "s/\"\$THRESHOLD\"/$THRESHOLD/" "$W/step.sh"
 chmod 755 "$W/step.sh"
 git clone -q --shared "$W/linux" "$W/naive"
+git -C "$W/naive" fetch -q "$W/linux" 'refs/tags/*:refs/tags/*'	# the demo-* tags
 t0=$(date +%s)
 (
 	cd "$W/naive"

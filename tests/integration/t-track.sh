@@ -124,6 +124,13 @@ bid=$(q "SELECT bisection_id FROM track_tips WHERE hash = '$bad'")
 check "the bisection names the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = $bid")" = "$planted" ||
 	tail -40 "$lab/logs/queue-$(q "SELECT queue_job_id FROM track_tips WHERE hash = '$bad'").log"
 
+# the report: the tracked branch's page with its KPI chart and tips
+k report -o "$T/report" > "$T/report.out" 2>&1
+page=$(ls "$T"/report/track-mainline-*.html 2>/dev/null | head -n 1)
+check "report: a page for the tracked branch" test -n "$page"
+check "report: its KPI chart" grep -q "<svg" "${page:-/dev/null}"
+check "report: the regression tip links its bisection" grep -q "bisect-$bid.html" "${page:-/dev/null}"
+
 user_state > "$T/user.after"
 check "the user's refs, HEAD and index untouched" cmp -s "$T/user.before" "$T/user.after"
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok

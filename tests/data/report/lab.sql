@@ -104,7 +104,8 @@ INSERT INTO bisections (id, repo_id, kind, state, result, bad, created_at) VALUE
  (3, 1, 'command', 'created', NULL, '6666666666666666666666666666666666666666', 1600000000);
 INSERT INTO bisection_argv (bisection_id, idx, arg) VALUES (3, 0, 'true');
 
--- A tracked branch: three tips measured with `klab run`, one regression.
+-- A tracked branch: three tips measured by `klab track run` (run sets of
+-- the tip), one regression.
 INSERT INTO tracks (id, name, repo_id, remote, branch, threshold_pct, created_at) VALUES
  (1, 'mm-unstable <nightly>', 1, 'origin', 'mm-unstable', 5.0, 1700000000);
 INSERT INTO track_jobs (track_id, job_path) VALUES (1, 'jobs/will-it-scale-malloc1.yaml');
@@ -112,10 +113,10 @@ INSERT INTO track_tips (id, track_id, hash, status, compared_to, bisection_id, m
  (1, 1, '2222222222222222222222222222222222222222', 'first', NULL, NULL, NULL, 1700000000),
  (2, 1, '4444444444444444444444444444444444444444', 'no-change', '2222222222222222222222222222222222222222', NULL, 'within 5%', 1700086400),
  (3, 1, '6666666666666666666666666666666666666666', 'regression', '4444444444444444444444444444444444444444', 1, 'will-it-scale.per_process_ops -52% <bisected>', 1700172800);
-INSERT INTO run_sets (id, job_path, job_hash, suite, testcase, kpi, kernel, commit_hash, uri, accel, repeat, state, created_at) VALUES
- (1, 'jobs/will-it-scale-malloc1.yaml', 'h', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '2222222222222222222222222222222222222222', 'qemu:///system', 'tcg', 3, 'done', 1700000000),
- (2, 'jobs/will-it-scale-malloc1.yaml', 'h', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '4444444444444444444444444444444444444444', 'qemu:///system', 'tcg', 3, 'done', 1700086400),
- (3, 'jobs/will-it-scale-malloc1.yaml', 'h', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '6666666666666666666666666666666666666666', 'qemu:///system', 'tcg', 3, 'done', 1700172800);
+INSERT INTO run_sets (id, job_path, job_hash, suite, testcase, kpi, kernel, commit_hash, uri, accel, repeat, state, created_at, track_tip_id) VALUES
+ (1, 'jobs/will-it-scale-malloc1.yaml', 'h', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '2222222222222222222222222222222222222222', 'qemu:///system', 'tcg', 3, 'done', 1700000000, 1),
+ (2, 'jobs/will-it-scale-malloc1.yaml', 'h', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '4444444444444444444444444444444444444444', 'qemu:///system', 'tcg', 3, 'done', 1700086400, 2),
+ (3, 'jobs/will-it-scale-malloc1.yaml', 'h', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '6666666666666666666666666666666666666666', 'qemu:///system', 'tcg', 3, 'done', 1700172800, 3);
 CREATE TEMP TABLE tk (rs INTEGER, k INTEGER, value REAL);
 INSERT INTO tk VALUES (1, 1, 99000), (1, 2, 101000), (1, 3, 100000), (2, 1, 100500), (2, 2, 99800), (2, 3, 98900),
  (3, 1, 48000), (3, 2, 49500), (3, 3, 47800);
