@@ -693,8 +693,6 @@ out:
 	db_mon_means_free(b, nb);
 }
 
-static void print_clean(FILE *f, const char *s);
-
 /* Commits the bisection had to skip, with why: a panic or a build
  * failure met on the way is news for the report, not a detail. */
 static void print_skipped(struct runner *r)
@@ -1623,12 +1621,6 @@ static void print_argv(FILE *f, char **argv, size_t argc)
 }
 
 /* Subjects come from repositories: print them without control bytes. */
-static void print_clean(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
 static int cmd_show(int argc, char **argv, const struct global_opts *g)
 {
 	struct lab lab;

@@ -101,7 +101,7 @@ static int cmd_test(int argc, char **argv, const struct global_opts *g)
 }
 
 /* Untrusted text (errors from servers) on one line. */
-static void print_clean(const char *s)
+static void print_one_line(const char *s)
 {
 	for (; s && *s; s++)
 		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s);
@@ -130,10 +130,10 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 
 		notify_describe_target(&what, n[i].kind, n[i].target);
 		printf("%lld\t%s\t", (long long)n[i].id, n[i].kind);
-		print_clean(what.buf);
+		print_one_line(what.buf);
 		strbuf_release(&what);
 		printf("\t%s\t%d\t", n[i].state, n[i].attempts);
-		print_clean(n[i].last_error ? n[i].last_error : "-");
+		print_one_line(n[i].last_error ? n[i].last_error : "-");
 		if (!strcmp(n[i].state, "pending") && n[i].next_try_at) {
 			int64_t wait = n[i].next_try_at - now_s();
 			char dur[32];

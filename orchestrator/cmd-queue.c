@@ -491,12 +491,6 @@ static char *job_what(struct lab *lab, const struct queue_job *j)
 	return what;
 }
 
-static void clean_line(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
-}
-
 static void status_json(struct lab *lab, struct queue_job *jobs, size_t nr, int one)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -578,13 +572,13 @@ int cmd_status(int argc, char **argv, const struct global_opts *g)
 		char *what = job_what(&lab, j), b1[32];
 		printf("job %lld: %s, %s\n", (long long)j->id, j->kind, j->state);
 		printf("what:      ");
-		clean_line(stdout, what);
+		print_clean(stdout, what);
 		printf("\nsubmitted: %s ago by %s, from %s\n", age(j->created_at, b1, sizeof(b1)),
 		       j->submitted_by ? j->submitted_by : "?", j->nr_args ? j->args[0] : "?");
 		printf("attempts:  %d%s%s\n", j->attempts, j->worker ? ", worker " : "", j->worker ? j->worker : "");
 		if (j->message) {
 			printf("message:   ");
-			clean_line(stdout, j->message);
+			print_clean(stdout, j->message);
 			putchar('\n');
 		}
 		printf("log:       %s/logs/queue-%lld.log\n", lab.state_dir, (long long)j->id);
@@ -596,7 +590,7 @@ int cmd_status(int argc, char **argv, const struct global_opts *g)
 			char *what = job_what(&lab, &jobs[i]), b1[32];
 			printf("%lld\t%s\t%s\t%d\t%s\t%s\t", (long long)jobs[i].id, jobs[i].kind, jobs[i].state,
 			       jobs[i].attempts, jobs[i].worker ? jobs[i].worker : "-", age(jobs[i].created_at, b1, sizeof(b1)));
-			clean_line(stdout, what);
+			print_clean(stdout, what);
 			putchar('\n');
 			free(what);
 		}

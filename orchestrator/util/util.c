@@ -141,6 +141,12 @@ const char *user_name(void)
 	return name;
 }
 
+void print_clean(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+}
+
 int mkdir_p(const char *path, unsigned mode)
 {
 	char *p = xstrdup(path);

@@ -4,6 +4,7 @@
 #define KLAB_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdarg.h>
 
@@ -44,6 +45,9 @@ int64_t now_ms(void);
 int64_t now_s(void);
 /* The user running klab (login name, or the uid as text). */
 const char *user_name(void);
+/* Untrusted text (commit subjects, guest output) on a terminal: control
+ * bytes and DEL printed as '?'. */
+void print_clean(FILE *f, const char *s);
 
 /* mkdir -p with mode; returns 0 or error(). */
 int mkdir_p(const char *path, unsigned mode);
