@@ -6,6 +6,8 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2243,4 +2245,59 @@ int db_notification_attempt(sqlite3 *db, int64_t id, const char *state, int atte
 	bind_id_or_null(st, 4, next_try_at);
 	bind_text_or_null(st, 5, last_error);
 	return step_done(db, st, "cannot record the delivery");
+}
+
+/* ---- boots of a klab that died ---------------------------------------------- */
+
+/* The owner's PID from a domain name "klab-PID-MS"; 0 when not of that form. */
+static long boot_owner(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (!name || strncmp(name, "klab-", 5))
+		return 0;
+	errno = 0;
+	pid = strtol(name + 5, &end, 10);
+	return errno || *end != '-' || pid <= 0 ? 0 : pid;
+}
+
+int db_boots_interrupted(sqlite3 *db, int *marked)
+{
+	sqlite3_stmt *st = NULL, *up = NULL;
+	int rc, ret = -1;
+
+	*marked = 0;
+	if (prepare(db, &st, "SELECT id, domain_name FROM boots WHERE outcome = 'running'") < 0 ||
+	    prepare(db, &up, "UPDATE boots SET outcome = NULL, reason = ?2, finished_at = ?3 "
+			     "WHERE id = ?1 AND outcome = 'running'") < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long pid = boot_owner((const char *)sqlite3_column_text(st, 1));
+		char *why;
+
+		if (!pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		why = xstrfmt("interrupted: klab (pid %ld) stopped during this boot; nothing was measured", pid);
+		sqlite3_reset(up);
+		sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
+		sqlite3_bind_text(up, 2, why, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(up, 3, now_s());
+		rc = sqlite3_step(up);
+		free(why);
+		if (rc != SQLITE_DONE) {
+			error("cannot mark an interrupted boot: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+		(*marked)++;
+	}
+	if (rc != SQLITE_DONE) {
+		error("cannot read boots: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(up);
+	return ret;
 }

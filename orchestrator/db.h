@@ -325,4 +325,9 @@ int db_notifications_due(sqlite3 *db, int64_t now, int all, int64_t **ids, size_
 int db_notification_attempt(sqlite3 *db, int64_t id, const char *state, int attempts, int64_t next_try_at,
 			    const char *last_error);
 
+/* Boots left 'running' by a klab that died (the owner PID in the domain
+ * name no longer runs): outcome NULL, reason "interrupted: ...", finished
+ * now.  *marked: how many. */
+int db_boots_interrupted(sqlite3 *db, int *marked);
+
 #endif

@@ -854,6 +854,34 @@ out:
 	return ret;
 }
 
+/* Temp dirs of a store that was killed half way (".tmp-KEY-PID" whose
+ * PID no longer runs) never become entries: remove them. */
+static void remove_stale_temps(const char *adir)
+{
+	DIR *d = opendir(adir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *dash;
+		char *end, *path;
+		long pid;
+
+		if (strncmp(de->d_name, ".tmp-", 5) || !(dash = strrchr(de->d_name, '-')))
+			continue;
+		errno = 0;
+		pid = strtol(dash + 1, &end, 10);
+		if (*end || errno || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xstrfmt("%s/%s", adir, de->d_name);
+		remove_tree(path);
+		free(path);
+	}
+	closedir(d);
+}
+
 /* Copy the results into artifacts/<key>: temp dir, fsync, rename. */
 static int store_artifacts(const struct lab *lab, const char *bd, const char *key, const char *log,
 			   char **final_out)
@@ -870,6 +898,7 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 
 	if (mkdir_p(adir, 0755) < 0)
 		goto out;
+	remove_stale_temps(adir);
 	if (is_dir(tmp))
 		remove_tree(tmp);
 	if (mkdir(tmp, 0755) < 0) {

@@ -211,7 +211,7 @@ int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *j
 	if (vm_connect(&ge->vm, o->uri ? o->uri : lab->libvirt_uri) < 0)
 		return -1;
 	n = vm_clean_orphans(&ge->vm, lab->state_dir);
-	if (n < 0)
+	if (n < 0 || db_boots_interrupted(lab->db, &n) < 0)
 		goto cleanup;
 	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
 		goto cleanup;
