@@ -159,40 +159,21 @@ static enum step_result perf_step(struct runner *r, const struct step *s, const 
 				  int64_t build_id, struct strbuf *reason);
 static int fail(struct runner *r, const char *msg);
 
-/* Check out and test one commit; the step is a database row before the
- * test starts and carries its verdict before this returns. */
-static enum step_result run_step(struct runner *r, const char *hex, const char *phase,
-				 int remaining, int64_t choose_ms)
+/* The test of a step that is a running row: check out, build if asked,
+ * test (or measure), store the verdict. */
+static enum step_result step_exec(struct runner *r, const struct step *sp, int64_t choose_ms)
 {
-	struct step s;
-	struct commit_info ci;
+	struct step s = *sp;
+	const char *hex = sp->hash, *log_path = sp->log_path;
 	struct run_opts ro = { 0 };
 	struct run_result rr;
 	struct strbuf reason = STRBUF_INIT;
 	char *env[9];
-	char *log_path;
 	char *kernel = NULL;
 	int64_t build_id = 0;
 	char dur[32];
 	int64_t t0;
 	enum step_result res = STEP_ABORT;
-
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hash, hex, 41);
-	s.phase = (char *)phase;
-	s.remaining = remaining;
-	s.exit_code = -1;
-	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, phase);
-	s.log_path = log_path;
-
-	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
-		goto out;
-	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 ||
-	    db_step_begin(r->lab->db, r->b->id, &s) < 0) {
-		commit_info_release(&ci);
-		goto out;
-	}
-	commit_info_release(&ci);
 
 	t0 = now_ms();
 	if (worktree_checkout(r->wt, hex) < 0) {
@@ -352,11 +333,42 @@ free_env:
 		free(env[i]);
 out:
 	strbuf_release(&reason);
-	free(log_path);
 	free(kernel);
 	return res;
 }
 
+
+/* Check out and test one commit; the step is a database row before the
+ * test starts and carries its verdict before this returns. */
+static enum step_result run_step(struct runner *r, const char *hex, const char *phase,
+				 int remaining, int64_t choose_ms)
+{
+	struct step s;
+	struct commit_info ci;
+	char *log_path;
+	enum step_result res = STEP_ABORT;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hash, hex, 41);
+	s.phase = (char *)phase;
+	s.remaining = remaining;
+	s.exit_code = -1;
+	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, phase);
+	s.log_path = log_path;
+
+	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
+		goto out;
+	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 ||
+	    db_step_begin(r->lab->db, r->b->id, &s) < 0) {
+		commit_info_release(&ci);
+		goto out;
+	}
+	commit_info_release(&ci);
+	res = step_exec(r, &s, choose_ms);
+out:
+	free(log_path);
+	return res;
+}
 
 /* ---- job bisections: measure, decide, confirm, report ----------------- */
 
