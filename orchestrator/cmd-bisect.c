@@ -1095,6 +1095,13 @@ static void run_round(struct runner *r, char (*hex)[41], int n, int round, int a
 	if (r->perf) {
 		for (int i = 0; i < n; i++)
 			round_prebuild(r, hex[i], &kernel[i], &build_id[i]);
+		/* A libvirt connection must not be shared with children (their
+		 * event loops would read its socket): closed here, opened again
+		 * when the parent boots the next guest. */
+		if (r->perf->ge_ready) {
+			guest_env_release(&r->perf->ge);
+			r->perf->ge_ready = 0;
+		}
 	} else {
 		/* the bisection's own worktree serves the first slot */
 		wt_dir[0] = xstrdup(worktree_path(r->wt));
