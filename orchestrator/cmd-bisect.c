@@ -955,11 +955,14 @@ static void print_progress(struct runner *r, int done, int steps_after)
 	else if (r->ref_ms)
 		per_step = r->ref_ms / 2;
 	fmt_duration(now_ms() - r->start_ms, el, sizeof(el));
+	/* a multisection counts rounds: done and steps_after are rounds */
 	if (per_step)
-		printf("progress: step %d of about %d, %s so far, about %s left\n", done + 1, done + 1 + steps_after, el,
+		printf("progress: %s %d of about %d, %s so far, about %s left\n", r->slots > 1 ? "round" : "step",
+		       done + 1, done + 1 + steps_after, el,
 		       fmt_duration(per_step * (steps_after + 1 + 2), left, sizeof(left)));
 	else
-		printf("progress: step %d of about %d, %s so far\n", done + 1, done + 1 + steps_after, el);
+		printf("progress: %s %d of about %d, %s so far\n", r->slots > 1 ? "round" : "step", done + 1,
+		       done + 1 + steps_after, el);
 }
 
 /* ---- multisection: the steps of one round at the same time -------------- */
@@ -1368,7 +1371,7 @@ static int bisect_loop(struct runner *r)
 			round++;
 			printf("Bisecting: %d revision%s left to test after this round (roughly %d round%s)\n",
 			       ch.remaining, ch.remaining == 1 ? "" : "s", ch.steps, ch.steps == 1 ? "" : "s");
-			print_progress(r, nr_tested, ch.steps);
+			print_progress(r, round - 1, ch.steps);
 			for (int i = 0; i < npicks; i++) {
 				oid_to_hex41(dag.commits[picks[i]].oid, hexes[i]);
 				strbuf_addf(&line, "%s%.12s", i ? ", " : "", hexes[i]);
