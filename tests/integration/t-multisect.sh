@@ -120,6 +120,10 @@ check "resume keeps the slots of start --no-run" grep -q "^round 1: testing .*, 
 	-- "$T/t-ms-test.sh" > /dev/null 2>&1
 check "submit bisect --slots stores the slots" \
 	test "$(sqlite3 "$S/klab.db" "SELECT slots FROM bisections ORDER BY id DESC LIMIT 1")" = 3
+"$KLAB" --state "$S" worker --once > "$T/out.worker" 2>&1
+check "a worker runs the queued multisection to the culprit" test "$(culprit_of 5)" = "$want"
+check "the queued multisection ran in rounds of three" \
+	test "$(sqlite3 "$S/klab.db" "SELECT max(n) FROM (SELECT count(*) AS n FROM steps WHERE bisection_id = 5 GROUP BY round)")" = 3
 
 # ---- refused widths ----------------------------------------------------------
 for k in 0 99 x; do
