@@ -1743,6 +1743,14 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		ret = usage_error("start needs a test command after '--' (or --job FILE)");
 		goto out;
 	}
+	if (job_parsed && slots > 1) {
+		/* the slots' guests run at once, each pinned to CPUs of its own */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (cpus > 0 && (long)slots * (long)job.guest.vcpus > cpus)
+			warning("--slots %lu runs %lu guests of %u vCPU%s at once; this host has %ld CPU%s, so a slot "
+				"whose guest does not fit stops the bisection (use a job with fewer vCPUs, or fewer slots)",
+				slots, slots, job.guest.vcpus, job.guest.vcpus == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s");
+	}
 	if (recipe_given && !build) {
 		ret = usage_error("config options (--config, --fragment, ...) need --build");
 		goto out;
