@@ -250,12 +250,104 @@ static int sqrti(int val)
 	return (int)x;
 }
 
+/* Candidates in find_bisection's order (oldest first) into list; the
+ * number of them that are not TREESAME into *nr.  Returns the list's
+ * length. */
+static int candidate_list(struct walk *w, int *order, int *list, int *nr)
+{
+	int on_list;
+
+	mark_interesting(w);
+	on_list = walk_order(w, order);
+	*nr = 0;
+	/* find_bisection reverses the walk's list: oldest first. */
+	for (int i = 0; i < on_list; i++) {
+		list[i] = order[on_list - 1 - i];
+		if (!(w->dag->commits[list[i]].flags & BISECT_TREESAME))
+			(*nr)++;
+	}
+	return on_list;
+}
+
+/* git's do_find_bisection: every candidate's weight (the candidates it
+ * reaches).  Without find_all it stops at the first commit about halfway
+ * and returns it; otherwise (or when none is) -1. */
+static int compute_weights(struct walk *w, const int *list, int on_list, int nr, int find_all)
+{
+	const struct bisect_dag *dag = w->dag;
+	int counted = 0;
+
+	/* Initial weights: 1 for roots of the set, -1 one parent, -2 merges. */
+	for (int i = 0; i < on_list; i++) {
+		const struct bisect_commit *c = &dag->commits[list[i]];
+		int cnt = 0;
+
+		for (int p = 0; p < c->nr_parents; p++) {
+			if (c->parents[p] >= 0 && w->interesting[c->parents[p]])
+				cnt++;
+			if (dag->first_parent)
+				break;
+		}
+		if (cnt == 0) {
+			w->weight[list[i]] = 0;
+			if (!(c->flags & BISECT_TREESAME)) {
+				w->weight[list[i]] = 1;
+				counted++;
+			}
+		} else {
+			w->weight[list[i]] = cnt == 1 ? -1 : -2;
+		}
+	}
+	for (int i = 0; i < on_list; i++) {
+		int c = list[i];
+		if (w->weight[c] != -2)
+			continue;
+		w->weight[c] = count_distance(w, c);
+		if (!find_all && approx_halfway(w, c, nr))
+			return c;
+		counted++;
+	}
+	while (counted < nr) {
+		int progress = 0;
+		for (int i = 0; i < on_list; i++) {
+			int c = list[i], known = -1;
+			const struct bisect_commit *cm = &dag->commits[c];
+
+			if (w->weight[c] >= 0)
+				continue;
+			for (int p = 0; p < cm->nr_parents; p++) {
+				int q = cm->parents[p];
+				if (q >= 0 && w->interesting[q] && w->weight[q] >= 0) {
+					known = q;
+					break;
+				}
+				if (dag->first_parent)
+					break;
+			}
+			if (known < 0)
+				continue;
+			progress = 1;
+			if (!(cm->flags & BISECT_TREESAME)) {
+				w->weight[c] = w->weight[known] + 1;
+				counted++;
+			} else {
+				w->weight[c] = w->weight[known];
+			}
+			if (!find_all && approx_halfway(w, c, nr))
+				return c;
+		}
+		if (!progress)
+			break;	/* cannot happen on a DAG; never spin */
+	}
+	return -1;
+}
+
 void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
 		   struct bisect_choice *out)
 {
 	struct walk w = { .dag = dag, .st = st };
 	size_t n = dag->nr;
-	int *order, *list, on_list, nr = 0, counted = 0, best = -1;
+	int *order, *list, on_list, nr = 0, best = -1;
 	int find_all = st->nr_skipped > 0;
 	struct dist *sorted = NULL;
 	int nsorted = 0;
@@ -269,82 +361,11 @@ void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
 	order = xmalloc(n * sizeof(int));
 	list = xmalloc(n * sizeof(int));
 
-	mark_interesting(&w);
-	on_list = walk_order(&w, order);
-	/* find_bisection reverses the walk's list: oldest first. */
-	for (int i = 0; i < on_list; i++) {
-		list[i] = order[on_list - 1 - i];
-		if (!(dag->commits[list[i]].flags & BISECT_TREESAME))
-			nr++;
-	}
+	on_list = candidate_list(&w, order, list, &nr);
 	out->all = nr;
-
-	/* Initial weights: 1 for roots of the set, -1 one parent, -2 merges. */
-	for (int i = 0; i < on_list; i++) {
-		const struct bisect_commit *c = &dag->commits[list[i]];
-		int cnt = 0;
-
-		for (int p = 0; p < c->nr_parents; p++) {
-			if (c->parents[p] >= 0 && w.interesting[c->parents[p]])
-				cnt++;
-			if (dag->first_parent)
-				break;
-		}
-		if (cnt == 0) {
-			w.weight[list[i]] = 0;
-			if (!(c->flags & BISECT_TREESAME)) {
-				w.weight[list[i]] = 1;
-				counted++;
-			}
-		} else {
-			w.weight[list[i]] = cnt == 1 ? -1 : -2;
-		}
-	}
-	for (int i = 0; i < on_list; i++) {
-		int c = list[i];
-		if (w.weight[c] != -2)
-			continue;
-		w.weight[c] = count_distance(&w, c);
-		if (!find_all && approx_halfway(&w, c, nr)) {
-			best = c;
-			goto chosen;
-		}
-		counted++;
-	}
-	while (counted < nr) {
-		int progress = 0;
-		for (int i = 0; i < on_list; i++) {
-			int c = list[i], known = -1;
-			const struct bisect_commit *cm = &dag->commits[c];
-
-			if (w.weight[c] >= 0)
-				continue;
-			for (int p = 0; p < cm->nr_parents; p++) {
-				int q = cm->parents[p];
-				if (q >= 0 && w.interesting[q] && w.weight[q] >= 0) {
-					known = q;
-					break;
-				}
-				if (dag->first_parent)
-					break;
-			}
-			if (known < 0)
-				continue;
-			progress = 1;
-			if (!(cm->flags & BISECT_TREESAME)) {
-				w.weight[c] = w.weight[known] + 1;
-				counted++;
-			} else {
-				w.weight[c] = w.weight[known];
-			}
-			if (!find_all && approx_halfway(&w, c, nr)) {
-				best = c;
-				goto chosen;
-			}
-		}
-		if (!progress)
-			break;	/* cannot happen on a DAG; never spin */
-	}
+	best = compute_weights(&w, list, on_list, nr, find_all);
+	if (best >= 0)
+		goto chosen;
 
 	if (!find_all) {
 		int best_distance = -1;
@@ -472,4 +493,192 @@ int bisect_dag_find(const struct bisect_dag *dag, const unsigned char oid[20])
 		if (!memcmp(dag->commits[i].oid, oid, 20))
 			return (int)i;
 	return -1;
+}
+
+/* ---- multisection: k commits at once ------------------------------------ */
+
+int bisect_estimate_rounds(int all, int k)
+{
+	int n = 0;
+
+	if (k <= 1)
+		return bisect_estimate_steps(all);
+	/* each round leaves about a (k+1)th of the candidates; the round
+	 * about to run is not counted, as for git's steps */
+	while (all > 1) {
+		all = (all + k) / (k + 1);
+		n++;
+	}
+	return n ? n - 1 : 0;
+}
+
+struct pick {
+	int commit;
+	int weight;
+	int pos;	/* in find_bisection's order */
+};
+
+static int cmp_pick_weight(const void *a_, const void *b_)
+{
+	const struct pick *a = a_, *b = b_;
+
+	if (a->weight != b->weight)
+		return a->weight - b->weight;
+	return a->pos - b->pos;
+}
+
+int bisect_choose_k(const struct bisect_dag *dag, const struct bisect_state *st, int k,
+		    struct bisect_choice *out, int *commits)
+{
+	struct walk w = { .dag = dag, .st = st };
+	size_t n = dag->nr;
+	int *order, *list, on_list, nr = 0, npicked = 0, ncand = 0;
+	struct pick *cand, *picked;
+
+	bisect_choose(dag, st, out);
+	if (out->outcome != BISECT_TEST)
+		return 0;
+	commits[0] = out->commit;
+	if (k <= 1)
+		return 1;
+
+	w.interesting = xcalloc(n, 1);
+	w.weight = xcalloc(n, sizeof(int));
+	w.counted = xcalloc(n, sizeof(unsigned));
+	w.stack = xmalloc((n + 1) * sizeof(int));
+	order = xmalloc(n * sizeof(int));
+	list = xmalloc(n * sizeof(int));
+	cand = xmalloc((n + 1) * sizeof(*cand));
+	picked = xmalloc((size_t)k * sizeof(*picked));
+
+	on_list = candidate_list(&w, order, list, &nr);
+	compute_weights(&w, list, on_list, nr, 1);
+	/* Testable: counted, not skipped, not the bad commit itself. */
+	for (int i = 0; i < on_list; i++) {
+		int c = list[i];
+		if ((dag->commits[c].flags & BISECT_TREESAME) || st->marks[c] == BISECT_SKIP || c == st->bad)
+			continue;
+		cand[ncand].commit = c;
+		cand[ncand].weight = w.weight[c];
+		cand[ncand].pos = i;
+		ncand++;
+	}
+	/* The i-th pick splits off about i/(k+1) of the candidates: the
+	 * closest weight to i*nr/(k+1) not taken yet; ties go to the earlier
+	 * commit in git's order. */
+	for (int i = 1; i <= k && npicked < ncand; i++) {
+		int64_t target2 = 2 * (int64_t)i * nr;	/* 2(k+1) x the target */
+		int best = -1;
+		int64_t best_d = 0;
+
+		for (int j = 0; j < ncand; j++) {
+			int64_t d;
+			int taken = 0;
+			for (int q = 0; q < npicked; q++)
+				taken |= picked[q].commit == cand[j].commit;
+			if (taken)
+				continue;
+			d = 2 * (int64_t)(k + 1) * cand[j].weight - target2;
+			if (d < 0)
+				d = -d;
+			if (best < 0 || d < best_d) {
+				best = j;
+				best_d = d;
+			}
+		}
+		if (best < 0)
+			break;
+		picked[npicked++] = cand[best];
+	}
+	qsort(picked, npicked, sizeof(*picked), cmp_pick_weight);
+	for (int i = 0; i < npicked; i++)
+		commits[i] = picked[i].commit;
+	out->commit = commits[0];
+	out->remaining = nr - 1 - npicked;
+	out->steps = bisect_estimate_rounds(nr, k);
+
+	free(w.interesting);
+	free(w.weight);
+	free(w.counted);
+	free(w.stack);
+	free(order);
+	free(list);
+	free(cand);
+	free(picked);
+	return npicked;
+}
+
+int bisect_dag_reaches(const struct bisect_dag *dag, int from, int to)
+{
+	unsigned char *seen;
+	int *stack, sp = 0, found = 0;
+
+	if (from < 0 || to < 0)
+		return 0;
+	if (from == to)
+		return 1;
+	seen = xcalloc(dag->nr, 1);
+	stack = xmalloc((dag->nr + 1) * sizeof(int));
+	stack[sp++] = from;
+	seen[from] = 1;
+	while (sp && !found) {
+		const struct bisect_commit *c = &dag->commits[stack[--sp]];
+		int np = dag->first_parent && c->nr_parents > 1 ? 1 : c->nr_parents;
+		for (int p = 0; p < np; p++) {
+			int q = c->parents[p];
+			if (q < 0 || seen[q])
+				continue;
+			if (q == to) {
+				found = 1;
+				break;
+			}
+			seen[q] = 1;
+			stack[sp++] = q;
+		}
+	}
+	free(seen);
+	free(stack);
+	return found;
+}
+
+int bisect_mark_round(const struct bisect_dag *dag, struct bisect_state *st, const int *commits,
+		      const enum bisect_mark *marks, int n, int *ignored)
+{
+	int first_bad = -1, nr_ignored = 0;
+
+	for (int i = 0; i < n; i++)
+		ignored[i] = 0;
+	/* The first bad: one that reaches no other bad of the round (the
+	 * earliest in topological order); several unrelated ones: the first
+	 * in the round's order. */
+	for (int i = 0; i < n && first_bad < 0; i++) {
+		int earliest = marks[i] == BISECT_BAD && commits[i] >= 0;
+		for (int j = 0; j < n && earliest; j++)
+			if (j != i && marks[j] == BISECT_BAD && commits[j] >= 0 &&
+			    commits[j] != commits[i] && bisect_dag_reaches(dag, commits[i], commits[j]))
+				earliest = 0;
+		if (earliest)
+			first_bad = i;
+	}
+	for (int i = 0; i < n; i++) {
+		if (marks[i] == BISECT_SKIP) {
+			bisect_mark(st, commits[i], BISECT_SKIP);
+		} else if (marks[i] == BISECT_GOOD && commits[i] >= 0) {
+			/* a good commit that descends from a bad one of the same
+			 * round: git would refuse; the bad one wins */
+			for (int j = 0; j < n && !ignored[i]; j++)
+				if (marks[j] == BISECT_BAD && commits[j] >= 0 &&
+				    bisect_dag_reaches(dag, commits[i], commits[j]))
+					ignored[i] = 1;
+			if (ignored[i])
+				nr_ignored++;
+			else
+				bisect_mark(st, commits[i], BISECT_GOOD);
+		} else if (marks[i] == BISECT_BAD && commits[i] >= 0 && i != first_bad) {
+			bisect_mark(st, commits[i], BISECT_BAD);
+		}
+	}
+	if (first_bad >= 0)
+		bisect_mark(st, commits[first_bad], BISECT_BAD);
+	return nr_ignored;
 }

@@ -69,6 +69,30 @@ void bisect_choice_release(struct bisect_choice *c);
 /* git's estimate of the steps left for `all` candidates. */
 int bisect_estimate_steps(int all);
 
+/* Multisection: up to k commits to test at once, splitting the
+ * candidates into k+1 parts as evenly as git's weights allow (the i-th
+ * has the weight closest to i*all/(k+1); distinct; skipped commits and
+ * the bad one never).  Into commits[] (room for k), ordered by weight,
+ * so the first is the oldest; returns how many (fewer than k when fewer
+ * are left), 0 when out->outcome is not BISECT_TEST.  k = 1 gives
+ * exactly bisect_choose's commit.  out as bisect_choose's, with steps
+ * the rounds left after this one. */
+int bisect_choose_k(const struct bisect_dag *dag, const struct bisect_state *st, int k,
+		    struct bisect_choice *out, int *commits);
+/* Rounds left after the current one for `all` candidates and k slots
+ * (k = 1: bisect_estimate_steps). */
+int bisect_estimate_rounds(int all, int k);
+/* Whether `to` is `from` or one of its ancestors within the DAG. */
+int bisect_dag_reaches(const struct bisect_dag *dag, int from, int to);
+/* Record the verdicts of one round.  git bisect refuses a good commit
+ * that descends from a bad one; a round can produce that (noise, a flaky
+ * test).  Then the first bad in topological order wins: the current bad
+ * becomes the bad commit that reaches no other bad of the round, and a
+ * good that reaches a bad of the round is not recorded (ignored[i] set).
+ * Returns how many goods were ignored.  A commit index of -1 counts only
+ * a skip, like bisect_mark. */
+int bisect_mark_round(const struct bisect_dag *dag, struct bisect_state *st, const int *commits,
+		      const enum bisect_mark *marks, int n, int *ignored);
 
 
 /* Index of a commit in the DAG, or -1. Linear: used a few times a step. */

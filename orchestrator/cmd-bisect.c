@@ -21,6 +21,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,9 @@ static const char *const bisect_usage[] = {
 	"                         [--first-parent] [--paths P...] [--timeout SEC]",
 	"                         [--build [--config BASE] [--fragment F...]",
 	"                          [--config-option O...] [--allow-config-drift]]",
-	"                         [--no-run] -- CMD [ARGS...]",
+	"                         [--slots K] [--no-run] -- CMD [ARGS...]",
 	"   or: klab bisect start --repo PATH --good REV --bad REV --job FILE",
-	"                         [--kpi METRIC] [config options] [--no-run]",
+	"                         [--kpi METRIC] [--slots K] [config options] [--no-run]",
 	"   or: klab bisect resume ID",
 	"   or: klab bisect list",
 	"   or: klab bisect show ID",
@@ -68,6 +70,16 @@ static const char *const bisect_usage[] = {
 	"                    panics and timeouts are skips with their reason; the",
 	"                    culprit and its parent are re-measured at the end.",
 	"  --kpi METRIC      the metric that decides (default: the job's kpi)",
+	"  --slots K         multisection: test K commits at once (1 to 4, default 1),",
+	"                    splitting the range into K+1 parts, so about",
+	"                    log_(K+1)(N) rounds instead of log2(N) steps; verdicts",
+	"                    as with one slot.  A test command runs in K worktree",
+	"                    copies at once; a job's kernels are built one after",
+	"                    another, then K guests run their first runs at once",
+	"                    (extra runs and fresh reference runs stay one by one).",
+	"                    In a round where a good commit descends from a bad",
+	"                    one, the first bad in topological order wins and that",
+	"                    good verdict is not used.  Kept by resume.",
 	"resume  continue a bisection that stopped (crash, kill, aborted test)",
 	"list    one line per bisection: id, state, result, culprit, steps, repository",
 	"show    state, command, steps and culprit of one bisection",
@@ -122,6 +134,8 @@ struct runner {
 	/* for the remaining-time estimate: bisect steps timed in this run */
 	int64_t step_ms_sum, ref_ms;
 	int steps_timed;
+	int slots;		/* commits tested at once (multisection) */
+	pid_t parent;		/* the bisection's process, for a round's children */
 };
 
 static void add_hash(char (**arr)[41], size_t *nr, size_t *alloc, const char *hex)
@@ -159,40 +173,21 @@ static enum step_result perf_step(struct runner *r, const struct step *s, const 
 				  int64_t build_id, struct strbuf *reason);
 static int fail(struct runner *r, const char *msg);
 
-/* Check out and test one commit; the step is a database row before the
- * test starts and carries its verdict before this returns. */
-static enum step_result run_step(struct runner *r, const char *hex, const char *phase,
-				 int remaining, int64_t choose_ms)
+/* The test of a step that is a running row: check out, build if asked,
+ * test (or measure), store the verdict. */
+static enum step_result step_exec(struct runner *r, const struct step *sp, int64_t choose_ms)
 {
-	struct step s;
-	struct commit_info ci;
+	struct step s = *sp;
+	const char *hex = sp->hash, *log_path = sp->log_path;
 	struct run_opts ro = { 0 };
 	struct run_result rr;
 	struct strbuf reason = STRBUF_INIT;
 	char *env[9];
-	char *log_path;
 	char *kernel = NULL;
 	int64_t build_id = 0;
 	char dur[32];
 	int64_t t0;
 	enum step_result res = STEP_ABORT;
-
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hash, hex, 41);
-	s.phase = (char *)phase;
-	s.remaining = remaining;
-	s.exit_code = -1;
-	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, phase);
-	s.log_path = log_path;
-
-	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
-		goto out;
-	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 ||
-	    db_step_begin(r->lab->db, r->b->id, &s) < 0) {
-		commit_info_release(&ci);
-		goto out;
-	}
-	commit_info_release(&ci);
 
 	t0 = now_ms();
 	if (worktree_checkout(r->wt, hex) < 0) {
@@ -352,11 +347,42 @@ free_env:
 		free(env[i]);
 out:
 	strbuf_release(&reason);
-	free(log_path);
 	free(kernel);
 	return res;
 }
 
+
+/* Check out and test one commit; the step is a database row before the
+ * test starts and carries its verdict before this returns. */
+static enum step_result run_step(struct runner *r, const char *hex, const char *phase,
+				 int remaining, int64_t choose_ms)
+{
+	struct step s;
+	struct commit_info ci;
+	char *log_path;
+	enum step_result res = STEP_ABORT;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hash, hex, 41);
+	s.phase = (char *)phase;
+	s.remaining = remaining;
+	s.exit_code = -1;
+	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, phase);
+	s.log_path = log_path;
+
+	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
+		goto out;
+	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 ||
+	    db_step_begin(r->lab->db, r->b->id, &s) < 0) {
+		commit_info_release(&ci);
+		goto out;
+	}
+	commit_info_release(&ci);
+	res = step_exec(r, &s, choose_ms);
+out:
+	free(log_path);
+	return res;
+}
 
 /* ---- job bisections: measure, decide, confirm, report ----------------- */
 
@@ -929,11 +955,308 @@ static void print_progress(struct runner *r, int done, int steps_after)
 	else if (r->ref_ms)
 		per_step = r->ref_ms / 2;
 	fmt_duration(now_ms() - r->start_ms, el, sizeof(el));
+	/* a multisection counts rounds: done and steps_after are rounds */
 	if (per_step)
-		printf("progress: step %d of about %d, %s so far, about %s left\n", done + 1, done + 1 + steps_after, el,
+		printf("progress: %s %d of about %d, %s so far, about %s left\n", r->slots > 1 ? "round" : "step",
+		       done + 1, done + 1 + steps_after, el,
 		       fmt_duration(per_step * (steps_after + 1 + 2), left, sizeof(left)));
 	else
-		printf("progress: step %d of about %d, %s so far\n", done + 1, done + 1 + steps_after, el);
+		printf("progress: %s %d of about %d, %s so far\n", r->slots > 1 ? "round" : "step", done + 1,
+		       done + 1 + steps_after, el);
+}
+
+/* ---- multisection: the steps of one round at the same time -------------- */
+
+/* One slot of a round, in a child process: its own database connection,
+ * and its own repository and worktree copy (a test command) or guest
+ * environment (a job: the kernel was built by the parent; the child
+ * boots the first runs, the parent decides).  The result is stored under
+ * the step; the exit code only says whether klab itself failed. */
+static int round_child(struct runner *r, const struct step *s, const char *wt_dir, const char *kernel,
+		       int64_t build_id, int64_t choose_ms)
+{
+	sqlite3 *db;
+	struct gitrepo *repo = NULL;
+	struct worktree *wt = NULL;
+	enum step_result res;
+
+	/* a killed bisection takes its slots with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != r->parent)
+		return 1;
+	/* the parent's connections stay the parent's: never used here */
+	if (db_open(&db, r->lab->db_path, 0) < 0)
+		return 1;
+	r->lab->db = db;
+	if (r->perf) {
+		struct perf *p = r->perf;
+		double *vals = NULL;
+		size_t n = 0;
+		char *why = NULL, label[64];
+		int64_t t0 = now_ms();
+		int rc;
+
+		memset(&p->ge, 0, sizeof(p->ge));
+		p->ge_ready = 0;
+		snprintf(label, sizeof(label), "  %.12s ", s->hash);
+		rc = perf_measure_to(p, kernel, build_id, s->id, label, p->pol.ladder[0], &vals, &n, &why);
+		if (rc > 0) {
+			/* boot failure, panic, timeout: a skip, as perf_step does */
+			struct step done = *s;
+			char dur[32];
+			done.verdict = "skip";
+			done.reason = why;
+			done.choose_ms = choose_ms;
+			done.test_ms = now_ms() - t0;
+			if (db_step_finish(db, &done) < 0)
+				rc = -1;
+			else
+				printf("step %d: %.12s is skip (%s, %s)\n", s->seq, s->hash, why,
+				       fmt_duration(done.test_ms, dur, sizeof(dur)));
+		}
+		if (p->ge_ready)
+			guest_env_release(&p->ge);
+		free(vals);
+		free(why);
+		db_close(db);
+		return rc < 0 ? 1 : 0;
+	}
+	if (gitrepo_open(&repo, r->b->repo_path) < 0 || worktree_open(&wt, repo, wt_dir) < 0) {
+		db_step_abort(db, s->id, "klab could not open the slot's worktree");
+		return 1;
+	}
+	r->repo = repo;
+	r->wt = wt;
+	res = step_exec(r, s, choose_ms);
+	worktree_free(wt);
+	gitrepo_free(repo);
+	db_close(db);
+	return res == STEP_ABORT ? 1 : 0;
+}
+
+/* Build a round's commit before its guests start (job bisections): the
+ * children only boot.  No kernel is not an error here: step_exec meets
+ * the failure again (from the build records) and handles it as always. */
+static void round_prebuild(struct runner *r, const char *hex, char **kernel, int64_t *build_id)
+{
+	struct kbuild_result br;
+
+	*kernel = NULL;
+	if (worktree_checkout(r->wt, hex) < 0)
+		return;
+	if (pipeline_build(r->lab, r->repo, r->b->repo_id, r->wt, hex, 1, &r->recipe, r->jobs, PROGRESS_AUTO, "  ",
+			   &br) < 0)
+		return;
+	if (br.status == KBUILD_OK) {
+		char bdur[32];
+		printf("  %.12s built: %s%s\n", hex, br.cache_hit ? "artifact store hit" : "compiled ",
+		       br.cache_hit ? "" : fmt_duration(br.duration_ms, bdur, sizeof(bdur)));
+		*kernel = xstrdup(br.bzimage);
+		*build_id = br.build_id;
+	}
+	kbuild_result_release(&br);
+}
+
+/* Test n commits at once: all step rows first (one transaction), then
+ * one child per commit, then the verdicts read back from the database.
+ * A job's commits are built here first, one after another (builds use
+ * every CPU), and the parent decides each commit with the unchanged
+ * rules after its children's first runs, doing any extra runs.  res[i]
+ * gets each verdict, STEP_ABORT for a slot that could not finish. */
+static void run_round(struct runner *r, char (*hex)[41], int n, int round, int all, int64_t choose_ms,
+		      enum step_result *res)
+{
+	struct step *s = xcalloc(n, sizeof(*s));
+	char **wt_dir = xcalloc(n, sizeof(char *)), **kernel = xcalloc(n, sizeof(char *));
+	int *wt_fd = xmalloc(n * sizeof(int)), *child_ok = xcalloc(n, sizeof(int));
+	int64_t *build_id = xcalloc(n, sizeof(int64_t));
+	pid_t *pid = xmalloc(n * sizeof(pid_t));
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct commit_info ci;
+
+		wt_fd[i] = -1;
+		pid[i] = -1;
+		res[i] = STEP_ABORT;
+		memcpy(s[i].hash, hex[i], 41);
+		s[i].phase = "bisect";
+		s[i].remaining = all;
+		s[i].exit_code = -1;
+		s[i].log_path = xstrfmt("%s/%.12s-bisect.log", r->log_dir, hex[i]);
+		if (gitrepo_commit_info(r->repo, hex[i], &ci) < 0)
+			goto out;
+		if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0) {
+			commit_info_release(&ci);
+			goto out;
+		}
+		commit_info_release(&ci);
+	}
+	if (db_round_begin(r->lab->db, r->b->id, s, (size_t)n, round) < 0)
+		goto out;
+	if (r->perf) {
+		for (int i = 0; i < n; i++)
+			round_prebuild(r, hex[i], &kernel[i], &build_id[i]);
+		/* A libvirt connection must not be shared with children (their
+		 * event loops would read its socket): closed here, opened again
+		 * when the parent boots the next guest. */
+		if (r->perf->ge_ready) {
+			guest_env_release(&r->perf->ge);
+			r->perf->ge_ready = 0;
+		}
+	} else {
+		/* the bisection's own worktree serves the first slot */
+		wt_dir[0] = xstrdup(worktree_path(r->wt));
+		for (int i = 1; i < n; i++) {
+			wt_fd[i] = pipeline_worktree_lock(r->lab, r->b->repo_id, &wt_dir[i]);
+			if (wt_fd[i] < 0) {
+				free(r->why);
+				r->why = xstrfmt("no free worktree copy for slot %d (other klab processes use them)",
+						 i + 1);
+				goto abort_rows;
+			}
+		}
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (int i = 0; i < n; i++) {
+		if (r->perf && !kernel[i])
+			continue;
+		pid[i] = fork();
+		if (pid[i] < 0) {
+			error("cannot start slot %d: %s", i + 1, strerror(errno));
+			break;
+		}
+		if (pid[i] == 0) {
+			int code = round_child(r, &s[i], wt_dir[i], kernel[i], build_id[i], choose_ms);
+			fflush(stdout);
+			fflush(stderr);
+			_exit(code);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		int status;
+		pid_t w;
+
+		if (pid[i] <= 0)
+			continue;
+		do
+			w = waitpid(pid[i], &status, 0);
+		while (w < 0 && errno == EINTR);
+		child_ok[i] = w == pid[i] && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (w == pid[i] && WIFSIGNALED(status))
+			warning("slot %d (%.12s) was killed by signal %d", i + 1, hex[i], WTERMSIG(status));
+	}
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		goto abort_rows;
+	for (int i = 0; i < n; i++) {
+		const struct step *got = NULL;
+
+		for (size_t j = 0; j < nr_steps; j++)
+			if (steps[j].id == s[i].id)
+				got = &steps[j];
+		if (got && !strcmp(got->status, "done")) {
+			/* decided in its slot */
+			res[i] = verdict_of(got);
+			r->steps_done++;
+		} else if (got && !strcmp(got->status, "running") && r->perf && (child_ok[i] || !kernel[i])) {
+			/* the first runs are stored: decide as one slot would */
+			res[i] = step_exec(r, &s[i], choose_ms);
+		}
+	}
+abort_rows:
+	for (int i = 0; i < n; i++) {
+		if (res[i] != STEP_ABORT || !s[i].id)
+			continue;
+		if (!r->why)
+			r->why = xstrfmt("the test of %.12s in slot %d did not finish", hex[i], i + 1);
+		db_step_abort(r->lab->db, s[i].id, "the slot did not finish");
+	}
+out:
+	for (int i = 0; i < n; i++) {
+		if (wt_fd[i] >= 0)
+			close(wt_fd[i]);
+		free(wt_dir[i]);
+		free(kernel[i]);
+		free(s[i].log_path);
+	}
+	steps_release(steps, nr_steps);
+	free(s);
+	free(wt_dir);
+	free(kernel);
+	free(wt_fd);
+	free(child_ok);
+	free(build_id);
+	free(pid);
+}
+
+/* Replay the bisect steps an earlier run finished: the steps of one
+ * round together (bisect_mark_round), a step without a round alone. */
+static int replay_marks(struct runner *r, const struct bisect_dag *dag, struct bisect_state *st,
+			const struct step *steps, size_t nr_steps, int *nr_tested, int *last_round)
+{
+	int64_t *ids = NULL;
+	int *rounds = NULL, *commits = xmalloc((nr_steps + 1) * sizeof(int));
+	int *ignored = xmalloc((nr_steps + 1) * sizeof(int));
+	enum bisect_mark *marks = xmalloc((nr_steps + 1) * sizeof(*marks));
+	unsigned char *applied = xcalloc(nr_steps + 1, 1);
+	size_t nr_rounds = 0;
+
+	*last_round = 0;
+	if (db_step_rounds(r->lab->db, r->b->id, &ids, &rounds, &nr_rounds) < 0) {
+		free(commits);
+		free(ignored);
+		free(marks);
+		free(applied);
+		return -1;
+	}
+	for (size_t i = 0; i < nr_rounds; i++)
+		if (rounds[i] > *last_round)
+			*last_round = rounds[i];
+	for (size_t i = 0; i < nr_steps; i++) {
+		int round = 0, n = 0;
+
+		if (applied[i] || strcmp(steps[i].status, "done"))
+			continue;
+		/* reference and confirmation runs are not bisection marks */
+		if (strcmp(steps[i].phase, "bisect") && strcmp(steps[i].phase, "merge-base"))
+			continue;
+		for (size_t k = 0; k < nr_rounds; k++)
+			if (ids[k] == steps[i].id)
+				round = rounds[k];
+		for (size_t j = i; j < nr_steps; j++) {
+			int rj = 0;
+			unsigned char oid[20];
+			enum step_result v;
+
+			if (applied[j] || strcmp(steps[j].status, "done") ||
+			    (strcmp(steps[j].phase, "bisect") && strcmp(steps[j].phase, "merge-base")))
+				continue;
+			for (size_t k = 0; k < nr_rounds; k++)
+				if (ids[k] == steps[j].id)
+					rj = rounds[k];
+			if (j != i && (!round || rj != round))
+				continue;
+			applied[j] = 1;
+			v = verdict_of(&steps[j]);
+			hex_to_oid(steps[j].hash, oid);
+			commits[n] = bisect_dag_find(dag, oid);
+			*nr_tested += !strcmp(steps[j].phase, "bisect");
+			if (v == STEP_SKIP)
+				marks[n++] = BISECT_SKIP;
+			else if (commits[n] >= 0 && !strcmp(steps[j].phase, "bisect"))
+				marks[n++] = v == STEP_GOOD ? BISECT_GOOD : BISECT_BAD;
+		}
+		bisect_mark_round(dag, st, commits, marks, n, ignored);
+	}
+	free(ids);
+	free(rounds);
+	free(commits);
+	free(ignored);
+	free(marks);
+	free(applied);
+	return 0;
 }
 
 static int bisect_loop(struct runner *r)
@@ -946,6 +1269,9 @@ static int bisect_loop(struct runner *r)
 	char (*all_goods)[41] = NULL;
 	size_t nr_all = 0, alloc_all = 0;
 	int nr_tested = 0;	/* bisect steps done, earlier runs included */
+	int round = 0, *picks = NULL;	/* multisection: the last round, its commits */
+	enum step_result *res = NULL;
+	char (*hexes)[41] = NULL;
 
 	/* Goods known before the bisect phase: the given ones and merge
 	 * bases tested good. */
@@ -978,32 +1304,22 @@ static int bisect_loop(struct runner *r)
 		bisect_state_init(&st, &dag, bad_idx);
 	}
 	/* Replay what earlier runs decided. */
-	for (size_t i = 0; i < nr_steps; i++) {
-		unsigned char oid[20];
-		enum step_result v = verdict_of(&steps[i]);
-		int idx;
-
-		if (strcmp(steps[i].status, "done"))
-			continue;
-		/* reference and confirmation runs are not bisection marks */
-		if (strcmp(steps[i].phase, "bisect") && strcmp(steps[i].phase, "merge-base"))
-			continue;
-		hex_to_oid(steps[i].hash, oid);
-		idx = bisect_dag_find(&dag, oid);
-		nr_tested += !strcmp(steps[i].phase, "bisect");
-		if (v == STEP_SKIP)
-			bisect_mark(&st, idx, BISECT_SKIP);
-		else if (idx >= 0 && !strcmp(steps[i].phase, "bisect"))
-			bisect_mark(&st, idx, v == STEP_GOOD ? BISECT_GOOD : BISECT_BAD);
+	if (replay_marks(r, &dag, &st, steps, nr_steps, &nr_tested, &round) < 0) {
+		bisect_state_release(&st);
+		goto out;
 	}
+	picks = xmalloc((size_t)(r->slots > 1 ? r->slots : 1) * sizeof(int));
+	res = xmalloc((size_t)(r->slots > 1 ? r->slots : 1) * sizeof(*res));
+	hexes = xcalloc((size_t)(r->slots > 1 ? r->slots : 1), 41);
 
 	for (;;) {
 		struct bisect_choice ch;
 		char hex[41];
 		int64_t t0 = now_ms(), choose_ms;
-		enum step_result res;
+		int npicks;
 
-		bisect_choose(&dag, &st, &ch);
+		/* with one slot exactly bisect_choose */
+		npicks = bisect_choose_k(&dag, &st, r->slots, &ch, picks);
 		choose_ms = now_ms() - t0;
 		if (ch.outcome == BISECT_NO_TESTABLE) {
 			bisect_choice_release(&ch);
@@ -1046,17 +1362,71 @@ static int bisect_loop(struct runner *r)
 			free(msg);
 			break;
 		}
+		if (r->slots > 1) {
+			struct strbuf line = STRBUF_INIT;
+			int ignored_any = 0, *ignored = xmalloc((size_t)npicks * sizeof(int));
+			enum bisect_mark *marks = xmalloc((size_t)npicks * sizeof(*marks));
+
+			bisect_choice_release(&ch);
+			round++;
+			printf("Bisecting: %d revision%s left to test after this round (roughly %d round%s)\n",
+			       ch.remaining, ch.remaining == 1 ? "" : "s", ch.steps, ch.steps == 1 ? "" : "s");
+			print_progress(r, round - 1, ch.steps);
+			for (int i = 0; i < npicks; i++) {
+				oid_to_hex41(dag.commits[picks[i]].oid, hexes[i]);
+				strbuf_addf(&line, "%s%.12s", i ? ", " : "", hexes[i]);
+			}
+			printf("round %d: testing %s%s\n", round, line.buf, npicks > 1 ? " at once" : "");
+			strbuf_release(&line);
+			for (int i = 0; i < npicks; i++)
+				print_commit_line(r, hexes[i]);
+			t0 = now_ms();
+			run_round(r, hexes, npicks, round, ch.all, choose_ms, res);
+			r->step_ms_sum += now_ms() - t0;
+			r->steps_timed++;
+			nr_tested += npicks;
+			for (int i = 0; i < npicks; i++)
+				marks[i] = res[i] == STEP_GOOD ? BISECT_GOOD : res[i] == STEP_BAD ? BISECT_BAD : BISECT_SKIP;
+			/* a slot that could not finish: the others count, that one is
+			 * tested again on resume */
+			{
+				int n = 0, abort_any = 0;
+				for (int i = 0; i < npicks; i++) {
+					if (res[i] == STEP_ABORT) {
+						abort_any = 1;
+						continue;
+					}
+					picks[n] = picks[i];
+					marks[n] = marks[i];
+					memcpy(hexes[n], hexes[i], 41);
+					n++;
+				}
+				if (bisect_mark_round(&dag, &st, picks, marks, n, ignored) > 0)
+					ignored_any = 1;
+				for (int i = 0; ignored_any && i < n; i++)
+					if (ignored[i])
+						warning("round %d: %.12s tested good but descends from a commit of the "
+							"same round that tested bad; the first bad wins", round, hexes[i]);
+				free(ignored);
+				free(marks);
+				if (abort_any) {
+					ret = stop(r, r->why ? r->why : "a slot of the round could not finish");
+					break;
+				}
+			}
+			continue;
+		}
 		printf("Bisecting: %d revision%s left to test after this (roughly %d step%s)\n",
 		       ch.remaining, ch.remaining == 1 ? "" : "s", ch.steps, ch.steps == 1 ? "" : "s");
 		print_progress(r, nr_tested, ch.steps);
 		print_commit_line(r, hex);
 		t0 = now_ms();
-		res = run_step(r, hex, "bisect", ch.all, choose_ms);
+		res[0] = run_step(r, hex, "bisect", ch.all, choose_ms);
 		r->step_ms_sum += now_ms() - t0;
 		r->steps_timed++;
 		nr_tested++;
 		bisect_choice_release(&ch);
-		if (res == STEP_ABORT) {
+		if (res[0] == STEP_ABORT) {
 			ret = stop(r, r->why ? r->why : "the step could not finish");
 			break;
 		}
@@ -1064,7 +1434,7 @@ static int bisect_loop(struct runner *r)
 			unsigned char oid[20];
 			hex_to_oid(hex, oid);
 			bisect_mark(&st, bisect_dag_find(&dag, oid),
-				    res == STEP_GOOD ? BISECT_GOOD : res == STEP_BAD ? BISECT_BAD : BISECT_SKIP);
+				    res[0] == STEP_GOOD ? BISECT_GOOD : res[0] == STEP_BAD ? BISECT_BAD : BISECT_SKIP);
 		}
 	}
 	bisect_state_release(&st);
@@ -1073,6 +1443,9 @@ out:
 out_nodag:
 	steps_release(steps, nr_steps);
 	free(all_goods);
+	free(picks);
+	free(res);
+	free(hexes);
 	return ret;
 }
 
@@ -1087,6 +1460,9 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 	int lock_fd, ret = EXIT_FAIL;
 
 	r.start_ms = now_ms();
+	r.parent = getpid();
+	if (db_bisection_slots(lab->db, b->id, &r.slots) < 0)
+		return EXIT_FAIL;
 	if (b->build && kbuild_recipe_from_text(&r.recipe, b->config ? b->config : "") < 0)
 		return EXIT_FAIL;
 	lock_name = xstrfmt("bisect-%lld", (long long)b->id);
@@ -1190,7 +1566,8 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 
 /* ---- start ------------------------------------------------------------ */
 
-int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
+/* Create bisection b with its slots and its queue row. */
+static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int64_t *queue_id)
 {
 	char *cwd = getcwd(NULL, 0);
 	int ret = -1;
@@ -1200,7 +1577,7 @@ int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 	/* one transaction: never a bisection without its queue row */
 	if (db_begin(lab->db) < 0)
 		goto out;
-	if (db_bisection_create(lab->db, b) < 0 ||
+	if (db_bisection_create(lab->db, b) < 0 || (slots > 1 && db_bisection_set_slots(lab->db, b->id, slots) < 0) ||
 	    db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
 		db_rollback(lab->db);
 		goto out;
@@ -1209,6 +1586,11 @@ int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 out:
 	free(cwd);
 	return ret;
+}
+
+int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
+{
+	return queue_bisection(lab, b, 1, queue_id);
 }
 
 /* submit: create the bisection (everything checked as for start) and
@@ -1226,6 +1608,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		{ "build", no_argument, NULL, 'B' },
 		{ "job", required_argument, NULL, 'J' },
 		{ "kpi", required_argument, NULL, 'K' },
+		{ "slots", required_argument, NULL, 'S' },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
 		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
@@ -1247,7 +1630,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	const char **good_args = NULL, **path_args = NULL;
 	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
 	int no_run = 0, first_parent = 0, c, ret = EXIT_FAIL;
-	unsigned long timeout = 0;
+	unsigned long timeout = 0, slots = 1;
 	struct gitrepo *repo = NULL;
 	struct bisection b;
 	struct lab lab;
@@ -1301,6 +1684,15 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		case 'K':
 			kpi_arg = optarg;
 			break;
+		case 'S':
+			/* each slot needs a worktree copy (or a guest) of its own */
+			if (parse_uint(optarg, LAB_COPIES, &slots) < 0 || !slots) {
+				char msg[96];
+				snprintf(msg, sizeof(msg), "--slots takes 1 to %d (commits tested at once)", LAB_COPIES);
+				ret = usage_error(msg);
+				goto out;
+			}
+			break;
 		case RECIPE_OPT_CONFIG:
 		case RECIPE_OPT_FRAGMENT:
 		case RECIPE_OPT_OPTION:
@@ -1350,6 +1742,14 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	} else if (optind >= argc) {
 		ret = usage_error("start needs a test command after '--' (or --job FILE)");
 		goto out;
+	}
+	if (job_parsed && slots > 1) {
+		/* the slots' guests run at once, each pinned to CPUs of its own */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (cpus > 0 && (long)slots * (long)job.guest.vcpus > cpus)
+			warning("--slots %lu runs %lu guests of %u vCPU%s at once; this host has %ld CPU%s, so a slot "
+				"whose guest does not fit stops the bisection (use a job with fewer vCPUs, or fewer slots)",
+				slots, slots, job.guest.vcpus, job.guest.vcpus == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s");
 	}
 	if (recipe_given && !build) {
 		ret = usage_error("config options (--config, --fragment, ...) need --build");
@@ -1436,16 +1836,35 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	b.kpi = job_parsed ? (char *)(kpi_arg ? kpi_arg : job.kpi) : NULL;
 	if (submit) {
 		int64_t qid;
-		if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || bisect_queue(&lab, &b, &qid) < 0)
+		if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || queue_bisection(&lab, &b, (int)slots, &qid) < 0)
 			goto out;
-		printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good\n", (long long)qid,
+		printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good", (long long)qid,
 		       (long long)b.id, abs_repo, b.bad, b.nr_goods);
+		if (slots > 1)
+			printf(", %lu slots", slots);
+		printf("\n");
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || db_bisection_create(lab.db, &b) < 0)
+	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0)
 		goto out;
-	printf("bisection %lld: %s, bad %.12s, %zu good\n", (long long)b.id, abs_repo, b.bad, b.nr_goods);
+	if (slots > 1) {
+		/* the row and its slots together: a resume never sees one slot */
+		if (db_begin(lab.db) < 0)
+			goto out;
+		if (db_bisection_create(lab.db, &b) < 0 || db_bisection_set_slots(lab.db, b.id, (int)slots) < 0) {
+			db_rollback(lab.db);
+			goto out;
+		}
+		if (db_commit(lab.db) < 0)
+			goto out;
+	} else if (db_bisection_create(lab.db, &b) < 0) {
+		goto out;
+	}
+	printf("bisection %lld: %s, bad %.12s, %zu good", (long long)b.id, abs_repo, b.bad, b.nr_goods);
+	if (slots > 1)
+		printf(", %lu slots", slots);
+	printf("\n");
 	if (no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
 		ret = EXIT_OK;
@@ -1620,6 +2039,46 @@ static void print_argv(FILE *f, char **argv, size_t argc)
 	}
 }
 
+/* A multisection's slots and rounds: which steps ran at the same time. */
+static void print_rounds(struct lab *lab, const struct bisection *b, const struct step *steps, size_t nr)
+{
+	int64_t *ids = NULL;
+	int *rounds = NULL, slots = 1, last = 0;
+	size_t nr_rounds = 0;
+
+	if (db_bisection_slots(lab->db, b->id, &slots) < 0 ||
+	    db_step_rounds(lab->db, b->id, &ids, &rounds, &nr_rounds) < 0)
+		return;
+	if (slots > 1)
+		printf("slots:      %d\n", slots);
+	for (size_t i = 0; i < nr_rounds; i++)
+		if (rounds[i] > last)
+			last = rounds[i];
+	if (nr_rounds)
+		printf("rounds:     %d\n", last);
+	/* "  round 2: step 4 good, step 5 bad" */
+	for (int r = 1; r <= last; r++) {
+		int any = 0;
+		for (size_t i = 0; i < nr_rounds; i++) {
+			if (rounds[i] != r)
+				continue;
+			for (size_t j = 0; j < nr; j++) {
+				if (steps[j].id != ids[i])
+					continue;
+				if (!any)
+					printf("  round %d:", r);
+				printf("%s step %d %s", any ? "," : "", steps[j].seq,
+				       steps[j].verdict ? steps[j].verdict : steps[j].status);
+				any = 1;
+			}
+		}
+		if (any)
+			printf("\n");
+	}
+	free(ids);
+	free(rounds);
+}
+
 /* Subjects come from repositories: print them without control bytes. */
 static int cmd_show(int argc, char **argv, const struct global_opts *g)
 {
@@ -1679,6 +2138,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		}
 	}
 	printf("steps:      %d\n", done);
+	print_rounds(&lab, &b, steps, nr);
 	if (b.culprit) {
 		char *subj = db_commit_subject(lab.db, b.repo_id, b.culprit);
 		printf("culprit:    %s ", b.culprit);

@@ -15,12 +15,15 @@
 extern const char klab_schema_sql[];
 extern const char klab_migration_2_sql[];
 extern const char klab_migration_3_sql[];
+extern const char klab_migration_5_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
 	klab_schema_sql,
 	klab_migration_2_sql,
 	klab_migration_3_sql,
+	/* 004 (host placement) comes from its own branch and goes here */
+	klab_migration_5_sql,
 };
 
 int db_schema_version(void)
@@ -2300,4 +2303,171 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(up);
 	return ret;
+}
+
+/* ---- multisection (issue 6) ---------------------------------------------- */
+
+int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE bisections SET slots = ?2 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, slots);
+	return step_done(db, st, "cannot record the bisection's slots");
+}
+
+int db_bisection_slots(sqlite3 *db, int64_t id, int *slots)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*slots = 1;
+	if (prepare(db, &st, "SELECT slots FROM bisections WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*slots = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "cannot read the bisection's slots");
+}
+
+int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **rounds, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0, alloc_r = 0;
+	int rc;
+
+	*step_ids = NULL;
+	*rounds = NULL;
+	*nr = 0;
+	if (prepare(db, &st, "SELECT id, round FROM steps WHERE bisection_id = ?1 AND round IS NOT NULL "
+			     "ORDER BY seq") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*step_ids, *nr + 1, alloc);
+		ALLOC_GROW(*rounds, *nr + 1, alloc_r);
+		(*step_ids)[*nr] = sqlite3_column_int64(st, 0);
+		(*rounds)[*nr] = sqlite3_column_int(st, 1);
+		(*nr)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*step_ids);
+		free(*rounds);
+		*step_ids = NULL;
+		*rounds = NULL;
+		*nr = 0;
+		return db_fail(db, "cannot read the rounds of the steps");
+	}
+	return 0;
+}
+
+int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *stale = NULL;
+	size_t nr_stale = 0, alloc_stale = 0;
+
+	if (db_begin(db) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct step *s = &steps[i];
+		int64_t existing = 0;
+		int seq = 0, attempts = 0;
+
+		/* an unfinished row for the same commit is the same step retried */
+		if (prepare(db, &st, "SELECT id, seq, attempts FROM steps WHERE bisection_id = ?1 AND hash = ?2 "
+				     "AND status != 'done' AND phase = ?3 ORDER BY seq DESC LIMIT 1") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			existing = sqlite3_column_int64(st, 0);
+			seq = sqlite3_column_int(st, 1);
+			attempts = sqlite3_column_int(st, 2);
+		}
+		sqlite3_finalize(st);
+		if (existing) {
+			if (prepare(db, &st, "UPDATE steps SET status = 'running', attempts = attempts + 1, "
+					     "remaining = ?2, log_path = ?3, started_at = ?4, reason = NULL, round = ?5 "
+					     "WHERE id = ?1") < 0)
+				goto fail;
+			sqlite3_bind_int64(st, 1, existing);
+			sqlite3_bind_int(st, 2, s->remaining);
+			sqlite3_bind_text(st, 3, s->log_path, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 4, now_s());
+			sqlite3_bind_int(st, 5, round);
+			if (step_done(db, st, "cannot restart step") < 0)
+				goto fail;
+			s->id = existing;
+			s->seq = seq;
+			s->attempts = attempts + 1;
+			continue;
+		}
+		if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
+				     "started_at, round) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+				     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 4, s->remaining);
+		sqlite3_bind_text(st, 5, s->log_path, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 6, now_s());
+		sqlite3_bind_int(st, 7, round);
+		if (step_done(db, st, "cannot record step") < 0)
+			goto fail;
+		s->id = sqlite3_last_insert_rowid(db);
+		if (prepare(db, &st, "SELECT seq FROM steps WHERE id = ?1") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, s->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			s->seq = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		s->attempts = 1;
+	}
+	/* Any other unfinished bisect row was a commit no longer tested: as
+	 * db_step_begin, kept as aborted when it has boots, else dropped. */
+	if (prepare(db, &st, "SELECT id FROM steps WHERE bisection_id = ?1 AND status != 'done' "
+			     "AND phase IN ('bisect', 'merge-base')") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		int mine = 0;
+		for (size_t i = 0; i < n; i++)
+			mine |= steps[i].id == id;
+		if (!mine) {
+			ALLOC_GROW(stale, nr_stale + 1, alloc_stale);
+			stale[nr_stale++] = id;
+		}
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < nr_stale; i++) {
+		if (prepare(db, &st, "UPDATE steps SET status = 'aborted' WHERE id = ?1 AND status = 'running' "
+				     "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, stale[i]);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+		if (prepare(db, &st, "DELETE FROM steps WHERE id = ?1 "
+				     "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, stale[i]);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+	}
+	free(stale);
+	return db_commit(db);
+fail:
+	free(stale);
+	db_rollback(db);
+	return -1;
 }

@@ -330,4 +330,17 @@ int db_notification_attempt(sqlite3 *db, int64_t id, const char *state, int atte
  * now.  *marked: how many. */
 int db_boots_interrupted(sqlite3 *db, int *marked);
 
+/* ---- multisection (issue 6) ---------------------------------------------- */
+
+/* How many commits a bisection tests at once (1 unless set). */
+int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots);
+int db_bisection_slots(sqlite3 *db, int64_t id, int *slots);
+/* The steps that belong to a round, with their round, in seq order. */
+int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **rounds, size_t *nr);
+/* db_step_begin for the n steps of one round, in one transaction: each
+ * reuses its commit's unfinished row or gets the next seq, all get
+ * `round`; other unfinished bisect rows are dropped as db_step_begin
+ * does.  Fills each step's id, seq and attempts. */
+int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round);
+
 #endif

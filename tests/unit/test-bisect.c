@@ -365,6 +365,275 @@ static void test_bisect__dag_find(void **state)
 	bisect_dag_release(&dag);
 }
 
+
+/* ---- multisection ------------------------------------------------------- */
+
+/* A whole multisection against the culprit oracle: each round tests
+ * bisect_choose_k's commits and records them with bisect_mark_round.
+ * flip: a commit whose verdict is inverted (a flaky test), -1 none. */
+static enum bisect_outcome simulate_k(const struct bisect_dag *dag, int bad, int culprit, int k,
+				      const int *skips, int nskips, int flip, int *found, int *rounds)
+{
+	struct bisect_state st;
+	enum bisect_outcome out;
+	int *commits = malloc((size_t)k * sizeof(int)), *ignored = malloc((size_t)k * sizeof(int));
+	enum bisect_mark *marks = malloc((size_t)k * sizeof(*marks));
+
+	bisect_state_init(&st, dag, bad);
+	*rounds = 0;
+	for (;;) {
+		struct bisect_choice ch;
+		int n = bisect_choose_k(dag, &st, k, &ch, commits);
+
+		assert_true(*rounds < 200);
+		if (ch.outcome != BISECT_TEST) {
+			assert_int_equal(n, 0);
+			out = ch.outcome;
+			*found = ch.commit;
+			bisect_choice_release(&ch);
+			break;
+		}
+		assert_true(n >= 1 && n <= k);
+		(*rounds)++;
+		for (int i = 0; i < n; i++) {
+			int skip = 0;
+			/* distinct, undecided, never the bad one */
+			assert_int_equal(st.marks[commits[i]], BISECT_UNMARKED);
+			assert_int_not_equal(commits[i], st.bad);
+			for (int j = 0; j < i; j++)
+				assert_int_not_equal(commits[i], commits[j]);
+			for (int j = 0; j < nskips; j++)
+				skip |= skips[j] == commits[i];
+			if (skip)
+				marks[i] = BISECT_SKIP;
+			else
+				marks[i] = reaches(dag, commits[i], culprit, dag->first_parent) ^ (commits[i] == flip)
+						   ? BISECT_BAD : BISECT_GOOD;
+		}
+		bisect_mark_round(dag, &st, commits, marks, n, ignored);
+		bisect_choice_release(&ch);
+	}
+	bisect_state_release(&st);
+	free(commits);
+	free(ignored);
+	free(marks);
+	return out;
+}
+
+static int ceil_log(int n, int base)
+{
+	int r = 0;
+	for (long p = 1; p < n; p *= base)
+		r++;
+	return r;
+}
+
+static void test_multisect__k1_is_exactly_bisect_choose(void **state)
+{
+	static const int sizes[] = { 2, 3, 10, 37, 100 };
+	struct bisect_dag dag;
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		struct bisect_state st;
+		struct bisect_choice a, b;
+		int c = -1;
+
+		linear(&dag, sizes[s]);
+		bisect_state_init(&st, &dag, sizes[s] - 1);
+		bisect_choose(&dag, &st, &a);
+		assert_int_equal(bisect_choose_k(&dag, &st, 1, &b, &c), a.outcome == BISECT_TEST);
+		assert_int_equal(a.outcome, b.outcome);
+		assert_int_equal(a.commit, b.commit);
+		assert_int_equal(a.remaining, b.remaining);
+		assert_int_equal(a.steps, b.steps);
+		if (a.outcome == BISECT_TEST)
+			assert_int_equal(c, a.commit);
+		bisect_choice_release(&a);
+		bisect_choice_release(&b);
+		bisect_state_release(&st);
+		bisect_dag_release(&dag);
+	}
+	/* and with merges */
+	make_dag(&dag, 8, merge_parents, merge_np, NULL);
+	{
+		struct bisect_state st;
+		struct bisect_choice a, b;
+		int c = -1;
+		bisect_state_init(&st, &dag, 7);
+		bisect_choose(&dag, &st, &a);
+		assert_int_equal(bisect_choose_k(&dag, &st, 1, &b, &c), 1);
+		assert_int_equal(c, a.commit);
+		bisect_choice_release(&a);
+		bisect_choice_release(&b);
+		bisect_state_release(&st);
+	}
+	bisect_dag_release(&dag);
+}
+
+/* Linear history of 40 (weights 1..40, commit i has weight i+1): k
+ * commits at about i*40/(k+1). */
+static void test_multisect__linear_picks_split_evenly(void **state)
+{
+	static const struct {
+		int n, k, want[3];
+	} cases[] = {
+		{ 40, 2, { 12, 26 } },		/* weights 13.3, 26.7 -> 13, 27 */
+		{ 40, 3, { 9, 19, 29 } },	/* weights 10, 20, 30 */
+		{ 9, 2, { 2, 5 } },		/* weights 3, 6 */
+		{ 3, 2, { 0, 1 } },		/* two testable commits */
+		{ 3, 3, { 0, 1 } },		/* fewer left than slots */
+	};
+	for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+		struct bisect_dag dag;
+		struct bisect_state st;
+		struct bisect_choice ch;
+		int commits[3], n, expect_n = cases[t].n - 1 < cases[t].k ? cases[t].n - 1 : cases[t].k;
+
+		linear(&dag, cases[t].n);
+		bisect_state_init(&st, &dag, cases[t].n - 1);
+		n = bisect_choose_k(&dag, &st, cases[t].k, &ch, commits);
+		assert_int_equal(n, expect_n);
+		assert_int_equal(ch.outcome, BISECT_TEST);
+		for (int i = 0; i < n; i++)
+			assert_int_equal(commits[i], cases[t].want[i]);
+		/* the same again: deterministic */
+		bisect_choice_release(&ch);
+		{
+			int again[3];
+			assert_int_equal(bisect_choose_k(&dag, &st, cases[t].k, &ch, again), n);
+			assert_memory_equal(again, commits, (size_t)n * sizeof(int));
+			bisect_choice_release(&ch);
+		}
+		bisect_state_release(&st);
+		bisect_dag_release(&dag);
+	}
+}
+
+static void test_multisect__linear_rounds_fall_to_log_k_plus_1(void **state)
+{
+	static const int sizes[] = { 8, 27, 40, 64, 100, 243 };
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		struct bisect_dag dag;
+		int n = sizes[s];
+
+		linear(&dag, n);
+		for (int k = 1; k <= 3; k++) {
+			int worst = 0, total = 0;
+			for (int culprit = 0; culprit < n; culprit++) {
+				int found = -1, rounds;
+				assert_int_equal(simulate_k(&dag, n - 1, culprit, k, NULL, 0, -1, &found, &rounds),
+						 BISECT_FOUND);
+				assert_int_equal(found, culprit);
+				total += rounds;
+				if (rounds > worst)
+					worst = rounds;
+			}
+			/* an even split needs ceil(log_(k+1) n) rounds */
+			assert_true(worst <= ceil_log(n, k + 1));
+			assert_true(total <= n * ceil_log(n, k + 1));
+			if (k > 1)
+				print_message("linear %3d, k=%d: worst %d rounds, mean %.2f (ceil log%d: %d)\n", n, k,
+					      worst, (double)total / n, k + 1, ceil_log(n, k + 1));
+		}
+		bisect_dag_release(&dag);
+	}
+}
+
+static void test_multisect__merges_find_every_culprit(void **state)
+{
+	struct bisect_dag dag;
+	static const int parents[][4] = { { -1 }, { 0 }, { 0 }, { 1, 2 }, { 2, 1 }, { 3, 4 }, { 5 } };
+	static const int np[] = { 1, 1, 1, 2, 2, 2, 1 };
+
+	make_dag(&dag, 8, merge_parents, merge_np, NULL);
+	for (int k = 2; k <= 3; k++)
+		for (int culprit = 0; culprit < 8; culprit++) {
+			int found = -1, rounds;
+			assert_int_equal(simulate_k(&dag, 7, culprit, k, NULL, 0, -1, &found, &rounds), BISECT_FOUND);
+			assert_int_equal(found, culprit);
+			assert_true(rounds <= 3);
+		}
+	bisect_dag_release(&dag);
+	make_dag(&dag, 7, parents, np, NULL);
+	for (int k = 2; k <= 3; k++)
+		for (int culprit = 0; culprit < 7; culprit++) {
+			int found = -1, rounds;
+			assert_int_equal(simulate_k(&dag, 6, culprit, k, NULL, 0, -1, &found, &rounds), BISECT_FOUND);
+			assert_int_equal(found, culprit);
+		}
+	bisect_dag_release(&dag);
+}
+
+static void test_multisect__skipped_commits_are_never_offered(void **state)
+{
+	struct bisect_dag dag;
+
+	linear(&dag, 32);
+	for (int k = 2; k <= 3; k++)
+		for (int culprit = 0; culprit < 32; culprit++) {
+			int skips[3], nsk = 0, found = -1, rounds;
+			for (int s = 0; s < 31 && nsk < 3; s++)
+				if (s != culprit && s != culprit - 1 && (s * 7) % 5 == 0)
+					skips[nsk++] = s;
+			assert_int_equal(simulate_k(&dag, 31, culprit, k, skips, nsk, -1, &found, &rounds),
+					 BISECT_FOUND);
+			assert_int_equal(found, culprit);
+		}
+	/* a skipped culprit: only skipped commits left, as with k = 1 */
+	{
+		int skips[] = { 5 }, found, rounds;
+		assert_int_equal(simulate_k(&dag, 31, 5, 2, skips, 1, -1, &found, &rounds), BISECT_SKIPPED_ONLY);
+	}
+	bisect_dag_release(&dag);
+}
+
+static void test_multisect__good_above_bad_in_one_round_first_bad_wins(void **state)
+{
+	struct bisect_dag dag;
+	struct bisect_state st;
+	int commits[3] = { 3, 6, 8 }, ignored[3];
+	enum bisect_mark marks[3] = { BISECT_BAD, BISECT_GOOD, BISECT_BAD };
+
+	linear(&dag, 10);
+	bisect_state_init(&st, &dag, 9);
+	/* 6 good above 3 bad: git would refuse; 3 wins, 6 is not recorded */
+	assert_int_equal(bisect_mark_round(&dag, &st, commits, marks, 3, ignored), 1);
+	assert_int_equal(st.bad, 3);
+	assert_int_equal(ignored[1], 1);
+	assert_int_not_equal(st.marks[6], BISECT_GOOD);
+	bisect_state_release(&st);
+
+	/* the bad ones in any order: the earliest wins */
+	{
+		int c2[2] = { 8, 3 }, ig2[2];
+		enum bisect_mark m2[2] = { BISECT_BAD, BISECT_BAD };
+		bisect_state_init(&st, &dag, 9);
+		assert_int_equal(bisect_mark_round(&dag, &st, c2, m2, 2, ig2), 0);
+		assert_int_equal(st.bad, 3);
+		bisect_state_release(&st);
+	}
+	/* a flaky verdict in a simulation still ends on a commit */
+	for (int culprit = 0; culprit < 10; culprit++) {
+		int found = -1, rounds;
+		enum bisect_outcome o = simulate_k(&dag, 9, culprit, 2, NULL, 0, 6, &found, &rounds);
+		/* a wrong verdict gives a wrong culprit, but an end */
+		assert_int_equal(o, BISECT_FOUND);
+		assert_true(found >= 0 && found < 10);
+	}
+	bisect_dag_release(&dag);
+}
+
+static void test_multisect__estimate_rounds(void **state)
+{
+	assert_int_equal(bisect_estimate_rounds(1024, 1), bisect_estimate_steps(1024));
+	assert_int_equal(bisect_estimate_rounds(1, 2), 0);
+	assert_int_equal(bisect_estimate_rounds(3, 2), 0);	/* one round ends it */
+	assert_int_equal(bisect_estimate_rounds(9, 2), 1);
+	assert_int_equal(bisect_estimate_rounds(40, 2), 3);	/* 40 -> 14 -> 5 -> 2 -> 1 */
+	assert_int_equal(bisect_estimate_rounds(64, 3), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +651,13 @@ int main(void)
 		cmocka_unit_test(test_bisect__treesame_commits_are_never_offered),
 		cmocka_unit_test(test_bisect__estimate_steps_matches_git),
 		cmocka_unit_test(test_bisect__dag_find),
+		cmocka_unit_test(test_multisect__k1_is_exactly_bisect_choose),
+		cmocka_unit_test(test_multisect__linear_picks_split_evenly),
+		cmocka_unit_test(test_multisect__linear_rounds_fall_to_log_k_plus_1),
+		cmocka_unit_test(test_multisect__merges_find_every_culprit),
+		cmocka_unit_test(test_multisect__skipped_commits_are_never_offered),
+		cmocka_unit_test(test_multisect__good_above_bad_in_one_round_first_bad_wins),
+		cmocka_unit_test(test_multisect__estimate_rounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

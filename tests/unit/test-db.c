@@ -224,6 +224,67 @@ static void test_db__unfinished_step_is_reused_not_duplicated(void **state)
 	free(path);
 }
 
+/* A round's steps start together; a resumed round reuses the unfinished
+ * row of a commit picked again and drops the one no longer picked. */
+static void test_db__round_steps_start_together_and_resume(void **state)
+{
+	char *path = xstrfmt("%s/m.db", tmpdir);
+	sqlite3 *db;
+	struct bisection b;
+	struct step r1[3], r2[2], *steps;
+	int64_t *ids;
+	int *rounds, slots = 0;
+	size_t nr, nr_rounds;
+	const char *h1[3] = { "a1", "a2", "a3" }, *h2[2] = { "a2", "a4" };
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	b = sample_bisection(db);
+	assert_int_equal(db_bisection_slots(db, b.id, &slots), 0);
+	assert_int_equal(slots, 1);
+	assert_int_equal(db_bisection_set_slots(db, b.id, 3), 0);
+	assert_int_equal(db_bisection_slots(db, b.id, &slots), 0);
+	assert_int_equal(slots, 3);
+	memset(r1, 0, sizeof(r1));
+	for (int i = 0; i < 3; i++) {
+		snprintf(r1[i].hash, sizeof(r1[i].hash), "%s%038d", h1[i], 0);
+		r1[i].phase = "bisect";
+		r1[i].exit_code = -1;
+	}
+	assert_int_equal(db_round_begin(db, b.id, r1, 3, 1), 0);
+	assert_int_equal(r1[0].seq, 1);
+	assert_int_equal(r1[2].seq, 3);
+	/* one finishes, then the process is killed */
+	r1[0].verdict = "good";
+	r1[0].reason = "exit 0";
+	assert_int_equal(db_step_finish(db, &r1[0]), 0);
+	/* resumed: a2 again (its row reused), a4 new, a3 dropped */
+	memset(r2, 0, sizeof(r2));
+	for (int i = 0; i < 2; i++) {
+		snprintf(r2[i].hash, sizeof(r2[i].hash), "%s%038d", h2[i], 0);
+		r2[i].phase = "bisect";
+		r2[i].exit_code = -1;
+	}
+	assert_int_equal(db_round_begin(db, b.id, r2, 2, 2), 0);
+	assert_int_equal(r2[0].id, r1[1].id);
+	assert_int_equal(r2[0].attempts, 2);
+	assert_int_equal(r2[1].seq, 4);
+	assert_int_equal(db_steps_load(db, b.id, &steps, &nr), 0);
+	assert_int_equal(nr, 3);
+	for (size_t i = 0; i < nr; i++)
+		assert_int_not_equal(steps[i].id, r1[2].id);
+	steps_release(steps, nr);
+	assert_int_equal(db_step_rounds(db, b.id, &ids, &rounds, &nr_rounds), 0);
+	assert_int_equal(nr_rounds, 3);
+	assert_int_equal(ids[0], r1[0].id);
+	assert_int_equal(rounds[0], 1);
+	assert_int_equal(rounds[1], 2);
+	assert_int_equal(rounds[2], 2);
+	free(ids);
+	free(rounds);
+	db_close(db);
+	free(path);
+}
+
 static void test_db__state_transitions_record_times(void **state)
 {
 	char *path = xstrfmt("%s/g.db", tmpdir);
@@ -323,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_db__foreign_keys_are_enforced),
 		cmocka_unit_test(test_db__bisection_roundtrip),
 		cmocka_unit_test(test_db__unfinished_step_is_reused_not_duplicated),
+		cmocka_unit_test(test_db__round_steps_start_together_and_resume),
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),
