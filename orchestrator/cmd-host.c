@@ -149,8 +149,8 @@ static int host_add(int argc, char **argv, const struct global_opts *g)
 		size_t n;
 		int bad = cpulist_parse(h.cpus, &set, &n) < 0;
 		free(set);
-		if (bad)
-			return usage_error("--cpus: not a CPU list (e.g. 0-3,8)");
+		if (bad)	/* cpulist_parse said why */
+			return EXIT_USAGE;
 	}
 	if (accel_choice_parse(h.accel, &choice) < 0)
 		return EXIT_USAGE;

@@ -2414,3 +2414,16 @@ int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id)
 		return db_fail(db, "cannot read the bisection's host");
 	return 0;
 }
+
+int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE run_sets SET uri = ?2, host = ?3, accel = ?4 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_set_id);
+	bind_text_or_null(st, 2, uri);
+	bind_text_or_null(st, 3, host);
+	bind_text_or_null(st, 4, accel);
+	return step_done(db, st, "cannot move the run set to its host");
+}

@@ -353,5 +353,7 @@ int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n);
 /* The host of the latest boot of the bisection step `step_id` belongs
  * to (any of its steps); 0 when none has one. */
 int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id);
+/* A run set moved to another host before its first boot. */
+int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel);
 
 #endif
