@@ -414,6 +414,15 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
+	if (geo.host) {
+		struct db_host h;
+		int rc = db_host_find(lab.db, geo.host, &h);
+		if (rc == 0)
+			error("--host '%s': no such host (see 'klab host list')", geo.host);
+		if (rc <= 0)
+			goto out;
+		db_host_release(&h);
+	}
 	if (submit) {
 		ret = submit_checked(&lab, argc, argv, kernel_arg, repo_arg, rev, &ro, &job);
 		goto out;

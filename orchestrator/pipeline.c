@@ -272,7 +272,10 @@ static int attach(struct guest_env *ge, const char *uri, const struct db_host *h
 		return -1;
 	if (vm_connect(&ge->vm, uri) < 0)
 		return -1;
-	if (vm_clean_orphans(&ge->vm, ge->lab->state_dir) < 0)
+	/* Orphans are recognised by lab path and owner pid, both of this
+	 * machine: on another host they could be another machine's guests
+	 * (there START_AUTODESTROY ends a dead klab's guests anyway). */
+	if (!vm_uri_is_remote(uri) && vm_clean_orphans(&ge->vm, ge->lab->state_dir) < 0)
 		goto cleanup;
 	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
 		goto cleanup;
@@ -804,7 +807,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		for (size_t i = 0; i < res->nr_metrics; i++)
 			samples[i] = (struct db_sample){ res->metrics[i].name, res->metrics[i].seq,
 							 res->metrics[i].value };
-		memcpy(samples + res->nr_metrics, ts, nr_ts * sizeof(*ts));
+		if (nr_ts)	/* ts is NULL without series: memcpy(NULL) is undefined even for 0 bytes */
+			memcpy(samples + res->nr_metrics, ts, nr_ts * sizeof(*ts));
 		run.boot_id = res->boot_id;
 		run.step_id = step_id;
 		run.job_path = job->path;
