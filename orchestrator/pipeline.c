@@ -343,7 +343,7 @@ static int host_fits_fresh(const struct guest_env *ge, size_t i, struct strbuf *
 
 	if (h->cpus && cpulist_parse(h->cpus, &allowed, &nr_allowed) < 0)
 		return -1;
-	if (vm_connect(&c, h->uri) < 0) {
+	if (vm_connect_quiet(&c, h->uri) < 0) {
 		strbuf_addf(why, "%s (does not answer)", h->name);
 		free(allowed);
 		return -1;
@@ -373,7 +373,7 @@ static void say_waiting(struct guest_env *ge, const struct strbuf *why)
  * attached); 1 attached, 0 none fits (*why lists them), -1 error. */
 static int host_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 {
-	int never = 1;
+	int never = 1, answered = 0;
 
 	for (size_t i = 0; i < ge->nr_hosts; i++) {
 		size_t before = why->len;
@@ -383,6 +383,8 @@ static int host_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 		if (why->len)
 			strbuf_addstr(why, ", ");
 		rc = host_fits_fresh(ge, i, why);
+		if (rc >= 0)
+			answered++;
 		if (rc != 0 || !strstr(why->buf + before, "(never:"))
 			never = 0;
 		if (rc == 1) {
@@ -392,7 +394,12 @@ static int host_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 			return 1;
 		}
 	}
-	if (never && skip == (size_t)-1)
+	if (skip != (size_t)-1)
+		return 0;
+	/* nothing to wait for: a shape no host fits, or no host answering */
+	if (!answered)
+		return error("no host answers: %s", why->buf);
+	if (never)
 		return error("no host can take a guest of %u vCPUs: %s", ge->job->guest.vcpus, why->buf);
 	return 0;
 }

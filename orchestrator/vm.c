@@ -40,7 +40,19 @@ static int virt_error(const char *what)
 	return error("libvirt: %s: %s", what, msg ? msg : "unknown error");
 }
 
+static int connect_uri(struct vm_conn *c, const char *uri, int report);
+
 int vm_connect(struct vm_conn *c, const char *uri)
+{
+	return connect_uri(c, uri, 1);
+}
+
+int vm_connect_quiet(struct vm_conn *c, const char *uri)
+{
+	return connect_uri(c, uri, 0);
+}
+
+static int connect_uri(struct vm_conn *c, const char *uri, int report)
 {
 	memset(c, 0, sizeof(*c));
 	/* A write to libvirtd's socket after it hung up must be an error we
@@ -54,6 +66,8 @@ int vm_connect(struct vm_conn *c, const char *uri)
 		event_loop_ready = 1;
 	}
 	c->conn = virConnectOpenAuth(uri, virConnectAuthPtrDefault, 0);
+	if (!c->conn && !report)
+		return -1;
 	if (!c->conn)
 		return error("cannot connect to libvirt at '%s': %s (is libvirtd running? "
 			     "./bootstrap services starts it)", uri, virGetLastErrorMessage());

@@ -19,6 +19,8 @@ struct vm_conn {
 
 /* Connect (registers libvirt's default event loop once). */
 int vm_connect(struct vm_conn *c, const char *uri);
+/* The same without a message (probing hosts that may be down). */
+int vm_connect_quiet(struct vm_conn *c, const char *uri);
 void vm_disconnect(struct vm_conn *c);
 /* Reconnect if the connection died (idle keepalive while building). */
 int vm_ensure_connected(struct vm_conn *c);

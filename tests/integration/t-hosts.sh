@@ -89,6 +89,25 @@ check "its boot has no host and an ok outcome" \
 	test "$(sqlite3 "$T/lab0/klab.db" "SELECT outcome || ':' || coalesce(host_id, 'none') FROM boots")" = "ok:none"
 check "and no upload, no host line" sh -c "! grep -q '^uploaded\|^host ' '$T/nohost.out'"
 
+# ---- a host that stops answering: list says so, a run fails at once ----------
+PORT2=$((PORT + 1))
+socat TCP-LISTEN:$PORT2,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:$SOCK 2>>"$T/socat.err" &
+SOCAT2=$!
+trap 'kill $SOCAT $SOCAT2 2>/dev/null' EXIT INT TERM
+i=0
+until virsh -q -c "qemu+tcp://127.0.0.1:$PORT2/system" version >/dev/null 2>&1 || [ $i -gt 50 ]; do
+	i=$((i + 1)); sleep 0.1
+done
+check "host add gone (a second listener)" k host add gone "qemu+tcp://127.0.0.1:$PORT2/system" --cpus 1
+kill $SOCAT2; wait $SOCAT2 2>/dev/null
+k host list > "$T/list-gone.out" 2>/dev/null
+check "list says gone does not answer" grep -Eq "^gone .* no +\?\$" "$T/list-gone.out"
+timeout 60 "$KLAB" --state "$lab" run --job "$T/job.yaml" --kernel "$KBZIMAGE" --host gone > "$T/gone.out" 2>&1
+rc=$?
+check "a run on it fails at once (exit $rc), saying so" \
+	sh -c "[ $rc -eq 1 ] && grep -q 'no host answers: gone (does not answer)' '$T/gone.out'"
+check "host remove gone" k host remove gone
+
 # ---- a run on the remote host: uploaded, booted, stored under it -------------
 # volumes of an earlier test run would hide the upload
 for v in $(virsh -q -c "$URI" vol-list klab 2>/dev/null | awk '{print $1}'); do
