@@ -21,7 +21,7 @@
 
 static const char *const run_usage[] = {
 	"usage: klab run --job FILE (--kernel BZIMAGE | --repo PATH --rev REV)",
-	"                [--repeat N] [--kpi METRIC] [--uri URI] [--accel auto|kvm|tcg]",
+	"                [--repeat N] [--kpi METRIC] [--uri URI | --host NAME] [--accel auto|kvm|tcg]",
 	"                [--no-pin] [--cmdline TEXT] [--boot-timeout SECS]",
 	"                [--run-timeout SECS] [--quiet]",
 	"                [build options: --config, --fragment, --config-option, ...]",
@@ -38,7 +38,9 @@ static const char *const run_usage[] = {
 	"  --repo PATH --rev REV  build and boot this commit",
 	"  --repeat N          boots (default: the job's repeat)",
 	"  --kpi METRIC        the metric to headline (default: the job's kpi)",
-	"  --uri URI           libvirt URI (default: libvirt_uri in klab.conf)",
+	"  --uri URI           libvirt URI (default: a registered host, see 'klab host',",
+	"                      else libvirt_uri in klab.conf)",
+	"  --host NAME         only this registered host (waits while it is full)",
 	"  --accel A           auto (default: KVM only with vmx/svm), kvm or tcg",
 	"  --no-pin            do not pin vCPUs (for comparisons)",
 	"  --cmdline TEXT      appended to the guest kernel's command line",
@@ -54,7 +56,7 @@ static const char *const run_usage[] = {
 
 enum {
 	OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI, OPT_URI, OPT_ACCEL,
-	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_RUN_TIMEOUT, OPT_QUIET
+	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_RUN_TIMEOUT, OPT_QUIET, OPT_HOST
 };
 
 struct metric_row {
@@ -176,6 +178,8 @@ static void run_started(const struct job_run *jr, void *data)
 	       (unsigned long long)job->guest.memory_mb, ge->pin ? "pinned" : "unpinned", accel_name(ge->accel),
 	       ge->accel_why);
 	printf("initramfs %s (%s)\n", ge->initrd, ge->base_hit ? "cached base" : "base built now");
+	if (guest_env_host_name(ge))
+		printf("host %s (%s)\n", guest_env_host_name(ge), ge->vm.uri);
 	fflush(stdout);
 }
 
@@ -274,6 +278,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "kpi", required_argument, NULL, OPT_KPI },
 		{ "uri", required_argument, NULL, OPT_URI },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
@@ -327,6 +332,9 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 			break;
 		case OPT_URI:
 			geo.uri = optarg;
+			break;
+		case OPT_HOST:
+			geo.host = optarg;
 			break;
 		case OPT_ACCEL:
 			geo.accel = optarg;
@@ -383,6 +391,11 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (geo.uri && geo.host) {
+		error("--uri and --host: choose one (see 'klab run --help')");
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (job_parse_file(&job, job_path) < 0)
 		goto out;
 	job_parsed = 1;
@@ -401,6 +414,15 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
+	if (geo.host) {
+		struct db_host h;
+		int rc = db_host_find(lab.db, geo.host, &h);
+		if (rc == 0)
+			error("--host '%s': no such host (see 'klab host list')", geo.host);
+		if (rc <= 0)
+			goto out;
+		db_host_release(&h);
+	}
 	if (submit) {
 		ret = submit_checked(&lab, argc, argv, kernel_arg, repo_arg, rev, &ro, &job);
 		goto out;

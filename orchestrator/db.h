@@ -131,6 +131,7 @@ struct db_boot {
 	int64_t run_set_id;	/* 0: none */
 	int64_t build_id;	/* 0: none */
 	int64_t step_id;	/* 0: none */
+	int64_t host_id;	/* 0: none (no hosts registered, or --uri) */
 	const char *domain_name, *accel, *pinning, *console_path;
 	unsigned vcpus, numa_nodes;
 	uint64_t memory_mb;
@@ -342,5 +343,35 @@ int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **
  * `round`; other unfinished bisect rows are dropped as db_step_begin
  * does.  Fills each step's id, seq and attempts. */
 int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round);
+
+/* ---- hypervisors (klab host) ------------------------------------------------ */
+
+struct db_host {
+	int64_t id;
+	char *name, *uri;
+	char *cpus;		/* CPU list klab may use there; NULL: all */
+	unsigned max_guests;
+	char *accel;		/* auto | kvm | tcg */
+	int64_t created_at;
+};
+void db_host_release(struct db_host *h);
+void db_hosts_free(struct db_host *h, size_t nr);
+
+/* Register a host.  A removed host of the same name keeps its row (its
+ * boots point at it) under the name NAME~ID; an active one is an error. */
+int db_host_add(sqlite3 *db, const struct db_host *h, int64_t *id);
+/* Hosts not removed, by name. */
+int db_hosts_list(sqlite3 *db, struct db_host **out, size_t *nr);
+/* An active host by name: 1 found, 0 none, -1 error. */
+int db_host_find(sqlite3 *db, const char *name, struct db_host *h);
+/* Mark a host removed (its boots keep pointing at it): 1 done, 0 none. */
+int db_host_remove(sqlite3 *db, const char *name);
+/* Boots recorded on a host. */
+int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n);
+/* The host of the latest boot of the bisection step `step_id` belongs
+ * to (any of its steps); 0 when none has one. */
+int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id);
+/* A run set moved to another host before its first boot. */
+int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel);
 
 #endif

@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write the static HTML report (bisections, charts, tracked branches)" },
 	{ "notify", cmd_notify, "mail and webhook notices of finished bisections: test, list, flush, send" },
 	{ "track", cmd_track, "follow a branch nightly: test new tips, bisect regressions (add, run, show, ...)" },
+	{ "host", cmd_host, "the libvirt hosts guests are placed on (add, list, remove)" },
 };
 
 static const char *const klab_usage[] = {
@@ -60,8 +61,7 @@ static void print_main_usage(int to_stderr)
 	print_usage(klab_usage, to_stderr);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\nNot yet implemented (see README): host (several hypervisors).\n"
-		   "'klab <command> --help' describes a command.\n");
+	fprintf(f, "\n'klab <command> --help' describes a command.\n");
 }
 
 int open_lab(const struct global_opts *g, struct lab *lab)

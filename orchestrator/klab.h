@@ -75,5 +75,6 @@ int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id);
 int cmd_track(int argc, char **argv, const struct global_opts *g);
 int cmd_report(int argc, char **argv, const struct global_opts *g);
 int cmd_notify(int argc, char **argv, const struct global_opts *g);
+int cmd_host(int argc, char **argv, const struct global_opts *g);
 
 #endif

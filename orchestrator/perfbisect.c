@@ -42,27 +42,25 @@ void perf_release(struct perf *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int use_kernel(struct perf *p, const char *kernel)
+static int use_kernel(struct perf *p, const char *kernel, int64_t step_id)
 {
 	struct guest_env_opts o = { 0 };
-	char *staged = NULL;
 
 	if (!p->ge_ready) {
 		o.kernel = kernel;
 		o.quiet = 1;
-		if (guest_env_prepare(&p->ge, p->lab, &p->job, &o) < 0)
+		/* like-for-like: a resumed bisection boots where it booted before */
+		if (db_bisection_host(p->lab->db, step_id, &o.prefer_host_id) < 0 ||
+		    guest_env_prepare(&p->ge, p->lab, &p->job, &o) < 0)
 			return -1;
 		p->ge_ready = 1;
-		printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)\n", p->job.guest.vcpus,
+		printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s\n", p->job.guest.vcpus,
 		       p->job.guest.numa_nodes, (unsigned long long)p->job.guest.memory_mb, accel_name(p->ge.accel),
-		       p->ge.accel_why);
+		       p->ge.accel_why, guest_env_host_name(&p->ge) ? ", host " : "",
+		       guest_env_host_name(&p->ge) ? guest_env_host_name(&p->ge) : "");
 		return 0;
 	}
-	if (guestimg_stage_kernel(p->ge.image_dir, kernel, &staged) < 0)
-		return -1;
-	free(p->ge.kernel);
-	p->ge.kernel = staged;
-	return 0;
+	return guest_env_set_kernel(&p->ge, kernel);
 }
 
 int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
@@ -73,7 +71,7 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
 		return -1;
 	if (*n >= want)
 		return 0;
-	if (use_kernel(p, kernel) < 0)
+	if (use_kernel(p, kernel, step_id) < 0)
 		return -1;
 	while (*n < want) {
 		struct guest_result gr;

@@ -174,57 +174,318 @@ void pipeline_repo_release(struct pipeline_repo *pr)
 
 
 /* Guests of every lab on this machine plan CPUs under one lock, so two
- * klab processes never pick the same free CPU. */
+ * klab processes never pick the same free CPU.  A remote host has a lock
+ * of its own, keyed by its URI (klab processes of this machine only). */
 #define PLAN_LOCK "/var/tmp/klab-guest-plan.lock"
+#define POOL_NAME "klab"
+#define POOL_TARGET "/var/lib/libvirt/images/klab"
+#define HOST_WAIT_S 3
 
-static int plan_lock(void)
+static char *host_lock_path(const char *uri, const char *what)
 {
-	int fd = open(PLAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	if (!vm_uri_is_remote(uri) && !strcmp(what, "plan"))
+		return xstrdup(PLAN_LOCK);
+	for (const char *p = uri; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return xstrfmt("/var/tmp/klab-guest-%s-%016llx.lock", what, (unsigned long long)h);
+}
+
+static int lock_file(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 
 	if (fd < 0)
-		return error("cannot open '%s': %s", PLAN_LOCK, strerror(errno));
+		return error("cannot open '%s': %s", path, strerror(errno));
 	fchmod(fd, 0666);
 	if (flock(fd, LOCK_EX) < 0) {
 		close(fd);
-		return error("cannot lock '%s': %s", PLAN_LOCK, strerror(errno));
+		return error("cannot lock '%s': %s", path, strerror(errno));
 	}
 	return fd;
+}
+
+static int host_lock(const char *uri, const char *what)
+{
+	char *path = host_lock_path(uri, what);
+	int fd = lock_file(path);
+
+	free(path);
+	return fd;
+}
+
+static int plan_lock(void)
+{
+	return lock_file(PLAN_LOCK);
+}
+
+/* The file as the host sees it: the local one, or a volume of pool klab. */
+static int host_file(struct guest_env *ge, const char *local, char **out)
+{
+	char *vol_name;
+	int fd, uploaded = 0, ret;
+
+	if (!vm_uri_is_remote(ge->vm.uri)) {
+		*out = xstrdup(local);
+		return 0;
+	}
+	vol_name = xstrdup(strrchr(local, '/') ? strrchr(local, '/') + 1 : local);
+	/* two klab processes must not take each other's half-sent volume */
+	fd = host_lock(ge->vm.uri, "upload");
+	if (fd < 0) {
+		free(vol_name);
+		return -1;
+	}
+	ret = vm_upload_file(&ge->vm, POOL_NAME, POOL_TARGET, local, vol_name, 256u << 20, out, &uploaded);
+	close(fd);
+	if (!ret && uploaded && !ge->quiet)
+		fprintf(stderr, "uploaded %s to pool %s on %s\n", vol_name, POOL_NAME, ge->vm.uri);
+	free(vol_name);
+	return ret;
+}
+
+/* Connect to `uri` (a registered host when h != NULL): orphans, topology,
+ * accelerator, CPUs allowed, and the kernel and initramfs where it can
+ * read them. */
+static int attach(struct guest_env *ge, const char *uri, const struct db_host *h)
+{
+	enum accel_choice choice;
+	const char *a = ge->accel_opt ? ge->accel_opt
+		      : h && h->accel && strcmp(h->accel, "auto") ? h->accel : ge->lab->accel;
+	char *caps = NULL;
+	int ret = -1;
+
+	vm_disconnect(&ge->vm);
+	topology_release(&ge->topo);
+	free(ge->kernel);
+	free(ge->initrd);
+	ge->kernel = ge->initrd = NULL;
+	if (h) {
+		free(ge->allowed);
+		ge->allowed = NULL;
+		ge->nr_allowed = 0;
+		if (h->cpus && cpulist_parse(h->cpus, &ge->allowed, &ge->nr_allowed) < 0)
+			return error("host %s: --cpus '%s' is not a CPU list", h->name, h->cpus);
+	}
+	if (accel_choice_parse(a, &choice) < 0)
+		return -1;
+	if (vm_connect(&ge->vm, uri) < 0)
+		return -1;
+	/* Orphans are recognised by lab path and owner pid, both of this
+	 * machine: on another host they could be another machine's guests
+	 * (there START_AUTODESTROY ends a dead klab's guests anyway). */
+	if (!vm_uri_is_remote(uri) && vm_clean_orphans(&ge->vm, ge->lab->state_dir) < 0)
+		goto cleanup;
+	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
+		goto cleanup;
+	if (vm_choose_accel(&ge->topo, choice, &ge->accel, &ge->accel_why) < 0)
+		goto cleanup;
+	if (host_file(ge, ge->local_kernel, &ge->kernel) < 0 || host_file(ge, ge->local_initrd, &ge->initrd) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	free(caps);
+	return ret;
+}
+
+/* Can host h take one more guest of the job's shape now?  1 yes, 0 no
+ * (*why says why), -1 it does not answer.  c/t: a connection and
+ * topology of the host. */
+static int host_fits(const struct guest_env *ge, const struct db_host *h, struct vm_conn *c,
+		     const struct host_topology *t, const unsigned char *allowed, size_t nr_allowed,
+		     unsigned char **busy, size_t *nr_busy, struct strbuf *why)
+{
+	size_t usable = 0, free_cpus = 0;
+	int count;
+
+	*busy = NULL;
+	*nr_busy = 0;
+	if (vm_klab_guests(c, allowed, nr_allowed, busy, nr_busy, &count) < 0) {
+		strbuf_addf(why, "%s (does not answer)", h->name);
+		return -1;
+	}
+	for (size_t i = 0; i < t->nr_cpus; i++) {
+		size_t id = (size_t)t->cpus[i].id;
+		if (allowed && (id >= nr_allowed || !allowed[id]))
+			continue;
+		usable++;
+		if (id >= *nr_busy || !(*busy)[id])
+			free_cpus++;
+	}
+	if (usable < ge->job->guest.vcpus) {
+		strbuf_addf(why, "%s (never: %zu CPU%s for %u vCPUs)", h->name, usable, usable == 1 ? "" : "s",
+			    ge->job->guest.vcpus);
+		return 0;
+	}
+	if ((unsigned)count >= h->max_guests) {
+		strbuf_addf(why, "%s (%d of %u guests)", h->name, count, h->max_guests);
+		return 0;
+	}
+	if (free_cpus < ge->job->guest.vcpus) {
+		strbuf_addf(why, "%s (%zu free CPU%s, %u needed)", h->name, free_cpus, free_cpus == 1 ? "" : "s",
+			    ge->job->guest.vcpus);
+		return 0;
+	}
+	return 1;
+}
+
+/* Check host i without attaching to it (a connection of its own). */
+static int host_fits_fresh(const struct guest_env *ge, size_t i, struct strbuf *why)
+{
+	const struct db_host *h = &ge->hosts[i];
+	struct vm_conn c;
+	struct host_topology t = { 0 };
+	unsigned char *allowed = NULL, *busy = NULL;
+	size_t nr_allowed = 0, nr_busy = 0;
+	char *caps = NULL;
+	int rc = -1;
+
+	if (h->cpus && cpulist_parse(h->cpus, &allowed, &nr_allowed) < 0)
+		return -1;
+	if (vm_connect_quiet(&c, h->uri) < 0) {
+		strbuf_addf(why, "%s (does not answer)", h->name);
+		free(allowed);
+		return -1;
+	}
+	if (vm_capabilities(&c, &caps) == 0 && topology_parse(&t, caps, strlen(caps)) == 0)
+		rc = host_fits(ge, h, &c, &t, allowed, nr_allowed, &busy, &nr_busy, why);
+	else
+		strbuf_addf(why, "%s (no topology)", h->name);
+	free(caps);
+	free(busy);
+	free(allowed);
+	topology_release(&t);
+	vm_disconnect(&c);
+	return rc;
+}
+
+static void say_waiting(struct guest_env *ge, const struct strbuf *why)
+{
+	if (ge->waiting && !strcmp(ge->waiting, why->buf))
+		return;
+	free(ge->waiting);
+	ge->waiting = xstrdup(why->buf);
+	fprintf(stderr, "waiting for a host (every %d s): %s\n", HOST_WAIT_S, why->buf);
+}
+
+/* Attach to the first host that fits now, skipping `skip` (the full one
+ * attached); 1 attached, 0 none fits (*why lists them), -1 error. */
+static int host_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
+{
+	int never = 1, answered = 0;
+
+	for (size_t i = 0; i < ge->nr_hosts; i++) {
+		size_t before = why->len;
+		int rc;
+		if (i == skip)
+			continue;
+		if (why->len)
+			strbuf_addstr(why, ", ");
+		rc = host_fits_fresh(ge, i, why);
+		if (rc >= 0)
+			answered++;
+		if (rc != 0 || !strstr(why->buf + before, "(never:"))
+			never = 0;
+		if (rc == 1) {
+			if (attach(ge, ge->hosts[i].uri, &ge->hosts[i]) < 0)
+				return -1;
+			ge->host = i;
+			return 1;
+		}
+	}
+	if (skip != (size_t)-1)
+		return 0;
+	/* nothing to wait for: a shape no host fits, or no host answering */
+	if (!answered)
+		return error("no host answers: %s", why->buf);
+	if (never)
+		return error("no host can take a guest of %u vCPUs: %s", ge->job->guest.vcpus, why->buf);
+	return 0;
+}
+
+static int choose_hosts(struct guest_env *ge, const struct guest_env_opts *o)
+{
+	struct db_host one;
+	int rc;
+
+	if (o->uri)
+		return 0;	/* --uri: that libvirt, no placement */
+	if (o->host) {
+		rc = db_host_find(ge->lab->db, o->host, &one);
+		if (rc == 0)
+			error("--host '%s': no such host (see 'klab host list')", o->host);
+		if (rc <= 0)
+			return -1;
+		ge->hosts = xcalloc(1, sizeof(*ge->hosts));
+		ge->hosts[0] = one;
+		ge->nr_hosts = 1;
+		ge->host_fixed = 1;
+		return 0;
+	}
+	if (db_hosts_list(ge->lab->db, &ge->hosts, &ge->nr_hosts) < 0)
+		return -1;
+	for (size_t i = 0; o->prefer_host_id && i < ge->nr_hosts; i++)
+		if (ge->hosts[i].id == o->prefer_host_id) {
+			/* like-for-like: a resumed bisection stays where it ran */
+			struct db_host keep = ge->hosts[i];
+			memset(&ge->hosts[i], 0, sizeof(keep));
+			db_hosts_free(ge->hosts, ge->nr_hosts);
+			ge->hosts = xcalloc(1, sizeof(*ge->hosts));
+			ge->hosts[0] = keep;
+			ge->nr_hosts = 1;
+			ge->host_fixed = 1;
+			break;
+		}
+	return 0;
 }
 
 int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o)
 {
 	enum accel_choice choice;
-	char *caps = NULL;
 	struct strbuf conf = STRBUF_INIT, cmd = STRBUF_INIT;
-	int ret = -1, n;
+	int ret = -1, marked;
 
 	memset(ge, 0, sizeof(*ge));
 	ge->lab = lab;
 	ge->job = job;
 	ge->pin = !o->no_pin;
 	ge->quiet = o->quiet;
+	ge->accel_opt = o->accel;
 	if (accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
 		return -1;
 	if (lab->guest_cpus && cpulist_parse(lab->guest_cpus, &ge->allowed, &ge->nr_allowed) < 0)
 		return error("guest_cpus in %s: not a CPU list", lab->config_path);
-	if (vm_connect(&ge->vm, o->uri ? o->uri : lab->libvirt_uri) < 0)
-		return -1;
-	n = vm_clean_orphans(&ge->vm, lab->state_dir);
-	if (n < 0 || db_boots_interrupted(lab->db, &n) < 0)
-		goto cleanup;
-	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
-		goto cleanup;
-	if (vm_choose_accel(&ge->topo, choice, &ge->accel, &ge->accel_why) < 0)
+	/* boots a dead klab left running say so before new ones start */
+	if (choose_hosts(ge, o) < 0 || db_boots_interrupted(lab->db, &marked) < 0)
 		goto cleanup;
 
 	if (guestimg_image_dir(lab, &ge->image_dir) < 0 ||
-	    guestimg_stage_kernel(ge->image_dir, o->kernel, &ge->kernel) < 0 ||
+	    guestimg_stage_kernel(ge->image_dir, o->kernel, &ge->local_kernel) < 0 ||
 	    guestimg_base(ge->image_dir, &ge->base_image, &ge->base_hit) < 0)
 		goto cleanup;
 	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0 ||
-	    guestimg_initrd(ge->image_dir, ge->base_image, conf.buf, conf.len, &ge->initrd) < 0)
+	    guestimg_initrd(ge->image_dir, ge->base_image, conf.buf, conf.len, &ge->local_initrd) < 0)
 		goto cleanup;
+
+	if (!ge->nr_hosts) {
+		if (attach(ge, o->uri ? o->uri : lab->libvirt_uri, NULL) < 0)
+			goto cleanup;
+	} else {
+		for (;;) {
+			struct strbuf why = STRBUF_INIT;
+			int rc = host_pick(ge, (size_t)-1, &why);
+			if (rc == 0)
+				say_waiting(ge, &why);
+			strbuf_release(&why);
+			if (rc < 0)
+				goto cleanup;
+			if (rc > 0)
+				break;
+			sleep(HOST_WAIT_S);
+		}
+	}
 
 	/* panic=-1: a panicking guest reboots at once, and on_reboot=destroy
 	 * ends it; the console keeps the panic text. */
@@ -240,11 +501,37 @@ int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *j
 	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms : ((int64_t)job->runtime_s * 2 + 180) * 1000;
 	ret = 0;
 cleanup:
-	free(caps);
 	strbuf_release(&conf);
 	if (ret < 0)
 		guest_env_release(ge);
 	return ret;
+}
+
+int guest_env_set_kernel(struct guest_env *ge, const char *kernel)
+{
+	char *local = NULL, *remote = NULL;
+
+	if (guestimg_stage_kernel(ge->image_dir, kernel, &local) < 0)
+		return -1;
+	if (vm_ensure_connected(&ge->vm) < 0 || host_file(ge, local, &remote) < 0) {
+		free(local);
+		return -1;
+	}
+	free(ge->local_kernel);
+	ge->local_kernel = local;
+	free(ge->kernel);
+	ge->kernel = remote;
+	return 0;
+}
+
+int64_t guest_env_host_id(const struct guest_env *ge)
+{
+	return ge->nr_hosts ? ge->hosts[ge->host].id : 0;
+}
+
+const char *guest_env_host_name(const struct guest_env *ge)
+{
+	return ge->nr_hosts ? ge->hosts[ge->host].name : NULL;
 }
 
 void guest_env_release(struct guest_env *ge)
@@ -256,8 +543,59 @@ void guest_env_release(struct guest_env *ge)
 	free(ge->base_image);
 	free(ge->initrd);
 	free(ge->kernel);
+	free(ge->local_kernel);
+	free(ge->local_initrd);
 	free(ge->cmdline);
+	free(ge->waiting);
+	db_hosts_free(ge->hosts, ge->nr_hosts);
 	memset(ge, 0, sizeof(*ge));
+}
+
+/* Under the attached host's plan lock, with room for one more guest:
+ * the lock fd, and the busy CPUs to plan around.  Waits while the host is
+ * full; before the first boot a full host is traded for one that fits
+ * (the run set follows). */
+static int host_acquire(struct guest_env *ge, int64_t run_set_id, unsigned char **busy, size_t *nr_busy)
+{
+	for (;;) {
+		struct strbuf why = STRBUF_INIT;
+		const struct db_host *h = &ge->hosts[ge->host];
+		int fd = host_lock(ge->vm.uri, "plan"), rc;
+
+		if (fd < 0)
+			return -1;
+		rc = host_fits(ge, h, &ge->vm, &ge->topo, ge->allowed, ge->nr_allowed, busy, nr_busy, &why);
+		if (rc == 1) {
+			strbuf_release(&why);
+			return fd;
+		}
+		close(fd);
+		free(*busy);
+		*busy = NULL;
+		if (!ge->host_fixed && !ge->nr_boots && ge->nr_hosts > 1) {
+			size_t was = ge->host;
+			rc = host_pick(ge, ge->host, &why);
+			if (rc < 0) {
+				strbuf_release(&why);
+				return -1;
+			}
+			if (rc > 0) {
+				if (!ge->quiet)
+					fprintf(stderr, "host %s is full: the guests go to %s (%s)\n", ge->hosts[was].name,
+						ge->hosts[ge->host].name, ge->vm.uri);
+				strbuf_release(&why);
+				if (run_set_id && db_run_set_set_host(ge->lab->db, run_set_id, ge->vm.uri, ge->vm.hostname,
+								      accel_name(ge->accel)) < 0)
+					return -1;
+				continue;
+			}
+		}
+		say_waiting(ge, &why);
+		strbuf_release(&why);
+		sleep(HOST_WAIT_S);
+		if (vm_ensure_connected(&ge->vm) < 0)
+			return -1;
+	}
 }
 
 void guest_result_release(struct guest_result *res)
@@ -387,12 +725,20 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	res->outcome = VM_ERROR;
 	if (vm_ensure_connected(&ge->vm) < 0)
 		return -1;
-	pc.plan_fd = plan_lock();
-	if (pc.plan_fd < 0)
-		return -1;
-	if (vm_busy_cpus(&ge->vm, &busy, &nr_busy) < 0 ||
-	    topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, busy, nr_busy) < 0)
+	if (ge->nr_hosts) {
+		pc.plan_fd = host_acquire(ge, run_set_id, &busy, &nr_busy);
+		if (pc.plan_fd < 0)
+			return -1;
+	} else {
+		pc.plan_fd = plan_lock();
+		if (pc.plan_fd < 0)
+			return -1;
+		if (vm_busy_cpus(&ge->vm, &busy, &nr_busy) < 0)
+			goto cleanup;
+	}
+	if (topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, busy, nr_busy) < 0)
 		goto cleanup;
+	ge->nr_boots++;
 	plan_text = guest_plan_describe(&plan);
 
 	name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
@@ -415,6 +761,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	boot.run_set_id = run_set_id;
 	boot.build_id = build_id;
 	boot.step_id = step_id;
+	boot.host_id = guest_env_host_id(ge);
 	boot.domain_name = name;
 	boot.accel = accel_name(ge->accel);
 	boot.pinning = ge->pin ? plan_text : "unpinned";
@@ -468,7 +815,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		for (size_t i = 0; i < res->nr_metrics; i++)
 			samples[i] = (struct db_sample){ res->metrics[i].name, res->metrics[i].seq,
 							 res->metrics[i].value };
-		memcpy(samples + res->nr_metrics, ts, nr_ts * sizeof(*ts));
+		if (nr_ts)	/* ts is NULL without series: memcpy(NULL) is undefined even for 0 bytes */
+			memcpy(samples + res->nr_metrics, ts, nr_ts * sizeof(*ts));
 		run.boot_id = res->boot_id;
 		run.step_id = step_id;
 		run.job_path = job->path;

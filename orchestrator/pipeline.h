@@ -50,6 +50,7 @@ int pipeline_build_rev(struct lab *lab, const char *repo_arg, const char *rev, c
 void pipeline_print_build(const struct kbuild_result *res, const char *indent);
 
 struct job;
+struct db_host;
 
 /* Everything a series of boots of one kernel with one job shares. */
 struct guest_env {
@@ -67,6 +68,18 @@ struct guest_env {
 	char *cmdline;
 	int64_t boot_timeout_ms, run_timeout_ms;
 	int quiet;
+	/* Hosts (klab host): with some registered and no --uri, the guests go
+	 * to one of them.  The host is fixed after the first boot (runs are
+	 * compared like-for-like); before it, a full host is traded for one
+	 * that fits. */
+	const char *accel_opt;		/* --accel, NULL: the host's or the lab's */
+	struct db_host *hosts;		/* candidates (one with --host or a bisection's) */
+	size_t nr_hosts;
+	size_t host;			/* index of the host attached */
+	int host_fixed;
+	unsigned nr_boots;
+	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */
+	char *waiting;			/* the last "waiting for a host" line */
 };
 
 struct guest_env_opts {
@@ -78,6 +91,8 @@ struct guest_env_opts {
 	int64_t boot_timeout_ms;	/* 0: default for the accelerator */
 	int64_t run_timeout_ms;		/* 0: from the job's runtime */
 	int quiet;
+	const char *host;		/* --host NAME: only this registered host */
+	int64_t prefer_host_id;		/* a bisection's earlier host (0: none) */
 };
 
 /* Connect, clean orphans, choose the accelerator, read the topology,
@@ -85,6 +100,12 @@ struct guest_env_opts {
 int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o);
 void guest_env_release(struct guest_env *ge);
+/* Boot `kernel` from now on (staged, and uploaded to a remote host). */
+int guest_env_set_kernel(struct guest_env *ge, const char *kernel);
+/* The host the env's guests go to: its row id (0: none registered, or
+ * --uri) and name (NULL then). */
+int64_t guest_env_host_id(const struct guest_env *ge);
+const char *guest_env_host_name(const struct guest_env *ge);
 
 struct guest_result {
 	enum vm_outcome outcome;

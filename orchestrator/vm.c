@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "vm.h"
+#include "domain.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -39,7 +40,19 @@ static int virt_error(const char *what)
 	return error("libvirt: %s: %s", what, msg ? msg : "unknown error");
 }
 
+static int connect_uri(struct vm_conn *c, const char *uri, int report);
+
 int vm_connect(struct vm_conn *c, const char *uri)
+{
+	return connect_uri(c, uri, 1);
+}
+
+int vm_connect_quiet(struct vm_conn *c, const char *uri)
+{
+	return connect_uri(c, uri, 0);
+}
+
+static int connect_uri(struct vm_conn *c, const char *uri, int report)
 {
 	memset(c, 0, sizeof(*c));
 	/* A write to libvirtd's socket after it hung up must be an error we
@@ -53,6 +66,8 @@ int vm_connect(struct vm_conn *c, const char *uri)
 		event_loop_ready = 1;
 	}
 	c->conn = virConnectOpenAuth(uri, virConnectAuthPtrDefault, 0);
+	if (!c->conn && !report)
+		return -1;
 	if (!c->conn)
 		return error("cannot connect to libvirt at '%s': %s (is libvirtd running? "
 			     "./bootstrap services starts it)", uri, virGetLastErrorMessage());
@@ -166,7 +181,8 @@ static int map_is_all(const unsigned char *map, int nr_cpus)
 	return 1;
 }
 
-int vm_busy_cpus(struct vm_conn *c, unsigned char **busy_out, size_t *nr)
+int vm_klab_guests(struct vm_conn *c, const unsigned char *within, size_t nr_within, unsigned char **busy_out,
+		   size_t *nr, int *count)
 {
 	virDomainPtr *doms = NULL;
 	int n, nr_cpus = virNodeGetCPUMap(c->conn, NULL, NULL, 0);
@@ -178,15 +194,32 @@ int vm_busy_cpus(struct vm_conn *c, unsigned char **busy_out, size_t *nr)
 	if (n < 0)
 		return virt_error("cannot list domains");
 	busy = xcalloc(nr_cpus, 1);
+	*count = 0;
 	for (int i = 0; i < n; i++) {
 		virDomainInfo info;
 		int maplen = VIR_CPU_MAPLEN(nr_cpus);
 		if (is_klab_domain(doms[i]) && virDomainGetInfo(doms[i], &info) == 0 && info.nrVirtCpu > 0) {
 			unsigned char *maps = xcalloc(info.nrVirtCpu, maplen);
+			unsigned char *mine = xcalloc(nr_cpus, 1);
 			int got = virDomainGetVcpuPinInfo(doms[i], info.nrVirtCpu, maps, maplen, VIR_DOMAIN_AFFECT_LIVE);
-			for (int v = 0; v < got; v++)
-				if (!map_is_all(maps + v * maplen, nr_cpus))
-					set_bits_from_map(maps + v * maplen, maplen, nr_cpus, busy);
+			int unpinned = got <= 0, counted = 0;
+			for (int v = 0; v < got; v++) {
+				if (map_is_all(maps + v * maplen, nr_cpus))
+					unpinned = 1;
+				else
+					set_bits_from_map(maps + v * maplen, maplen, nr_cpus, mine);
+			}
+			/* an unpinned guest runs anywhere: it counts on every CPU set */
+			for (int cpu = 0; cpu < nr_cpus; cpu++) {
+				if (!mine[cpu])
+					continue;
+				busy[cpu] = 1;
+				if (!within || ((size_t)cpu < nr_within && within[cpu]))
+					counted = 1;
+			}
+			if (counted || unpinned)
+				(*count)++;
+			free(mine);
 			free(maps);
 		}
 		virDomainFree(doms[i]);
@@ -195,6 +228,144 @@ int vm_busy_cpus(struct vm_conn *c, unsigned char **busy_out, size_t *nr)
 	*busy_out = busy;
 	*nr = nr_cpus;
 	return 0;
+}
+
+int vm_busy_cpus(struct vm_conn *c, unsigned char **busy_out, size_t *nr)
+{
+	int count;
+
+	return vm_klab_guests(c, NULL, 0, busy_out, nr, &count);
+}
+
+int vm_uri_is_remote(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	/* a server part ("qemu+tcp://host/system") names another libvirtd */
+	return p && p[3] && p[3] != '/';
+}
+
+/* The storage pool klab uploads to, defined, built and started if needed. */
+static virStoragePoolPtr pool_ensure(virConnectPtr conn, const char *name, const char *target)
+{
+	virStoragePoolPtr pool = virStoragePoolLookupByName(conn, name);
+	struct strbuf xml = STRBUF_INIT;
+
+	if (!pool) {
+		strbuf_addstr(&xml, "<pool type='dir'><name>");
+		strbuf_add_xml_escaped(&xml, name);
+		strbuf_addstr(&xml, "</name><target><path>");
+		strbuf_add_xml_escaped(&xml, target);
+		strbuf_addstr(&xml, "</path><permissions><mode>0755</mode></permissions></target></pool>");
+		pool = virStoragePoolDefineXML(conn, xml.buf, 0);
+		strbuf_release(&xml);
+		if (!pool)	/* another klab may have defined it meanwhile */
+			pool = virStoragePoolLookupByName(conn, name);
+		if (!pool)
+			return NULL;
+		/* builds the directory; an existing one is fine */
+		virStoragePoolBuild(pool, 0);
+		virStoragePoolSetAutostart(pool, 1);
+	}
+	if (virStoragePoolIsActive(pool) != 1 && virStoragePoolCreate(pool, 0) < 0 &&
+	    virStoragePoolIsActive(pool) != 1) {
+		virStoragePoolFree(pool);
+		return NULL;
+	}
+	return pool;
+}
+
+/* Send data to a fresh volume; 0 or -1 with libvirt's error set. */
+static int volume_upload(virConnectPtr conn, virStorageVolPtr vol, const char *data, size_t len)
+{
+	virStreamPtr st = virStreamNew(conn, 0);
+	size_t off = 0;
+
+	if (!st)
+		return -1;
+	if (virStorageVolUpload(vol, st, 0, len, 0) < 0) {
+		virStreamFree(st);
+		return -1;
+	}
+	while (off < len) {
+		size_t chunk = len - off > (256u << 10) ? (256u << 10) : len - off;
+		int n = virStreamSend(st, data + off, chunk);
+		if (n <= 0) {
+			virStreamAbort(st);
+			virStreamFree(st);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (virStreamFinish(st) < 0) {
+		virStreamFree(st);
+		return -1;
+	}
+	virStreamFree(st);
+	return 0;
+}
+
+int vm_upload_file(struct vm_conn *c, const char *pool_name, const char *pool_target, const char *path,
+		   const char *vol_name, size_t max, char **remote_path, int *uploaded)
+{
+	virStoragePoolPtr pool = NULL;
+	virStorageVolPtr vol = NULL;
+	virStorageVolInfo info;
+	struct strbuf xml = STRBUF_INIT;
+	char *data = NULL, *p;
+	size_t len = 0;
+	int ret = -1;
+
+	*remote_path = NULL;
+	*uploaded = 0;
+	if (read_file(path, max, &data, &len) < 0)
+		return -1;
+	pool = pool_ensure(c->conn, pool_name, pool_target);
+	if (!pool) {
+		error("cannot upload '%s' to pool %s on %s: %s", path, pool_name, c->uri, virGetLastErrorMessage());
+		goto cleanup;
+	}
+	vol = virStorageVolLookupByName(pool, vol_name);
+	/* A volume of the right size, fully written, is this file (its name
+	 * is the content's hash); anything else is an interrupted upload. */
+	if (vol && (virStorageVolGetInfo(vol, &info) < 0 || info.capacity != len || info.allocation < len)) {
+		virStorageVolDelete(vol, 0);
+		virStorageVolFree(vol);
+		vol = NULL;
+	}
+	if (!vol) {
+		strbuf_addstr(&xml, "<volume><name>");
+		strbuf_add_xml_escaped(&xml, vol_name);
+		strbuf_addf(&xml, "</name><capacity unit='bytes'>%zu</capacity><allocation unit='bytes'>0</allocation>"
+				  "<target><format type='raw'/><permissions><mode>0644</mode></permissions></target>"
+				  "</volume>", len);
+		vol = virStorageVolCreateXML(pool, xml.buf, 0);
+		if (!vol || volume_upload(c->conn, vol, data, len) < 0) {
+			error("cannot upload '%s' to pool %s on %s: %s", path, pool_name, c->uri,
+			      virGetLastErrorMessage());
+			if (vol)
+				virStorageVolDelete(vol, 0);
+			goto cleanup;
+		}
+		*uploaded = 1;
+	}
+	p = virStorageVolGetPath(vol);
+	if (!p) {
+		error("cannot upload '%s' to pool %s on %s: no path for volume %s: %s", path, pool_name, c->uri,
+		      vol_name, virGetLastErrorMessage());
+		goto cleanup;
+	}
+	*remote_path = xstrdup(p);
+	free(p);
+	ret = 0;
+cleanup:
+	if (vol)
+		virStorageVolFree(vol);
+	if (pool)
+		virStoragePoolFree(pool);
+	strbuf_release(&xml);
+	free(data);
+	return ret;
 }
 
 /* The text of <…:name>…</…:name> (or <name>) in metadata XML. */

@@ -19,6 +19,8 @@ struct vm_conn {
 
 /* Connect (registers libvirt's default event loop once). */
 int vm_connect(struct vm_conn *c, const char *uri);
+/* The same without a message (probing hosts that may be down). */
+int vm_connect_quiet(struct vm_conn *c, const char *uri);
 void vm_disconnect(struct vm_conn *c);
 /* Reconnect if the connection died (idle keepalive while building). */
 int vm_ensure_connected(struct vm_conn *c);
@@ -40,6 +42,23 @@ int vm_choose_accel(const struct host_topology *t, enum accel_choice choice, enu
  * are not counted: an emulator thread takes a spare CPU while one is
  * free, but it must not keep a second guest off a small host. */
 int vm_busy_cpus(struct vm_conn *c, unsigned char **busy, size_t *nr);
+/* The same, and *count = klab guests running with a vCPU on a CPU of
+ * `within` (NULL: anywhere); an unpinned guest counts everywhere. */
+int vm_klab_guests(struct vm_conn *c, const unsigned char *within, size_t nr_within, unsigned char **busy,
+		   size_t *nr, int *count);
+
+/* A URI with a server part ("qemu+tcp://host/system") reaches another
+ * libvirtd: files must travel to it (vm_upload_file). */
+int vm_uri_is_remote(const char *uri);
+
+/* Put the local file `path` (at most max bytes) into volume vol_name of
+ * the dir pool pool_name (defined at pool_target and started when
+ * missing) on c's host, unless a complete volume of that name and size is
+ * there; *remote_path is the file's path on that host (caller frees),
+ * *uploaded says whether bytes were sent.  -1 + error() naming the pool
+ * and host. */
+int vm_upload_file(struct vm_conn *c, const char *pool_name, const char *pool_target, const char *path,
+		   const char *vol_name, size_t max, char **remote_path, int *uploaded);
 
 /* Destroy domains named klab-* that carry klab's metadata for this lab
  * and whose owner process is gone.  Returns how many were destroyed. */
