@@ -623,7 +623,7 @@ static int reference_phase(struct runner *r)
 	for (;;) {
 		rc = pair_measure(r, &good, &bad, want, &why);
 		if (rc) {
-			char *msg = xstrfmt("the %s end cannot be measured (%s)", why ? "" : "", why ? why : "klab error");
+			char *msg = xstrfmt("the ends of the range cannot be measured (%s)", why ? why : "klab error");
 			if (rc > 0) {
 				free(msg);
 				msg = xstrfmt("an end of the range cannot be measured: %s", why);

@@ -598,6 +598,51 @@ static int host_acquire(struct guest_env *ge, int64_t run_set_id, unsigned char 
 	}
 }
 
+/* Without registered hosts: the machine-wide plan lock, once the CPUs
+ * klab may use have room for the guest beside the other klab guests
+ * running (another run, a test suite's other tests); until then it waits
+ * with one line.  A guest that could never fit is left to topology_plan
+ * to refuse. */
+static int plan_lock_free_cpus(struct guest_env *ge, unsigned char **busy, size_t *nr_busy)
+{
+	int said = 0;
+
+	for (;;) {
+		size_t usable = 0, free_cpus = 0;
+		int fd = plan_lock();
+
+		if (fd < 0)
+			return -1;
+		if (vm_busy_cpus(&ge->vm, busy, nr_busy) < 0) {
+			close(fd);
+			return -1;
+		}
+		for (size_t i = 0; i < ge->topo.nr_cpus; i++) {
+			size_t id = (size_t)ge->topo.cpus[i].id;
+			if (ge->allowed && (id >= ge->nr_allowed || !ge->allowed[id]))
+				continue;
+			usable++;
+			if (id >= *nr_busy || !(*busy)[id])
+				free_cpus++;
+		}
+		if (usable < ge->job->guest.vcpus || free_cpus >= ge->job->guest.vcpus)
+			return fd;
+		close(fd);
+		free(*busy);
+		*busy = NULL;
+		*nr_busy = 0;
+		if (!said && !ge->quiet)
+			fprintf(stderr, "waiting for CPUs (every %d s): %zu of %zu free beside other klab guests, "
+				"%u needed\n", HOST_WAIT_S, free_cpus, usable, ge->job->guest.vcpus);
+		else if (!said)
+			fprintf(stderr, "  waiting for CPUs: other klab guests use them\n");
+		said = 1;
+		sleep(HOST_WAIT_S);
+		if (vm_ensure_connected(&ge->vm) < 0)
+			return -1;
+	}
+}
+
 void guest_result_release(struct guest_result *res)
 {
 	free(res->reason);
@@ -730,11 +775,9 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		if (pc.plan_fd < 0)
 			return -1;
 	} else {
-		pc.plan_fd = plan_lock();
+		pc.plan_fd = plan_lock_free_cpus(ge, &busy, &nr_busy);
 		if (pc.plan_fd < 0)
 			return -1;
-		if (vm_busy_cpus(&ge->vm, &busy, &nr_busy) < 0)
-			goto cleanup;
 	}
 	if (topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, busy, nr_busy) < 0)
 		goto cleanup;

@@ -74,3 +74,18 @@ test ! -e broken
 EOS
 	chmod +x "$1"
 }
+
+# guest_cpus_lock shared|exclusive: tests that boot guests take it after
+# the shared kernel is built.  Those whose checks need the host's CPUs to
+# themselves (pinning plans, placement on hosts) take it exclusive, the
+# others shared: under `make -j2 check` an exclusive test never shares the
+# CPUs with another test's guests (klab itself waits for CPUs that other
+# guests hold, see pipeline.c).  Released when the test exits.
+guest_cpus_lock() {
+	exec 7>>"${KLAB_TEST_LOCKDIR:-/var/tmp}/klab-test-guests.lock"
+	if [ "$1" = exclusive ]; then
+		flock -x 7
+	else
+		flock -s 7
+	fi
+}

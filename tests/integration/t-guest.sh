@@ -14,6 +14,8 @@ if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
 fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+# pinning and placement checks need the CPUs to themselves
+guest_cpus_lock exclusive
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null

@@ -18,6 +18,7 @@ if ! command -v socat >/dev/null 2>&1; then
 fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+guest_cpus_lock shared
 
 PORT=$((20000 + ($$ + 7919) % 20000))
 socat TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:$SOCK 2>"$T/socat.err" &

@@ -19,6 +19,8 @@ if ! command -v socat >/dev/null 2>&1; then
 fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+# pinning and placement checks need the CPUs to themselves
+guest_cpus_lock exclusive
 
 # The test's own listener: TCP on loopback, forwarded to libvirtd's unix
 # socket (whose auth, 'none' for root, the remote driver negotiates).

@@ -18,6 +18,7 @@ if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
 fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+guest_cpus_lock shared
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null

@@ -15,6 +15,7 @@ fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache with this config
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+guest_cpus_lock shared
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null

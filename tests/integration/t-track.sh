@@ -21,6 +21,7 @@ fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+guest_cpus_lock shared
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
