@@ -65,10 +65,16 @@ done_state() { q "SELECT state FROM queue_jobs WHERE id = 1"; }
 while [ "$kills" -lt 20 ] && [ "$(done_state)" != done ]; do
 	"$KLAB" --state "$lab" worker --lease 3 >> "$T/worker.out" 2>&1 &
 	wpid=$!
-	case $((kills % 3)) in 0) want=build ;; 1) want=guest ;; *) want=other ;; esac
-	# wait (at most 40 s) for the phase aimed at, then a random moment in it
+	# aim in turn at a build, a guest and the rest; wait for that phase (a
+	# guest comes only once a whole kernel is built: up to 15 min; a build
+	# up to 1 min, the rest 20 s), then a random moment in it
+	case $((kills % 3)) in
+	0) want=build limit=300 ;;
+	1) want=guest limit=4500 ;;
+	*) want=other limit=100 ;;
+	esac
 	n=0
-	while [ "$n" -lt 200 ] && [ "$(phase_now "$wpid")" != "$want" ] && [ "$(done_state)" != done ]; do
+	while [ "$n" -lt "$limit" ] && [ "$(phase_now "$wpid")" != "$want" ] && [ "$(done_state)" != done ]; do
 		sleep 0.2
 		n=$((n + 1))
 	done
