@@ -1,8 +1,8 @@
 #!/bin/sh
 # Crash safety across a real kernel bisection: the demo scenario (8
 # commits on the imported 6.1 tree, the THP-alignment regression planted)
-# queued and run by `klab worker`, which is killed with SIGKILL 20 times
-# at random moments — aimed in turn at a kernel build, a guest (boot or
+# queued and run by `klab worker`, which is killed with SIGKILL up to 20
+# times (at least 10) at random moments — aimed in turn at a kernel build, a guest (boot or
 # benchmark run) and the rest (checkout, verdict, database writes) — and
 # restarted each time.  Afterwards: the planted commit is the culprit, no
 # finished step was done twice, every stored run has its KPI sample once,
@@ -92,7 +92,10 @@ echo "# $kills kills: $nb during a build, $ng during a guest, $no elsewhere"
 # the rest without interruption, once the last lease has run out
 sleep 4
 k worker --once --lease 3 >> "$T/worker.out" 2>&1
-check "killed 20 times" test "$kills" -eq 20
+# Up to 20 kills; each waits for the phase it aims at (a guest only comes
+# after a whole kernel build), so the bisection may end before the 20th:
+# a run here ended after 13 (4 builds, 4 guests, 5 elsewhere).
+check "killed at least 10 times" test "$kills" -ge 10
 check "kills hit builds, guests and the rest" test "$nb" -gt 0 -a "$ng" -gt 0 -a "$no" -gt 0
 check "job done after the kills" test "$(done_state)" = done ||
 	{ tail -n 30 "$T/worker.out"; tail -n 30 "$lab/logs/queue-1.log"; }
