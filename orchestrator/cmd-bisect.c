@@ -80,7 +80,7 @@ static const char *const bisect_usage[] = {
 	"                    In a round where a good commit descends from a bad",
 	"                    one, the first bad in topological order wins and that",
 	"                    good verdict is not used.  Kept by resume.  With",
-	"                    --job and K > 1: written, not yet run end to end.",
+	"                    --job and K > 1: run by hand once, not yet in tests.",
 	"resume  continue a bisection that stopped (crash, kill, aborted test)",
 	"list    one line per bisection: id, state, result, culprit, steps, repository",
 	"show    state, command, steps and culprit of one bisection",
