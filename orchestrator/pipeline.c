@@ -289,6 +289,22 @@ cleanup:
 	return ret;
 }
 
+/* CPUs of `t` klab may use (in `allowed`; NULL: all), and how many of
+ * them no running klab guest holds (`busy`). */
+static void count_cpus(const struct host_topology *t, const unsigned char *allowed, size_t nr_allowed,
+		       const unsigned char *busy, size_t nr_busy, size_t *usable, size_t *free_cpus)
+{
+	*usable = *free_cpus = 0;
+	for (size_t i = 0; i < t->nr_cpus; i++) {
+		size_t id = (size_t)t->cpus[i].id;
+		if (allowed && (id >= nr_allowed || !allowed[id]))
+			continue;
+		(*usable)++;
+		if (id >= nr_busy || !busy[id])
+			(*free_cpus)++;
+	}
+}
+
 /* Can host h take one more guest of the job's shape now?  1 yes, 0 no
  * (*why says why), -1 it does not answer.  c/t: a connection and
  * topology of the host. */
@@ -296,7 +312,7 @@ static int host_fits(const struct guest_env *ge, const struct db_host *h, struct
 		     const struct host_topology *t, const unsigned char *allowed, size_t nr_allowed,
 		     unsigned char **busy, size_t *nr_busy, struct strbuf *why)
 {
-	size_t usable = 0, free_cpus = 0;
+	size_t usable, free_cpus;
 	int count;
 
 	*busy = NULL;
@@ -305,14 +321,7 @@ static int host_fits(const struct guest_env *ge, const struct db_host *h, struct
 		strbuf_addf(why, "%s (does not answer)", h->name);
 		return -1;
 	}
-	for (size_t i = 0; i < t->nr_cpus; i++) {
-		size_t id = (size_t)t->cpus[i].id;
-		if (allowed && (id >= nr_allowed || !allowed[id]))
-			continue;
-		usable++;
-		if (id >= *nr_busy || !(*busy)[id])
-			free_cpus++;
-	}
+	count_cpus(t, allowed, nr_allowed, *busy, *nr_busy, &usable, &free_cpus);
 	if (usable < ge->job->guest.vcpus) {
 		strbuf_addf(why, "%s (never: %zu CPU%s for %u vCPUs)", h->name, usable, usable == 1 ? "" : "s",
 			    ge->job->guest.vcpus);
@@ -608,7 +617,7 @@ static int plan_lock_free_cpus(struct guest_env *ge, unsigned char **busy, size_
 	int said = 0;
 
 	for (;;) {
-		size_t usable = 0, free_cpus = 0;
+		size_t usable, free_cpus;
 		int fd = plan_lock();
 
 		if (fd < 0)
@@ -617,14 +626,7 @@ static int plan_lock_free_cpus(struct guest_env *ge, unsigned char **busy, size_
 			close(fd);
 			return -1;
 		}
-		for (size_t i = 0; i < ge->topo.nr_cpus; i++) {
-			size_t id = (size_t)ge->topo.cpus[i].id;
-			if (ge->allowed && (id >= ge->nr_allowed || !ge->allowed[id]))
-				continue;
-			usable++;
-			if (id >= *nr_busy || !(*busy)[id])
-				free_cpus++;
-		}
+		count_cpus(&ge->topo, ge->allowed, ge->nr_allowed, *busy, *nr_busy, &usable, &free_cpus);
 		if (usable < ge->job->guest.vcpus || free_cpus >= ge->job->guest.vcpus)
 			return fd;
 		close(fd);
