@@ -88,6 +88,23 @@ struct walk {
 	int *stack;
 };
 
+/* The walk's per-commit arrays for a DAG of n commits. */
+static void walk_alloc(struct walk *w, size_t n)
+{
+	w->interesting = xcalloc(n, 1);
+	w->weight = xcalloc(n, sizeof(int));
+	w->counted = xcalloc(n, sizeof(unsigned));
+	w->stack = xmalloc((n + 1) * sizeof(int));
+}
+
+static void walk_release(struct walk *w)
+{
+	free(w->interesting);
+	free(w->weight);
+	free(w->counted);
+	free(w->stack);
+}
+
 static int nparents(const struct walk *w, const struct bisect_commit *c)
 {
 	return w->dag->first_parent && c->nr_parents > 1 ? 1 : c->nr_parents;
@@ -354,10 +371,7 @@ void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
 
 	memset(out, 0, sizeof(*out));
 	out->commit = -1;
-	w.interesting = xcalloc(n, 1);
-	w.weight = xcalloc(n, sizeof(int));
-	w.counted = xcalloc(n, sizeof(unsigned));
-	w.stack = xmalloc((n + 1) * sizeof(int));
+	walk_alloc(&w, n);
 	order = xmalloc(n * sizeof(int));
 	list = xmalloc(n * sizeof(int));
 
@@ -479,10 +493,7 @@ cleanup:
 		out->nr_candidates = 0;
 	}
 	free(sorted);
-	free(w.interesting);
-	free(w.weight);
-	free(w.counted);
-	free(w.stack);
+	walk_release(&w);
 	free(order);
 	free(list);
 }
@@ -542,10 +553,7 @@ int bisect_choose_k(const struct bisect_dag *dag, const struct bisect_state *st,
 	if (k <= 1)
 		return 1;
 
-	w.interesting = xcalloc(n, 1);
-	w.weight = xcalloc(n, sizeof(int));
-	w.counted = xcalloc(n, sizeof(unsigned));
-	w.stack = xmalloc((n + 1) * sizeof(int));
+	walk_alloc(&w, n);
 	order = xmalloc(n * sizeof(int));
 	list = xmalloc(n * sizeof(int));
 	cand = xmalloc((n + 1) * sizeof(*cand));
@@ -597,10 +605,7 @@ int bisect_choose_k(const struct bisect_dag *dag, const struct bisect_state *st,
 	out->remaining = nr - 1 - npicked;
 	out->steps = bisect_estimate_rounds(nr, k);
 
-	free(w.interesting);
-	free(w.weight);
-	free(w.counted);
-	free(w.stack);
+	walk_release(&w);
 	free(order);
 	free(list);
 	free(cand);
