@@ -101,9 +101,10 @@ static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
 			continue;
 		}
 		if (!strncmp(e->d_name, ".tmp-", 5)) {
-			const char *dash = strrchr(e->d_name, '-');
-			long pid = dash ? strtol(dash + 1, NULL, 10) : 0;
-			if (pid <= 0 || kill((pid_t)pid, 0) < 0) {
+			long pid = name_owner_pid(e->d_name, ".tmp-");
+
+			/* a malformed name is no store's: remove it too */
+			if (!pid || process_gone(pid)) {
 				printf("%s interrupted copy %s\n", dry_run ? "would remove" : "removing", p);
 				if (!dry_run)
 					remove_tree(p);

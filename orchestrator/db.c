@@ -5,6 +5,7 @@
 #include "report.h"
 #include "util/strbuf.h"
 #include "util/util.h"
+#include "util/run-command.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -2281,7 +2282,7 @@ int db_boots_interrupted(sqlite3 *db, int *marked)
 		long pid = boot_owner((const char *)sqlite3_column_text(st, 1));
 		char *why;
 
-		if (!pid || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!process_gone(pid))
 			continue;
 		why = xstrfmt("interrupted: klab (pid %ld) stopped during this boot; nothing was measured", pid);
 		sqlite3_reset(up);

@@ -864,16 +864,10 @@ static void remove_stale_temps(const char *adir)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		const char *dash;
-		char *end, *path;
-		long pid;
+		long pid = name_owner_pid(de->d_name, ".tmp-");
+		char *path;
 
-		if (strncmp(de->d_name, ".tmp-", 5) || !(dash = strrchr(de->d_name, '-')))
-			continue;
-		errno = 0;
-		pid = strtol(dash + 1, &end, 10);
-		if (*end || errno || pid <= 0 || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!pid || pid == (long)getpid() || !process_gone(pid))
 			continue;
 		path = xstrfmt("%s/%s", adir, de->d_name);
 		remove_tree(path);

@@ -18,6 +18,7 @@
 #include "domain.h"
 #include "util/strbuf.h"
 #include "util/util.h"
+#include "util/run-command.h"
 
 #define CONSOLE_FILE_MAX (32u << 20)	/* bytes of console kept on disk */
 #define CONSOLE_TAIL_MAX (256u << 10)	/* bytes kept in memory for excerpts */
@@ -408,7 +409,7 @@ int vm_clean_orphans(struct vm_conn *c, const char *lab_id)
 		if (!lab || strcmp(lab, lab_id) || !pid_s)
 			goto next;
 		pid = strtol(pid_s, NULL, 10);
-		if (pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH))
+		if (pid > 0 && !process_gone(pid))
 			goto next;	/* its klab still runs */
 		if (virDomainDestroy(doms[i]) == 0) {
 			warning("destroyed orphaned guest '%s' (its klab process %ld is gone)",

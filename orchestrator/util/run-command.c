@@ -303,3 +303,23 @@ int remove_tree(const char *path)
 		return error("cannot remove '%s'", path);
 	return 0;
 }
+
+int process_gone(long pid)
+{
+	if (pid <= 0 || pid != (long)(pid_t)pid)
+		return 0;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+long name_owner_pid(const char *name, const char *prefix)
+{
+	const char *dash;
+	char *end;
+	long pid;
+
+	if (strncmp(name, prefix, strlen(prefix)) || !(dash = strrchr(name, '-')) || !dash[1])
+		return 0;
+	errno = 0;
+	pid = strtol(dash + 1, &end, 10);
+	return *end || errno || pid <= 0 ? 0 : pid;
+}

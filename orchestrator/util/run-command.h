@@ -46,4 +46,14 @@ int run_command(const struct run_opts *opts, struct run_result *result);
 /* rm -rf -- path (argv, no shell); 0 or error(). */
 int remove_tree(const char *path);
 
+/* 1 when no process PID exists (kill(PID, 0) says ESRCH); 0 when it
+ * runs, belongs to another user (EPERM), or PID is not a process id:
+ * what is left by a dead klab may be cleaned, nothing else. */
+int process_gone(long pid);
+
+/* The PID at the end of a temp name "PREFIX...-PID" (klab's ".tmp-KEY-PID"
+ * artifact copies), or 0 when NAME does not start with PREFIX or does
+ * not end in "-" and a positive number. */
+long name_owner_pid(const char *name, const char *prefix);
+
 #endif

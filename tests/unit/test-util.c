@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -228,6 +229,40 @@ static void test_util__mkdir_p(void **state)
 	free(p);
 }
 
+/* A child that has exited and been reaped is gone; this process, and
+ * PID 1 (another user's when not root: EPERM), are not; nonsense ids are
+ * never "gone" (nothing may be cleaned up on their account). */
+static void test_util__process_gone(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_int_equal(process_gone(pid), 1);
+	assert_int_equal(process_gone(getpid()), 0);
+	assert_int_equal(process_gone(1), 0);
+	assert_int_equal(process_gone(0), 0);
+	assert_int_equal(process_gone(-5), 0);
+	assert_int_equal(process_gone(1L << 40), 0);
+}
+
+static void test_util__name_owner_pid(void **state)
+{
+	(void)state;
+	assert_int_equal(name_owner_pid(".tmp-abc-def-1234", ".tmp-"), 1234);
+	assert_int_equal(name_owner_pid(".tmp-x-7", ".tmp-"), 7);
+	assert_int_equal(name_owner_pid("tmp-x-7", ".tmp-"), 0);
+	assert_int_equal(name_owner_pid(".tmp-x-", ".tmp-"), 0);
+	assert_int_equal(name_owner_pid(".tmp-x-12a", ".tmp-"), 0);
+	assert_int_equal(name_owner_pid(".tmp-x-0", ".tmp-"), 0);
+	assert_int_equal(name_owner_pid(".tmp-x-99999999999999999999999", ".tmp-"), 0);
+	assert_int_equal(name_owner_pid(".tmp-", ".tmp-"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +278,8 @@ int main(void)
 		cmocka_unit_test(test_run_command__should_stop_cancels),
 		cmocka_unit_test(test_util__write_file_atomic_and_read_limit),
 		cmocka_unit_test(test_util__mkdir_p),
+		cmocka_unit_test(test_util__process_gone),
+		cmocka_unit_test(test_util__name_owner_pid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
