@@ -123,8 +123,11 @@ git -C "$W/naive" fetch -q "$W/linux" 'refs/tags/*:refs/tags/*'	# the demo-* tag
 t0=$(date +%s)
 (
 	cd "$W/naive"
-	git bisect start -q demo-bad demo-good
-	git bisect run "$W/step.sh" > "$W/naive.out" 2>&1 || true
+	# (git 2.39's bisect start has no -q: it took "-q" for a revision
+	# and then waited for good and bad, so the first runs of this
+	# benchmark ended at once with no culprit)
+	git bisect start demo-bad demo-good > "$W/naive.out" 2>&1
+	git bisect run "$W/step.sh" >> "$W/naive.out" 2>&1 || true
 )
 t1=$(date +%s)
 n_culprit=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$W/naive.out" | head -n1)
