@@ -26,6 +26,7 @@
 #   KLAB_BENCH_DIR  work directory (default /var/tmp/klab-bench/multisect)
 #   DEMO_N          commits in the generated history (default 8)
 #   MS_RUNTIME      job runtime (default 3s)
+#   MS_WIDTHS       the order of the two runs (default "1 2")
 set -eu
 KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
@@ -58,7 +59,9 @@ if [ "$warm" = 1 ]; then
 	echo "bench: every kernel of the range built first in $(($(date +%s) - t0)) s (not counted below)"
 fi
 id=0
-for k in 1 2; do
+# MS_WIDTHS="2 1" measures two slots first (on a machine whose load falls
+# over the run, the one-slot run then gets the quieter part)
+for k in ${MS_WIDTHS:-1 2}; do
 	if [ "$warm" != 1 ]; then
 		lab="$W/lab-$k"
 		"$KLAB" --state "$lab" init >/dev/null
