@@ -4,8 +4,11 @@
 # boundaries" re-applied), bisected with will-it-scale malloc1 in TCG
 # guests.  klab must measure both ends, find the planted commit, confirm
 # it against its parent and store the evidence; a range without the
-# regression must be refused ("regression not reproduced").  Fails (never
-# skips) when libvirt does not answer.
+# regression must be refused ("regression not reproduced"); a range with
+# a commit that does not build and one that panics must skip both with
+# their reasons; the demo range bisected with two slots (multisection)
+# must name the same culprit.  Fails (never skips) when libvirt does not
+# answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 URI=${KLAB_LIBVIRT_URI:-qemu:///system}
 if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
@@ -82,6 +85,31 @@ check "scenario 2: the report lists the skips with reasons" \
 	sh -c "grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'panic:' && grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'build failed:'"
 check "scenario 2: progress with a remaining-time estimate" grep -q "^progress: step .* about .* left" "$T/skips.out"
 check "scenario 2: confirmed" grep -q "confirmed: parent like good, culprit like bad" "$T/skips.out"
+
+# Multisection of a job bisection: the demo range again with two slots,
+# so each round boots two commits' guests (1-vCPU copies of the job: two
+# fit on a 2-CPU host; a guest of another test makes one wait, which
+# changes the timing, not the result).  Same culprit, confirmed, rounds
+# of two commits, every decided step with its evidence.
+sed -e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 1G, hugepages: none }/' \
+	"$T/malloc1.yaml" > "$T/malloc1-1cpu.yaml"
+k bisect start --repo "$T/linux" --good demo-good --bad demo-bad --job "$T/malloc1-1cpu.yaml" \
+	--slots 2 > "$T/slots.out" 2>&1
+rc=$?
+check "two slots: exits 0" test "$rc" -eq 0 || tail -40 "$T/slots.out"
+check "two slots: culprit is the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = 4")" = "$planted"
+check "two slots: stored with its width" test "$(q "SELECT slots FROM bisections WHERE id = 4")" -eq 2
+check "two slots: a round tested two commits" \
+	test "$(q "SELECT max(n) FROM (SELECT count(*) AS n FROM steps WHERE bisection_id = 4 AND phase = 'bisect'
+		   AND status = 'done' GROUP BY round)")" -eq 2
+check "two slots: progress names both commits of a round" grep -q "^round 1: testing .*, .* at once" "$T/slots.out"
+check "two slots: fewer rounds than commits tested" \
+	test "$(q "SELECT count(DISTINCT round) FROM steps WHERE bisection_id = 4 AND phase = 'bisect' AND status = 'done'")" \
+	-lt "$(q "SELECT count(*) FROM steps WHERE bisection_id = 4 AND phase = 'bisect' AND status = 'done'")"
+check "two slots: confirmed" grep -q "confirmed: parent like good, culprit like bad" "$T/slots.out"
+check "two slots: every decided step has its evidence" \
+	test "$(q "SELECT count(*) FROM steps s WHERE s.bisection_id = 4 AND s.status = 'done' AND s.verdict IN ('good', 'bad')
+		   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.step_id = s.id)")" -eq 0
 
 # The HTML report of these bisections: a chart per job bisection with a
 # point group per tested commit; the panic's reason on the page.
