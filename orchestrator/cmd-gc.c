@@ -7,7 +7,6 @@
 
 #include <dirent.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

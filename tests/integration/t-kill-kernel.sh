@@ -83,7 +83,7 @@ while [ "$kills" -lt 20 ] && [ "$(done_state)" != done ]; do
 		n=$((n + 1))
 	done
 	sleep "$(awk -v s="$seed" -v k="$kills" -v w="$want" 'BEGIN {
-		srand(s + k); m = w == "build" ? 4 : w == "guest" ? 4 : 0.3; printf "%.2f", rand() * m }')"
+		srand(s + k); m = w == "other" ? 0.3 : 4; printf "%.2f", rand() * m }')"
 	got=$(phase_now "$wpid")
 	if kill -9 "$wpid" 2>/dev/null; then
 		kills=$((kills + 1))
