@@ -41,22 +41,33 @@ static int user_version(sqlite3 *db, int *v)
 	return 0;
 }
 
-static int migrate(sqlite3 *db)
+/* Versions 0 (nothing yet) to the newest are the ones this klab can
+ * migrate from or use; any other is refused before migrations[] is
+ * indexed with it. */
+static int known_version(const char *path, int v)
+{
+	if (v < 0)
+		return error("database '%s' has schema version %d, which no klab writes: it was changed by hand "
+			     "or is damaged; restore it", path, v);
+	if (v > db_schema_version())
+		return error("database '%s' has schema version %d, newer than this klab knows (%d): it was made "
+			     "by a newer klab; upgrade klab", path, v, db_schema_version());
+	return 0;
+}
+
+static int migrate(sqlite3 *db, const char *path)
 {
 	int v;
 
-	if (user_version(db, &v) < 0)
+	if (user_version(db, &v) < 0 || known_version(path, v) < 0)
 		return -1;
-	if (v > db_schema_version())
-		return error("database schema version %d is newer than this klab knows (%d): upgrade klab",
-			     v, db_schema_version());
 	while (v < db_schema_version()) {
 		char pragma[64];
 
 		/* BEGIN IMMEDIATE: two processes never migrate at once. */
 		if (exec(db, "BEGIN IMMEDIATE") < 0)
 			return -1;
-		if (user_version(db, &v) < 0) {
+		if (user_version(db, &v) < 0 || known_version(path, v) < 0) {
 			db_rollback(db);
 			return -1;
 		}
@@ -94,7 +105,7 @@ int db_open(sqlite3 **out, const char *path, int create)
 	if (exec(db, "PRAGMA journal_mode = WAL") < 0 ||
 	    exec(db, "PRAGMA synchronous = NORMAL") < 0 ||
 	    exec(db, "PRAGMA foreign_keys = ON") < 0 ||
-	    migrate(db) < 0) {
+	    migrate(db, path) < 0) {
 		sqlite3_close(db);
 		return -1;
 	}

@@ -111,6 +111,66 @@ static void test_db__refuses_newer_schema(void **state)
 	free(path);
 }
 
+/* The error db_open gave names the file and says `what`. */
+static void assert_error_says(const char *path, const char *what)
+{
+	assert_non_null(strstr(error_last(), path));
+	assert_non_null(strstr(error_last(), what));
+}
+
+/* A database klab made, then set to schema version v behind klab's back. */
+static void make_db_with_version(const char *path, int v)
+{
+	char *sql = xstrfmt("PRAGMA user_version = %d", v);
+	sqlite3 *db;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	free(sql);
+}
+
+static int raw_user_version(const char *path)
+{
+	sqlite3 *db;
+	int v;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	v = (int)query_int(db, "PRAGMA user_version");
+	sqlite3_close(db);
+	return v;
+}
+
+static void test_db__refuses_negative_schema_version(void **state)
+{
+	char *path = xstrfmt("%s/neg.db", tmpdir);
+	sqlite3 *db = NULL;
+
+	make_db_with_version(path, -1);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_null(db);
+	assert_error_says(path, "schema version -1");
+	/* klab init is no way round it either, and nothing was migrated */
+	assert_int_equal(db_open(&db, path, 1), -1);
+	assert_int_equal(raw_user_version(path), -1);
+	free(path);
+}
+
+static void test_db__newer_schema_says_a_newer_klab_made_it(void **state)
+{
+	char *path = xstrfmt("%s/new.db", tmpdir);
+	char *version = xstrfmt("schema version %d,", db_schema_version() + 1);
+	sqlite3 *db = NULL;
+
+	make_db_with_version(path, db_schema_version() + 1);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_error_says(path, version);
+	assert_error_says(path, "made by a newer klab");
+	assert_int_equal(raw_user_version(path), db_schema_version() + 1);
+	free(version);
+	free(path);
+}
+
 static void test_db__missing_file_is_not_created_without_create(void **state)
 {
 	char *path = xstrfmt("%s/none.db", tmpdir);
@@ -380,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_db__create_sets_version_wal_and_foreign_keys),
 		cmocka_unit_test(test_db__reopen_is_idempotent),
 		cmocka_unit_test(test_db__refuses_newer_schema),
+		cmocka_unit_test(test_db__refuses_negative_schema_version),
+		cmocka_unit_test(test_db__newer_schema_says_a_newer_klab_made_it),
 		cmocka_unit_test(test_db__missing_file_is_not_created_without_create),
 		cmocka_unit_test(test_db__foreign_keys_are_enforced),
 		cmocka_unit_test(test_db__bisection_roundtrip),
