@@ -4,7 +4,9 @@
  * report their own error, returning -1. */
 #include "db-int.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 extern const char klab_schema_sql[];
 extern const char klab_migration_2_sql[];
@@ -87,12 +89,45 @@ static int migrate(sqlite3 *db, const char *path)
 	return 0;
 }
 
+/* What an existing file holds, read before anything is written to it:
+ * a database klab made, of a version it knows.  Only a file that did not
+ * exist may start empty: a lost lab database silently re-created would
+ * hand out the numbers and log directories of the bisections it had. */
+static int check_existing(sqlite3 *db, const char *path, long long size)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, pages = 0, v = 0;
+
+	rc = sqlite3_prepare_v2(db, "SELECT * FROM pragma_page_count, pragma_user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		pages = sqlite3_column_int(st, 0);
+		v = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		return error("database '%s' is not a SQLite database (%lld bytes): it was not created by klab init, "
+			     "or is damaged; restore it or remove the lab", path, size);
+	if (rc != SQLITE_ROW)
+		return error("cannot read database '%s': %s", path, sqlite3_errmsg(db));
+	if (!pages)
+		return error("database '%s' is empty (%lld bytes): it was not created by klab init, or was "
+			     "truncated; restore it or remove the lab", path, size);
+	if (!v)
+		return error("database '%s' has no klab schema (schema version 0): it was not created by klab "
+			     "init; restore it or remove the lab", path);
+	return known_version(path, v);
+}
+
 int db_open(sqlite3 **out, const char *path, int create)
 {
 	sqlite3 *db = NULL;
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+	struct stat sb = { 0 };
+	int fresh = stat(path, &sb) < 0 && errno == ENOENT;
 
 	*out = NULL;
+	if (fresh && !create)
+		return error("database '%s' does not exist", path);
 	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
 		error("cannot open database '%s': %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
@@ -102,7 +137,8 @@ int db_open(sqlite3 **out, const char *path, int create)
 	 * for the one writer rather than fail, up to two minutes */
 	sqlite3_busy_timeout(db, 120000);
 	sqlite3_extended_result_codes(db, 1);
-	if (exec(db, "PRAGMA journal_mode = WAL") < 0 ||
+	if ((!fresh && check_existing(db, path, (long long)sb.st_size) < 0) ||
+	    exec(db, "PRAGMA journal_mode = WAL") < 0 ||
 	    exec(db, "PRAGMA synchronous = NORMAL") < 0 ||
 	    exec(db, "PRAGMA foreign_keys = ON") < 0 ||
 	    migrate(db, path) < 0) {

@@ -17,7 +17,11 @@ struct report;
 /* The newest schema version this klab knows. */
 int db_schema_version(void);
 
-/* Open (creating if asked) and migrate.  Returns 0 or error(). */
+/* Open and migrate.  With `create` (klab init), a file that does not
+ * exist is created; an existing file must be a klab database of a schema
+ * version this klab knows: an empty or unreadable one is an error, never
+ * a new database, and a refused file is not written to.  Returns 0 or
+ * error(). */
 int db_open(sqlite3 **out, const char *path, int create);
 void db_close(sqlite3 *db);
 
