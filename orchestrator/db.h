@@ -1,5 +1,7 @@
-/* The lab database: every SQL statement klab runs lives in db.c.
- * SQLite in WAL mode, foreign keys on, schema migrated by user_version. */
+/* The lab database.  Every SQL statement klab runs lives in db.c (open,
+ * migrations, transactions) and db-<family>.c, one file per table family,
+ * as the sections below say.  SQLite in WAL mode, foreign keys on, schema
+ * migrated by user_version. */
 #ifndef KLAB_DB_H
 #define KLAB_DB_H
 
@@ -8,11 +10,18 @@
 #include <sqlite3.h>
 
 struct commit_info;
+struct report;
+
+/* ---- the database (db.c) --------------------------------------------------- */
 
 /* The newest schema version this klab knows. */
 int db_schema_version(void);
 
-/* Open (creating if asked) and migrate.  Returns 0 or error(). */
+/* Open and migrate.  With `create` (klab init), a file that does not
+ * exist is created; an existing file must be a klab database of a schema
+ * version this klab knows: an empty or unreadable one is an error, never
+ * a new database, and a refused file is not written to.  Returns 0 or
+ * error(). */
 int db_open(sqlite3 **out, const char *path, int create);
 void db_close(sqlite3 *db);
 
@@ -20,8 +29,20 @@ int db_begin(sqlite3 *db);
 int db_commit(sqlite3 *db);
 void db_rollback(sqlite3 *db);
 
+/* ---- repositories and commits (db-repo.c) ---------------------------------- */
+
 int db_repo_id(sqlite3 *db, const char *path, int64_t *id);
 int db_commit_store(sqlite3 *db, int64_t repo_id, const struct commit_info *ci);
+
+/* Subject of a stored commit (caller frees) or NULL. */
+char *db_commit_subject(sqlite3 *db, int64_t repo_id, const char *hash);
+
+/* Subject, author ("Name <email>") and author time of a stored commit:
+ * 1 found (strings for the caller to free), 0 not stored, -1 error. */
+int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subject, char **author,
+		    int64_t *author_time);
+
+/* ---- bisections, steps, verdicts (db-bisect.c) ----------------------------- */
 
 struct bisection {
 	int64_t id;
@@ -86,6 +107,25 @@ int db_step_finish(sqlite3 *db, const struct step *s);
 /* A step that could not finish (the test aborted). */
 int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason);
 
+int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
+		     const char *statistic, const char *detail);
+
+/* The evidence texts stored for a step. */
+int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n);
+
+/* How many commits a bisection tests at once (1 unless set). */
+int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots);
+int db_bisection_slots(sqlite3 *db, int64_t id, int *slots);
+/* The steps that belong to a round, with their round, in seq order. */
+int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **rounds, size_t *nr);
+/* db_step_begin for the n steps of one round, in one transaction: each
+ * reuses its commit's unfinished row or gets the next seq, all get
+ * `round`; other unfinished bisect rows are dropped as db_step_begin
+ * does.  Fills each step's id, seq and attempts. */
+int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round);
+
+/* ---- kernel builds (db-build.c) -------------------------------------------- */
+
 struct db_build {
 	int64_t id;
 	char *status;
@@ -110,10 +150,7 @@ int db_build_finish(sqlite3 *db, int64_t id, const char *status, const char *art
 /* Forget artifact directories that gc removed. */
 int db_build_forget_artifact(sqlite3 *db, const char *artifact_dir);
 
-/* Subject of a stored commit (caller frees) or NULL. */
-char *db_commit_subject(sqlite3 *db, int64_t repo_id, const char *hash);
-
-/* ---- guest runs (klab run; bisection steps later) ---- */
+/* ---- guest runs: run sets, boots, runs, samples, monitors (db-run.c) ------- */
 
 struct db_run_set {
 	const char *job_path, *job_hash, *suite, *testcase, *kpi;
@@ -171,10 +208,6 @@ struct db_run {
 /* The run, its samples and monitor values in one transaction. */
 int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id);
 
-/* ---- performance bisections ---- */
-
-int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
-		     const char *statistic, const char *detail);
 /* The single-valued metric of every ok run of a step, in run order. */
 int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n);
 struct db_mon_mean {
@@ -185,8 +218,16 @@ struct db_mon_mean {
 /* Mean per-run delta of each counter of `source` over a step's ok runs. */
 int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n);
 void db_mon_means_free(struct db_mon_mean *m, size_t n);
-/* The evidence texts stored for a step. */
-int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n);
+
+/* Boots left 'running' by a klab that died (the owner PID in the domain
+ * name no longer runs): outcome NULL, reason "interrupted: ...", finished
+ * now.  *marked: how many. */
+int db_boots_interrupted(sqlite3 *db, int *marked);
+
+/* A run set moved to another host before its first boot. */
+int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel);
+
+/* ---- the queue: klab submit, worker (db-queue.c) --------------------------- */
 
 /* The queue (klab submit / worker): one row per submitted job. */
 struct queue_job {
@@ -214,7 +255,7 @@ int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, const char *sta
 int db_queue_cancel(sqlite3 *db, int64_t id);
 int db_queue_retry(sqlite3 *db, int64_t id);
 
-/* ---- tracked branches (klab track) ---- */
+/* ---- tracked branches: klab track (db-track.c) ----------------------------- */
 
 struct db_track {
 	int64_t id;
@@ -282,20 +323,7 @@ int db_track_fetch_record(sqlite3 *db, int64_t track_id, const char *outcome, co
 int db_track_last_fetch(sqlite3 *db, int64_t track_id, struct db_track_fetch *f);
 void db_track_fetch_release(struct db_track_fetch *f);
 
-/* ---- the report ---- */
-
-struct report;
-/* Everything the report shows, for bisections (and tracked tips)
- * created at or after `since` (seconds; 0: all), in one read
- * transaction.  Release with report_release(). */
-int db_report_load(sqlite3 *db, int64_t since, struct report *r);
-
-/* ---- notifications (notify.c) ---- */
-
-/* Subject, author ("Name <email>") and author time of a stored commit:
- * 1 found (strings for the caller to free), 0 not stored, -1 error. */
-int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subject, char **author,
-		    int64_t *author_time);
+/* ---- notifications (db-notify.c) ------------------------------------------- */
 
 struct db_notification {
 	int64_t id;
@@ -326,25 +354,7 @@ int db_notifications_due(sqlite3 *db, int64_t now, int all, int64_t **ids, size_
 int db_notification_attempt(sqlite3 *db, int64_t id, const char *state, int attempts, int64_t next_try_at,
 			    const char *last_error);
 
-/* Boots left 'running' by a klab that died (the owner PID in the domain
- * name no longer runs): outcome NULL, reason "interrupted: ...", finished
- * now.  *marked: how many. */
-int db_boots_interrupted(sqlite3 *db, int *marked);
-
-/* ---- multisection (issue 6) ---------------------------------------------- */
-
-/* How many commits a bisection tests at once (1 unless set). */
-int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots);
-int db_bisection_slots(sqlite3 *db, int64_t id, int *slots);
-/* The steps that belong to a round, with their round, in seq order. */
-int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **rounds, size_t *nr);
-/* db_step_begin for the n steps of one round, in one transaction: each
- * reuses its commit's unfinished row or gets the next seq, all get
- * `round`; other unfinished bisect rows are dropped as db_step_begin
- * does.  Fills each step's id, seq and attempts. */
-int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round);
-
-/* ---- hypervisors (klab host) ------------------------------------------------ */
+/* ---- hypervisors: klab host (db-host.c) ------------------------------------ */
 
 struct db_host {
 	int64_t id;
@@ -371,7 +381,12 @@ int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n);
 /* The host of the latest boot of the bisection step `step_id` belongs
  * to (any of its steps); 0 when none has one. */
 int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id);
-/* A run set moved to another host before its first boot. */
-int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel);
+
+/* ---- the report (db-report.c) ---------------------------------------------- */
+
+/* Everything the report shows, for bisections (and tracked tips)
+ * created at or after `since` (seconds; 0: all), in one read
+ * transaction.  Release with report_release(). */
+int db_report_load(sqlite3 *db, int64_t since, struct report *r);
 
 #endif

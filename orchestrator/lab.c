@@ -271,7 +271,15 @@ int lab_open(struct lab *lab, const char *state_dir)
 	lab->db_path = xstrfmt("%s/klab.db", state_dir);
 	lab->config_path = xstrfmt("%s/klab.conf", state_dir);
 	if (stat(lab->db_path, &st) != 0) {
-		error("no lab at '%s': run 'klab init' (or pass --state DIR / set KLAB_STATE)", state_dir);
+		/* a lab that lost its database is not a new lab: 'klab init'
+		 * would hand out its bisections' numbers and logs again */
+		char *logs = xstrfmt("%s/logs", state_dir);
+		if (!stat(lab->config_path, &st) || !stat(logs, &st))
+			error("database '%s' is missing from an existing lab: restore it or remove the lab",
+			      lab->db_path);
+		else
+			error("no lab at '%s': run 'klab init' (or pass --state DIR / set KLAB_STATE)", state_dir);
+		free(logs);
 		goto fail;
 	}
 	if (parse_config(lab) < 0)

@@ -29,6 +29,47 @@ check "migration 5 adds bisections.slots and steps.round" \
 	sqlite3 "$T/old/klab.db" "SELECT slots FROM bisections LIMIT 0; SELECT round FROM steps LIMIT 0"
 check "WAL mode" test "$(sqlite3 "$T/lab/klab.db" 'PRAGMA journal_mode')" = wal
 
+# A database klab cannot trust is refused, naming the file, and left as
+# it is: a version outside 0..latest (issue 16 item 3), a lab whose
+# database is lost, empty or not a database (item 7) is never taken for
+# a new lab, not even by init.
+"$KLAB" init --state "$T/bad" >/dev/null
+db="$T/bad/klab.db"
+cp "$db" "$T/bad.db.saved"
+refused() { # what, expected text, command...
+	what=$1 want=$2; shift 2
+	err=$("$@" 2>&1); rc=$?
+	case $rc:$err in
+	0:*) fail "$what: accepted (rc 0): $err";;
+	*"'$db'"*"$want"*) ok "$what: refused, naming the file";;
+	*) fail "$what: message: $err";;
+	esac
+}
+for v in -1 -2147483648; do
+	sqlite3 "$db" "PRAGMA user_version = $v"
+	sum=$(sqlite3 "$db" .dump | sha256sum)
+	refused "schema version $v" "schema version $v," "$KLAB" --state "$T/bad" bisect list
+	check "schema version $v: nothing stored is touched" \
+		test "$(sqlite3 "$db" .dump | sha256sum)" = "$sum" -a "$(sqlite3 "$db" 'PRAGMA user_version')" = "$v"
+done
+sqlite3 "$db" "PRAGMA user_version = $((latest + 1))"
+refused "a newer schema" "made by a newer klab" "$KLAB" --state "$T/bad" bisect list
+check "a newer schema is kept" test "$(sqlite3 "$db" 'PRAGMA user_version')" = $((latest + 1))
+rm -f "$db"*
+: > "$db"
+refused "a 0-byte database" "is empty (0 bytes)" "$KLAB" --state "$T/bad" bisect list
+refused "a 0-byte database, klab init" "is empty (0 bytes)" "$KLAB" --state "$T/bad" init
+check "a 0-byte database stays 0 bytes" test ! -s "$db"
+yes 'not a database' | head -c 8192 > "$db"
+cp "$db" "$T/corrupt.saved"
+refused "a corrupt database" "is not a SQLite database" "$KLAB" --state "$T/bad" bisect list
+check "a corrupt database is kept as it was" cmp -s "$db" "$T/corrupt.saved"
+rm -f "$db"
+refused "a lost database" "is missing" "$KLAB" --state "$T/bad" bisect list
+check "a lost database is not re-created" test ! -e "$db"
+cp "$T/bad.db.saved" "$db"
+check "the restored database is used" "$KLAB" --state "$T/bad" bisect list
+
 KLAB_STATE="$T/env" "$KLAB" init >/dev/null && ok "KLAB_STATE honoured" || fail "KLAB_STATE"
 check "KLAB_STATE lab exists" test -f "$T/env/klab.db"
 XDG_STATE_HOME="$T/xdg" "$KLAB" init >/dev/null

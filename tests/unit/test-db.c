@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -108,6 +109,136 @@ static void test_db__refuses_newer_schema(void **state)
 	db_close(db);
 	assert_int_equal(db_open(&db, path, 0), -1);
 	assert_null(db);
+	free(path);
+}
+
+/* Write `len` bytes of `data` (NULL: a fixed non-SQLite pattern) to path. */
+static void write_bytes(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	for (size_t i = 0; i < len; i++)
+		fputc(data ? data[i] : (int)(i * 131 % 251), f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (long)st.st_size;
+}
+
+/* The error db_open gave names the file and says `what`. */
+static void assert_error_says(const char *path, const char *what)
+{
+	assert_non_null(strstr(error_last(), path));
+	assert_non_null(strstr(error_last(), what));
+}
+
+/* A database klab made, then set to schema version v behind klab's back. */
+static void make_db_with_version(const char *path, int v)
+{
+	char *sql = xstrfmt("PRAGMA user_version = %d", v);
+	sqlite3 *db;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	free(sql);
+}
+
+static int raw_user_version(const char *path)
+{
+	sqlite3 *db;
+	int v;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	v = (int)query_int(db, "PRAGMA user_version");
+	sqlite3_close(db);
+	return v;
+}
+
+static void test_db__refuses_negative_schema_version(void **state)
+{
+	char *path = xstrfmt("%s/neg.db", tmpdir);
+	sqlite3 *db = NULL;
+
+	make_db_with_version(path, -1);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_null(db);
+	assert_error_says(path, "schema version -1");
+	/* klab init is no way round it either, and nothing was migrated */
+	assert_int_equal(db_open(&db, path, 1), -1);
+	assert_int_equal(raw_user_version(path), -1);
+	free(path);
+}
+
+static void test_db__newer_schema_says_a_newer_klab_made_it(void **state)
+{
+	char *path = xstrfmt("%s/new.db", tmpdir);
+	char *version = xstrfmt("schema version %d,", db_schema_version() + 1);
+	sqlite3 *db = NULL;
+
+	make_db_with_version(path, db_schema_version() + 1);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_error_says(path, version);
+	assert_error_says(path, "made by a newer klab");
+	assert_int_equal(raw_user_version(path), db_schema_version() + 1);
+	free(version);
+	free(path);
+}
+
+static void test_db__empty_file_is_not_taken_for_a_new_database(void **state)
+{
+	char *path = xstrfmt("%s/empty.db", tmpdir);
+	sqlite3 *db = NULL;
+
+	write_bytes(path, "", 0);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_null(db);
+	assert_error_says(path, "is empty (0 bytes)");
+	assert_int_equal(db_open(&db, path, 1), -1);
+	assert_int_equal(file_size(path), 0);
+	free(path);
+}
+
+static void test_db__corrupt_file_is_refused_and_kept(void **state)
+{
+	char *path = xstrfmt("%s/corrupt.db", tmpdir);
+	char *before, *after;
+	size_t n_before, n_after;
+	sqlite3 *db = NULL;
+
+	write_bytes(path, NULL, 8192);
+	assert_int_equal(read_file(path, 1 << 20, &before, &n_before), 0);
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_null(db);
+	assert_error_says(path, "is not a SQLite database");
+	assert_int_equal(db_open(&db, path, 1), -1);
+	assert_int_equal(read_file(path, 1 << 20, &after, &n_after), 0);
+	assert_int_equal(n_after, n_before);
+	assert_memory_equal(after, before, n_before);
+	free(before);
+	free(after);
+	free(path);
+}
+
+static void test_db__sqlite_file_without_klab_schema_is_refused(void **state)
+{
+	char *path = xstrfmt("%s/other.db", tmpdir);
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE mine (a)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	db = NULL;
+	assert_int_equal(db_open(&db, path, 0), -1);
+	assert_error_says(path, "no klab schema");
+	assert_int_equal(db_open(&db, path, 1), -1);
+	assert_int_equal(raw_user_version(path), 0);
 	free(path);
 }
 
@@ -334,6 +465,40 @@ static void test_lab__open_without_init_says_how(void **state)
 	free(dir);
 }
 
+/* Remove a lab's database with its WAL files. */
+static void remove_db(const char *dir)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		char *p = xstrfmt("%s/klab.db%s", dir, suffix[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+static void test_lab__lost_database_is_not_re_created(void **state)
+{
+	char *dir = xstrfmt("%s/lostdb", tmpdir);
+	char *dbp = xstrfmt("%s/klab.db", dir);
+	struct lab lab;
+	int created;
+
+	assert_int_equal(lab_init(dir, &created), 0);
+	remove_db(dir);
+	assert_int_equal(lab_open(&lab, dir), -1);
+	assert_error_says(dbp, "is missing");
+	assert_int_not_equal(access(dbp, F_OK), 0);
+	/* truncated to nothing: neither a command nor klab init takes it */
+	write_bytes(dbp, "", 0);
+	assert_int_equal(lab_open(&lab, dir), -1);
+	assert_error_says(dbp, "is empty (0 bytes)");
+	assert_int_equal(lab_init(dir, &created), -1);
+	assert_int_equal(file_size(dbp), 0);
+	free(dbp);
+	free(dir);
+}
+
 static void test_lab__bad_config_line_is_an_error(void **state)
 {
 	char *dir = xstrfmt("%s/badcfg", tmpdir);
@@ -380,6 +545,11 @@ int main(void)
 		cmocka_unit_test(test_db__create_sets_version_wal_and_foreign_keys),
 		cmocka_unit_test(test_db__reopen_is_idempotent),
 		cmocka_unit_test(test_db__refuses_newer_schema),
+		cmocka_unit_test(test_db__refuses_negative_schema_version),
+		cmocka_unit_test(test_db__newer_schema_says_a_newer_klab_made_it),
+		cmocka_unit_test(test_db__empty_file_is_not_taken_for_a_new_database),
+		cmocka_unit_test(test_db__corrupt_file_is_refused_and_kept),
+		cmocka_unit_test(test_db__sqlite_file_without_klab_schema_is_refused),
 		cmocka_unit_test(test_db__missing_file_is_not_created_without_create),
 		cmocka_unit_test(test_db__foreign_keys_are_enforced),
 		cmocka_unit_test(test_db__bisection_roundtrip),
@@ -388,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),
+		cmocka_unit_test(test_lab__lost_database_is_not_re_created),
 		cmocka_unit_test(test_lab__bad_config_line_is_an_error),
 		cmocka_unit_test(test_lab__default_state_dir_order),
 	};

@@ -1,0 +1,623 @@
+/* Bisections, their steps (one per tested commit, rounds of a
+ * multisection) and the verdict evidence stored with a step. */
+#include "db-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int db_bisection_create(sqlite3 *db, struct bisection *b)
+{
+	sqlite3_stmt *st;
+
+	/* inside the caller's transaction when there is one (queued
+	 * bisections are created and queued at once) */
+	int own = sqlite3_get_autocommit(db);
+
+	if (own && db_begin(db) < 0)
+		return -1;
+	if (prepare(db, &st, "INSERT INTO bisections (repo_id, kind, state, bad, first_parent, timeout_ms, created_at, "
+			     "build, config, job_path, job_text, kpi) "
+			     "VALUES (?1, ?8, 'created', ?2, ?3, ?4, ?5, ?6, ?7, ?9, ?10, ?11)") < 0)
+		goto fail;
+	sqlite3_bind_int(st, 6, b->build);
+	sqlite3_bind_text(st, 7, b->config, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, b->job_path ? "job" : "command", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, b->job_path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 10, b->job_text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 11, b->kpi, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 1, b->repo_id);
+	sqlite3_bind_text(st, 2, b->bad, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, b->first_parent);
+	sqlite3_bind_int64(st, 4, b->timeout_ms);
+	sqlite3_bind_int64(st, 5, now_s());
+	if (step_done(db, st, "cannot create bisection") < 0)
+		goto fail;
+	b->id = sqlite3_last_insert_rowid(db);
+	for (size_t i = 0; i < b->nr_goods; i++) {
+		if (prepare(db, &st, "INSERT OR IGNORE INTO bisection_goods (bisection_id, hash) VALUES (?1, ?2)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, b->id);
+		sqlite3_bind_text(st, 2, b->goods[i], -1, SQLITE_TRANSIENT);
+		if (step_done(db, st, "cannot record good revision") < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < b->nr_paths; i++) {
+		if (prepare(db, &st, "INSERT INTO bisection_paths (bisection_id, idx, path) VALUES (?1, ?2, ?3)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, b->id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_text(st, 3, b->paths[i], -1, SQLITE_TRANSIENT);
+		if (step_done(db, st, "cannot record path") < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < b->argc; i++) {
+		if (prepare(db, &st, "INSERT INTO bisection_argv (bisection_id, idx, arg) VALUES (?1, ?2, ?3)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, b->id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_text(st, 3, b->argv[i], -1, SQLITE_TRANSIENT);
+		if (step_done(db, st, "cannot record command") < 0)
+			goto fail;
+	}
+	return own ? db_commit(db) : 0;
+fail:
+	if (own)
+		db_rollback(db);
+	return -1;
+}
+
+void bisection_release(struct bisection *b)
+{
+	free(b->repo_path);
+	free(b->kind);
+	free(b->state);
+	free(b->result);
+	free(b->culprit);
+	free(b->message);
+	free(b->config);
+	free(b->job_path);
+	free(b->job_text);
+	free(b->kpi);
+	free(b->goods);
+	for (size_t i = 0; i < b->nr_paths; i++)
+		free(b->paths[i]);
+	free(b->paths);
+	for (size_t i = 0; i < b->argc; i++)
+		free(b->argv[i]);
+	free(b->argv);
+	free(b->candidates);
+	memset(b, 0, sizeof(*b));
+}
+
+int db_bisection_load(sqlite3 *db, int64_t id, struct bisection *b)
+{
+	sqlite3_stmt *st;
+	size_t alloc;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	if (prepare(db, &st, "SELECT b.id, b.repo_id, r.path, b.kind, b.state, b.result, b.bad, b.first_parent, "
+			     "b.timeout_ms, b.culprit, b.message, b.created_at, b.started_at, b.finished_at, "
+			     "b.build, b.config, b.job_path, b.job_text, b.kpi "
+			     "FROM bisections b JOIN repos r ON r.id = b.repo_id WHERE b.id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc == SQLITE_DONE)
+			return error("no bisection %lld (see 'klab bisect list')", (long long)id);
+		return db_fail(db, "cannot read bisection");
+	}
+	b->id = sqlite3_column_int64(st, 0);
+	b->repo_id = sqlite3_column_int64(st, 1);
+	b->repo_path = col_strdup(st, 2);
+	b->kind = col_strdup(st, 3);
+	b->state = col_strdup(st, 4);
+	b->result = col_strdup(st, 5);
+	col_hex(st, 6, b->bad);
+	b->first_parent = sqlite3_column_int(st, 7);
+	b->timeout_ms = sqlite3_column_int64(st, 8);
+	b->culprit = col_strdup(st, 9);
+	b->message = col_strdup(st, 10);
+	b->created_at = sqlite3_column_int64(st, 11);
+	b->started_at = sqlite3_column_int64(st, 12);
+	b->finished_at = sqlite3_column_int64(st, 13);
+	b->build = sqlite3_column_int(st, 14);
+	b->config = col_strdup(st, 15);
+	b->job_path = col_strdup(st, 16);
+	b->job_text = col_strdup(st, 17);
+	b->kpi = col_strdup(st, 18);
+	sqlite3_finalize(st);
+
+	alloc = 0;
+	if (prepare(db, &st, "SELECT hash FROM bisection_goods WHERE bisection_id = ?1 ORDER BY rowid") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(b->goods, b->nr_goods + 1, alloc);
+		col_hex(st, 0, b->goods[b->nr_goods++]);
+	}
+	sqlite3_finalize(st);
+
+	alloc = 0;
+	if (prepare(db, &st, "SELECT path FROM bisection_paths WHERE bisection_id = ?1 ORDER BY idx") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(b->paths, b->nr_paths + 1, alloc);
+		b->paths[b->nr_paths++] = col_strdup(st, 0);
+	}
+	sqlite3_finalize(st);
+
+	alloc = 0;
+	if (prepare(db, &st, "SELECT arg FROM bisection_argv WHERE bisection_id = ?1 ORDER BY idx") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(b->argv, b->argc + 2, alloc);
+		b->argv[b->argc++] = col_strdup(st, 0);
+	}
+	sqlite3_finalize(st);
+	ALLOC_GROW(b->argv, b->argc + 1, alloc);
+	b->argv[b->argc] = NULL;
+
+	alloc = 0;
+	if (prepare(db, &st, "SELECT hash FROM bisection_candidates WHERE bisection_id = ?1 ORDER BY rowid") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(b->candidates, b->nr_candidates + 1, alloc);
+		col_hex(st, 0, b->candidates[b->nr_candidates++]);
+	}
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	bisection_release(b);
+	return -1;
+}
+
+int db_bisection_ids(sqlite3 *db, int64_t **ids, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+
+	*ids = NULL;
+	*nr = 0;
+	if (prepare(db, &st, "SELECT id FROM bisections ORDER BY id") < 0)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		ALLOC_GROW(*ids, *nr + 1, alloc);
+		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int db_bisection_set_state(sqlite3 *db, int64_t id, const char *state, const char *result,
+			   const char *culprit, const char *message)
+{
+	sqlite3_stmt *st;
+	int finished = !strcmp(state, "done") || !strcmp(state, "failed");
+
+	if (prepare(db, &st, "UPDATE bisections SET state = ?2, result = ?3, culprit = ?4, message = ?5, "
+			     "started_at = CASE WHEN ?2 = 'running' THEN coalesce(started_at, ?6) ELSE started_at END, "
+			     "finished_at = CASE WHEN ?7 THEN ?6 ELSE NULL END WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, result, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, culprit, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, message, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, now_s());
+	sqlite3_bind_int(st, 7, finished);
+	return step_done(db, st, "cannot update bisection");
+}
+
+int db_bisection_set_candidates(sqlite3 *db, int64_t id, char (*hashes)[41], size_t nr)
+{
+	sqlite3_stmt *st;
+
+	if (db_begin(db) < 0)
+		return -1;
+	if (prepare(db, &st, "DELETE FROM bisection_candidates WHERE bisection_id = ?1") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, id);
+	if (step_done(db, st, "cannot clear candidates") < 0)
+		goto fail;
+	for (size_t i = 0; i < nr; i++) {
+		if (prepare(db, &st, "INSERT OR IGNORE INTO bisection_candidates (bisection_id, hash) VALUES (?1, ?2)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, hashes[i], -1, SQLITE_TRANSIENT);
+		if (step_done(db, st, "cannot record candidate") < 0)
+			goto fail;
+	}
+	return db_commit(db);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+static void step_release(struct step *s)
+{
+	free(s->phase);
+	free(s->status);
+	free(s->verdict);
+	free(s->reason);
+	free(s->log_path);
+	free(s->subject);
+}
+
+void steps_release(struct step *steps, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		step_release(&steps[i]);
+	free(steps);
+}
+
+int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+
+	*steps = NULL;
+	*nr = 0;
+	if (prepare(db, &st, "SELECT s.id, s.seq, s.hash, s.phase, s.status, s.verdict, s.reason, "
+			     "coalesce(s.exit_code, -1), s.attempts, coalesce(s.remaining, -1), s.log_path, "
+			     "coalesce(s.choose_ms, 0), coalesce(s.checkout_ms, 0), coalesce(s.test_ms, 0), "
+			     "s.started_at, coalesce(s.finished_at, 0), c.subject "
+			     "FROM steps s JOIN bisections b ON b.id = s.bisection_id "
+			     "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = s.hash "
+			     "WHERE s.bisection_id = ?1 ORDER BY s.seq") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct step *s;
+
+		ALLOC_GROW(*steps, *nr + 1, alloc);
+		s = &(*steps)[(*nr)++];
+		memset(s, 0, sizeof(*s));
+		s->id = sqlite3_column_int64(st, 0);
+		s->seq = sqlite3_column_int(st, 1);
+		col_hex(st, 2, s->hash);
+		s->phase = col_strdup(st, 3);
+		s->status = col_strdup(st, 4);
+		s->verdict = col_strdup(st, 5);
+		s->reason = col_strdup(st, 6);
+		s->exit_code = sqlite3_column_int(st, 7);
+		s->attempts = sqlite3_column_int(st, 8);
+		s->remaining = sqlite3_column_int(st, 9);
+		s->log_path = col_strdup(st, 10);
+		s->choose_ms = sqlite3_column_int64(st, 11);
+		s->checkout_ms = sqlite3_column_int64(st, 12);
+		s->test_ms = sqlite3_column_int64(st, 13);
+		s->started_at = sqlite3_column_int64(st, 14);
+		s->finished_at = sqlite3_column_int64(st, 15);
+		s->subject = col_strdup(st, 16);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s)
+{
+	sqlite3_stmt *st;
+	int64_t existing = 0;
+	int seq = 0, attempts = 0;
+
+	if (db_begin(db) < 0)
+		return -1;
+	/* An unfinished row for the same commit is the same step retried. */
+	if (prepare(db, &st, "SELECT id, seq, attempts FROM steps WHERE bisection_id = ?1 AND hash = ?2 "
+			     "AND status != 'done' AND phase = ?3 ORDER BY seq DESC LIMIT 1") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		existing = sqlite3_column_int64(st, 0);
+		seq = sqlite3_column_int(st, 1);
+		attempts = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (existing) {
+		if (prepare(db, &st, "UPDATE steps SET status = 'running', attempts = attempts + 1, "
+				     "remaining = ?2, log_path = ?3, started_at = ?4, reason = NULL WHERE id = ?1") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, existing);
+		sqlite3_bind_int(st, 2, s->remaining);
+		sqlite3_bind_text(st, 3, s->log_path, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, now_s());
+		if (step_done(db, st, "cannot restart step") < 0)
+			goto fail;
+		s->id = existing;
+		s->seq = seq;
+		s->attempts = attempts + 1;
+	} else {
+		/* Any other unfinished bisect row was a commit we no longer test
+		 * (reference and confirm steps come in pairs, both running).
+		 * One that already has boots keeps them, marked aborted. */
+		if (prepare(db, &st, "UPDATE steps SET status = 'aborted' WHERE bisection_id = ?1 AND status = 'running' "
+				     "AND phase IN ('bisect', 'merge-base') "
+				     "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+		if (prepare(db, &st, "DELETE FROM steps WHERE bisection_id = ?1 AND status != 'done' "
+				     "AND phase IN ('bisect', 'merge-base') "
+				     "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+		if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
+				     "started_at) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+				     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 4, s->remaining);
+		sqlite3_bind_text(st, 5, s->log_path, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 6, now_s());
+		if (step_done(db, st, "cannot record step") < 0)
+			goto fail;
+		s->id = sqlite3_last_insert_rowid(db);
+		if (prepare(db, &st, "SELECT seq FROM steps WHERE id = ?1") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, s->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			s->seq = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		s->attempts = 1;
+	}
+	return db_commit(db);
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int db_step_finish(sqlite3 *db, const struct step *s)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE steps SET status = 'done', verdict = ?2, reason = ?3, exit_code = ?4, "
+			     "choose_ms = ?5, checkout_ms = ?6, test_ms = ?7, finished_at = ?8 "
+			     "WHERE id = ?1 AND status = 'running'") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, s->id);
+	sqlite3_bind_text(st, 2, s->verdict, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, s->reason, -1, SQLITE_TRANSIENT);
+	if (s->exit_code >= 0)
+		sqlite3_bind_int(st, 4, s->exit_code);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int64(st, 5, s->choose_ms);
+	sqlite3_bind_int64(st, 6, s->checkout_ms);
+	sqlite3_bind_int64(st, 7, s->test_ms);
+	sqlite3_bind_int64(st, 8, now_s());
+	if (step_done(db, st, "cannot record step result") < 0)
+		return -1;
+	if (sqlite3_changes(db) != 1)
+		return error("step %lld was not running: another klab process owns this bisection?",
+			     (long long)s->id);
+	return 0;
+}
+
+int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE steps SET status = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, now_s());
+	return step_done(db, st, "cannot record aborted step");
+}
+
+int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
+		     const char *statistic, const char *detail)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "INSERT INTO verdicts (step_id, rule, p_good, p_bad, statistic, detail, created_at) "
+			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	sqlite3_bind_text(st, 2, rule, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 3, p_good);
+	sqlite3_bind_double(st, 4, p_bad);
+	bind_text_or_null(st, 5, statistic);
+	bind_text_or_null(st, 6, detail);
+	sqlite3_bind_int64(st, 7, now_s());
+	return step_done(db, st, "cannot store the verdict");
+}
+
+int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*details = NULL;
+	*n = 0;
+	if (prepare(db, &st, "SELECT coalesce(detail, rule) FROM verdicts WHERE step_id = ?1 ORDER BY id") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*details, *n + 1, alloc);
+		(*details)[(*n)++] = col_strdup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "cannot read verdicts");
+	return 0;
+}
+
+int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE bisections SET slots = ?2 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, slots);
+	return step_done(db, st, "cannot record the bisection's slots");
+}
+
+int db_bisection_slots(sqlite3 *db, int64_t id, int *slots)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*slots = 1;
+	if (prepare(db, &st, "SELECT slots FROM bisections WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*slots = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "cannot read the bisection's slots");
+}
+
+int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **rounds, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0, alloc_r = 0;
+	int rc;
+
+	*step_ids = NULL;
+	*rounds = NULL;
+	*nr = 0;
+	if (prepare(db, &st, "SELECT id, round FROM steps WHERE bisection_id = ?1 AND round IS NOT NULL "
+			     "ORDER BY seq") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*step_ids, *nr + 1, alloc);
+		ALLOC_GROW(*rounds, *nr + 1, alloc_r);
+		(*step_ids)[*nr] = sqlite3_column_int64(st, 0);
+		(*rounds)[*nr] = sqlite3_column_int(st, 1);
+		(*nr)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*step_ids);
+		free(*rounds);
+		*step_ids = NULL;
+		*rounds = NULL;
+		*nr = 0;
+		return db_fail(db, "cannot read the rounds of the steps");
+	}
+	return 0;
+}
+
+int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *stale = NULL;
+	size_t nr_stale = 0, alloc_stale = 0;
+
+	if (db_begin(db) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		struct step *s = &steps[i];
+		int64_t existing = 0;
+		int seq = 0, attempts = 0;
+
+		/* an unfinished row for the same commit is the same step retried */
+		if (prepare(db, &st, "SELECT id, seq, attempts FROM steps WHERE bisection_id = ?1 AND hash = ?2 "
+				     "AND status != 'done' AND phase = ?3 ORDER BY seq DESC LIMIT 1") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			existing = sqlite3_column_int64(st, 0);
+			seq = sqlite3_column_int(st, 1);
+			attempts = sqlite3_column_int(st, 2);
+		}
+		sqlite3_finalize(st);
+		if (existing) {
+			if (prepare(db, &st, "UPDATE steps SET status = 'running', attempts = attempts + 1, "
+					     "remaining = ?2, log_path = ?3, started_at = ?4, reason = NULL, round = ?5 "
+					     "WHERE id = ?1") < 0)
+				goto fail;
+			sqlite3_bind_int64(st, 1, existing);
+			sqlite3_bind_int(st, 2, s->remaining);
+			sqlite3_bind_text(st, 3, s->log_path, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 4, now_s());
+			sqlite3_bind_int(st, 5, round);
+			if (step_done(db, st, "cannot restart step") < 0)
+				goto fail;
+			s->id = existing;
+			s->seq = seq;
+			s->attempts = attempts + 1;
+			continue;
+		}
+		if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
+				     "started_at, round) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+				     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, 4, s->remaining);
+		sqlite3_bind_text(st, 5, s->log_path, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 6, now_s());
+		sqlite3_bind_int(st, 7, round);
+		if (step_done(db, st, "cannot record step") < 0)
+			goto fail;
+		s->id = sqlite3_last_insert_rowid(db);
+		if (prepare(db, &st, "SELECT seq FROM steps WHERE id = ?1") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, s->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			s->seq = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		s->attempts = 1;
+	}
+	/* Any other unfinished bisect row was a commit no longer tested: as
+	 * db_step_begin, kept as aborted when it has boots, else dropped. */
+	if (prepare(db, &st, "SELECT id FROM steps WHERE bisection_id = ?1 AND status != 'done' "
+			     "AND phase IN ('bisect', 'merge-base')") < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		int mine = 0;
+		for (size_t i = 0; i < n; i++)
+			mine |= steps[i].id == id;
+		if (!mine) {
+			ALLOC_GROW(stale, nr_stale + 1, alloc_stale);
+			stale[nr_stale++] = id;
+		}
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < nr_stale; i++) {
+		if (prepare(db, &st, "UPDATE steps SET status = 'aborted' WHERE id = ?1 AND status = 'running' "
+				     "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, stale[i]);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+		if (prepare(db, &st, "DELETE FROM steps WHERE id = ?1 "
+				     "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+			goto fail;
+		sqlite3_bind_int64(st, 1, stale[i]);
+		if (step_done(db, st, "cannot drop stale step") < 0)
+			goto fail;
+	}
+	free(stale);
+	return db_commit(db);
+fail:
+	free(stale);
+	db_rollback(db);
+	return -1;
+}

@@ -1,0 +1,487 @@
+/* The report's reads: the whole lab in one read transaction, filled
+ * into report.h's structures. */
+#include "db-int.h"
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Every table is read in one pass (a handful of statements for the whole
+ * lab, not a few per step), then joined in memory by id. */
+
+struct step_ref {
+	int64_t id;
+	struct report_step *s;
+};
+
+static int cmp_step_ref(const void *a, const void *b)
+{
+	const struct step_ref *x = a, *y = b;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+struct report_index {
+	struct report *r;
+	struct step_ref *steps;
+	size_t nr_steps;
+};
+
+/* r->bisections is ordered by id, newest first. */
+static struct report_bisection *find_bisection(struct report *r, int64_t id)
+{
+	size_t lo = 0, hi = r->nr_bisections;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->bisections[mid].id == id)
+			return &r->bisections[mid];
+		if (r->bisections[mid].id > id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static struct report_step *find_report_step(const struct report_index *x, int64_t id)
+{
+	struct step_ref key = { id, NULL }, *hit;
+
+	hit = bsearch(&key, x->steps, x->nr_steps, sizeof(key), cmp_step_ref);
+	return hit ? hit->s : NULL;
+}
+
+static void replace_str(char **dst, sqlite3_stmt *st, int col)
+{
+	free(*dst);
+	*dst = col_strdup(st, col);
+}
+
+/* Run a statement and hand each row to fn; -1 after error() on failure. */
+static int each_row(sqlite3 *db, const char *sql, int64_t bind1, int (*fn)(sqlite3_stmt *, void *), void *data,
+		    const char *what)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(db, &st, sql) < 0)
+		return -1;
+	if (sqlite3_bind_parameter_count(st) >= 1)
+		sqlite3_bind_int64(st, 1, bind1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn(st, data) < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, what);
+	return 0;
+}
+
+static int row_bisection(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	struct report_bisection *b;
+
+	ALLOC_GROW(r->bisections, r->nr_bisections + 1, r->alloc_bisections);
+	b = &r->bisections[r->nr_bisections++];
+	memset(b, 0, sizeof(*b));
+	b->id = sqlite3_column_int64(st, 0);
+	b->repo = col_strdup(st, 1);
+	b->kind = col_strdup(st, 2);
+	b->state = col_strdup(st, 3);
+	b->result = col_strdup(st, 4);
+	b->message = col_strdup(st, 5);
+	col_hex(st, 6, b->bad);
+	b->job_path = col_strdup(st, 7);
+	b->job_text = col_strdup(st, 8);
+	b->kpi = col_strdup(st, 9);
+	b->config = col_strdup(st, 10);
+	b->build = sqlite3_column_int(st, 11);
+	b->culprit = col_strdup(st, 12);
+	b->culprit_subject = col_strdup(st, 13);
+	b->culprit_author = col_strdup(st, 14);
+	b->culprit_time = sqlite3_column_int64(st, 15);
+	b->created_at = sqlite3_column_int64(st, 16);
+	b->finished_at = sqlite3_column_int64(st, 17);
+	return 0;
+}
+
+static int row_good(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+
+	if (b) {
+		ALLOC_GROW(b->goods, b->nr_goods + 1, b->alloc_goods);
+		col_hex(st, 1, b->goods[b->nr_goods++]);
+	}
+	return 0;
+}
+
+static int row_arg(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+
+	if (b) {
+		ALLOC_GROW(b->argv, b->argc + 1, b->alloc_argv);
+		b->argv[b->argc++] = col_strdup(st, 1);
+	}
+	return 0;
+}
+
+static int row_candidate(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+
+	if (b) {
+		ALLOC_GROW(b->candidates, b->nr_candidates + 1, b->alloc_candidates);
+		b->candidates[b->nr_candidates++] = col_strdup(st, 1);
+	}
+	return 0;
+}
+
+static int row_step(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+	struct report_step *s;
+
+	if (!b)
+		return 0;
+	ALLOC_GROW(b->steps, b->nr_steps + 1, b->alloc_steps);
+	s = &b->steps[b->nr_steps++];
+	memset(s, 0, sizeof(*s));
+	s->id = sqlite3_column_int64(st, 1);
+	s->seq = sqlite3_column_int(st, 2);
+	col_hex(st, 3, s->hash);
+	s->phase = col_strdup(st, 4);
+	s->status = col_strdup(st, 5);
+	s->verdict = col_strdup(st, 6);
+	s->reason = col_strdup(st, 7);
+	s->exit_code = sqlite3_column_int(st, 8);
+	s->test_ms = sqlite3_column_int64(st, 9);
+	s->log.src = col_strdup(st, 10);
+	s->subject = col_strdup(st, 11);
+	return 0;
+}
+
+static int row_verdict(sqlite3_stmt *st, void *data)
+{
+	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
+
+	if (s) {
+		replace_str(&s->rule, st, 1);
+		replace_str(&s->evidence, st, 2);
+	}
+	return 0;
+}
+
+static int row_kpi(sqlite3_stmt *st, void *data)
+{
+	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
+
+	if (s) {
+		ALLOC_GROW(s->kpi, s->nr_kpi + 1, s->alloc_kpi);
+		s->kpi[s->nr_kpi++] = sqlite3_column_double(st, 1);
+	}
+	return 0;
+}
+
+static int row_run(sqlite3_stmt *st, void *data)
+{
+	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
+	const unsigned char *status = sqlite3_column_text(st, 1);
+
+	if (s) {
+		s->runs++;
+		if (status && !strcmp((const char *)status, "ok"))
+			s->runs_ok++;
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			replace_str(&s->raw.src, st, 2);
+	}
+	return 0;
+}
+
+static int row_boot(sqlite3_stmt *st, void *data)
+{
+	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
+	const unsigned char *outcome = sqlite3_column_text(st, 1);
+	int ok = outcome && !strcmp((const char *)outcome, "ok");
+
+	if (!s)
+		return 0;
+	s->boots++;
+	s->boots_ok += ok;
+	/* keep the first failure; else follow the last boot */
+	if (s->boot_outcome && strcmp(s->boot_outcome, "ok") && strcmp(s->boot_outcome, "running"))
+		return 0;
+	replace_str(&s->boot_outcome, st, 1);
+	replace_str(&s->boot_reason, st, 2);
+	replace_str(&s->console_excerpt, st, 3);
+	replace_str(&s->console.src, st, 4);
+	return 0;
+}
+
+static int row_build(sqlite3_stmt *st, void *data)
+{
+	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
+
+	if (s) {
+		replace_str(&s->build_status, st, 1);
+		replace_str(&s->build_excerpt, st, 2);
+		replace_str(&s->build_log.src, st, 3);
+	}
+	return 0;
+}
+
+static int row_stat(sqlite3_stmt *st, void *data)
+{
+	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	struct report_stat *m;
+
+	if (!s || !name)
+		return 0;
+	/* rows come sorted by step and name */
+	m = s->nr_stats ? &s->stats[s->nr_stats - 1] : NULL;
+	if (!m || strcmp(m->name, name)) {
+		ALLOC_GROW(s->stats, s->nr_stats + 1, s->alloc_stats);
+		m = &s->stats[s->nr_stats++];
+		memset(m, 0, sizeof(*m));
+		m->name = xstrdup(name);
+	}
+	ALLOC_GROW(m->v, m->n + 1, m->alloc);
+	m->v[m->n++] = sqlite3_column_double(st, 2);
+	return 0;
+}
+
+static int row_host(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	struct report_host *h;
+
+	ALLOC_GROW(r->hosts, r->nr_hosts + 1, r->alloc_hosts);
+	h = &r->hosts[r->nr_hosts++];
+	h->name = col_strdup(st, 0);
+	h->uri = col_strdup(st, 1);
+	h->cpus = col_strdup(st, 2);
+	h->max_guests = sqlite3_column_int(st, 3);
+	h->accel = col_strdup(st, 4);
+	return 0;
+}
+
+static int row_track(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	struct report_track *t;
+
+	ALLOC_GROW(r->tracks, r->nr_tracks + 1, r->alloc_tracks);
+	t = &r->tracks[r->nr_tracks++];
+	memset(t, 0, sizeof(*t));
+	t->id = sqlite3_column_int64(st, 0);
+	t->name = col_strdup(st, 1);
+	t->repo = col_strdup(st, 2);
+	t->remote = col_strdup(st, 3);
+	t->branch = col_strdup(st, 4);
+	t->threshold_pct = sqlite3_column_double(st, 5);
+	return 0;
+}
+
+static struct report_track *find_track(struct report *r, int64_t id)
+{
+	for (size_t i = 0; i < r->nr_tracks; i++)
+		if (r->tracks[i].id == id)
+			return &r->tracks[i];
+	return NULL;
+}
+
+static int row_tip(sqlite3_stmt *st, void *data)
+{
+	struct report_track *t = find_track(data, sqlite3_column_int64(st, 0));
+	struct report_tip *tip;
+
+	if (!t)
+		return 0;
+	ALLOC_GROW(t->tips, t->nr_tips + 1, t->alloc_tips);
+	tip = &t->tips[t->nr_tips++];
+	memset(tip, 0, sizeof(*tip));
+	tip->id = sqlite3_column_int64(st, 1);
+	col_hex(st, 2, tip->hash);
+	tip->status = col_strdup(st, 3);
+	tip->compared_to = col_strdup(st, 4);
+	tip->bisection_id = sqlite3_column_int64(st, 5);
+	tip->message = col_strdup(st, 6);
+	tip->created_at = sqlite3_column_int64(st, 7);
+	tip->subject = col_strdup(st, 8);
+	return 0;
+}
+
+/* A tip's KPI: the runs of `klab run` sets on that commit with one of the
+ * track's jobs, their KPI as the run set named it. */
+static int row_tip_kpi(sqlite3_stmt *st, void *data)
+{
+	struct report_track *t = find_track(data, sqlite3_column_int64(st, 0));
+	int64_t tip_id = sqlite3_column_int64(st, 1);
+	const char *job = (const char *)sqlite3_column_text(st, 2), *kpi = (const char *)sqlite3_column_text(st, 3);
+	struct report_series *se = NULL;
+	size_t k;
+
+	if (!t || !job || !kpi)
+		return 0;
+	for (k = 0; k < t->nr_tips && t->tips[k].id != tip_id; k++)
+		;
+	if (k == t->nr_tips)
+		return 0;
+	for (size_t i = 0; i < t->nr_series; i++)
+		if (!strcmp(t->series[i].job_path, job) && !strcmp(t->series[i].kpi, kpi))
+			se = &t->series[i];
+	if (!se) {
+		ALLOC_GROW(t->series, t->nr_series + 1, t->alloc_series);
+		se = &t->series[t->nr_series++];
+		se->job_path = xstrdup(job);
+		se->kpi = xstrdup(kpi);
+		se->values = xcalloc(t->nr_tips, sizeof(*se->values));
+		se->nr_values = xcalloc(t->nr_tips, sizeof(*se->nr_values));
+	}
+	se->values[k] = xrealloc(se->values[k], (se->nr_values[k] + 1) * sizeof(double));
+	se->values[k][se->nr_values[k]++] = sqlite3_column_double(st, 4);
+	return 0;
+}
+
+/* The culprit's full message and changed files, where the commits table
+ * has such columns (later schema versions may add them). */
+static int commits_has_column(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int has = 0;
+
+	if (prepare(db, &st, "SELECT 1 FROM pragma_table_info('commits') WHERE name = ?1") < 0)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
+static int row_culprit_message(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+
+	if (b)
+		replace_str(&b->culprit_message, st, 1);
+	return 0;
+}
+
+static int row_culprit_files(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+
+	if (b)
+		replace_str(&b->culprit_files, st, 1);
+	return 0;
+}
+
+int db_report_load(sqlite3 *db, int64_t since, struct report *r)
+{
+	struct report_index x = { r, NULL, 0 };
+	size_t alloc = 0;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	/* one snapshot: a bisection running meanwhile cannot tear the report */
+	if (exec(db, "BEGIN") < 0)
+		return -1;
+	if (each_row(db, "SELECT b.id, r.path, b.kind, b.state, b.result, b.message, b.bad, b.job_path, b.job_text, "
+			 "b.kpi, b.config, b.build, b.culprit, c.subject, c.author, coalesce(c.author_time, 0), "
+			 "b.created_at, coalesce(b.finished_at, 0) "
+			 "FROM bisections b JOIN repos r ON r.id = b.repo_id "
+			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = b.culprit "
+			 "WHERE b.created_at >= ?1 ORDER BY b.id DESC",
+		     since, row_bisection, r, "cannot read bisections") < 0 ||
+	    each_row(db, "SELECT bisection_id, hash FROM bisection_goods ORDER BY bisection_id, rowid", 0, row_good, r,
+		     "cannot read good revisions") < 0 ||
+	    each_row(db, "SELECT bisection_id, arg FROM bisection_argv ORDER BY bisection_id, idx", 0, row_arg, r,
+		     "cannot read test commands") < 0 ||
+	    each_row(db, "SELECT bisection_id, hash FROM bisection_candidates ORDER BY bisection_id, rowid", 0,
+		     row_candidate, r, "cannot read candidates") < 0 ||
+	    each_row(db, "SELECT s.bisection_id, s.id, s.seq, s.hash, s.phase, s.status, s.verdict, s.reason, "
+			 "coalesce(s.exit_code, -1), coalesce(s.test_ms, 0), s.log_path, c.subject "
+			 "FROM steps s JOIN bisections b ON b.id = s.bisection_id "
+			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = s.hash "
+			 "WHERE b.created_at >= ?1 ORDER BY s.bisection_id, s.seq",
+		     since, row_step, r, "cannot read steps") < 0)
+		goto out;
+	if (commits_has_column(db, "message") &&
+	    each_row(db, "SELECT b.id, c.message FROM bisections b JOIN commits c ON c.repo_id = b.repo_id "
+			 "AND c.hash = b.culprit WHERE b.created_at >= ?1",
+		     since, row_culprit_message, r, "cannot read commit messages") < 0)
+		goto out;
+	if (commits_has_column(db, "files") &&
+	    each_row(db, "SELECT b.id, c.files FROM bisections b JOIN commits c ON c.repo_id = b.repo_id "
+			 "AND c.hash = b.culprit WHERE b.created_at >= ?1",
+		     since, row_culprit_files, r, "cannot read changed files") < 0)
+		goto out;
+
+	for (size_t i = 0; i < r->nr_bisections; i++)
+		for (size_t k = 0; k < r->bisections[i].nr_steps; k++) {
+			ALLOC_GROW(x.steps, x.nr_steps + 1, alloc);
+			x.steps[x.nr_steps].id = r->bisections[i].steps[k].id;
+			x.steps[x.nr_steps++].s = &r->bisections[i].steps[k];
+		}
+	if (x.nr_steps)
+		qsort(x.steps, x.nr_steps, sizeof(*x.steps), cmp_step_ref);
+
+	if (each_row(db, "SELECT step_id, rule, detail FROM verdicts ORDER BY step_id, id", 0, row_verdict, &x,
+		     "cannot read verdicts") < 0 ||
+	    each_row(db, "SELECT bo.step_id, sa.value FROM boots bo JOIN steps st ON st.id = bo.step_id "
+			 "JOIN bisections b ON b.id = st.bisection_id JOIN runs r ON r.boot_id = bo.id "
+			 "JOIN samples sa ON sa.run_id = r.id AND sa.metric = b.kpi AND sa.seq = 0 "
+			 "WHERE r.status = 'ok' AND b.created_at >= ?1 ORDER BY bo.step_id, r.id",
+		     since, row_kpi, &x, "cannot read samples") < 0 ||
+	    each_row(db, "SELECT bo.step_id, r.status, r.raw_path FROM runs r JOIN boots bo ON bo.id = r.boot_id "
+			 "WHERE bo.step_id IS NOT NULL ORDER BY bo.step_id, r.id",
+		     0, row_run, &x, "cannot read runs") < 0 ||
+	    each_row(db, "SELECT step_id, outcome, reason, console_excerpt, console_path FROM boots "
+			 "WHERE step_id IS NOT NULL ORDER BY step_id, id",
+		     0, row_boot, &x, "cannot read boots") < 0 ||
+	    each_row(db, "SELECT st.id, bu.status, bu.error_excerpt, bu.log_path FROM steps st "
+			 "JOIN bisections b ON b.id = st.bisection_id "
+			 "JOIN commits c ON c.repo_id = b.repo_id AND c.hash = st.hash "
+			 "JOIN builds bu ON bu.tree = c.tree AND bu.recipe = b.config "
+			 "WHERE b.created_at >= ?1 ORDER BY st.id, bu.id",
+		     since, row_build, &x, "cannot read builds") < 0 ||
+	    each_row(db, "SELECT bo.step_id, m.source || '.' || m.name, m.value FROM steps st "
+			 "JOIN boots bo ON bo.step_id = st.id JOIN runs r ON r.boot_id = bo.id "
+			 "JOIN monitor_stats m ON m.run_id = r.id "
+			 "WHERE st.phase = 'confirm' AND r.status = 'ok' "
+			 "AND (m.phase = 'delta' OR (m.source = 'meminfo' AND m.phase = 'after')) "
+			 "ORDER BY bo.step_id, 2, r.id",
+		     0, row_stat, &x, "cannot read monitor values") < 0)
+		goto out;
+
+	if (each_row(db, "SELECT t.id, t.name, r.path, t.remote, t.branch, t.threshold_pct FROM tracks t "
+			 "JOIN repos r ON r.id = t.repo_id ORDER BY t.name",
+		     0, row_track, r, "cannot read tracks") < 0 ||
+	    each_row(db, "SELECT tt.track_id, tt.id, tt.hash, tt.status, tt.compared_to, "
+			 "coalesce(tt.bisection_id, 0), tt.message, tt.created_at, c.subject "
+			 "FROM track_tips tt JOIN tracks t ON t.id = tt.track_id "
+			 "LEFT JOIN commits c ON c.repo_id = t.repo_id AND c.hash = tt.hash "
+			 "WHERE tt.created_at >= ?1 ORDER BY tt.track_id, tt.created_at, tt.id",
+		     since, row_tip, r, "cannot read tracked tips") < 0 ||
+	    each_row(db, "SELECT tt.track_id, tt.id, rs.job_path, rs.kpi, sa.value FROM track_tips tt "
+			 "JOIN run_sets rs ON rs.track_tip_id = tt.id "
+			 "JOIN boots bo ON bo.run_set_id = rs.id JOIN runs r ON r.boot_id = bo.id "
+			 "JOIN samples sa ON sa.run_id = r.id AND sa.metric = rs.kpi AND sa.seq = 0 "
+			 "WHERE r.status = 'ok' AND tt.created_at >= ?1 ORDER BY tt.track_id, rs.job_path, rs.kpi, r.id",
+		     since, row_tip_kpi, r, "cannot read the tracked KPI") < 0 ||
+	    each_row(db, "SELECT name, uri, cpus, max_guests, accel FROM hosts ORDER BY name", 0, row_host, r,
+		     "cannot read hosts") < 0)
+		goto out;
+	ret = 0;
+out:
+	free(x.steps);
+	exec(db, "COMMIT");
+	if (ret < 0)
+		report_release(r);
+	return ret;
+}
