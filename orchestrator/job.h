@@ -83,4 +83,15 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out);
  * vm-scalability.throughput.  NULL for a job that was not parsed. */
 const char *job_default_kpi(const struct job *job);
 
+/* For the suites (suite-*.c): the job file's duration ("20s", "5m", "1h"
+ * or seconds, within min..max) and size ("256m": bytes with k/m/g/t,
+ * powers of 1024, at most 1t) syntax; -1 when s is not one. */
+int job_parse_duration(const char *s, uint64_t min, uint64_t max, unsigned *out);
+int job_parse_bytes(const char *s, uint64_t *bytes);
+/* One job.conf directive "key value" (value one line of printable
+ * text, else an error and nothing added); the same for an "argv" line
+ * made by a format. */
+int job_conf_line(struct strbuf *sb, const char *key, const char *value);
+int job_conf_argvf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 #endif
