@@ -270,15 +270,23 @@ static int rec_env(struct result *r, char *args)
 	return 0;
 }
 
-static int rec_warn(struct result *r, char *args)
+/* A record's text kept as it came (warn, out), under its cap. */
+static void store_text(struct result *r, const char *args, char ***list, size_t *nr, size_t *alloc, size_t max,
+		       size_t *dropped)
 {
 	const char *text = args ? args : "";
 	size_t bytes = sizeof(char *) + STR_COST(strlen(text));
 
-	if (!may_store(r, r->nr_warnings, cap(r->max_warnings, RESULT_MAX_WARNINGS), bytes, &r->dropped_warnings))
-		return 0;
-	ALLOC_GROW(r->warnings, r->nr_warnings + 1, r->alloc_warnings);
-	r->warnings[r->nr_warnings++] = xstrdup(text);
+	if (!may_store(r, *nr, max, bytes, dropped))
+		return;
+	ALLOC_GROW(*list, *nr + 1, *alloc);
+	(*list)[(*nr)++] = xstrdup(text);
+}
+
+static int rec_warn(struct result *r, char *args)
+{
+	store_text(r, args, &r->warnings, &r->nr_warnings, &r->alloc_warnings,
+		   cap(r->max_warnings, RESULT_MAX_WARNINGS), &r->dropped_warnings);
 	return 0;
 }
 
@@ -331,13 +339,7 @@ static int rec_start(struct result *r, char *args)
 
 static int rec_out(struct result *r, char *args)
 {
-	const char *text = args ? args : "";
-	size_t bytes = sizeof(char *) + STR_COST(strlen(text));
-
-	if (!may_store(r, r->nr_out, cap(r->max_out, RESULT_MAX_OUT), bytes, &r->dropped_out))
-		return 0;
-	ALLOC_GROW(r->out, r->nr_out + 1, r->alloc_out);
-	r->out[r->nr_out++] = xstrdup(text);
+	store_text(r, args, &r->out, &r->nr_out, &r->alloc_out, cap(r->max_out, RESULT_MAX_OUT), &r->dropped_out);
 	return 0;
 }
 
