@@ -6,6 +6,7 @@
  * number it has not checked. */
 #include "resultproto.h"
 #include "suite.h"
+#include "monitor.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -309,10 +310,10 @@ static int rec_mon(struct result *r, char *args)
 	double v;
 	size_t bytes;
 	struct result_mon *m;
+	const struct monitor *mon;
 
-	if (split_fields(args, f, 4) < 0 || !phase_valid(f[0]) ||
-	    (strcmp(f[1], "vmstat") && strcmp(f[1], "meminfo") && strcmp(f[1], "stat")) ||
-	    !result_name_valid(f[2]) || result_parse_number(f[3], &v) < 0)
+	if (split_fields(args, f, 4) < 0 || !phase_valid(f[0]) || !(mon = monitor_find(f[1])) ||
+	    !monitor_field_valid(mon, f[2]) || result_parse_number(f[3], &v) < 0)
 		return -1;
 	bytes = sizeof(*r->mon) + STR_COST(strlen(f[0])) + STR_COST(strlen(f[1])) + STR_COST(strlen(f[2]));
 	if (!may_store(r, r->nr_mon, cap(r->max_mon, RESULT_MAX_MON), bytes, &r->dropped_mon))

@@ -29,7 +29,7 @@ struct result_metric {
 
 struct result_mon {
 	char *phase;		/* before | after | t<N> */
-	char *source;		/* vmstat | meminfo | stat */
+	char *source;		/* a monitor's name (monitor.h): vmstat | meminfo | stat */
 	char *name;
 	double value;
 };

@@ -79,7 +79,7 @@ echo "run-fuzz: building $bin with $cc"
 if ! "$cc" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-Wall -Wextra -Wno-unused-parameter $config -I"$o" \
 	"$src/tests/fuzz/fuzz-resultproto.c" "$o/resultproto.c" "$o/suite.c" "$o"/suite-*.c "$o/job.c" \
-	"$o/util/util.c" "$o/util/strbuf.c" $libs -lm -o "$bin"; then
+	"$o/monitor.c" "$o"/monitor-*.c "$o/util/util.c" "$o/util/strbuf.c" $libs -lm -o "$bin"; then
 	echo "run-fuzz: FAIL: the harness does not build" >&2
 	exit 1
 fi
