@@ -754,7 +754,7 @@ static void send_name_values(const char *phase, const char *source, const char *
 	}
 }
 
-static void send_stat(const char *phase)
+static void send_stat(const char *phase, const char *source, const char *path)
 {
 	static const char *const cpu_names[] = {
 		"user", "nice", "system", "idle", "iowait", "irq", "softirq",
@@ -762,8 +762,8 @@ static void send_stat(const char *phase)
 	static char buf[PROC_FILE_MAX];
 	char *line, *next;
 
-	if (read_file("/proc/stat", buf, sizeof(buf)) < 0) {
-		fail("cannot read /proc/stat: %s", strerror(errno));
+	if (read_file(path, buf, sizeof(buf)) < 0) {
+		fail("cannot read %s: %s", path, strerror(errno));
 		return;
 	}
 	for (line = buf; *line; line = next) {
@@ -783,23 +783,35 @@ static void send_stat(const char *phase)
 				tok = strtok_r(NULL, " ", &save);
 				if (!tok || !is_number(tok))
 					break;
-				record("mon %s stat cpu.%s %s", phase, cpu_names[i], tok);
+				record("mon %s %s cpu.%s %s", phase, source, cpu_names[i], tok);
 			}
 		} else if (!strcmp(tok, "ctxt") || !strcmp(tok, "processes")) {
 			char *value = strtok_r(NULL, " ", &save);
 
 			if (value && is_number(value))
-				record("mon %s stat %s %s", phase, tok, value);
+				record("mon %s %s %s %s", phase, source, tok, value);
 		}
 	}
 }
 
-static void snapshot(const char *phase, int with_stat)
+/* The monitors, one row each; the host's side of each is
+ * orchestrator/monitor-<name>.c. */
+static const struct monitor {
+	const char *name, *path;
+	void (*send)(const char *phase, const char *source, const char *path);
+	int sampled;		/* also read every monitor_interval */
+} monitors[] = {
+	{ "vmstat", "/proc/vmstat", send_name_values, 1 },
+	{ "meminfo", "/proc/meminfo", send_name_values, 1 },
+	{ "stat", "/proc/stat", send_stat, 0 },
+};
+
+/* Every monitor before and after the run, the sampled ones in between. */
+static void snapshot(const char *phase, int all)
 {
-	send_name_values(phase, "vmstat", "/proc/vmstat");
-	send_name_values(phase, "meminfo", "/proc/meminfo");
-	if (with_stat)
-		send_stat(phase);
+	for (size_t i = 0; i < sizeof(monitors) / sizeof(monitors[0]); i++)
+		if (all || monitors[i].sampled)
+			monitors[i].send(phase, monitors[i].name, monitors[i].path);
 }
 
 /* ---- the benchmark ---------------------------------------------------- */
