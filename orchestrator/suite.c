@@ -5,6 +5,7 @@
 #include "util/util.h"
 #include "util/strbuf.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 extern const struct suite suite_stress_ng, suite_will_it_scale, suite_vm_scalability;
@@ -57,6 +58,20 @@ void suite_names(struct strbuf *sb, unsigned keys, const char *last_sep)
 		strbuf_addstr(sb, suites[i]->name);
 		k++;
 	}
+}
+
+int suite_kpi_direction(const struct suite *s, const char *testcase, const char *metric)
+{
+	for (const struct suite_kpi *k = s->kpis; k->name; k++) {
+		/* the names are this program's own formats */
+		char *name = xstrfmt(k->name, testcase);
+		int same = !strcmp(name, metric);
+
+		free(name);
+		if (same)
+			return k->direction;
+	}
+	return 0;
 }
 
 int suite_listed(const char *s, const char *const *list, size_t n)

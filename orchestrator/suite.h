@@ -67,6 +67,10 @@ const struct suite *const *suite_all(size_t *nr);
  * suite), separated by ", " and `last_sep` before the last. */
 void suite_names(struct strbuf *sb, unsigned keys, const char *last_sep);
 
+/* The direction of a suite's headline metric for a job of `testcase`
+ * (+1 higher is better, -1 lower), 0 when `metric` is not one of them. */
+int suite_kpi_direction(const struct suite *s, const char *testcase, const char *metric);
+
 /* For suite-*.c: a testcase that must be one of a list ("path:line:
  * testcase: <suite> supports a, b or c, got 'x'"). */
 int suite_check_listed(const struct job *job, const char *const *list, size_t n, const char *path, int line);
