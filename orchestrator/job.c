@@ -1,6 +1,8 @@
 /* Job files: YAML (libyaml events, loaded into a small bounded tree) into
  * a checked struct job, every error naming file:line; and the guest
- * agent's job.conf (docs/guest-protocol.md) made from a job. */
+ * agent's job.conf (docs/guest-protocol.md) made from a job.  What
+ * differs between suites (testcases, params, defaults, argv) is asked of
+ * the suite registry (suite.h). */
 #include "job.h"
 #include "suite.h"
 #include "util/util.h"
@@ -940,7 +942,8 @@ static const struct {
 
 /* ---- checks across keys ------------------------------------------------------ */
 
-/* Keys only some suites read, given to another suite's job. */
+/* A key only other suites read: the suite would ignore it and silently
+ * measure something else. */
 static int check_suite_keys(struct parser *p, const struct suite *suite)
 {
 	static const struct {

@@ -102,7 +102,7 @@ void result_finish(struct result *r);
 const char *result_env_get(const struct result *r, const char *key);
 
 /* Metrics from the benchmark's output lines (NUL-terminated; NULL entries
- * are skipped) for a suite.  Returns the number of metrics (possibly 0:
+ * are skipped) by the suite's parser (suite-<name>.c).  Returns the number of metrics (possibly 0:
  * unknown suite, nothing recognised) and sets *out (NULL when 0; caller
  * frees with result_metrics_free).  testcase is the job's testcase (e.g.
  * mmapaddr); the names come from the output itself:
