@@ -23,12 +23,6 @@ const struct monitor *monitor_find(const char *name)
 	return NULL;
 }
 
-const struct monitor *const *monitor_all(size_t *nr)
-{
-	*nr = ARRAY_SIZE(monitors);
-	return monitors;
-}
-
 int monitor_field_valid(const struct monitor *m, const char *field)
 {
 	return result_name_valid(field) && (!m->field_ok || m->field_ok(field));

@@ -21,8 +21,6 @@ struct monitor {
 
 /* The monitor of that name, or NULL (a record of an unknown source is bad). */
 const struct monitor *monitor_find(const char *name);
-/* Every monitor, in the registry's order; *nr is set to their number. */
-const struct monitor *const *monitor_all(size_t *nr);
 /* 1 when field is a name this monitor's records may carry. */
 int monitor_field_valid(const struct monitor *m, const char *field);
 

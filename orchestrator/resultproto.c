@@ -33,32 +33,35 @@ int result_name_valid(const char *s)
 	return i > 0;
 }
 
+/* Past the decimal digits at p; *n says how many. */
+static const char *digits(const char *p, size_t *n)
+{
+	const char *start = p;
+
+	while (result_is_digit(*p))
+		p++;
+	*n = (size_t)(p - start);
+	return p;
+}
+
 /* strtod alone would also take "nan", "inf", hex floats and leading
  * blanks, and stop silently at trailing junk. */
 int result_parse_number(const char *s, double *out)
 {
 	const char *p = s;
-	size_t digits = 0;
+	size_t n, frac = 0;
 	char *end;
 	double v;
 
-	if (*p == '-' || *p == '+')
-		p++;
-	for (; result_is_digit(*p); p++)
-		digits++;
+	p = digits(p + (*p == '-' || *p == '+'), &n);
 	if (*p == '.')
-		for (p++; result_is_digit(*p); p++)
-			digits++;
-	if (!digits)
+		p = digits(p + 1, &frac);
+	if (!n && !frac)
 		return -1;
 	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!result_is_digit(*p))
+		p = digits(p + 1 + (p[1] == '-' || p[1] == '+'), &n);
+		if (!n)
 			return -1;
-		while (result_is_digit(*p))
-			p++;
 	}
 	if (*p)
 		return -1;
@@ -72,17 +75,11 @@ int result_parse_number(const char *s, double *out)
 
 int result_parse_int64(const char *s, int64_t *out)
 {
-	const char *p = s;
+	size_t n;
 	char *end;
 	long long v;
 
-	if (*p == '-')
-		p++;
-	if (!result_is_digit(*p))
-		return -1;
-	while (result_is_digit(*p))
-		p++;
-	if (*p)
+	if (*digits(s + (*s == '-'), &n) || !n)
 		return -1;
 	errno = 0;
 	v = strtoll(s, &end, 10);
@@ -161,6 +158,14 @@ void result_init(struct result *r)
 	r->max_bytes = RESULT_MAX_BYTES;
 }
 
+/* A list of strings and the strings. */
+static void free_texts(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void result_release(struct result *r)
 {
 	free(r->agent_version);
@@ -175,12 +180,8 @@ void result_release(struct result *r)
 		free(r->mon[i].name);
 	}
 	free(r->mon);
-	for (size_t i = 0; i < r->nr_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
-	for (size_t i = 0; i < r->nr_out; i++)
-		free(r->out[i]);
-	free(r->out);
+	free_texts(r->warnings, r->nr_warnings);
+	free_texts(r->out, r->nr_out);
 	free(r->partial);
 	result_init(r);
 }

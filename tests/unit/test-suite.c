@@ -104,30 +104,23 @@ static void test_suite__every_suite_has_all_its_ops(void **state)
 
 static void test_suite__default_kpi_is_a_headline_metric_higher_is_better(void **state)
 {
-	static const struct {
-		const char *text;
-		const char *kpi;
-	} cases[] = {
-		{ "suite: stress-ng\ntestcase: mmapaddr\n", "stress-ng.mmapaddr.ops_per_sec" },
-		{ "suite: will-it-scale\ntestcase: malloc1\n", "will-it-scale.per_process_ops" },
-		{ "suite: will-it-scale\ntestcase: malloc1\nmode: thread\n", "will-it-scale.per_thread_ops" },
-		{ "suite: vm-scalability\ntestcase: anon-w-seq\n", "vm-scalability.throughput" },
+	struct job jobs[] = {
+		{ .suite = "stress-ng", .testcase = "mmapaddr", .mode = "process" },
+		{ .suite = "will-it-scale", .testcase = "malloc1", .mode = "process" },
+		{ .suite = "will-it-scale", .testcase = "malloc1", .mode = "thread" },
+		{ .suite = "vm-scalability", .testcase = "anon-w-seq", .mode = "process" },
 	};
+	static const char *const want[] = { "stress-ng.mmapaddr.ops_per_sec", "will-it-scale.per_process_ops",
+					    "will-it-scale.per_thread_ops", "vm-scalability.throughput" };
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct job job;
-		const struct suite *s;
-		char *kpi;
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++) {
+		const struct suite *s = suite_find(jobs[i].suite);
+		char *kpi = s->default_kpi(&jobs[i]);
 
-		parse_job(&job, cases[i].text);
-		s = suite_find(job.suite);
-		kpi = s->default_kpi(&job);
-		assert_string_equal(kpi, cases[i].kpi);
-		assert_string_equal(job_default_kpi(&job), cases[i].kpi);
-		assert_int_equal(suite_kpi_direction(s, job.testcase, kpi), 1);
+		assert_string_equal(kpi, want[i]);
+		assert_int_equal(suite_kpi_direction(s, jobs[i].testcase, kpi), 1);
 		free(kpi);
-		job_release(&job);
 	}
 	assert_int_equal(suite_kpi_direction(suite_find("stress-ng"), "mmapaddr", "stress-ng.pipe.ops_per_sec"), 0);
 	assert_int_equal(suite_kpi_direction(suite_find("stress-ng"), "mmapaddr", "stress-ng.mmapaddr.real_time"), 0);
@@ -167,59 +160,54 @@ static void test_suite__programs_klab_builds_and_the_host_one(void **state)
 
 /* ---- each suite's checks, called directly ------------------------------------------ */
 
+/* Call check_testcase (key NULL) or check_param: want "" for success. */
+static void assert_check(const char *suite, const char *testcase, const char *key, const char *value,
+			 const char *want)
+{
+	const struct suite *s = suite_find(suite);
+	struct job job = { .suite = (char *)suite, .testcase = (char *)testcase };
+	struct job_kv kv = { (char *)key, (char *)value };
+	int rc;
+
+	capture_stderr();
+	rc = key ? s->check_param(&job, &kv, "p.yaml", 4) : s->check_testcase(&job, "p.yaml", 4);
+	if (*want) {
+		assert_error(rc, want);
+	} else {
+		free(captured_stderr());
+		assert_int_equal(rc, 0);
+	}
+}
+
 static void test_suite__testcase_checks_name_file_and_line(void **state)
 {
-	struct job job = { .suite = "will-it-scale", .testcase = "malloc2" };
-
 	(void)state;
-	capture_stderr();
-	assert_error(suite_find("will-it-scale")->check_testcase(&job, "p.yaml", 7),
-		     "error: p.yaml:7: testcase: will-it-scale supports malloc1, page_fault1 or mmap1, got 'malloc2'");
-	job.suite = "vm-scalability";
-	job.testcase = "anon-r-seq";
-	capture_stderr();
-	assert_error(suite_find("vm-scalability")->check_testcase(&job, "p.yaml", 2),
-		     "error: p.yaml:2: testcase: vm-scalability supports anon-w-seq, got 'anon-r-seq'");
-	job.testcase = "anon-w-seq";
-	assert_int_equal(suite_find("vm-scalability")->check_testcase(&job, "p.yaml", 2), 0);
-	job.suite = "stress-ng";
-	job.testcase = "-mmap";
-	capture_stderr();
-	assert_error(suite_find("stress-ng")->check_testcase(&job, "p.yaml", 3),
-		     "error: p.yaml:3: testcase: expected a stress-ng stressor name (a-z, 0-9, '-') like mmapaddr, got '-mmap'");
-	job.testcase = "vm-splice";
-	assert_int_equal(suite_find("stress-ng")->check_testcase(&job, "p.yaml", 3), 0);
+	assert_check("will-it-scale", "malloc2", NULL, NULL,
+		     "error: p.yaml:4: testcase: will-it-scale supports malloc1, page_fault1 or mmap1, got 'malloc2'");
+	assert_check("will-it-scale", "mmap1", NULL, NULL, "");
+	assert_check("vm-scalability", "anon-r-seq", NULL, NULL,
+		     "error: p.yaml:4: testcase: vm-scalability supports anon-w-seq, got 'anon-r-seq'");
+	assert_check("vm-scalability", "anon-w-seq", NULL, NULL, "");
+	assert_check("stress-ng", "-mmap", NULL, NULL,
+		     "error: p.yaml:4: testcase: expected a stress-ng stressor name (a-z, 0-9, '-') like mmapaddr, got '-mmap'");
+	assert_check("stress-ng", "vm-splice", NULL, NULL, "");
 }
 
 static void test_suite__params_each_suite_takes(void **state)
 {
-	struct job job = { .suite = "stress-ng", .testcase = "mmapaddr" };
-	struct job_kv vm_bytes = { "vm-bytes", "64m" }, timeout = { "timeout", "5" }, self = { "mmapaddr", "2" };
-	struct job_kv warmup = { "warmup", "5s" }, forever = { "warmup", "forever" }, tasks = { "tasks", "4" };
-	const struct suite *sng = suite_find("stress-ng"), *wis = suite_find("will-it-scale");
-
 	(void)state;
-	assert_int_equal(sng->check_param(&job, &vm_bytes, "p.yaml", 4), 0);
-	capture_stderr();
-	assert_error(sng->check_param(&job, &timeout, "p.yaml", 4), "error: p.yaml:4: params: 'timeout' is an option klab sets itself");
-	capture_stderr();
-	assert_error(sng->check_param(&job, &self, "p.yaml", 5), "error: p.yaml:5: params: 'mmapaddr' is an option klab sets itself");
-
-	job.suite = "will-it-scale";
-	job.testcase = "malloc1";
-	assert_int_equal(wis->check_param(&job, &warmup, "p.yaml", 4), 0);
-	capture_stderr();
-	assert_error(wis->check_param(&job, &forever, "p.yaml", 4),
+	assert_check("stress-ng", "mmapaddr", "vm-bytes", "64m", "");
+	assert_check("stress-ng", "mmapaddr", "timeout", "5", "error: p.yaml:4: params: 'timeout' is an option klab sets itself");
+	assert_check("stress-ng", "mmapaddr", "mmapaddr", "2", "error: p.yaml:4: params: 'mmapaddr' is an option klab sets itself");
+	assert_check("will-it-scale", "malloc1", "warmup", "5s", "");
+	assert_check("will-it-scale", "malloc1", "warmup", "forever",
 		     "error: p.yaml:4: params.warmup: expected a duration like 2s or 0 (at most 10m), got 'forever'");
-	capture_stderr();
-	assert_error(wis->check_param(&job, &tasks, "p.yaml", 6),
-		     "error: p.yaml:6: params: will-it-scale has no option 'tasks' (known: warmup)");
-
-	job.suite = "vm-scalability";
-	job.testcase = "anon-w-seq";
-	capture_stderr();
-	assert_error(suite_find("vm-scalability")->check_param(&job, &vm_bytes, "p.yaml", 3),
-		     "error: p.yaml:3: params: vm-scalability takes no options (use nr_task, nr_threads, size)");
+	assert_check("will-it-scale", "malloc1", "warmup", NULL,
+		     "error: p.yaml:4: params.warmup: expected a duration like 2s or 0 (at most 10m), got ''");
+	assert_check("will-it-scale", "malloc1", "tasks", "4",
+		     "error: p.yaml:4: params: will-it-scale has no option 'tasks' (known: warmup)");
+	assert_check("vm-scalability", "anon-w-seq", "vm-bytes", "64m",
+		     "error: p.yaml:4: params: vm-scalability takes no options (use nr_task, nr_threads, size)");
 }
 
 static void test_suite__usemem_size_is_checked_against_guest_memory(void **state)
@@ -276,18 +264,10 @@ static void test_suite__parsers_name_metrics_under_their_suite(void **state)
 
 static void test_monitor__registry_knows_vmstat_meminfo_and_stat(void **state)
 {
-	static const char *const names[] = { "vmstat", "meminfo", "stat" };
-	const struct monitor *const *all;
-	size_t nr;
-
 	(void)state;
-	all = monitor_all(&nr);
-	assert_int_equal(nr, ARRAY_SIZE(names));
-	for (size_t i = 0; i < nr; i++) {
-		assert_string_equal(all[i]->name, names[i]);
-		assert_ptr_equal(monitor_find(names[i]), all[i]);
-		assert_int_equal(all[i]->reads[0], '/');
-	}
+	assert_string_equal(monitor_find("vmstat")->reads, "/proc/vmstat");
+	assert_string_equal(monitor_find("meminfo")->reads, "/proc/meminfo");
+	assert_string_equal(monitor_find("stat")->reads, "/proc/stat");
 	assert_null(monitor_find("numa-meminfo"));
 	assert_null(monitor_find(NULL));
 	/* counters get a delta row, levels do not; stat only before/after */
