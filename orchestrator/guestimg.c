@@ -15,6 +15,7 @@
 
 #include "guestimg.h"
 #include "lab.h"
+#include "suite.h"
 #include "util/run-command.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -303,33 +304,50 @@ static int elf_is_static(const char *data, size_t len)
 	return 1;
 }
 
+/* A program klab builds (guests/<sub>/<name>) into the image at dest. */
+static int add_guest_program(struct img *img, const char *name, const char *sub, const char *dest)
+{
+	char *p = NULL;
+
+	if (guest_program(name, sub, &p) < 0)
+		return -1;
+	img_add(img, dest, p, NULL, 0100755);
+	free(p);
+	return 0;
+}
+
+/* A host program from PATH with its libraries. */
+static int add_host_program(struct img *img, const struct suite_program *prog)
+{
+	char *path;
+	int ret;
+
+	if (find_executable(prog->name, &path) < 0)
+		return error("%s not found: install the Debian package '%s'", prog->name, prog->package);
+	ret = add_dynamic(img, path, prog->dest + 1);
+	free(path);
+	return ret;
+}
+
+/* The agent as /init, busybox, and every suite's program. */
 static int img_collect(struct img *img)
 {
-	static const char *const progs[][3] = {
-		{ "klab-agent", "agent", "init" },
-		{ "usemem", "bench", "usr/lib/klab/usemem" },
-		{ "will-it-scale", "bench", "usr/lib/klab/will-it-scale" },
-	};
-	char *stress;
+	size_t nr;
+	const struct suite *const *suites = suite_all(&nr);
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		char *p = NULL;
-		if (guest_program(progs[i][0], progs[i][1], &p) < 0)
+	if (add_guest_program(img, "klab-agent", "agent", "init") < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++)
+		if (!suites[i]->program.package &&
+		    add_guest_program(img, suites[i]->program.name, "bench", suites[i]->program.dest + 1) < 0)
 			return -1;
-		img_add(img, progs[i][2], p, NULL, 0100755);
-		free(p);
-	}
 	if (access("/bin/busybox", X_OK) < 0)
 		return error("/bin/busybox not found: install the Debian package 'busybox-static'");
 	img_add(img, "bin/busybox", "/bin/busybox", NULL, 0100755);
 	img_add(img, "bin/sh", NULL, "busybox", 0120777);
-	if (find_executable("stress-ng", &stress) < 0)
-		return error("stress-ng not found: install the Debian package 'stress-ng'");
-	if (add_dynamic(img, stress, "usr/bin/stress-ng") < 0) {
-		free(stress);
-		return -1;
-	}
-	free(stress);
+	for (size_t i = 0; i < nr; i++)
+		if (suites[i]->program.package && add_host_program(img, &suites[i]->program) < 0)
+			return -1;
 	return 0;
 }
 

@@ -1,6 +1,7 @@
-/* The guest's initramfs: a cached base image (agent, benchmarks, busybox,
- * stress-ng and its libraries) plus a small job part, as gzip'd cpio newc
- * archives concatenated (docs/guest-protocol.md). */
+/* The guest's initramfs: a cached base image (agent, busybox, and every
+ * suite's program (suite.h): klab's benchmarks, stress-ng and its
+ * libraries) plus a small job part, as gzip'd cpio newc archives
+ * concatenated (docs/guest-protocol.md). */
 #ifndef KLAB_GUESTIMG_H
 #define KLAB_GUESTIMG_H
 

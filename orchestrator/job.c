@@ -1,7 +1,10 @@
 /* Job files: YAML (libyaml events, loaded into a small bounded tree) into
  * a checked struct job, every error naming file:line; and the guest
- * agent's job.conf (docs/guest-protocol.md) made from a job. */
+ * agent's job.conf (docs/guest-protocol.md) made from a job.  What
+ * differs between suites (testcases, params, defaults, argv) is asked of
+ * the suite registry (suite.h). */
 #include "job.h"
+#include "suite.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 
@@ -23,26 +26,15 @@
 #define MAX_TASKS 4096
 #define MAX_PERCENT 1000
 #define MAX_RUNTIME_S 86400
-#define MAX_WARMUP_S 600
 #define MAX_MONITOR_S 3600
 #define MIN_MEMORY_MB 128
 #define MAX_MEMORY_MB (1024 * 1024)
 #define TIMEOUT_MARGIN_S 60
-#define WIS_DEFAULT_WARMUP_S 2
-
-#define STRESS_NG "/usr/bin/stress-ng"
-#define WILL_IT_SCALE "/usr/lib/klab/will-it-scale"
-#define USEMEM "/usr/lib/klab/usemem"
 
 #define THP_DIR "kernel/mm/transparent_hugepage/"
 
-static const char *const suites[] = { "stress-ng", "will-it-scale", "vm-scalability" };
-static const char *const wis_testcases[] = { "malloc1", "page_fault1", "mmap1" };
-static const char *const vms_testcases[] = { "anon-w-seq" };
 static const char *const thp_enabled_values[] = { "always", "madvise", "never" };
 static const char *const thp_defrag_values[] = { "always", "defer", "defer+madvise", "madvise", "never" };
-/* stress-ng options klab sets itself */
-static const char *const stress_ng_reserved[] = { "timeout", "metrics", "metrics-brief", "yaml", "log-file" };
 
 /* ---- the YAML tree -------------------------------------------------------- */
 
@@ -391,7 +383,7 @@ static int parse_number(const char *s, uint64_t min, uint64_t max, uint64_t *out
 }
 
 /* "20s", "5m", "1h" or plain seconds. */
-static int parse_duration(const char *s, uint64_t min, uint64_t max, unsigned *out)
+int job_parse_duration(const char *s, uint64_t min, uint64_t max, unsigned *out)
 {
 	const char *end;
 	uint64_t v, mult = 1;
@@ -452,7 +444,7 @@ static int parse_memory_mb(const char *s, uint64_t *mb)
 }
 
 /* usemem sizes: bytes, or with a k/m/g/t suffix (powers of 1024). */
-static int parse_bytes(const char *s, uint64_t *bytes)
+int job_parse_bytes(const char *s, uint64_t *bytes)
 {
 	const char *end;
 	uint64_t v, mult = 1;
@@ -580,13 +572,20 @@ static int need_map(const struct parser *p, const struct node *v, const char *wh
 
 static int key_suite(struct parser *p, const struct node *k, const struct node *v)
 {
-	int i;
+	const char *s = scalar(v);
+	const struct suite *suite = s ? suite_find(s) : NULL;
+	struct strbuf sb = STRBUF_INIT;
 
 	(void)k;
-	if (pick(p, v, "suite", suites, ARRAY_SIZE(suites), &i) < 0)
-		return -1;
-	p->job->suite = xstrdup(suites[i]);
-	return 0;
+	if (suite) {
+		p->job->suite = xstrdup(suite->name);
+		return 0;
+	}
+	strbuf_addstr(&sb, "one of ");
+	suite_names(&sb, 0, " or ");
+	expected(p, v, "suite", sb.buf);
+	strbuf_release(&sb);
+	return -1;
 }
 
 static int key_testcase(struct parser *p, const struct node *k, const struct node *v)
@@ -635,7 +634,7 @@ static int key_nr_threads(struct parser *p, const struct node *k, const struct n
 static int key_runtime(struct parser *p, const struct node *k, const struct node *v)
 {
 	(void)k;
-	if (parse_duration(scalar(v), 1, MAX_RUNTIME_S, &p->job->runtime_s) < 0)
+	if (job_parse_duration(scalar(v), 1, MAX_RUNTIME_S, &p->job->runtime_s) < 0)
 		return expected(p, v, "runtime", "a duration like 20s, 5m or 30 (1s to 24h)");
 	return 0;
 }
@@ -645,7 +644,7 @@ static int key_size(struct parser *p, const struct node *k, const struct node *v
 	uint64_t bytes;
 
 	(void)k;
-	if (parse_bytes(scalar(v), &bytes) < 0)
+	if (job_parse_bytes(scalar(v), &bytes) < 0)
 		return expected(p, v, "size", "a size per task like 256m, 1g or 4096 (bytes; k/m/g/t suffixes, at most 1t)");
 	p->job->size = xstrdup(v->text);
 	return 0;
@@ -765,7 +764,7 @@ static int key_drop_caches(struct parser *p, const struct node *k, const struct 
 static int key_monitor_interval(struct parser *p, const struct node *k, const struct node *v)
 {
 	(void)k;
-	if (parse_duration(scalar(v), 0, MAX_MONITOR_S, &p->job->monitor_interval_s) < 0)
+	if (job_parse_duration(scalar(v), 0, MAX_MONITOR_S, &p->job->monitor_interval_s) < 0)
 		return expected(p, v, "monitor_interval", "a duration like 1s or 0 (before/after only), at most 1h");
 	return 0;
 }
@@ -943,108 +942,56 @@ static const struct {
 
 /* ---- checks across keys ------------------------------------------------------ */
 
-static const struct job_kv *find_param(const struct job *job, const char *key)
+/* A key only other suites read: the suite would ignore it and silently
+ * measure something else. */
+static int check_suite_keys(struct parser *p, const struct suite *suite)
 {
-	for (size_t i = 0; i < job->nr_params; i++)
-		if (!strcmp(job->params[i].key, key))
-			return &job->params[i];
-	return NULL;
-}
+	static const struct {
+		int key;
+		unsigned bit;
+		const char *fmt;
+	} only[] = {
+		{ K_MODE, SUITE_KEY_MODE, "%s:%d: mode: only %s has a mode (process or thread)" },
+		{ K_NR_THREADS, SUITE_KEY_NR_THREADS, "%s:%d: nr_threads: only %s runs threads per task" },
+		{ K_SIZE, SUITE_KEY_SIZE, "%s:%d: size: only %s takes a size" },
+	};
 
-/* params.warmup of will-it-scale, in seconds. */
-static int wis_warmup(const char *s, unsigned *out)
-{
-	return parse_duration(s, 0, MAX_WARMUP_S, out);
-}
+	for (size_t i = 0; i < ARRAY_SIZE(only); i++) {
+		struct strbuf sb = STRBUF_INIT;
 
-static int check_params(struct parser *p)
-{
-	struct job *job = p->job;
-
-	for (size_t i = 0; i < job->nr_params; i++) {
-		const struct job_kv *kv = &job->params[i];
-		int line = p->param_line[i];
-
-		if (!strcmp(job->suite, "stress-ng")) {
-			if (one_of(kv->key, stress_ng_reserved, ARRAY_SIZE(stress_ng_reserved)) >= 0 ||
-			    !strcmp(kv->key, job->testcase))
-				return error("%s:%d: params: '%s' is an option klab sets itself",
-					     p->path, line, kv->key);
-		} else if (!strcmp(job->suite, "will-it-scale")) {
-			unsigned w;
-			if (strcmp(kv->key, "warmup"))
-				return error("%s:%d: params: will-it-scale has no option '%s' (known: warmup)",
-					     p->path, line, kv->key);
-			if (!kv->value || wis_warmup(kv->value, &w) < 0)
-				return error("%s:%d: params.warmup: expected a duration like 2s or 0 (at most 10m), got '%s'",
-					     p->path, line, kv->value ? kv->value : "");
-		} else {
-			return error("%s:%d: params: %s takes no options (use nr_task, nr_threads, size)", p->path,
-				     line, job->suite);
-		}
+		if (!p->key_line[only[i].key] || (suite->keys & only[i].bit))
+			continue;
+		suite_names(&sb, only[i].bit, " and ");
+		error(only[i].fmt, p->path, p->key_line[only[i].key], sb.buf);
+		strbuf_release(&sb);
+		return -1;
 	}
 	return 0;
-}
-
-static int check_testcase(struct parser *p)
-{
-	struct job *job = p->job;
-	int line = p->key_line[K_TESTCASE];
-	struct strbuf sb = STRBUF_INIT;
-
-	if (!strcmp(job->suite, "stress-ng")) {
-		if (!only_chars(job->testcase, LOWER_DIGITS "-") || job->testcase[0] == '-')
-			return error("%s:%d: testcase: expected a stress-ng stressor name (a-z, 0-9, '-') like mmapaddr, got '%s'",
-				     p->path, line, job->testcase);
-		return 0;
-	}
-	if (!strcmp(job->suite, "will-it-scale")) {
-		if (one_of(job->testcase, wis_testcases, ARRAY_SIZE(wis_testcases)) >= 0)
-			return 0;
-		join(&sb, wis_testcases, ARRAY_SIZE(wis_testcases), " or ");
-	} else {
-		if (one_of(job->testcase, vms_testcases, ARRAY_SIZE(vms_testcases)) >= 0)
-			return 0;
-		join(&sb, vms_testcases, ARRAY_SIZE(vms_testcases), " or ");
-	}
-	error("%s:%d: testcase: %s supports %s, got '%s'", p->path, line, job->suite, sb.buf, job->testcase);
-	strbuf_release(&sb);
-	return -1;
 }
 
 static int check_job(struct parser *p)
 {
 	struct job *job = p->job;
-	int is_wis, is_vms;
+	const struct suite *suite;
 
-	if (!job->suite)
-		return error("%s:%d: missing key 'suite' (stress-ng, will-it-scale or vm-scalability)", p->path,
-			     p->top_line);
+	if (!job->suite) {
+		struct strbuf sb = STRBUF_INIT;
+		suite_names(&sb, 0, " or ");
+		error("%s:%d: missing key 'suite' (%s)", p->path, p->top_line, sb.buf);
+		strbuf_release(&sb);
+		return -1;
+	}
 	if (!job->testcase)
 		return error("%s:%d: missing key 'testcase' (the %s test to run)", p->path, p->top_line, job->suite);
-	if (check_testcase(p) < 0)
+	suite = suite_get(job->suite);
+	if (!suite || suite->check_testcase(job, p->path, p->key_line[K_TESTCASE]) < 0 ||
+	    check_suite_keys(p, suite) < 0)
 		return -1;
-	is_wis = !strcmp(job->suite, "will-it-scale");
-	is_vms = !strcmp(job->suite, "vm-scalability");
-	/* a key the suite ignores would silently measure something else */
-	if (p->key_line[K_MODE] && !is_wis)
-		return error("%s:%d: mode: only will-it-scale has a mode (process or thread)", p->path,
-			     p->key_line[K_MODE]);
-	if (p->key_line[K_NR_THREADS] && !is_vms)
-		return error("%s:%d: nr_threads: only vm-scalability runs threads per task", p->path,
-			     p->key_line[K_NR_THREADS]);
-	if (p->key_line[K_SIZE] && !is_vms)
-		return error("%s:%d: size: only vm-scalability takes a size", p->path, p->key_line[K_SIZE]);
-	if (check_params(p) < 0)
-		return -1;
+	for (size_t i = 0; i < job->nr_params; i++)
+		if (suite->check_param(job, &job->params[i], p->path, p->param_line[i]) < 0)
+			return -1;
 
-	if (!strcmp(job->suite, "stress-ng"))
-		job->default_kpi = xstrfmt("stress-ng.%s.ops_per_sec", job->testcase);
-	else if (is_wis)
-		job->default_kpi = xstrdup(!strcmp(job->mode, "thread") ? "will-it-scale.per_thread_ops"
-									 : "will-it-scale.per_process_ops");
-	else
-		job->default_kpi = xstrdup("vm-scalability.throughput");
+	job->default_kpi = suite->default_kpi(job);
 	if (!job->kpi) {
 		job->kpi = xstrdup(job->default_kpi);
 	} else {
@@ -1215,7 +1162,7 @@ const char *job_default_kpi(const struct job *job)
 
 /* One directive; the agent reads values to the end of the line, so a
  * value that is not one line of printable text never gets that far. */
-static int conf_line(struct strbuf *sb, const char *key, const char *value)
+int job_conf_line(struct strbuf *sb, const char *key, const char *value)
 {
 	if (!is_printable_ascii(value))
 		return error("job.conf %s: value '%s' is not one line of printable text", key, value);
@@ -1223,8 +1170,7 @@ static int conf_line(struct strbuf *sb, const char *key, const char *value)
 	return 0;
 }
 
-static int conf_argvf(struct strbuf *sb, const char *fmt, ...) KLAB_PRINTF(2, 3);
-static int conf_argvf(struct strbuf *sb, const char *fmt, ...)
+int job_conf_argvf(struct strbuf *sb, const char *fmt, ...)
 {
 	struct strbuf arg = STRBUF_INIT;
 	va_list ap;
@@ -1233,7 +1179,7 @@ static int conf_argvf(struct strbuf *sb, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&arg, fmt, ap);
 	va_end(ap);
-	ret = conf_line(sb, "argv", arg.buf);
+	ret = job_conf_line(sb, "argv", arg.buf);
 	strbuf_release(&arg);
 	return ret;
 }
@@ -1258,71 +1204,10 @@ static void conf_name(struct strbuf *sb, const char *path)
 		strbuf_addstr(sb, "job");
 }
 
-static int conf_stress_ng(const struct job *job, unsigned vcpus, struct strbuf *sb)
-{
-	if (!only_chars(job->testcase, LOWER_DIGITS "-") || job->testcase[0] == '-')
-		return error("job '%s': '%s' is not a stress-ng stressor name", job->path, job->testcase);
-	if (conf_line(sb, "argv", STRESS_NG) < 0 || conf_argvf(sb, "--%s", job->testcase) < 0 ||
-	    conf_argvf(sb, "%u", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
-	    conf_line(sb, "argv", "--timeout") < 0 || conf_argvf(sb, "%us", job->runtime_s) < 0 ||
-	    conf_line(sb, "argv", "--metrics") < 0)
-		return -1;
-	for (size_t i = 0; i < job->nr_params; i++) {
-		const struct job_kv *kv = &job->params[i];
-		if (conf_argvf(sb, "--%s", kv->key) < 0 || (kv->value && conf_line(sb, "argv", kv->value) < 0))
-			return -1;
-	}
-	return 0;
-}
-
-static int conf_will_it_scale(const struct job *job, unsigned vcpus, unsigned warmup, struct strbuf *sb)
-{
-	if (one_of(job->testcase, wis_testcases, ARRAY_SIZE(wis_testcases)) < 0)
-		return error("job '%s': will-it-scale has no test '%s'", job->path, job->testcase);
-	if (conf_line(sb, "argv", WILL_IT_SCALE) < 0 || conf_line(sb, "argv", "--test") < 0 ||
-	    conf_line(sb, "argv", job->testcase) < 0 || conf_line(sb, "argv", "--mode") < 0 ||
-	    conf_line(sb, "argv", job->mode) < 0 || conf_line(sb, "argv", "--tasks") < 0 ||
-	    conf_argvf(sb, "%u", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
-	    conf_line(sb, "argv", "--runtime") < 0 || conf_argvf(sb, "%u", job->runtime_s) < 0 ||
-	    conf_line(sb, "argv", "--warmup") < 0 || conf_argvf(sb, "%u", warmup) < 0)
-		return -1;
-	return 0;
-}
-
-static int conf_usemem(const struct job *job, unsigned vcpus, struct strbuf *sb)
-{
-	unsigned nr_task = job_count_resolve(&job->nr_task, vcpus);
-	unsigned nr_threads = job_count_resolve(&job->nr_threads, vcpus);
-	uint64_t mem_bytes = job->guest.memory_mb << 20, task_bytes;
-
-	if (one_of(job->testcase, vms_testcases, ARRAY_SIZE(vms_testcases)) < 0)
-		return error("job '%s': vm-scalability has no test '%s' (supported: anon-w-seq)", job->path,
-			     job->testcase);
-	if (job->size) {
-		if (parse_bytes(job->size, &task_bytes) < 0)
-			return error("job '%s': size '%s' is not a size", job->path, job->size);
-		if (task_bytes > mem_bytes / nr_task)
-			return error("job '%s': %u tasks of %s do not fit in the guest's %lluM", job->path, nr_task,
-				     job->size, (unsigned long long)job->guest.memory_mb);
-	} else {
-		/* half the memory leaves the kernel and page cache room */
-		task_bytes = mem_bytes / 2 / nr_task;
-	}
-	if (conf_line(sb, "argv", USEMEM) < 0 || conf_line(sb, "argv", "-n") < 0 ||
-	    conf_argvf(sb, "%u", nr_task) < 0)
-		return -1;
-	if (nr_threads > 1 && (conf_line(sb, "argv", "-t") < 0 || conf_argvf(sb, "%u", nr_threads) < 0))
-		return -1;
-	if (conf_line(sb, "argv", "--runtime") < 0 || conf_argvf(sb, "%u", job->runtime_s) < 0)
-		return -1;
-	if (job->size)
-		return conf_line(sb, "argv", job->size);
-	return conf_argvf(sb, "%lluk", (unsigned long long)(task_bytes >> 10));
-}
-
 int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const struct suite *suite;
 	unsigned warmup = 0;
 	int ret = -1;
 
@@ -1330,12 +1215,9 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 		return error("job '%s' has no suite or testcase", job->path ? job->path : "?");
 	if (!vcpus)
 		return error("job '%s': a guest has at least one vCPU", job->path);
-	if (!strcmp(job->suite, "will-it-scale")) {
-		const struct job_kv *w = find_param(job, "warmup");
-		warmup = WIS_DEFAULT_WARMUP_S;
-		if (w && (!w->value || wis_warmup(w->value, &warmup) < 0))
-			return error("job '%s': params.warmup is not a duration", job->path);
-	}
+	suite = suite_get(job->suite);
+	if (!suite || (suite->warmup_s && suite->warmup_s(job, &warmup) < 0))
+		return -1;
 
 	strbuf_addstr(&sb, "version 1\nname ");
 	conf_name(&sb, job->path ? job->path : "job");
@@ -1351,10 +1233,10 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 		}
 		if (job_sysctl_is_sysfs(kv->key)) {
 			strbuf_addf(&line, "/sys/%s %s", kv->key, kv->value);
-			rc = conf_line(&sb, "sysfs", line.buf);
+			rc = job_conf_line(&sb, "sysfs", line.buf);
 		} else {
 			strbuf_addf(&line, "%s %s", kv->key, kv->value);
-			rc = conf_line(&sb, "sysctl", line.buf);
+			rc = job_conf_line(&sb, "sysctl", line.buf);
 		}
 		strbuf_release(&line);
 		if (rc < 0)
@@ -1367,14 +1249,7 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 	strbuf_addf(&sb, "timeout %u\n", job->runtime_s + warmup + TIMEOUT_MARGIN_S);
 	strbuf_addf(&sb, "monitor_interval %u\n", job->monitor_interval_s);
 
-	if (!strcmp(job->suite, "stress-ng"))
-		ret = conf_stress_ng(job, vcpus, &sb);
-	else if (!strcmp(job->suite, "will-it-scale"))
-		ret = conf_will_it_scale(job, vcpus, warmup, &sb);
-	else if (!strcmp(job->suite, "vm-scalability"))
-		ret = conf_usemem(job, vcpus, &sb);
-	else
-		ret = error("job '%s': unknown suite '%s'", job->path, job->suite);
+	ret = suite->agent_argv(job, vcpus, &sb);
 	if (!ret)
 		strbuf_add(out, sb.buf, sb.len);
 out:

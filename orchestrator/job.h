@@ -33,7 +33,7 @@ struct job_guest {
 struct job {
 	char *path;		/* as given (for messages) */
 	char *hash;		/* git-style blob hash of the file's bytes (hex) */
-	char *suite;		/* stress-ng | will-it-scale | vm-scalability */
+	char *suite;		/* a suite of the registry (suite.h): stress-ng | will-it-scale | vm-scalability */
 	char *testcase;		/* mmapaddr, vm-splice, malloc1, anon-w-seq, ... */
 	char *mode;		/* will-it-scale: process | thread (default process) */
 	struct job_count nr_task;	/* default 100% */
@@ -73,14 +73,26 @@ unsigned job_count_resolve(const struct job_count *c, unsigned vcpus);
 int job_sysctl_is_sysfs(const char *key);
 
 /* The guest agent's configuration (docs/guest-protocol.md) for this job
- * on a guest with `vcpus` CPUs: sysctls/sysfs writes, timeout, argv. */
+ * on a guest with `vcpus` CPUs: sysctls/sysfs writes, timeout, and the
+ * suite's argv. */
 int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out);
 
 /* Every metric name the job's suite may produce has the prefix
  * "<suite>." ; the KPI must be one of the names the parser emits.
- * The default: stress-ng.<testcase>.ops_per_sec,
+ * The default is the suite's (suite.h default_kpi): stress-ng.<testcase>.ops_per_sec,
  * will-it-scale.per_process_ops (per_thread_ops in thread mode),
  * vm-scalability.throughput.  NULL for a job that was not parsed. */
 const char *job_default_kpi(const struct job *job);
+
+/* For the suites (suite-*.c): the job file's duration ("20s", "5m", "1h"
+ * or seconds, within min..max) and size ("256m": bytes with k/m/g/t,
+ * powers of 1024, at most 1t) syntax; -1 when s is not one. */
+int job_parse_duration(const char *s, uint64_t min, uint64_t max, unsigned *out);
+int job_parse_bytes(const char *s, uint64_t *bytes);
+/* One job.conf directive "key value" (value one line of printable
+ * text, else an error and nothing added); the same for an "argv" line
+ * made by a format. */
+int job_conf_line(struct strbuf *sb, const char *key, const char *value);
+int job_conf_argvf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -6,6 +6,7 @@
 #include "guestimg.h"
 #include "job.h"
 #include "lab.h"
+#include "monitor.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -694,10 +695,11 @@ static void collect_mons(const struct result *r, struct db_mon **mons, size_t *n
 	*nr_mons = *nr_ts = *nr_names = 0;
 	for (size_t i = 0; i < r->nr_mon; i++) {
 		const struct result_mon *m = &r->mon[i];
+		const struct monitor *mon = monitor_find(m->source);
 		if (!strcmp(m->phase, "before") || !strcmp(m->phase, "after")) {
 			ALLOC_GROW(*mons, *nr_mons + 1, alloc);
 			(*mons)[(*nr_mons)++] = (struct db_mon){ m->source, m->name, m->phase, m->value };
-			if (!strcmp(m->phase, "after") && strcmp(m->source, "meminfo")) {
+			if (!strcmp(m->phase, "after") && mon && mon->counters) {
 				/* counters: the run's own share */
 				for (size_t j = 0; j < r->nr_mon; j++) {
 					const struct result_mon *b = &r->mon[j];

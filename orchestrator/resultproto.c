@@ -1,10 +1,12 @@
 /* The guest→host result channel (docs/guest-protocol.md): a line splitter
  * that gives the same records however the bytes are chunked, a strict
- * record parser with caps on what it stores, and the suites' parsers that
- * turn a benchmark's output into metrics.  Everything the guest sends is
- * hostile: nothing here trusts a length, a name or a number it has not
- * checked. */
+ * record parser with caps on what it stores, and what the suites' parsers
+ * (suite-*.c) share to turn a benchmark's output into metrics.  Everything
+ * the guest sends is hostile: nothing here trusts a length, a name or a
+ * number it has not checked. */
 #include "resultproto.h"
+#include "suite.h"
+#include "monitor.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -16,19 +18,9 @@
 /* What one stored string costs, counting the allocator's overhead. */
 #define STR_COST(len) ((len) + 1 + 16)
 
-static int is_digit(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int is_blank(int c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static int name_char(int c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || strchr("_.:+()/-", c);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || result_is_digit(c) || strchr("_.:+()/-", c);
 }
 
 int result_name_valid(const char *s)
@@ -41,33 +33,35 @@ int result_name_valid(const char *s)
 	return i > 0;
 }
 
-/* A finite decimal number, nothing else: [-+]digits[.digits][e[-+]digits].
- * strtod alone would also take "nan", "inf", hex floats and leading
+/* Past the decimal digits at p; *n says how many. */
+static const char *digits(const char *p, size_t *n)
+{
+	const char *start = p;
+
+	while (result_is_digit(*p))
+		p++;
+	*n = (size_t)(p - start);
+	return p;
+}
+
+/* strtod alone would also take "nan", "inf", hex floats and leading
  * blanks, and stop silently at trailing junk. */
-static int parse_number(const char *s, double *out)
+int result_parse_number(const char *s, double *out)
 {
 	const char *p = s;
-	size_t digits = 0;
+	size_t n, frac = 0;
 	char *end;
 	double v;
 
-	if (*p == '-' || *p == '+')
-		p++;
-	for (; is_digit(*p); p++)
-		digits++;
+	p = digits(p + (*p == '-' || *p == '+'), &n);
 	if (*p == '.')
-		for (p++; is_digit(*p); p++)
-			digits++;
-	if (!digits)
+		p = digits(p + 1, &frac);
+	if (!n && !frac)
 		return -1;
 	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!is_digit(*p))
+		p = digits(p + 1 + (p[1] == '-' || p[1] == '+'), &n);
+		if (!n)
 			return -1;
-		while (is_digit(*p))
-			p++;
 	}
 	if (*p)
 		return -1;
@@ -79,20 +73,13 @@ static int parse_number(const char *s, double *out)
 	return 0;
 }
 
-/* A decimal integer: [-]digits, in range. */
-static int parse_int64(const char *s, int64_t *out)
+int result_parse_int64(const char *s, int64_t *out)
 {
-	const char *p = s;
+	size_t n;
 	char *end;
 	long long v;
 
-	if (*p == '-')
-		p++;
-	if (!is_digit(*p))
-		return -1;
-	while (is_digit(*p))
-		p++;
-	if (*p)
+	if (*digits(s + (*s == '-'), &n) || !n)
 		return -1;
 	errno = 0;
 	v = strtoll(s, &end, 10);
@@ -171,6 +158,14 @@ void result_init(struct result *r)
 	r->max_bytes = RESULT_MAX_BYTES;
 }
 
+/* A list of strings and the strings. */
+static void free_texts(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void result_release(struct result *r)
 {
 	free(r->agent_version);
@@ -185,12 +180,8 @@ void result_release(struct result *r)
 		free(r->mon[i].name);
 	}
 	free(r->mon);
-	for (size_t i = 0; i < r->nr_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
-	for (size_t i = 0; i < r->nr_out; i++)
-		free(r->out[i]);
-	free(r->out);
+	free_texts(r->warnings, r->nr_warnings);
+	free_texts(r->out, r->nr_out);
 	free(r->partial);
 	result_init(r);
 }
@@ -281,15 +272,23 @@ static int rec_env(struct result *r, char *args)
 	return 0;
 }
 
-static int rec_warn(struct result *r, char *args)
+/* A record's text kept as it came (warn, out), under its cap. */
+static void store_text(struct result *r, const char *args, char ***list, size_t *nr, size_t *alloc, size_t max,
+		       size_t *dropped)
 {
 	const char *text = args ? args : "";
 	size_t bytes = sizeof(char *) + STR_COST(strlen(text));
 
-	if (!may_store(r, r->nr_warnings, cap(r->max_warnings, RESULT_MAX_WARNINGS), bytes, &r->dropped_warnings))
-		return 0;
-	ALLOC_GROW(r->warnings, r->nr_warnings + 1, r->alloc_warnings);
-	r->warnings[r->nr_warnings++] = xstrdup(text);
+	if (!may_store(r, *nr, max, bytes, dropped))
+		return;
+	ALLOC_GROW(*list, *nr + 1, *alloc);
+	(*list)[(*nr)++] = xstrdup(text);
+}
+
+static int rec_warn(struct result *r, char *args)
+{
+	store_text(r, args, &r->warnings, &r->nr_warnings, &r->alloc_warnings,
+		   cap(r->max_warnings, RESULT_MAX_WARNINGS), &r->dropped_warnings);
 	return 0;
 }
 
@@ -301,7 +300,7 @@ static int phase_valid(const char *p)
 		return 1;
 	if (*p++ != 't')
 		return 0;
-	for (; is_digit(*p); p++)
+	for (; result_is_digit(*p); p++)
 		n++;
 	return !*p && n >= 1 && n <= 10;
 }
@@ -312,10 +311,10 @@ static int rec_mon(struct result *r, char *args)
 	double v;
 	size_t bytes;
 	struct result_mon *m;
+	const struct monitor *mon;
 
-	if (split_fields(args, f, 4) < 0 || !phase_valid(f[0]) ||
-	    (strcmp(f[1], "vmstat") && strcmp(f[1], "meminfo") && strcmp(f[1], "stat")) ||
-	    !result_name_valid(f[2]) || parse_number(f[3], &v) < 0)
+	if (split_fields(args, f, 4) < 0 || !phase_valid(f[0]) || !(mon = monitor_find(f[1])) ||
+	    !monitor_field_valid(mon, f[2]) || result_parse_number(f[3], &v) < 0)
 		return -1;
 	bytes = sizeof(*r->mon) + STR_COST(strlen(f[0])) + STR_COST(strlen(f[1])) + STR_COST(strlen(f[2]));
 	if (!may_store(r, r->nr_mon, cap(r->max_mon, RESULT_MAX_MON), bytes, &r->dropped_mon))
@@ -334,7 +333,7 @@ static int rec_start(struct result *r, char *args)
 	char *f[1];
 	int64_t ms;
 
-	if (r->start_ms || split_fields(args, f, 1) < 0 || parse_int64(f[0], &ms) < 0 || ms <= 0)
+	if (r->start_ms || split_fields(args, f, 1) < 0 || result_parse_int64(f[0], &ms) < 0 || ms <= 0)
 		return -1;
 	r->start_ms = ms;
 	return 0;
@@ -342,13 +341,7 @@ static int rec_start(struct result *r, char *args)
 
 static int rec_out(struct result *r, char *args)
 {
-	const char *text = args ? args : "";
-	size_t bytes = sizeof(char *) + STR_COST(strlen(text));
-
-	if (!may_store(r, r->nr_out, cap(r->max_out, RESULT_MAX_OUT), bytes, &r->dropped_out))
-		return 0;
-	ALLOC_GROW(r->out, r->nr_out + 1, r->alloc_out);
-	r->out[r->nr_out++] = xstrdup(text);
+	store_text(r, args, &r->out, &r->nr_out, &r->alloc_out, cap(r->max_out, RESULT_MAX_OUT), &r->dropped_out);
 	return 0;
 }
 
@@ -367,7 +360,7 @@ static int rec_exit(struct result *r, char *args)
 	int64_t code;
 
 	if (r->exit_status != RESULT_EXIT_NONE || split_fields(args, f, 2) < 0 ||
-	    parse_int64(f[1], &code) < 0 || code < INT_MIN || code > INT_MAX)
+	    result_parse_int64(f[1], &code) < 0 || code < INT_MIN || code > INT_MAX)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(statuses); i++) {
 		if (!strcmp(f[0], statuses[i].name)) {
@@ -516,14 +509,7 @@ const char *result_env_get(const struct result *r, const char *key)
 
 /* ---- metrics from the benchmark's output ------------------------------ */
 
-struct mlist {
-	struct result_metric *m;
-	size_t nr, alloc;
-};
-
-/* Takes name; a metric with an invalid name or a value that is not
- * finite is dropped. */
-static void add_metric(struct mlist *ml, char *name, int64_t seq, double value)
+void result_add_metric(struct result_metrics *ml, char *name, int64_t seq, double value)
 {
 	if (!isfinite(value) || !result_name_valid(name)) {
 		free(name);
@@ -536,295 +522,39 @@ static void add_metric(struct mlist *ml, char *name, int64_t seq, double value)
 	ml->nr++;
 }
 
-#define MAX_TOKENS 16
-
-/* Split line (copied into *copy, which the caller frees) at runs of
- * blanks.  Returns the number of tokens, MAX_TOKENS + 1 when there are
- * more than MAX_TOKENS. */
-static size_t tokenize(const char *line, char **copy, char **tok)
+size_t result_tokenize(const char *line, char **copy, char **tok)
 {
 	size_t n = 0;
 	char *p;
 
 	p = *copy = xstrdup(line);
 	for (;;) {
-		while (is_blank(*p))
+		while (result_is_blank(*p))
 			p++;
 		if (!*p)
 			return n;
-		if (n == MAX_TOKENS)
-			return MAX_TOKENS + 1;
+		if (n == RESULT_MAX_TOKENS)
+			return RESULT_MAX_TOKENS + 1;
 		tok[n++] = p;
-		while (*p && !is_blank(*p))
+		while (*p && !result_is_blank(*p))
 			p++;
 		if (*p)
 			*p++ = '\0';
 	}
 }
 
-static const char *skip_blanks(const char *p)
+const char *result_skip_blanks(const char *p)
 {
-	while (is_blank(*p))
+	while (result_is_blank(*p))
 		p++;
 	return p;
 }
 
-/* "key:value" → value, or NULL. */
-static const char *key_value(const char *tok, const char *key, char sep)
+const char *result_key_value(const char *tok, const char *key, char sep)
 {
 	size_t n = strlen(key);
 
 	return !strncmp(tok, key, n) && tok[n] == sep ? tok + n + 1 : NULL;
-}
-
-/*
- * stress-ng 0.15.06 with --metrics (or --metrics-brief, without the last
- * two columns):
- *
- *   stress-ng: metrc: [12997] stressor       bogo ops real time  usr time ...
- *   stress-ng: metrc: [12997] vm-splice        654903      3.00      1.65 ...
- *   stress-ng: metrc: [12997] miscellaneous metrics:
- *   stress-ng: metrc: [12997] vm-splice  7671.95 MB per sec vm-splice rate (geometic mean of 2 instances)
- *
- * Numbers may also be printed as 1.000e+00 (--sn).
- */
-static const char *const sng_columns[] = {
-	"ops", "real_time", "usr_time", "sys_time", "ops_per_sec", "ops_per_sec_usr_sys",
-	"cpu_used_per_instance", "RSS_Max",
-};
-
-static void stress_ng_row(struct mlist *ml, const char *p)
-{
-	char *copy, *tok[MAX_TOKENS];
-	double v[ARRAY_SIZE(sng_columns)];
-	size_t n = tokenize(p, &copy, tok);
-
-	if ((n != 7 && n != 9) || !result_name_valid(tok[0]))
-		goto cleanup;
-	for (size_t i = 1; i < n; i++)
-		if (parse_number(tok[i], &v[i - 1]) < 0)
-			goto cleanup;
-	for (size_t i = 0; i < n - 1; i++)
-		add_metric(ml, xstrfmt("stress-ng.%s.%s", tok[0], sng_columns[i]), 0, v[i]);
-cleanup:
-	free(copy);
-}
-
-/* The description as a name part: the trailing "(geometic mean of N
- * instances)" dropped, anything but [A-Za-z0-9+-] turned into one '_'
- * ("nanosecs per context switch (pipe method)" →
- * "nanosecs_per_context_switch_pipe_method"). */
-static char *stress_ng_desc(const char *d)
-{
-	size_t len = strlen(d), j = 0;
-	char *out;
-
-	while (len && is_blank(d[len - 1]))
-		len--;
-	if (len && d[len - 1] == ')') {
-		const char *open = NULL;
-
-		for (size_t i = len - 1; i-- > 0;) {
-			if (d[i] == '(') {
-				open = d + i;
-				break;
-			}
-		}
-		if (open) {
-			char *group = xstrndup(open, (size_t)(d + len - open));
-			if (strstr(group, " mean of ") && strstr(group, " instance"))
-				len = (size_t)(open - d);
-			free(group);
-		}
-	}
-	out = xmalloc(len + 1);
-	for (size_t i = 0; i < len; i++) {
-		int c = (unsigned char)d[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '+' || c == '-')
-			out[j++] = (char)c;
-		else if (j && out[j - 1] != '_')
-			out[j++] = '_';
-	}
-	while (j && out[j - 1] == '_')
-		j--;
-	out[j] = '\0';
-	return out;
-}
-
-/* LKP-style names: the stressor's own name repeated at the start of the
- * description, or as "<stressor> rate" at its end, is noise under
- * stress-ng.<stressor>. ("MB_per_sec_vm-splice_rate" → "MB_per_sec",
- * "vm-splice_calls_per_sec" → "calls_per_sec"; "context_switch" stays). */
-static void drop_stressor_words(char *desc, const char *stressor)
-{
-	size_t sl = strlen(stressor), dl = strlen(desc);
-	char *tail = xstrfmt("_%s_rate", stressor);
-	size_t tl = strlen(tail);
-
-	if (dl > tl && !strcmp(desc + dl - tl, tail)) {
-		desc[dl - tl] = '\0';
-		dl -= tl;
-	}
-	if (dl > sl + 1 && !strncmp(desc, stressor, sl) && desc[sl] == '_')
-		memmove(desc, desc + sl + 1, dl - sl);
-	free(tail);
-}
-
-static void stress_ng_misc(struct mlist *ml, const char *p)
-{
-	const char *name = p, *value, *desc;
-	char *sname, *svalue, *sdesc;
-	double v;
-
-	while (*p && !is_blank(*p))
-		p++;
-	sname = xstrndup(name, (size_t)(p - name));
-	value = p = skip_blanks(p);
-	while (*p && !is_blank(*p))
-		p++;
-	svalue = xstrndup(value, (size_t)(p - value));
-	desc = skip_blanks(p);
-	sdesc = stress_ng_desc(desc);
-	drop_stressor_words(sdesc, sname);
-	if (result_name_valid(sname) && !parse_number(svalue, &v) && *sdesc)
-		add_metric(ml, xstrfmt("stress-ng.%s.%s", sname, sdesc), 0, v);
-	free(sname);
-	free(svalue);
-	free(sdesc);
-}
-
-static void parse_stress_ng(struct mlist *ml, char *const *lines, size_t nr)
-{
-	static const char prefix[] = "stress-ng: metrc:";
-	int misc = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		const char *p = lines[i];
-
-		if (!p || strncmp(p, prefix, sizeof(prefix) - 1))
-			continue;
-		p = skip_blanks(p + sizeof(prefix) - 1);
-		/* [pid] */
-		if (*p++ != '[' || !is_digit(*p))
-			continue;
-		while (is_digit(*p))
-			p++;
-		if (*p++ != ']' || !is_blank(*p))
-			continue;
-		p = skip_blanks(p);
-		if (!strncmp(p, "stressor", 8) && is_blank(p[8])) {
-			misc = 0;	/* a new table */
-		} else if (!strncmp(p, "miscellaneous metrics:", 22) && !*skip_blanks(p + 22)) {
-			misc = 1;
-		} else if (misc) {
-			stress_ng_misc(ml, p);
-		} else {
-			stress_ng_row(ml, p);
-		}
-	}
-}
-
-/*
- * klab's will-it-scale runner:
- *
- *   will-it-scale: testcase=malloc1 mode=process tasks=2 warmup=2 runtime=5
- *   warmup:1 total:123
- *   second:1 min:10 max:12 total:22
- *   average:22
- *   per_task_average:11
- */
-static void parse_will_it_scale(struct mlist *ml, char *const *lines, size_t nr)
-{
-	const char *task_metric = NULL;
-
-	for (size_t i = 0; i < nr; i++) {
-		char *copy, *tok[MAX_TOKENS];
-		const char *s, *mn, *mx, *total, *val;
-		size_t n;
-		int64_t sec;
-		double v[3];
-
-		if (!lines[i])
-			continue;
-		n = tokenize(lines[i], &copy, tok);
-		if (!task_metric) {
-			/* nothing counts before the header */
-			if (n >= 2 && n <= MAX_TOKENS && !strcmp(tok[0], "will-it-scale:")) {
-				for (size_t k = 1; k < n; k++) {
-					const char *mode = key_value(tok[k], "mode", '=');
-
-					if (mode && !strcmp(mode, "process"))
-						task_metric = "will-it-scale.per_process_ops";
-					else if (mode && !strcmp(mode, "thread"))
-						task_metric = "will-it-scale.per_thread_ops";
-				}
-			}
-		} else if (n == 4 && (s = key_value(tok[0], "second", ':')) && (mn = key_value(tok[1], "min", ':')) &&
-			   (mx = key_value(tok[2], "max", ':')) && (total = key_value(tok[3], "total", ':'))) {
-			if (!parse_int64(s, &sec) && sec >= 0 && !parse_number(mn, &v[0]) &&
-			    !parse_number(mx, &v[1]) && !parse_number(total, &v[2])) {
-				add_metric(ml, xstrdup("will-it-scale.ops_per_sec"), sec, v[2]);
-				add_metric(ml, xstrdup("will-it-scale.min_task_ops"), sec, v[0]);
-				add_metric(ml, xstrdup("will-it-scale.max_task_ops"), sec, v[1]);
-			}
-		} else if (n == 1 && (val = key_value(tok[0], "average", ':'))) {
-			if (!parse_number(val, &v[0]))
-				add_metric(ml, xstrdup("will-it-scale.average"), 0, v[0]);
-		} else if (n == 1 && (val = key_value(tok[0], "per_task_average", ':'))) {
-			if (!parse_number(val, &v[0]))
-				add_metric(ml, xstrdup(task_metric), 0, v[0]);
-		}
-		free(copy);
-	}
-}
-
-/* After duplicates are gone: the workload is what the measured seconds did. */
-static void will_it_scale_workload(struct mlist *ml)
-{
-	double sum = 0;
-	int any = 0;
-
-	for (size_t i = 0; i < ml->nr; i++) {
-		if (!strcmp(ml->m[i].name, "will-it-scale.ops_per_sec")) {
-			sum += ml->m[i].value;
-			any = 1;
-		}
-	}
-	if (any)
-		add_metric(ml, xstrdup("will-it-scale.workload"), 0, sum);
-}
-
-/* klab's usemem, one line per task: "N bytes / N usecs = N KB/s". */
-static void parse_vm_scalability(struct mlist *ml, char *const *lines, size_t nr)
-{
-	double throughput = 0, workload = 0;
-	int64_t task = 0;
-
-	for (size_t i = 0; i < nr; i++) {
-		char *copy, *tok[MAX_TOKENS];
-		double bytes, usecs, kbs;
-		size_t n;
-
-		if (!lines[i])
-			continue;
-		n = tokenize(lines[i], &copy, tok);
-		if (n == 8 && !strcmp(tok[1], "bytes") && !strcmp(tok[2], "/") && !strcmp(tok[4], "usecs") &&
-		    !strcmp(tok[5], "=") && !strcmp(tok[7], "KB/s") && !parse_number(tok[0], &bytes) &&
-		    !parse_number(tok[3], &usecs) && !parse_number(tok[6], &kbs)) {
-			add_metric(ml, xstrdup("vm-scalability.task_throughput"), task, kbs);
-			add_metric(ml, xstrdup("vm-scalability.task_usecs"), task, usecs);
-			add_metric(ml, xstrdup("vm-scalability.task_bytes"), task, bytes);
-			throughput += kbs;
-			workload += bytes;
-			task++;
-		}
-		free(copy);
-	}
-	if (task) {
-		add_metric(ml, xstrdup("vm-scalability.throughput"), 0, throughput);
-		add_metric(ml, xstrdup("vm-scalability.workload"), 0, workload);
-	}
 }
 
 struct metric_key {
@@ -846,7 +576,7 @@ static int metric_key_cmp(const void *a, const void *b)
 
 /* The samples table has UNIQUE (run, metric, seq): keep the first of
  * each (name, seq), in output order. */
-static void drop_duplicates(struct mlist *ml)
+static void drop_duplicates(struct result_metrics *ml)
 {
 	struct metric_key *keys;
 	unsigned char *dup;
@@ -878,23 +608,17 @@ static void drop_duplicates(struct mlist *ml)
 size_t result_parse_metrics(const char *suite, const char *testcase, char *const *lines, size_t nr_lines,
 			    struct result_metric **out)
 {
-	struct mlist ml = { 0 };
+	struct result_metrics ml = { 0 };
+	const struct suite *s = suite_find(suite);
 
 	(void)testcase;
 	*out = NULL;
-	if (!suite || (!lines && nr_lines))
+	if (!s || (!lines && nr_lines))
 		return 0;
-	if (!strcmp(suite, "stress-ng")) {
-		parse_stress_ng(&ml, lines, nr_lines);
-		drop_duplicates(&ml);
-	} else if (!strcmp(suite, "will-it-scale")) {
-		parse_will_it_scale(&ml, lines, nr_lines);
-		drop_duplicates(&ml);
-		will_it_scale_workload(&ml);
-	} else if (!strcmp(suite, "vm-scalability")) {
-		parse_vm_scalability(&ml, lines, nr_lines);
-		drop_duplicates(&ml);
-	}
+	s->parse(&ml, lines, nr_lines);
+	drop_duplicates(&ml);
+	if (s->derive)
+		s->derive(&ml);
 	if (!ml.nr) {
 		free(ml.m);
 		return 0;

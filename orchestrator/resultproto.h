@@ -29,7 +29,7 @@ struct result_metric {
 
 struct result_mon {
 	char *phase;		/* before | after | t<N> */
-	char *source;		/* vmstat | meminfo | stat */
+	char *source;		/* a monitor's name (monitor.h): vmstat | meminfo | stat */
 	char *name;
 	double value;
 };
@@ -102,7 +102,7 @@ void result_finish(struct result *r);
 const char *result_env_get(const struct result *r, const char *key);
 
 /* Metrics from the benchmark's output lines (NUL-terminated; NULL entries
- * are skipped) for a suite.  Returns the number of metrics (possibly 0:
+ * are skipped) by the suite's parser (suite-<name>.c).  Returns the number of metrics (possibly 0:
  * unknown suite, nothing recognised) and sets *out (NULL when 0; caller
  * frees with result_metrics_free).  testcase is the job's testcase (e.g.
  * mmapaddr); the names come from the output itself:
@@ -126,5 +126,40 @@ void result_metrics_free(struct result_metric *m, size_t n);
 
 /* 1 when s is a valid name (see RESULT_MAX_NAME). */
 int result_name_valid(const char *s);
+
+/* ---- for the suites' output parsers (suite-*.c) ---- */
+
+/* The metrics a parser collects. */
+struct result_metrics {
+	struct result_metric *m;
+	size_t nr, alloc;
+};
+
+/* Takes name; a metric with an invalid name or a value that is not
+ * finite is dropped. */
+void result_add_metric(struct result_metrics *ml, char *name, int64_t seq, double value);
+
+#define RESULT_MAX_TOKENS 16
+/* Split line (copied into *copy, which the caller frees) at runs of
+ * blanks into tok[RESULT_MAX_TOKENS].  Returns the number of tokens,
+ * RESULT_MAX_TOKENS + 1 when there are more. */
+size_t result_tokenize(const char *line, char **copy, char **tok);
+/* A finite decimal number, nothing else: [-+]digits[.digits][e[-+]digits]. */
+int result_parse_number(const char *s, double *out);
+/* A decimal integer: [-]digits, in range. */
+int result_parse_int64(const char *s, int64_t *out);
+const char *result_skip_blanks(const char *p);
+/* "key:value" (sep ':') → value, or NULL. */
+const char *result_key_value(const char *tok, const char *key, char sep);
+
+static inline int result_is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline int result_is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
 
 #endif

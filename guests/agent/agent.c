@@ -148,25 +148,37 @@ static int write_bounded(int fd, const char *buf, size_t len, int timeout_ms)
 	return 0;
 }
 
+/* prefix and the formatted text in buf[size], cut to fit; its length
+ * (without the NUL), or -1. */
+static int vformat(char *buf, size_t size, const char *prefix, const char *fmt, va_list ap) PRINTF_LIKE(4, 0);
+static int vformat(char *buf, size_t size, const char *prefix, const char *fmt, va_list ap)
+{
+	size_t len = strlen(prefix);
+	int n;
+
+	memcpy(buf, prefix, len);
+	n = vsnprintf(buf + len, size - len, fmt, ap);
+	if (n < 0)
+		return -1;
+	return (int)(len + ((size_t)n < size - len ? (size_t)n : size - len - 1));
+}
+
 static void logmsg(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static void logmsg(const char *fmt, ...)
 {
 	char buf[RECORD_MAX];
-	size_t len = strlen("klab-agent: ");
 	va_list ap;
 	int n;
 
 	if (con_fd < 0)
 		return;
-	memcpy(buf, "klab-agent: ", len);
 	va_start(ap, fmt);
-	n = vsnprintf(buf + len, sizeof(buf) - len - 1, fmt, ap);
+	n = vformat(buf, sizeof(buf) - 1, "klab-agent: ", fmt, ap);	/* room for the newline */
 	va_end(ap);
 	if (n < 0)
 		return;
-	len += (size_t)n < sizeof(buf) - len - 1 ? (size_t)n : sizeof(buf) - len - 2;
-	buf[len++] = '\n';
-	write_bounded(con_fd, buf, len, 1000);
+	buf[n++] = '\n';
+	write_bounded(con_fd, buf, (size_t)n, 1000);
 }
 
 /*
@@ -208,47 +220,48 @@ static void record(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static void record(const char *fmt, ...)
 {
 	char buf[RECORD_MAX];
-	size_t len = strlen("KLAB1 ");
 	va_list ap;
 	int n;
 
-	memcpy(buf, "KLAB1 ", len);
 	va_start(ap, fmt);
-	n = vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
+	n = vformat(buf, sizeof(buf), "KLAB1 ", fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	len += (size_t)n < sizeof(buf) - len ? (size_t)n : sizeof(buf) - len - 1;
-	emit(buf, len);
+	if (n >= 0)
+		emit(buf, (size_t)n);
+}
+
+/* To the console log and as a warn record. */
+static void vwarn(const char *fmt, va_list ap) PRINTF_LIKE(1, 0);
+static void vwarn(const char *fmt, va_list ap)
+{
+	char buf[RECORD_MAX - 16];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	logmsg("%s", buf);
+	record("warn %s", buf);
 }
 
 /* Something the host should know; the run goes on. */
 static void warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static void warn(const char *fmt, ...)
 {
-	char buf[RECORD_MAX - 16];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	logmsg("%s", buf);
-	record("warn %s", buf);
 }
 
 /* An internal error of the agent: reported as a warning and as "done 0". */
 static int fail(const char *fmt, ...) PRINTF_LIKE(1, 2);
 static int fail(const char *fmt, ...)
 {
-	char buf[RECORD_MAX - 16];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	agent_ok = 0;
-	logmsg("%s", buf);
-	record("warn %s", buf);
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -476,11 +489,15 @@ static int split_pair(char *s, char **value)
 	return 0;
 }
 
-static void add_setting(struct job_conf *jc, char *path, const char *value)
+/* Takes path (NULL: the allocation that made it failed). */
+static int add_setting(struct job_conf *jc, char *path, const char *value)
 {
+	if (!path)
+		return fail("out of memory");
 	jc->settings[jc->nr_settings].path = path;
 	jc->settings[jc->nr_settings].value = value;
 	jc->nr_settings++;
+	return 0;
 }
 
 static char *sysctl_path(const char *key)
@@ -515,32 +532,17 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 	} else if (!strcmp(key, "name")) {
 		jc->name = value ? value : "";
 	} else if (!strcmp(key, "sysctl")) {
-		char *path;
-
 		if (split_pair(value, &arg) < 0 || value[0] == '/' || has_dotdot(value))
 			return fail("job.conf:%d: expected 'sysctl <key> <value>'", lineno);
-		path = sysctl_path(value);
-		if (!path)
-			return fail("out of memory");
-		add_setting(jc, path, arg);
+		return add_setting(jc, sysctl_path(value), arg);
 	} else if (!strcmp(key, "sysfs")) {
-		char *path;
-
 		if (split_pair(value, &arg) < 0 || strncmp(value, "/sys/", 5) || has_dotdot(value))
 			return fail("job.conf:%d: expected 'sysfs </sys/path> <value>'", lineno);
-		path = strdup(value);
-		if (!path)
-			return fail("out of memory");
-		add_setting(jc, path, arg);
+		return add_setting(jc, strdup(value), arg);
 	} else if (!strcmp(key, "aslr")) {
-		char *path;
-
 		if (parse_uint(value, 2, &v) < 0)
 			return fail("job.conf:%d: aslr must be 0, 1 or 2", lineno);
-		path = strdup("/proc/sys/kernel/randomize_va_space");
-		if (!path)
-			return fail("out of memory");
-		add_setting(jc, path, value);
+		return add_setting(jc, strdup("/proc/sys/kernel/randomize_va_space"), value);
 	} else if (!strcmp(key, "drop_caches")) {
 		if (parse_uint(value, 3, &v) < 0)
 			return fail("job.conf:%d: drop_caches must be 0 to 3", lineno);
@@ -729,77 +731,80 @@ static int is_number(const char *s)
 	return 1;
 }
 
-/* /proc/vmstat ("name value") and /proc/meminfo ("Name:  value kB"). */
-static void send_name_values(const char *phase, const char *source, const char *path)
+/* A /proc/vmstat ("name value") or /proc/meminfo ("Name:  value kB") line. */
+static void send_name_value(const char *phase, const char *source, char *line)
 {
-	static char buf[PROC_FILE_MAX];
-	char *line, *next;
+	char *name, *value, *save;
 
-	if (read_file(path, buf, sizeof(buf)) < 0) {
-		fail("cannot read %s: %s", path, strerror(errno));
-		return;
-	}
-	for (line = buf; *line; line = next) {
-		char *name, *value, *save;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		else
-			next = line + strlen(line);
-		name = strtok_r(line, ": \t", &save);
-		value = name ? strtok_r(NULL, ": \t", &save) : NULL;
-		if (value && is_number(value))
-			record("mon %s %s %s %s", phase, source, name, value);
-	}
+	name = strtok_r(line, ": \t", &save);
+	value = name ? strtok_r(NULL, ": \t", &save) : NULL;
+	if (value && is_number(value))
+		record("mon %s %s %s %s", phase, source, name, value);
 }
 
-static void send_stat(const char *phase)
+/* A /proc/stat line: the all-CPU times, ctxt and processes. */
+static void send_stat(const char *phase, const char *source, char *line)
 {
 	static const char *const cpu_names[] = {
 		"user", "nice", "system", "idle", "iowait", "irq", "softirq",
 	};
+	char *tok, *save;
+
+	tok = strtok_r(line, " ", &save);
+	if (!tok)
+		return;
+	if (!strcmp(tok, "cpu")) {
+		for (size_t i = 0; i < sizeof(cpu_names) / sizeof(cpu_names[0]); i++) {
+			tok = strtok_r(NULL, " ", &save);
+			if (!tok || !is_number(tok))
+				break;
+			record("mon %s %s cpu.%s %s", phase, source, cpu_names[i], tok);
+		}
+	} else if (!strcmp(tok, "ctxt") || !strcmp(tok, "processes")) {
+		char *value = strtok_r(NULL, " ", &save);
+
+		if (value && is_number(value))
+			record("mon %s %s %s %s", phase, source, tok, value);
+	}
+}
+
+/* The monitors, one row each: the file read and what one of its lines
+ * sends.  The host's side of each is orchestrator/monitor-<name>.c. */
+static const struct monitor {
+	const char *name, *path;
+	void (*send_line)(const char *phase, const char *source, char *line);
+	int sampled;		/* also read every monitor_interval */
+} monitors[] = {
+	{ "vmstat", "/proc/vmstat", send_name_value, 1 },
+	{ "meminfo", "/proc/meminfo", send_name_value, 1 },
+	{ "stat", "/proc/stat", send_stat, 0 },
+};
+
+static void send_monitor(const char *phase, const struct monitor *m)
+{
 	static char buf[PROC_FILE_MAX];
 	char *line, *next;
 
-	if (read_file("/proc/stat", buf, sizeof(buf)) < 0) {
-		fail("cannot read /proc/stat: %s", strerror(errno));
+	if (read_file(m->path, buf, sizeof(buf)) < 0) {
+		fail("cannot read %s: %s", m->path, strerror(errno));
 		return;
 	}
 	for (line = buf; *line; line = next) {
-		char *tok, *save;
-		size_t i;
-
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		tok = strtok_r(line, " ", &save);
-		if (!tok)
-			continue;
-		if (!strcmp(tok, "cpu")) {
-			for (i = 0; i < sizeof(cpu_names) / sizeof(cpu_names[0]); i++) {
-				tok = strtok_r(NULL, " ", &save);
-				if (!tok || !is_number(tok))
-					break;
-				record("mon %s stat cpu.%s %s", phase, cpu_names[i], tok);
-			}
-		} else if (!strcmp(tok, "ctxt") || !strcmp(tok, "processes")) {
-			char *value = strtok_r(NULL, " ", &save);
-
-			if (value && is_number(value))
-				record("mon %s stat %s %s", phase, tok, value);
-		}
+		m->send_line(phase, m->name, line);
 	}
 }
 
-static void snapshot(const char *phase, int with_stat)
+/* Every monitor before and after the run, the sampled ones in between. */
+static void snapshot(const char *phase, int all)
 {
-	send_name_values(phase, "vmstat", "/proc/vmstat");
-	send_name_values(phase, "meminfo", "/proc/meminfo");
-	if (with_stat)
-		send_stat(phase);
+	for (size_t i = 0; i < sizeof(monitors) / sizeof(monitors[0]); i++)
+		if (all || monitors[i].sampled)
+			send_monitor(phase, &monitors[i]);
 }
 
 /* ---- the benchmark ---------------------------------------------------- */

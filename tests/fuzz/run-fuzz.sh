@@ -69,12 +69,17 @@ if [ -f "$build/config.h" ]; then
 else
 	config="-D_GNU_SOURCE"
 fi
+# the suites' parsers live with the rest of each suite (suite-*.c), whose
+# job.conf half needs job.c and so libyaml and libgit2
+o=$src/orchestrator
+libs=$(pkg-config --cflags --libs yaml-0.1 libgit2) ||
+	{ echo "run-fuzz: FAIL: pkg-config knows no yaml-0.1 or libgit2" >&2; exit 1; }
 echo "run-fuzz: building $bin with $cc"
 # shellcheck disable=SC2086
 if ! "$cc" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-Wall -Wextra -Wno-unused-parameter $config -I"$src/orchestrator" \
-	"$src/tests/fuzz/fuzz-resultproto.c" "$src/orchestrator/resultproto.c" \
-	"$src/orchestrator/util/util.c" "$src/orchestrator/util/strbuf.c" -lm -o "$bin"; then
+	-Wall -Wextra -Wno-unused-parameter $config -I"$o" \
+	"$src/tests/fuzz/fuzz-resultproto.c" "$o/resultproto.c" "$o/suite.c" "$o"/suite-*.c "$o/job.c" \
+	"$o/monitor.c" "$o"/monitor-*.c "$o/util/util.c" "$o/util/strbuf.c" $libs -lm -o "$bin"; then
 	echo "run-fuzz: FAIL: the harness does not build" >&2
 	exit 1
 fi

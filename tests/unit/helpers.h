@@ -32,7 +32,7 @@ __attribute__((unused)) static void load_host(struct host_topology *t, const cha
 }
 
 /* Compare with tests/data/<rel>, or rewrite it under KLAB_REGENERATE=1. */
-static void check_golden(const char *rel, const char *actual)
+__attribute__((unused)) static void check_golden(const char *rel, const char *actual)
 {
 	char *path = data_path(rel), *expected;
 	const char *regen = getenv("KLAB_REGENERATE");

@@ -1,0 +1,29 @@
+/* The monitor registry: the one table of what the guest reports besides
+ * the benchmark's output. */
+#include "monitor.h"
+#include "resultproto.h"
+#include "util/util.h"
+
+#include <string.h>
+
+extern const struct monitor monitor_vmstat, monitor_meminfo, monitor_stat;
+
+/* The order the agent sends them in. */
+static const struct monitor *const monitors[] = {
+	&monitor_vmstat,
+	&monitor_meminfo,
+	&monitor_stat,
+};
+
+const struct monitor *monitor_find(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(monitors); i++)
+		if (!strcmp(monitors[i]->name, name))
+			return monitors[i];
+	return NULL;
+}
+
+int monitor_field_valid(const struct monitor *m, const char *field)
+{
+	return result_name_valid(field) && (!m->field_ok || m->field_ok(field));
+}

@@ -1,0 +1,27 @@
+/* Monitors: what the guest agent reads before and after a run (and every
+ * monitor_interval) and sends as "KLAB1 mon PHASE SOURCE NAME VALUE"
+ * (docs/guest-protocol.md), as one table per monitor in monitor-<name>.c
+ * listed in one registry in monitor.c.  The agent's own reader table
+ * (guests/agent/agent.c) has a row of the same name for each. */
+#ifndef KLAB_MONITOR_H
+#define KLAB_MONITOR_H
+
+#include <stddef.h>
+
+struct monitor {
+	const char *name;	/* SOURCE in the records; series are monitor.<name>.<field> */
+	const char *reads;	/* what the agent reads in the guest */
+	int counters;		/* values only grow: a run's own share is after - before (a
+				 * "delta" row); else levels (memory), kept as they are */
+	int sampled;		/* also read at each monitor_interval (phase t<N>) */
+	/* A field name it sends, beyond result_name_valid() (NULL: any
+	 * valid name).  Guest output is hostile: bounded checks only. */
+	int (*field_ok)(const char *field);
+};
+
+/* The monitor of that name, or NULL (a record of an unknown source is bad). */
+const struct monitor *monitor_find(const char *name);
+/* 1 when field is a name this monitor's records may carry. */
+int monitor_field_valid(const struct monitor *m, const char *field);
+
+#endif

@@ -1,0 +1,80 @@
+/* Benchmark suites: everything klab knows about one suite (the job keys it
+ * reads, its checks and defaults, its KPIs, the program the guest runs and
+ * its argv, how its output becomes metrics) as one ops table per suite in
+ * suite-<name>.c, listed in one registry in suite.c.  Adding a suite is a
+ * file plus a row there. */
+#ifndef KLAB_SUITE_H
+#define KLAB_SUITE_H
+
+#include <stddef.h>
+
+struct job;
+struct job_kv;
+struct strbuf;
+struct result_metrics;
+
+/* Job keys only some suites read; a job that sets one its suite does not
+ * read is refused (it would silently measure something else). */
+#define SUITE_KEY_MODE 0x1		/* mode: process | thread */
+#define SUITE_KEY_NR_THREADS 0x2	/* threads per task */
+#define SUITE_KEY_SIZE 0x4		/* memory per task */
+
+/* A headline metric; "%s" in the name stands for the job's testcase. */
+struct suite_kpi {
+	const char *name;
+	int direction;		/* +1 higher is better, -1 lower */
+};
+
+/* The program the agent runs, put into the guest image. */
+struct suite_program {
+	const char *name;	/* klab's guests/bench/<name>, or a host program on PATH */
+	const char *dest;	/* its path in the guest */
+	const char *package;	/* NULL: klab builds it; else a host program (with the
+				 * libraries ldd names) from this Debian package */
+};
+
+struct suite {
+	const char *name;	/* the job's suite: and the metrics' prefix */
+	unsigned keys;		/* SUITE_KEY_* it reads */
+	const struct suite_kpi *kpis;	/* ends with a NULL name */
+	struct suite_program program;
+
+	/* Parse-time checks of the testcase and of one params entry;
+	 * errors are "path:line: ..." */
+	int (*check_testcase)(const struct job *job, const char *path, int line);
+	int (*check_param)(const struct job *job, const struct job_kv *kv, const char *path, int line);
+	/* The KPI of a job that names none (allocated). */
+	char *(*default_kpi)(const struct job *job);
+	/* Seconds it runs before the measured runtime (NULL: none); the
+	 * agent's timeout allows for them. */
+	int (*warmup_s)(const struct job *job, unsigned *out);
+	/* The "argv" lines of the agent's job.conf for a guest of `vcpus`. */
+	int (*agent_argv)(const struct job *job, unsigned vcpus, struct strbuf *conf);
+	/* The benchmark's output lines (NULL entries skipped) into metrics,
+	 * every name "<suite>.<...>"; then, once duplicates are dropped,
+	 * metrics made from the others (NULL: none). */
+	void (*parse)(struct result_metrics *ml, char *const *lines, size_t nr);
+	void (*derive)(struct result_metrics *ml);
+};
+
+/* The suite of that name, or NULL. */
+const struct suite *suite_find(const char *name);
+/* The same, with error("unknown suite 'x' (klab runs: a, b, c)") for NULL. */
+const struct suite *suite_get(const char *name);
+/* Every suite, in the registry's order; *nr is set to their number. */
+const struct suite *const *suite_all(size_t *nr);
+/* The names of the suites whose keys include all of `keys` (0: every
+ * suite), separated by ", " and `last_sep` before the last. */
+void suite_names(struct strbuf *sb, unsigned keys, const char *last_sep);
+
+/* The direction of a suite's headline metric for a job of `testcase`
+ * (+1 higher is better, -1 lower), 0 when `metric` is not one of them. */
+int suite_kpi_direction(const struct suite *s, const char *testcase, const char *metric);
+
+/* For suite-*.c: a testcase that must be one of a list ("path:line:
+ * testcase: <suite> supports a, b or c, got 'x'"). */
+int suite_check_listed(const struct job *job, const char *const *list, size_t n, const char *path, int line);
+/* 1 when s is in the list. */
+int suite_listed(const char *s, const char *const *list, size_t n);
+
+#endif
