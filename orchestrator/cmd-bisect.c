@@ -160,7 +160,7 @@ static void print_commit_line(struct runner *r, const char *hex)
 	struct commit_info ci;
 
 	if (gitrepo_commit_info(r->repo, hex, &ci) == 0) {
-		printf("[%s] %s\n", hex, ci.subject);
+		print_line("[%s] %s", hex, ci.subject);
 		commit_info_release(&ci);
 	} else {
 		printf("[%s]\n", hex);
@@ -539,7 +539,7 @@ static int pair_begin(struct runner *r, struct pair_side *side, const char *hex,
 		commit_info_release(&ci);
 		return -1;
 	}
-	printf("%s %.12s %s\n", phase, hex, ci.subject);
+	print_line("%s %.12s %s", phase, hex, ci.subject);
 	commit_info_release(&ci);
 	return build_for(r, hex, &side->kernel, &side->build_id);
 }
@@ -736,7 +736,7 @@ static void print_skipped(struct runner *r)
 		if (!shown++)
 			printf("  skipped on the way:\n");
 		if (gitrepo_commit_info(r->repo, steps[i].hash, &ci) == 0) {
-			printf("    %.12s %s\n", steps[i].hash, ci.subject);
+			print_line("    %.12s %s", steps[i].hash, ci.subject);
 			commit_info_release(&ci);
 		} else {
 			printf("    %.12s\n", steps[i].hash);
@@ -806,8 +806,16 @@ report:
 	if (parent.n && cul.n)
 		print_mon_table(r, parent.s.id, cul.s.id);
 	print_skipped(r);
-	printf("  reproduce: klab run --job %s --repo %s --rev %.12s\n", r->b->job_path ? r->b->job_path : "JOB",
-	       r->b->repo_path, culprit);
+	{
+		struct strbuf rep = STRBUF_INIT;
+		strbuf_addstr(&rep, "  reproduce: klab run --job ");
+		strbuf_add_shell_word(&rep, r->b->job_path ? r->b->job_path : "JOB");
+		strbuf_addstr(&rep, " --repo ");
+		strbuf_add_shell_word(&rep, r->b->repo_path);
+		strbuf_addf(&rep, " --rev %.12s\n", culprit);
+		fputs(rep.buf, stdout);
+		strbuf_release(&rep);
+	}
 	pair_release(&parent);
 	pair_release(&cul);
 	free(spec);
@@ -929,8 +937,11 @@ static void print_first_bad(struct runner *r, const char *hex)
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
-		printf("commit %s\nAuthor: %s\nDate:   %s %+03d%02d\n\n    %s\n\n", hex, ci.author, date,
-		       ci.author_tz / 60, abs(ci.author_tz) % 60, ci.subject);
+		printf("commit %s\n", hex);
+		print_line("Author: %s", ci.author);
+		printf("Date:   %s %+03d%02d\n\n", date, ci.author_tz / 60, abs(ci.author_tz) % 60);
+		print_line("    %s", ci.subject);
+		printf("\n");
 		commit_info_release(&ci);
 	}
 	printf("bisection %lld: first bad commit found after %d step%s in this run (%s)\n",
@@ -2015,28 +2026,15 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 
 static void print_argv(FILE *f, char **argv, size_t argc)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	for (size_t i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int plain = *a != '\0';
-		for (const char *p = a; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
-				plain = 0;
-		fputs(i ? " " : "", f);
-		if (plain) {
-			fputs(a, f);
-		} else {
-			fputc('\'', f);
-			for (const char *p = a; *p; p++) {
-				if (*p == '\'')
-					fputs("'\\''", f);
-				else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-					fprintf(f, "\\x%02x", (unsigned char)*p);
-				else
-					fputc(*p, f);
-			}
-			fputc('\'', f);
-		}
+		if (i)
+			strbuf_addch(&sb, ' ');
+		strbuf_add_shell_word(&sb, argv[i]);
 	}
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
 }
 
 /* A multisection's slots and rounds: which steps ran at the same time. */
