@@ -1735,9 +1735,10 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 			goto out;
 		job_parsed = 1;
 		if (kpi_arg) {
-			size_t sl = strlen(job.suite);
-			if (strncmp(kpi_arg, job.suite, sl) || kpi_arg[sl] != '.' || !kpi_arg[sl + 1]) {
-				error("--kpi '%s': a %s job's metrics are named '%s.<name>'", kpi_arg, job.suite, job.suite);
+			struct strbuf why = STRBUF_INIT;
+			if (check_kpi(&job, kpi_arg, &why) < 0) {
+				error("--kpi '%s': expected %s", kpi_arg, why.buf);
+				strbuf_release(&why);
 				ret = EXIT_USAGE;
 				goto out;
 			}

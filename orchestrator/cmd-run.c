@@ -402,9 +402,10 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	if (repeat)
 		job.repeat = (unsigned)repeat;
 	if (kpi) {
-		size_t sl = strlen(job.suite);
-		if (strncmp(kpi, job.suite, sl) || kpi[sl] != '.' || !kpi[sl + 1]) {
-			error("--kpi '%s': a %s job's metrics are named '%s.<name>'", kpi, job.suite, job.suite);
+		struct strbuf why = STRBUF_INIT;
+		if (check_kpi(&job, kpi, &why) < 0) {
+			error("--kpi '%s': expected %s", kpi, why.buf);
+			strbuf_release(&why);
 			ret = EXIT_USAGE;
 			goto out;
 		}

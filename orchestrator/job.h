@@ -83,4 +83,12 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out);
  * vm-scalability.throughput.  NULL for a job that was not parsed. */
 const char *job_default_kpi(const struct job *job);
 
+/* The one rule for a KPI, in a job file and for every --kpi: a metric
+ * name a result record may carry (at most 128 of [A-Za-z0-9_.:+()/-],
+ * with a '.'); with a parsed job (NULL: the name only), also one of its
+ * suite's, "<suite>.<metric>".  0, or -1 with what was expected added
+ * to why (may be NULL). */
+struct strbuf;
+int check_kpi(const struct job *job, const char *kpi, struct strbuf *why);
+
 #endif
