@@ -1726,6 +1726,17 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		ret = usage_error("start needs --repo, --bad and at least one --good");
 		goto out;
 	}
+	/* what is stored as a name or path (or a KPI) is one line of text */
+	if (check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--job", job_arg) < 0 ||
+	    check_no_controls("--kpi", kpi_arg) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < nr_paths; i++)
+		if (check_no_controls("--paths", path_args[i]) < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	if (job_arg) {
 		/* A job bisection builds every commit and decides by itself. */
 		if (optind < argc) {

@@ -395,6 +395,13 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* names, paths and URIs that are stored and printed: one line each */
+	if (check_no_controls("--job", job_path) < 0 || check_no_controls("--kernel", kernel_arg) < 0 ||
+	    check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--uri", geo.uri) < 0 ||
+	    check_no_controls("--host", geo.host) < 0 || check_no_controls("--cmdline", geo.extra_cmdline) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (geo.uri && geo.host) {
 		error("--uri and --host: choose one (see 'klab run --help')");
 		ret = EXIT_USAGE;
