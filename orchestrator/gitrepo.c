@@ -24,11 +24,17 @@ struct worktree {
 	char *path;
 };
 
-static int git_fail(const char *what, const char *subject)
+/* libgit2's reason for the last failure. */
+static const char *git_msg(void)
 {
 	const git_error *e = git_error_last();
 
-	return error("%s '%s': %s", what, subject, e && e->message ? e->message : "unknown libgit2 error");
+	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+static int git_fail(const char *what, const char *subject)
+{
+	return error("%s '%s': %s", what, subject, git_msg());
 }
 
 void gitrepo_global_init(void)
@@ -126,10 +132,11 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char hex[41])
 
 	if (!*rev || rev[0] == '-')
 		return error("unknown revision '%s'", rev);
+	/* libgit2 says why: no such ref, an ambiguous prefix, bad syntax */
 	if (git_revparse_single(&obj, r->repo, rev) < 0)
-		return error("unknown revision '%s' in '%s'", rev, r->path);
+		return error("unknown revision '%s' in '%s': %s", rev, r->path, git_msg());
 	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
-		error("revision '%s' is not a commit", rev);
+		error("revision '%s' is not a commit: %s", rev, git_msg());
 		goto cleanup;
 	}
 	git_oid_tostr(hex, 41, git_object_id(peeled));
