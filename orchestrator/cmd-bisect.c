@@ -243,7 +243,7 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 			if (db_step_finish(r->lab->db, &s) < 0)
 				goto out;
 			r->steps_done++;
-			printf("step %d: %.12s is skip (%s)\n", s.seq, hex, reason.buf);
+			print_line("step %d: %.12s is skip (%s)", s.seq, hex, reason.buf);
 			res = STEP_SKIP;
 			goto out;
 		}
@@ -270,8 +270,8 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 			goto free_env;
 		}
 		r->steps_done++;
-		printf("step %d: %.12s is %s (%s, %s)\n", s.seq, hex, s.verdict, reason.buf,
-		       fmt_duration(s.test_ms, dur, sizeof(dur)));
+		print_line("step %d: %.12s is %s (%s, %s)", s.seq, hex, s.verdict, reason.buf,
+			   fmt_duration(s.test_ms, dur, sizeof(dur)));
 		goto free_env;
 	}
 	env[0] = xstrfmt("KLAB_COMMIT=%s", hex);
@@ -341,8 +341,8 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 		goto free_env;
 	}
 	r->steps_done++;
-	printf("step %d: %.12s is %s (%s, test %s)\n", s.seq, hex, s.verdict, reason.buf,
-	       fmt_duration(s.test_ms, dur, sizeof(dur)));
+	print_line("step %d: %.12s is %s (%s, test %s)", s.seq, hex, s.verdict, reason.buf,
+		   fmt_duration(s.test_ms, dur, sizeof(dur)));
 free_env:
 	for (int i = 0; i < 9 && env[i]; i++)
 		free(env[i]);
@@ -1023,8 +1023,8 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
 			if (db_step_finish(db, &done) < 0)
 				rc = -1;
 			else
-				printf("step %d: %.12s is skip (%s, %s)\n", s->seq, s->hash, why,
-				       fmt_duration(done.test_ms, dur, sizeof(dur)));
+				print_line("step %d: %.12s is skip (%s, %s)", s->seq, s->hash, why,
+					   fmt_duration(done.test_ms, dur, sizeof(dur)));
 		}
 		if (p->ge_ready)
 			guest_env_release(&p->ge);
@@ -1527,8 +1527,8 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 				goto out;
 			}
 			r.perf = &perf;
-			printf("job %s: %s %s, KPI %s (%s is better)\n", b->job_path, perf.job.suite, perf.job.testcase,
-			       perf.job.kpi, perf.job.direction > 0 ? "higher" : "lower");
+			print_line("job %s: %s %s, KPI %s (%s is better)", b->job_path, perf.job.suite, perf.job.testcase,
+				   perf.job.kpi, perf.job.direction > 0 ? "higher" : "lower");
 			{
 				int64_t t0 = now_ms();
 				rc = reference_phase(&r);
@@ -1989,7 +1989,7 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
 	if (!strcmp(b.state, "done")) {
-		printf("bisection %lld is already done: %s\n", (long long)b.id, b.message ? b.message : "");
+		print_line("bisection %lld is already done: %s", (long long)b.id, b.message ? b.message : "");
 		ret = !strcmp(b.result, "culprit") ? EXIT_OK : EXIT_UNDECIDED;
 	} else if (!strcmp(b.state, "failed")) {
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
@@ -2111,7 +2111,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		if (!strcmp(steps[i].status, "done"))
 			done++;
 	printf("bisection:  %lld (%s)\n", (long long)b.id, b.kind);
-	printf("repository: %s\n", b.repo_path);
+	print_line("repository: %s", b.repo_path);
 	printf("state:      %s\n", live_state(&lab, &b));
 	printf("result:     %s\n", b.result ? b.result : "-");
 	if (b.message) {
@@ -2125,7 +2125,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	if (b.first_parent)
 		printf("first-parent: yes\n");
 	for (size_t i = 0; i < b.nr_paths; i++)
-		printf("path:       %s\n", b.paths[i]);
+		print_line("path:       %s", b.paths[i]);
 	if (b.job_path) {
 		printf("job:        ");
 		print_clean(stdout, b.job_path);
@@ -2221,7 +2221,8 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		lab_close(&lab);
 		return EXIT_FAIL;
 	}
-	printf("# klab bisection %lld of %s\n# test command: ", (long long)b.id, b.repo_path);
+	print_line("# klab bisection %lld of %s", (long long)b.id, b.repo_path);
+	printf("# test command: ");
 	print_argv(stdout, b.argv, b.argc);
 	printf("\ngit bisect start%s", b.first_parent ? " --first-parent" : "");
 	printf(" %s", b.bad);
@@ -2241,10 +2242,10 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
 		if (!strcmp(s->status, "done")) {
-			printf("# %s: %s; log %s\n", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
+			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);
 		} else {
-			printf("# %s: %s\n", s->status, s->reason ? s->reason : "not finished");
+			print_line("# %s: %s", s->status, s->reason ? s->reason : "not finished");
 		}
 	}
 	if (b.culprit)
