@@ -165,6 +165,9 @@ grep -q 'https://hooks.example.invalid/\.\.\.' "$T/show.out" && ok "track show: 
 	fail "webhook: $(cat "$T/show.out")"
 check "the report was written" test -d "$T/report"
 if grep -rq 'hunter2\|pa55\|TOK3N\|S3CRET' "$T/report"; then fail "the report holds a secret"; else ok "the report holds no secret"; fi
+err=$(k track fetch creds 2>&1)
+case $err in *hunter2*|*TOK3N*) fail "a failed fetch prints the secret: $err";; *"git.example.invalid"*) ok "a failed fetch names the remote without its secrets";; *) fail "fetch: $err";; esac
+check "the recorded fetch error holds no secret" test "$(q "SELECT count(*) FROM track_fetches WHERE message LIKE '%hunter2%' OR message LIKE '%TOK3N%'")" -eq 0
 check "the stored remote is the full URL (fetch needs it)" test "$(q "SELECT remote FROM tracks WHERE name = 'creds'")" = "https://alice:hunter2@git.example.invalid/linux.git?private_token=TOK3N"
 
 # ---- 9. --help: stdout, exit 0, every option of the getopt tables ---------------------------
