@@ -203,15 +203,10 @@ static void run_booted(const struct job_run *jr, unsigned i, const struct guest_
 	       gr->pinning ? gr->pinning : "?", gr->kernel_release ? "; kernel " : "",
 	       gr->kernel_release ? gr->kernel_release : "");
 	if (gr->outcome != VM_OK) {
-		printf("  %s\n", gr->reason);
+		print_line("  %s", gr->reason);
 		if (gr->excerpt) {
 			printf("  console excerpt (%s):\n", gr->console_path);
-			for (const char *p = gr->excerpt; *p;) {
-				const char *nl = strchr(p, '\n');
-				size_t n = nl ? (size_t)(nl - p) : strlen(p);
-				printf("    | %.*s\n", (int)n, p);
-				p += n + (nl ? 1 : 0);
-			}
+			print_lines("    | ", gr->excerpt);
 		}
 	} else {
 		summary_add(sum, gr->metrics, gr->nr_metrics, jr->nr_ok - 1);

@@ -436,18 +436,6 @@ out:
 	return ret;
 }
 
-/* Each line of a stored multi-line text, indented. */
-static void print_indented(const char *indent, const char *text)
-{
-	for (const char *p = text; p && *p;) {
-		const char *eol = strchrnul(p, '\n');
-		char *line = xstrndup(p, (size_t)(eol - p));
-		print_line("%s%s", indent, line);
-		free(line);
-		p = *eol ? eol + 1 : eol;
-	}
-}
-
 static int track_show(int argc, char **argv, const struct global_opts *g)
 {
 	struct lab lab;
@@ -489,7 +477,7 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 			printf(" %.12s", f.new_tip);
 		printf("\n");
 		if (f.message)
-			print_indented("            ", f.message);
+			print_lines("            ", f.message);
 	} else {
 		printf("last fetch: never\n");
 	}
@@ -501,14 +489,14 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 			printf(" vs %.12s", tp->compared_to);
 		if (tp->subject) {
 			printf("  ");
-			print_indented("", tp->subject);
+			print_lines("", tp->subject);
 		} else {
 			printf("\n");
 		}
 		if (tp->message)
-			print_indented("    ", tp->message);
+			print_lines("    ", tp->message);
 		if (tp->kpi_text)
-			print_indented("    ", tp->kpi_text);
+			print_lines("    ", tp->kpi_text);
 		if (tp->bisection_id)
 			printf("    bisection %lld (queue job %lld): klab bisect show %lld\n", (long long)tp->bisection_id,
 			       (long long)tp->queue_job_id, (long long)tp->bisection_id);
@@ -717,8 +705,10 @@ static void on_boot(const struct job_run *jr, unsigned i, const struct guest_res
 			printf(", %s %.6g", jr->job->kpi, gr->metrics[m].value);
 			break;
 		}
-	if (gr->outcome != VM_OK && gr->reason)
-		printf(": %s", gr->reason);
+	if (gr->outcome != VM_OK && gr->reason) {
+		printf(": ");
+		print_clean(stdout, gr->reason);
+	}
 	printf("\n");
 	fflush(stdout);
 }
@@ -1041,7 +1031,7 @@ static int test_tip(struct lab *lab, const struct db_track *t, struct gitrepo *r
 	}
 	ret = finish_tip(&r, status, message, kpi_text.buf, bisection_id, queue_id);
 	if (ret == 0)
-		print_indented("  ", kpi_text.buf);
+		print_lines("  ", kpi_text.buf);
 out:
 	for (size_t i = 0; i < r.nr_jobs; i++)
 		job_outcome_release(&r.jobs[i]);

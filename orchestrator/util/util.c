@@ -170,6 +170,16 @@ void print_line(const char *fmt, ...)
 	strbuf_release(&clean);
 }
 
+void print_lines(const char *indent, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		const char *eol = strchrnul(p, '\n');
+
+		print_line("%s%.*s", indent, (int)(eol - p), p);
+		p = *eol ? eol + 1 : eol;
+	}
+}
+
 int has_control_chars(const char *s)
 {
 	for (; s && *s; s++)

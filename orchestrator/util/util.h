@@ -51,6 +51,9 @@ void print_clean(FILE *f, const char *s);
 /* One line on stdout, formatted, cleaned as print_clean() does, then a
  * newline: for lines that carry untrusted text among klab's own. */
 void print_line(const char *fmt, ...) KLAB_PRINTF(1, 2);
+/* Each line of a multi-line untrusted text (a console excerpt, a stored
+ * message) on stdout after indent, cleaned as print_line() does. */
+void print_lines(const char *indent, const char *text);
 /* 1 when s holds a control character (C0, DEL). */
 int has_control_chars(const char *s);
 /* A command-line value that becomes a name, path, URL or address must be
