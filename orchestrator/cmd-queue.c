@@ -628,17 +628,6 @@ out:
 	return ret;
 }
 
-/* "-h"/"--help" anywhere: the usage on stdout (exit 0). */
-static int wants_help(int argc, char **argv, const char *const *usage)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			print_usage(usage, 0);
-			return 1;
-		}
-	return 0;
-}
-
 /* The one ID argument of log, cancel and retry; a usage error on stderr
  * otherwise. */
 static int one_job(int argc, char **argv, const char *const *usage, int64_t *id)

@@ -128,16 +128,6 @@ enum {
 	OPT_REPO = 3000, OPT_REMOTE, OPT_BRANCH, OPT_JOB, OPT_THRESHOLD, OPT_NOTIFY
 };
 
-static int wants_help(int argc, char **argv, const char *const *usage)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			print_usage(usage, 0);
-			return 1;
-		}
-	return 0;
-}
-
 static int usage_error(const char *sub, const char *msg)
 {
 	error("%s (see 'klab track %s --help')", msg, sub);
