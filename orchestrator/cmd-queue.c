@@ -499,8 +499,11 @@ static char *job_what(struct lab *lab, const struct queue_job *j)
 	if (strcmp(j->kind, "bisect")) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addstr(&sb, "run");
-		for (size_t i = 1; i < j->nr_args; i++)
-			strbuf_addf(&sb, " %s", j->args[i]);
+		/* as the shell would take it back */
+		for (size_t i = 1; i < j->nr_args; i++) {
+			strbuf_addch(&sb, ' ');
+			strbuf_add_shell_word(&sb, j->args[i]);
+		}
 		return strbuf_detach(&sb, NULL);
 	}
 	if (db_bisection_load(lab->db, j->bisection_id, &b) < 0)
