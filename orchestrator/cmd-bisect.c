@@ -33,7 +33,8 @@ static const char *const bisect_usage[] = {
 	"usage: klab bisect start --repo PATH --good REV [--good REV...] --bad REV",
 	"                         [--first-parent] [--paths P...] [--timeout SEC]",
 	"                         [--build [--config BASE] [--fragment F...]",
-	"                          [--config-option O...] [--allow-config-drift]]",
+	"                          [--no-default-fragments] [--config-option O...]",
+	"                          [--allow-config-drift]]",
 	"                         [--slots K] [--no-run] -- CMD [ARGS...]",
 	"   or: klab bisect start --repo PATH --good REV --bad REV --job FILE",
 	"                         [--kpi METRIC] [--slots K] [config options] [--no-run]",
@@ -160,7 +161,7 @@ static void print_commit_line(struct runner *r, const char *hex)
 	struct commit_info ci;
 
 	if (gitrepo_commit_info(r->repo, hex, &ci) == 0) {
-		printf("[%s] %s\n", hex, ci.subject);
+		print_line("[%s] %s", hex, ci.subject);
 		commit_info_release(&ci);
 	} else {
 		printf("[%s]\n", hex);
@@ -242,7 +243,7 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 			if (db_step_finish(r->lab->db, &s) < 0)
 				goto out;
 			r->steps_done++;
-			printf("step %d: %.12s is skip (%s)\n", s.seq, hex, reason.buf);
+			print_line("step %d: %.12s is skip (%s)", s.seq, hex, reason.buf);
 			res = STEP_SKIP;
 			goto out;
 		}
@@ -269,8 +270,8 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 			goto free_env;
 		}
 		r->steps_done++;
-		printf("step %d: %.12s is %s (%s, %s)\n", s.seq, hex, s.verdict, reason.buf,
-		       fmt_duration(s.test_ms, dur, sizeof(dur)));
+		print_line("step %d: %.12s is %s (%s, %s)", s.seq, hex, s.verdict, reason.buf,
+			   fmt_duration(s.test_ms, dur, sizeof(dur)));
 		goto free_env;
 	}
 	env[0] = xstrfmt("KLAB_COMMIT=%s", hex);
@@ -340,8 +341,8 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 		goto free_env;
 	}
 	r->steps_done++;
-	printf("step %d: %.12s is %s (%s, test %s)\n", s.seq, hex, s.verdict, reason.buf,
-	       fmt_duration(s.test_ms, dur, sizeof(dur)));
+	print_line("step %d: %.12s is %s (%s, test %s)", s.seq, hex, s.verdict, reason.buf,
+		   fmt_duration(s.test_ms, dur, sizeof(dur)));
 free_env:
 	for (int i = 0; i < 9 && env[i]; i++)
 		free(env[i]);
@@ -539,7 +540,7 @@ static int pair_begin(struct runner *r, struct pair_side *side, const char *hex,
 		commit_info_release(&ci);
 		return -1;
 	}
-	printf("%s %.12s %s\n", phase, hex, ci.subject);
+	print_line("%s %.12s %s", phase, hex, ci.subject);
 	commit_info_release(&ci);
 	return build_for(r, hex, &side->kernel, &side->build_id);
 }
@@ -736,7 +737,7 @@ static void print_skipped(struct runner *r)
 		if (!shown++)
 			printf("  skipped on the way:\n");
 		if (gitrepo_commit_info(r->repo, steps[i].hash, &ci) == 0) {
-			printf("    %.12s %s\n", steps[i].hash, ci.subject);
+			print_line("    %.12s %s", steps[i].hash, ci.subject);
 			commit_info_release(&ci);
 		} else {
 			printf("    %.12s\n", steps[i].hash);
@@ -806,8 +807,16 @@ report:
 	if (parent.n && cul.n)
 		print_mon_table(r, parent.s.id, cul.s.id);
 	print_skipped(r);
-	printf("  reproduce: klab run --job %s --repo %s --rev %.12s\n", r->b->job_path ? r->b->job_path : "JOB",
-	       r->b->repo_path, culprit);
+	{
+		struct strbuf rep = STRBUF_INIT;
+		strbuf_addstr(&rep, "  reproduce: klab run --job ");
+		strbuf_add_shell_word(&rep, r->b->job_path ? r->b->job_path : "JOB");
+		strbuf_addstr(&rep, " --repo ");
+		strbuf_add_shell_word(&rep, r->b->repo_path);
+		strbuf_addf(&rep, " --rev %.12s\n", culprit);
+		fputs(rep.buf, stdout);
+		strbuf_release(&rep);
+	}
 	pair_release(&parent);
 	pair_release(&cul);
 	free(spec);
@@ -929,8 +938,11 @@ static void print_first_bad(struct runner *r, const char *hex)
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
-		printf("commit %s\nAuthor: %s\nDate:   %s %+03d%02d\n\n    %s\n\n", hex, ci.author, date,
-		       ci.author_tz / 60, abs(ci.author_tz) % 60, ci.subject);
+		printf("commit %s\n", hex);
+		print_line("Author: %s", ci.author);
+		printf("Date:   %s %+03d%02d\n\n", date, ci.author_tz / 60, abs(ci.author_tz) % 60);
+		print_line("    %s", ci.subject);
+		printf("\n");
 		commit_info_release(&ci);
 	}
 	printf("bisection %lld: first bad commit found after %d step%s in this run (%s)\n",
@@ -1011,8 +1023,8 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
 			if (db_step_finish(db, &done) < 0)
 				rc = -1;
 			else
-				printf("step %d: %.12s is skip (%s, %s)\n", s->seq, s->hash, why,
-				       fmt_duration(done.test_ms, dur, sizeof(dur)));
+				print_line("step %d: %.12s is skip (%s, %s)", s->seq, s->hash, why,
+					   fmt_duration(done.test_ms, dur, sizeof(dur)));
 		}
 		if (p->ge_ready)
 			guest_env_release(&p->ge);
@@ -1515,8 +1527,8 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 				goto out;
 			}
 			r.perf = &perf;
-			printf("job %s: %s %s, KPI %s (%s is better)\n", b->job_path, perf.job.suite, perf.job.testcase,
-			       perf.job.kpi, perf.job.direction > 0 ? "higher" : "lower");
+			print_line("job %s: %s %s, KPI %s (%s is better)", b->job_path, perf.job.suite, perf.job.testcase,
+				   perf.job.kpi, perf.job.direction > 0 ? "higher" : "lower");
 			{
 				int64_t t0 = now_ms();
 				rc = reference_phase(&r);
@@ -1714,6 +1726,17 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		ret = usage_error("start needs --repo, --bad and at least one --good");
 		goto out;
 	}
+	/* what is stored as a name or path (or a KPI) is one line of text */
+	if (check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--job", job_arg) < 0 ||
+	    check_no_controls("--kpi", kpi_arg) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < nr_paths; i++)
+		if (check_no_controls("--paths", path_args[i]) < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	if (job_arg) {
 		/* A job bisection builds every commit and decides by itself. */
 		if (optind < argc) {
@@ -1724,9 +1747,10 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 			goto out;
 		job_parsed = 1;
 		if (kpi_arg) {
-			size_t sl = strlen(job.suite);
-			if (strncmp(kpi_arg, job.suite, sl) || kpi_arg[sl] != '.' || !kpi_arg[sl + 1]) {
-				error("--kpi '%s': a %s job's metrics are named '%s.<name>'", kpi_arg, job.suite, job.suite);
+			struct strbuf why = STRBUF_INIT;
+			if (check_kpi(&job, kpi_arg, &why) < 0) {
+				error("--kpi '%s': expected %s", kpi_arg, why.buf);
+				strbuf_release(&why);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -1965,7 +1989,7 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
 	if (!strcmp(b.state, "done")) {
-		printf("bisection %lld is already done: %s\n", (long long)b.id, b.message ? b.message : "");
+		print_line("bisection %lld is already done: %s", (long long)b.id, b.message ? b.message : "");
 		ret = !strcmp(b.result, "culprit") ? EXIT_OK : EXIT_UNDECIDED;
 	} else if (!strcmp(b.state, "failed")) {
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
@@ -2015,28 +2039,15 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 
 static void print_argv(FILE *f, char **argv, size_t argc)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	for (size_t i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int plain = *a != '\0';
-		for (const char *p = a; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
-				plain = 0;
-		fputs(i ? " " : "", f);
-		if (plain) {
-			fputs(a, f);
-		} else {
-			fputc('\'', f);
-			for (const char *p = a; *p; p++) {
-				if (*p == '\'')
-					fputs("'\\''", f);
-				else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-					fprintf(f, "\\x%02x", (unsigned char)*p);
-				else
-					fputc(*p, f);
-			}
-			fputc('\'', f);
-		}
+		if (i)
+			strbuf_addch(&sb, ' ');
+		strbuf_add_shell_word(&sb, argv[i]);
 	}
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
 }
 
 /* A multisection's slots and rounds: which steps ran at the same time. */
@@ -2100,7 +2111,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		if (!strcmp(steps[i].status, "done"))
 			done++;
 	printf("bisection:  %lld (%s)\n", (long long)b.id, b.kind);
-	printf("repository: %s\n", b.repo_path);
+	print_line("repository: %s", b.repo_path);
 	printf("state:      %s\n", live_state(&lab, &b));
 	printf("result:     %s\n", b.result ? b.result : "-");
 	if (b.message) {
@@ -2114,7 +2125,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	if (b.first_parent)
 		printf("first-parent: yes\n");
 	for (size_t i = 0; i < b.nr_paths; i++)
-		printf("path:       %s\n", b.paths[i]);
+		print_line("path:       %s", b.paths[i]);
 	if (b.job_path) {
 		printf("job:        ");
 		print_clean(stdout, b.job_path);
@@ -2210,7 +2221,8 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		lab_close(&lab);
 		return EXIT_FAIL;
 	}
-	printf("# klab bisection %lld of %s\n# test command: ", (long long)b.id, b.repo_path);
+	print_line("# klab bisection %lld of %s", (long long)b.id, b.repo_path);
+	printf("# test command: ");
 	print_argv(stdout, b.argv, b.argc);
 	printf("\ngit bisect start%s", b.first_parent ? " --first-parent" : "");
 	printf(" %s", b.bad);
@@ -2230,10 +2242,10 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
 		if (!strcmp(s->status, "done")) {
-			printf("# %s: %s; log %s\n", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
+			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);
 		} else {
-			printf("# %s: %s\n", s->status, s->reason ? s->reason : "not finished");
+			print_line("# %s: %s", s->status, s->reason ? s->reason : "not finished");
 		}
 	}
 	if (b.culprit)

@@ -27,9 +27,12 @@ static const char *const build_usage[] = {
 	"  --config BASE           tinyconfig (default), defconfig, allnoconfig or",
 	"                          a path to a .config",
 	"  --fragment F            add a fragment: a name from the shipped set",
-	"                          (x86_64-base, perf-guest) or a path; repeatable",
+	"                          (x86_64-base, perf-guest) or a path (relative",
+	"                          to the current directory); repeatable",
 	"  --no-default-fragments  do not add x86_64-base and perf-guest",
-	"  --config-option O       one setting, e.g. CONFIG_KASAN=y; repeatable",
+	"  --config-option O       one setting, e.g. CONFIG_KASAN=y; repeatable;",
+	"                          the value is y, m, n, a number, 0x hex or a",
+	"                          \"string\"",
 	"  --allow-config-drift    build even if Kconfig changed a requested symbol",
 	"  -j N                    parallel jobs (default: build_jobs in klab.conf,",
 	"                          else the number of CPUs)",
@@ -76,6 +79,14 @@ int recipe_from_opts(const struct recipe_opts *ro, struct kbuild_recipe *r)
 	size_t nr;
 
 	memset(r, 0, sizeof(*r));
+	if (check_no_controls("--config", ro->base) < 0)
+		return -1;
+	for (size_t i = 0; i < ro->nr_fragments; i++)
+		if (check_no_controls("--fragment", ro->fragments[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < ro->nr_options; i++)
+		if (check_no_controls("--config-option", ro->options[i]) < 0)
+			return -1;
 	if (ro->no_defaults) {
 		r->base = xstrdup("tinyconfig");
 	} else if (kbuild_recipe_default(r) < 0) {
@@ -181,6 +192,10 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 	}
 	if (!repo_arg || !rev || optind < argc) {
 		error("build needs --repo and --rev and no other arguments (see 'klab build --help')");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (check_no_controls("--repo", repo_arg) < 0) {
 		ret = EXIT_USAGE;
 		goto out;
 	}

@@ -41,6 +41,17 @@ static const char *const host_usage[] = {
 
 enum { OPT_CPUS = 3000, OPT_MAX_GUESTS, OPT_ACCEL };
 
+/* A URI as printed: credentials cut (strbuf_add_url_redacted).  Valid
+ * until the next call. */
+static const char *shown_uri(const char *uri)
+{
+	static struct strbuf sb = STRBUF_INIT;
+
+	strbuf_reset(&sb);
+	strbuf_add_url_redacted(&sb, uri, 1);
+	return sb.buf;
+}
+
 static int usage_error(const char *msg)
 {
 	error("%s (see 'klab host --help')", msg);
@@ -142,7 +153,9 @@ static int host_add(int argc, char **argv, const struct global_opts *g)
 	h.max_guests = (unsigned)max;
 	if (!valid_host_name(h.name))
 		return usage_error("host name: 1-64 of [A-Za-z0-9._-], starting with a letter or digit");
-	if (!*h.uri || strpbrk(h.uri, " \t\r\n"))
+	if (check_no_controls("URI", h.uri) < 0)
+		return EXIT_USAGE;
+	if (!*h.uri || strchr(h.uri, ' '))
 		return usage_error("URI: a libvirt URI such as qemu:///system");
 	if (h.cpus) {
 		unsigned char *set = NULL;
@@ -170,7 +183,7 @@ static int host_add(int argc, char **argv, const struct global_opts *g)
 	if (db_host_add(lab.db, &h, &id) < 0)
 		goto out;
 	printf("host %s: %s (%s), %zu CPUs in %zu NUMA node%s, klab uses %s, up to %u guest%s, accelerator %s (%s)%s\n",
-	       h.name, h.uri, vc.hostname, topo.nr_cpus, topo.nr_nodes, topo.nr_nodes == 1 ? "" : "s",
+	       h.name, shown_uri(h.uri), vc.hostname, topo.nr_cpus, topo.nr_nodes, topo.nr_nodes == 1 ? "" : "s",
 	       h.cpus ? h.cpus : "all", h.max_guests, h.max_guests == 1 ? "" : "s", accel_name(accel), why,
 	       vm_uri_is_remote(h.uri) ? "; remote: images go through storage pool 'klab'" : "");
 	ret = EXIT_OK;
@@ -222,7 +235,7 @@ static int host_list(int argc, char **argv, const struct global_opts *g)
 				count = -1;
 			vm_disconnect(&vc);
 		}
-		printf("%-16s %-36s %-10s %-5u %-5s %-9s ", hosts[i].name, hosts[i].uri,
+		printf("%-16s %-36s %-10s %-5u %-5s %-9s ", hosts[i].name, shown_uri(hosts[i].uri),
 		       hosts[i].cpus ? hosts[i].cpus : "all", hosts[i].max_guests, hosts[i].accel, up ? "yes" : "no");
 		if (count >= 0)
 			printf("%d\n", count);

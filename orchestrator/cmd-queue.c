@@ -61,6 +61,30 @@ static const char *const worker_usage[] = {
 	NULL
 };
 
+static const char *const joblog_usage[] = {
+	"usage: klab log [-f|--follow] ID",
+	"",
+	"The output of queued job ID (a job id from 'klab status') so far;",
+	"-f follows it until the job has ended.",
+	NULL
+};
+
+static const char *const cancel_usage[] = {
+	"usage: klab cancel ID",
+	"",
+	"Stop queued or running job ID (a job id from 'klab status'): a running",
+	"job is stopped by its worker within seconds; its results are kept.",
+	NULL
+};
+
+static const char *const retry_usage[] = {
+	"usage: klab retry ID",
+	"",
+	"Queue failed or cancelled job ID (a job id from 'klab status') again; a",
+	"bisection continues from its last recorded step.",
+	NULL
+};
+
 static const char *const status_usage[] = {
 	"usage: klab status [ID] [--json]",
 	"",
@@ -475,8 +499,11 @@ static char *job_what(struct lab *lab, const struct queue_job *j)
 	if (strcmp(j->kind, "bisect")) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addstr(&sb, "run");
-		for (size_t i = 1; i < j->nr_args; i++)
-			strbuf_addf(&sb, " %s", j->args[i]);
+		/* as the shell would take it back */
+		for (size_t i = 1; i < j->nr_args; i++) {
+			strbuf_addch(&sb, ' ');
+			strbuf_add_shell_word(&sb, j->args[i]);
+		}
 		return strbuf_detach(&sb, NULL);
 	}
 	if (db_bisection_load(lab->db, j->bisection_id, &b) < 0)
@@ -604,12 +631,16 @@ out:
 	return ret;
 }
 
-static int one_job(int argc, char **argv, const char *what, int64_t *id)
+/* The one ID argument of log, cancel and retry; a usage error on stderr
+ * otherwise. */
+static int one_job(int argc, char **argv, const char *const *usage, int64_t *id)
 {
 	unsigned long v;
 
 	if (argc != 2 || parse_uint(argv[1], INT64_MAX, &v) < 0 || !v) {
-		error("usage: klab %s ID (a job id from 'klab status')", what);
+		if (argc == 2)
+			error("'%s' is not a job id (a number from 'klab status')", argv[1]);
+		print_usage(usage, 1);
 		return -1;
 	}
 	*id = (int64_t)v;
@@ -624,6 +655,8 @@ int cmd_joblog(int argc, char **argv, const struct global_opts *g)
 	int64_t id;
 	char *path = NULL, *buf = NULL;
 
+	if (wants_help(argc, argv, joblog_usage))
+		return EXIT_OK;
 	if (argc >= 2 && (!strcmp(argv[1], "-f") || !strcmp(argv[1], "--follow"))) {
 		follow = 1;
 		argv++;
@@ -632,7 +665,7 @@ int cmd_joblog(int argc, char **argv, const struct global_opts *g)
 		follow = 1;
 		argc--;
 	}
-	if (one_job(argc, argv, "log [-f]", &id) < 0)
+	if (one_job(argc, argv, joblog_usage, &id) < 0)
 		return EXIT_USAGE;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
@@ -691,7 +724,9 @@ int cmd_cancel(int argc, char **argv, const struct global_opts *g)
 	int64_t id;
 	int rc, ret = EXIT_FAIL;
 
-	if (one_job(argc, argv, "cancel", &id) < 0)
+	if (wants_help(argc, argv, cancel_usage))
+		return EXIT_OK;
+	if (one_job(argc, argv, cancel_usage, &id) < 0)
 		return EXIT_USAGE;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
@@ -724,7 +759,9 @@ int cmd_retry(int argc, char **argv, const struct global_opts *g)
 	int64_t id;
 	int rc, ret = EXIT_FAIL;
 
-	if (one_job(argc, argv, "retry", &id) < 0)
+	if (wants_help(argc, argv, retry_usage))
+		return EXIT_OK;
+	if (one_job(argc, argv, retry_usage, &id) < 0)
 		return EXIT_USAGE;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;

@@ -24,7 +24,8 @@ static const char *const run_usage[] = {
 	"                [--repeat N] [--kpi METRIC] [--uri URI | --host NAME] [--accel auto|kvm|tcg]",
 	"                [--no-pin] [--cmdline TEXT] [--boot-timeout SECS]",
 	"                [--run-timeout SECS] [--quiet]",
-	"                [build options: --config, --fragment, --config-option, ...]",
+	"                [--config BASE] [--fragment F...] [--no-default-fragments]",
+	"                [--config-option O...] [--allow-config-drift]",
 	"",
 	"Boot the kernel in a libvirt guest shaped as the job says (vCPUs pinned",
 	"to host CPUs, NUMA cells bound to host nodes), run the job's benchmark",
@@ -48,6 +49,9 @@ static const char *const run_usage[] = {
 	"  --run-timeout S     seconds from the agent's start to its result (default",
 	"                      twice the job's runtime + 180)",
 	"  --quiet             no progress lines",
+	"  --config, --fragment, --no-default-fragments, --config-option,",
+	"  --allow-config-drift  the kernel config recipe with --repo, as for",
+	"                      'klab build'",
 	"",
 	"Exit status: 0 every boot ran the job and produced the KPI, 1 otherwise",
 	"(boot failure, panic, timeout, failed benchmark, klab error), 2 usage.",
@@ -199,15 +203,10 @@ static void run_booted(const struct job_run *jr, unsigned i, const struct guest_
 	       gr->pinning ? gr->pinning : "?", gr->kernel_release ? "; kernel " : "",
 	       gr->kernel_release ? gr->kernel_release : "");
 	if (gr->outcome != VM_OK) {
-		printf("  %s\n", gr->reason);
+		print_line("  %s", gr->reason);
 		if (gr->excerpt) {
 			printf("  console excerpt (%s):\n", gr->console_path);
-			for (const char *p = gr->excerpt; *p;) {
-				const char *nl = strchr(p, '\n');
-				size_t n = nl ? (size_t)(nl - p) : strlen(p);
-				printf("    | %.*s\n", (int)n, p);
-				p += n + (nl ? 1 : 0);
-			}
+			print_lines("    | ", gr->excerpt);
 		}
 	} else {
 		summary_add(sum, gr->metrics, gr->nr_metrics, jr->nr_ok - 1);
@@ -391,6 +390,13 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	/* names, paths and URIs that are stored and printed: one line each */
+	if (check_no_controls("--job", job_path) < 0 || check_no_controls("--kernel", kernel_arg) < 0 ||
+	    check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--uri", geo.uri) < 0 ||
+	    check_no_controls("--host", geo.host) < 0 || check_no_controls("--cmdline", geo.extra_cmdline) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (geo.uri && geo.host) {
 		error("--uri and --host: choose one (see 'klab run --help')");
 		ret = EXIT_USAGE;
@@ -402,9 +408,10 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	if (repeat)
 		job.repeat = (unsigned)repeat;
 	if (kpi) {
-		size_t sl = strlen(job.suite);
-		if (strncmp(kpi, job.suite, sl) || kpi[sl] != '.' || !kpi[sl + 1]) {
-			error("--kpi '%s': a %s job's metrics are named '%s.<name>'", kpi, job.suite, job.suite);
+		struct strbuf why = STRBUF_INIT;
+		if (check_kpi(&job, kpi, &why) < 0) {
+			error("--kpi '%s': expected %s", kpi, why.buf);
+			strbuf_release(&why);
 			ret = EXIT_USAGE;
 			goto out;
 		}

@@ -128,16 +128,6 @@ enum {
 	OPT_REPO = 3000, OPT_REMOTE, OPT_BRANCH, OPT_JOB, OPT_THRESHOLD, OPT_NOTIFY
 };
 
-static int wants_help(int argc, char **argv, const char *const *usage)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			print_usage(usage, 0);
-			return 1;
-		}
-	return 0;
-}
-
 static int usage_error(const char *sub, const char *msg)
 {
 	error("%s (see 'klab track %s --help')", msg, sub);
@@ -157,6 +147,35 @@ static const char *fmt_time(int64_t t, char *buf, size_t len)
 	if (!t || !localtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M", &tm))
 		snprintf(buf, len, "-");
 	return buf;
+}
+
+/* A track's remote as printed: its credentials cut, as everywhere a URL
+ * is shown.  Valid until the next call. */
+static const char *shown_remote(const char *remote)
+{
+	static struct strbuf sb = STRBUF_INIT;
+
+	strbuf_reset(&sb);
+	strbuf_add_url_redacted(&sb, remote, 1);
+	return sb.buf;
+}
+
+/* The track's --notify targets, one a line, as 'klab notify list' shows
+ * them: a webhook by scheme and host only. */
+static void print_targets(const char *indent, const char *targets)
+{
+	for (const char *p = targets; p && *p;) {
+		const char *eol = strchrnul(p, '\n');
+		char *t = xstrndup(p, (size_t)(eol - p));
+		const char *kind = track_notify_kind(t);
+		struct strbuf sb = STRBUF_INIT;
+
+		notify_describe_target(&sb, kind ? kind : "webhook", t);
+		print_line("%s%s", indent, sb.buf);
+		strbuf_release(&sb);
+		free(t);
+		p = *eol ? eol + 1 : eol;
+	}
 }
 
 /* ---- add ---------------------------------------------------------------- */
@@ -290,6 +309,16 @@ static int track_add(int argc, char **argv, const struct global_opts *g)
 		ret = usage_error("add", "add needs --repo, --remote, --branch and at least one --job");
 		goto out;
 	}
+	if (check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--remote", remote_arg) < 0 ||
+	    check_no_controls("--branch", branch) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < nr_job_args; i++)
+		if (check_no_controls("--job", job_args[i]) < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	if (!gitrepo_branch_name_valid(branch)) {
 		error("--branch '%s': not a valid branch name", branch);
 		ret = EXIT_USAGE;
@@ -326,8 +355,8 @@ static int track_add(int argc, char **argv, const struct global_opts *g)
 	t.notify = notify.len ? strbuf_detach(&notify, NULL) : NULL;
 	if (db_repo_id(lab.db, t.repo_path, &t.repo_id) < 0 || db_track_add(lab.db, &t, &id) < 0)
 		goto out;
-	printf("track %s: branch %s of %s into %s, %zu job%s, threshold %.1f%%\n", t.name, t.branch, t.remote,
-	       t.repo_path, t.nr_jobs, t.nr_jobs == 1 ? "" : "s", t.threshold_pct);
+	print_line("track %s: branch %s of %s into %s, %zu job%s, threshold %.1f%%", t.name, t.branch,
+	       shown_remote(t.remote), t.repo_path, t.nr_jobs, t.nr_jobs == 1 ? "" : "s", t.threshold_pct);
 	printf("run it with 'klab track run %s' (or the klab-track timer / a cron line)\n", t.name);
 	ret = EXIT_OK;
 out:
@@ -375,7 +404,7 @@ static int track_list(int argc, char **argv, const struct global_opts *g)
 			db_track_release(&t);
 			goto out;
 		}
-		printf("%s\t%s of %s\t%zu job%s\t", t.name, t.branch, t.remote, t.nr_jobs, t.nr_jobs == 1 ? "" : "s");
+		printf("%s\t%s of %s\t%zu job%s\t", t.name, t.branch, shown_remote(t.remote), t.nr_jobs, t.nr_jobs == 1 ? "" : "s");
 		if (nt)
 			printf("tip %.12s %s", tips[0].hash, tips[0].status);
 		else
@@ -395,19 +424,6 @@ out:
 	free(names);
 	lab_close(&lab);
 	return ret;
-}
-
-/* Each line of a stored multi-line text, indented. */
-static void print_indented(const char *indent, const char *text)
-{
-	for (const char *p = text; p && *p;) {
-		const char *eol = strchrnul(p, '\n');
-		printf("%s", indent);
-		for (const char *q = p; q < eol; q++)
-			putchar((unsigned char)*q < 0x20 ? '?' : *q);
-		putchar('\n');
-		p = *eol ? eol + 1 : eol;
-	}
 }
 
 static int track_show(int argc, char **argv, const struct global_opts *g)
@@ -436,14 +452,14 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 	if (db_track_tips(lab.db, t.id, &tips, &nt) < 0 || (hf = db_track_last_fetch(lab.db, t.id, &f)) < 0)
 		goto out;
 	printf("track:      %s\n", t.name);
-	printf("repository: %s (fetched into refs/klab/track/%s)\n", t.repo_path, t.name);
-	printf("branch:     %s of %s\n", t.branch, t.remote);
+	print_line("repository: %s (fetched into refs/klab/track/%s)", t.repo_path, t.name);
+	print_line("branch:     %s of %s", t.branch, shown_remote(t.remote));
 	printf("threshold:  %.1f%%\n", t.threshold_pct);
 	for (size_t i = 0; i < t.nr_jobs; i++)
-		printf("job:        %s\n", t.jobs[i]);
+		print_line("job:        %s", t.jobs[i]);
 	if (t.notify) {
 		printf("notify:\n");
-		print_indented("            ", t.notify);
+		print_targets("            ", t.notify);
 	}
 	if (hf) {
 		printf("last fetch: %s %s", fmt_time(f.created_at, when, sizeof(when)), f.outcome);
@@ -451,7 +467,7 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 			printf(" %.12s", f.new_tip);
 		printf("\n");
 		if (f.message)
-			print_indented("            ", f.message);
+			print_lines("            ", f.message);
 	} else {
 		printf("last fetch: never\n");
 	}
@@ -463,14 +479,14 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 			printf(" vs %.12s", tp->compared_to);
 		if (tp->subject) {
 			printf("  ");
-			print_indented("", tp->subject);
+			print_lines("", tp->subject);
 		} else {
 			printf("\n");
 		}
 		if (tp->message)
-			print_indented("    ", tp->message);
+			print_lines("    ", tp->message);
 		if (tp->kpi_text)
-			print_indented("    ", tp->kpi_text);
+			print_lines("    ", tp->kpi_text);
 		if (tp->bisection_id)
 			printf("    bisection %lld (queue job %lld): klab bisect show %lld\n", (long long)tp->bisection_id,
 			       (long long)tp->queue_job_id, (long long)tp->bisection_id);
@@ -679,8 +695,10 @@ static void on_boot(const struct job_run *jr, unsigned i, const struct guest_res
 			printf(", %s %.6g", jr->job->kpi, gr->metrics[m].value);
 			break;
 		}
-	if (gr->outcome != VM_OK && gr->reason)
-		printf(": %s", gr->reason);
+	if (gr->outcome != VM_OK && gr->reason) {
+		printf(": ");
+		print_clean(stdout, gr->reason);
+	}
 	printf("\n");
 	fflush(stdout);
 }
@@ -691,14 +709,14 @@ static int finish_tip(struct tip_run *r, const char *status, const char *message
 {
 	struct notify_track_job *nj = xcalloc(r->nr_jobs + 1, sizeof(*nj));
 	struct notify_track_facts f = { 0 };
-	char *subject = NULL, *author = NULL;
+	char *subject = NULL, *author = NULL, *remote_shown = NULL;
 	int64_t author_time;
 
 	if (db_track_tip_finish(r->lab->db, r->tip_id, status, message, kpi_text, bisection_id, queue_id) < 0) {
 		free(nj);
 		return -1;
 	}
-	printf("%s: tip %.12s: %s%s%s\n", r->t->name, r->hash, status, message ? ": " : "", message ? message : "");
+	print_line("%s: tip %.12s: %s%s%s", r->t->name, r->hash, status, message ? ": " : "", message ? message : "");
 	if (strcmp(status, "regression") && strcmp(status, "build-failed") && strcmp(status, "boot-failed")) {
 		free(nj);
 		return 0;
@@ -718,7 +736,7 @@ static int finish_tip(struct tip_run *r, const char *status, const char *message
 	db_commit_facts(r->lab->db, r->t->repo_id, r->hash, &subject, &author, &author_time);
 	f.track = r->t->name;
 	f.repo_path = r->t->repo_path;
-	f.remote = r->t->remote;
+	f.remote = remote_shown = xstrdup(shown_remote(r->t->remote));
 	f.branch = r->t->branch;
 	f.threshold_pct = r->t->threshold_pct;
 	f.status = status;
@@ -733,6 +751,7 @@ static int finish_tip(struct tip_run *r, const char *status, const char *message
 	f.nr_jobs = r->nr_jobs;
 	/* a notice that cannot be sent is kept and retried, never a failure here */
 	notify_track(r->lab, &f, r->t->notify);
+	free(remote_shown);
 	free(subject);
 	free(author);
 	free(nj);
@@ -1002,7 +1021,7 @@ static int test_tip(struct lab *lab, const struct db_track *t, struct gitrepo *r
 	}
 	ret = finish_tip(&r, status, message, kpi_text.buf, bisection_id, queue_id);
 	if (ret == 0)
-		print_indented("  ", kpi_text.buf);
+		print_lines("  ", kpi_text.buf);
 out:
 	for (size_t i = 0; i < r.nr_jobs; i++)
 		job_outcome_release(&r.jobs[i]);

@@ -39,7 +39,9 @@ int cmd_tree(int argc, char **argv, const struct global_opts *g)
 			print_usage(tree_usage, 0);
 			return EXIT_OK;
 		}
-		error("usage: klab tree import [--tarball PATH] [--dest DIR]");
+		if (argc >= 2)
+			error("'%s' is not a tree subcommand", argv[1]);
+		print_usage(tree_usage, 1);
 		return EXIT_USAGE;
 	}
 	argc--;
@@ -64,6 +66,8 @@ int cmd_tree(int argc, char **argv, const struct global_opts *g)
 		error("tree import takes no arguments (got '%s')", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (check_no_controls("--tarball", tarball) < 0 || check_no_controls("--dest", dest) < 0)
+		return EXIT_USAGE;
 	if (!dest) {
 		struct lab lab;
 		if (open_lab(g, &lab) < 0)

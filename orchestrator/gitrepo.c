@@ -24,11 +24,17 @@ struct worktree {
 	char *path;
 };
 
-static int git_fail(const char *what, const char *subject)
+/* libgit2's reason for the last failure. */
+static const char *git_msg(void)
 {
 	const git_error *e = git_error_last();
 
-	return error("%s '%s': %s", what, subject, e && e->message ? e->message : "unknown libgit2 error");
+	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+static int git_fail(const char *what, const char *subject)
+{
+	return error("%s '%s': %s", what, subject, git_msg());
 }
 
 void gitrepo_global_init(void)
@@ -126,10 +132,11 @@ int gitrepo_resolve(struct gitrepo *r, const char *rev, char hex[41])
 
 	if (!*rev || rev[0] == '-')
 		return error("unknown revision '%s'", rev);
+	/* libgit2 says why: no such ref, an ambiguous prefix, bad syntax */
 	if (git_revparse_single(&obj, r->repo, rev) < 0)
-		return error("unknown revision '%s' in '%s'", rev, r->path);
+		return error("unknown revision '%s' in '%s': %s", rev, r->path, git_msg());
 	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0) {
-		error("revision '%s' is not a commit", rev);
+		error("revision '%s' is not a commit: %s", rev, git_msg());
 		goto cleanup;
 	}
 	git_oid_tostr(hex, 41, git_object_id(peeled));
@@ -1015,6 +1022,7 @@ int gitrepo_fetch_branch(struct gitrepo *r, const char *remote, const char *bran
 	git_reference *old = NULL, *out_ref = NULL;
 	const git_remote_head **heads;
 	const git_oid *tip = NULL;
+	struct strbuf shown = STRBUF_INIT;	/* the URL in messages: no credentials */
 	char *url = NULL, *want = xstrfmt("refs/heads/%s", branch), *spec = NULL;
 	git_strarray specs;
 	size_t nr_heads;
@@ -1032,29 +1040,30 @@ int gitrepo_fetch_branch(struct gitrepo *r, const char *remote, const char *bran
 	url = remote_url(r, remote);
 	if (!url)
 		url = xstrdup(remote);
+	strbuf_add_url_redacted(&shown, url, 1);
 	/* url.<base>.insteadOf is not applied: libgit2 1.5 leaks while
 	 * matching it (libgit2 PR 6382), and a track's URL is given whole. */
 	ro.repository = r->repo;
 	ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
 	if (git_remote_create_with_opts(&rem, url, &ro) < 0) {
-		git_fail("cannot use remote", url);
+		git_fail("cannot use remote", shown.buf);
 		goto out;
 	}
 	cb.credentials = fetch_credentials;
 	cb.payload = &tries;
 	if (git_remote_connect(rem, GIT_DIRECTION_FETCH, &cb, NULL, NULL) < 0) {
-		git_fail("cannot reach remote", url);
+		git_fail("cannot reach remote", shown.buf);
 		goto out;
 	}
 	if (git_remote_ls(&heads, &nr_heads, rem) < 0) {
-		git_fail("cannot list the branches of", url);
+		git_fail("cannot list the branches of", shown.buf);
 		goto out;
 	}
 	for (size_t i = 0; i < nr_heads; i++)
 		if (!strcmp(heads[i]->name, want))
 			tip = &heads[i]->oid;
 	if (!tip) {
-		error("branch '%s' not found at '%s' (deleted or renamed?)", branch, url);
+		error("branch '%s' not found at '%s' (deleted or renamed?)", branch, shown.buf);
 		goto out;
 	}
 	git_oid_tostr(new_hex, 41, tip);
@@ -1067,7 +1076,7 @@ int gitrepo_fetch_branch(struct gitrepo *r, const char *remote, const char *bran
 	fo.update_fetchhead = 0;
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	if (git_remote_download(rem, &specs, &fo) < 0) {
-		git_fail("cannot download from", url);
+		git_fail("cannot download from", shown.buf);
 		goto out;
 	}
 	if (git_reference_create(&out_ref, r->repo, ref, tip, 1, "klab track: fetch") < 0) {
@@ -1086,5 +1095,6 @@ out:
 	free(spec);
 	free(want);
 	free(url);
+	strbuf_release(&shown);
 	return ret;
 }

@@ -650,13 +650,34 @@ static int key_size(struct parser *p, const struct node *k, const struct node *v
 	return 0;
 }
 
+int check_kpi(const struct job *job, const char *kpi, struct strbuf *why)
+{
+	size_t n;
+
+	/* the names result records may carry (resultproto.h) */
+	if (!kpi || strlen(kpi) > 128 || !only_chars(kpi, ALNUM "_.:+()/-") || !strchr(kpi, '.')) {
+		if (why)
+			strbuf_addstr(why, "a metric name like will-it-scale.per_process_ops");
+		return -1;
+	}
+	if (!job || !job->suite)
+		return 0;
+	n = strlen(job->suite);
+	if (strncmp(kpi, job->suite, n) || kpi[n] != '.' || !kpi[n + 1]) {
+		if (why)
+			strbuf_addf(why, "a %s job's metrics are named %s.<metric> (default %s)", job->suite,
+				    job->suite, job->default_kpi ? job->default_kpi : "?");
+		return -1;
+	}
+	return 0;
+}
+
 static int key_kpi(struct parser *p, const struct node *k, const struct node *v)
 {
 	const char *s = scalar(v);
 
 	(void)k;
-	/* the names result records may carry (resultproto.h) */
-	if (!s || strlen(s) > 128 || !only_chars(s, ALNUM "_.:+()/-") || !strchr(s, '.'))
+	if (check_kpi(NULL, s, NULL) < 0)
 		return expected(p, v, "kpi", "a metric name like will-it-scale.per_process_ops");
 	p->job->kpi = xstrdup(s);
 	return 0;
@@ -995,10 +1016,12 @@ static int check_job(struct parser *p)
 	if (!job->kpi) {
 		job->kpi = xstrdup(job->default_kpi);
 	} else {
-		size_t n = strlen(job->suite);
-		if (strncmp(job->kpi, job->suite, n) || job->kpi[n] != '.' || !job->kpi[n + 1])
-			return error("%s:%d: kpi: a %s job's metrics are named %s.<metric> (default %s), got '%s'",
-				     p->path, p->key_line[K_KPI], job->suite, job->suite, job->default_kpi, job->kpi);
+		struct strbuf why = STRBUF_INIT;
+		if (check_kpi(job, job->kpi, &why) < 0) {
+			error("%s:%d: kpi: %s, got '%s'", p->path, p->key_line[K_KPI], why.buf, job->kpi);
+			strbuf_release(&why);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -94,5 +94,12 @@ int job_parse_bytes(const char *s, uint64_t *bytes);
  * made by a format. */
 int job_conf_line(struct strbuf *sb, const char *key, const char *value);
 int job_conf_argvf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one rule for a KPI, in a job file and for every --kpi: a metric
+ * name a result record may carry (at most 128 of [A-Za-z0-9_.:+()/-],
+ * with a '.'); with a parsed job (NULL: the name only), also one of its
+ * suite's, "<suite>.<metric>".  0, or -1 with what was expected added
+ * to why (may be NULL). */
+struct strbuf;
+int check_kpi(const struct job *job, const char *kpi, struct strbuf *why);
 
 #endif

@@ -238,6 +238,37 @@ static int parse_config_line(const char *line, char **name, char **value)
 	return 1;
 }
 
+/* A value Kconfig writes: y, m, a decimal or 0x hex number, or a quoted
+ * string (backslash escapes, no control characters).  Anything else (a
+ * ';', a second word) is no config value. */
+static int config_value_valid(const char *v)
+{
+	if (!v || !strcmp(v, "y") || !strcmp(v, "m"))
+		return 1;	/* NULL: "=n" or "is not set" */
+	if (v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
+		return v[2] && strspn(v + 2, "0123456789abcdefABCDEF") == strlen(v + 2);
+	if (*v == '-' || isdigit((unsigned char)*v)) {
+		const char *d = *v == '-' ? v + 1 : v;
+		return *d && strspn(d, "0123456789") == strlen(d);
+	}
+	if (*v != '"')
+		return 0;
+	for (v++; *v && *v != '"'; v++) {
+		if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			return 0;
+		if (*v == '\\' && !*++v)
+			return 0;
+	}
+	return *v == '"' && !v[1];
+}
+
+/* --config-option: CONFIG_ and upper-case letters, digits, '_' only. */
+static int option_name_valid(const char *name)
+{
+	return !strncmp(name, "CONFIG_", 7) && name[7] &&
+	       strspn(name + 7, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(name + 7);
+}
+
 static void add_setting(struct kconfig_setting **s, size_t *nr, size_t *alloc, char *name, char *value,
 			char *origin)
 {
@@ -290,9 +321,15 @@ int kbuild_recipe_settings(const struct kbuild_recipe *r, struct kconfig_setting
 				*save++ = '\0';
 			lineno++;
 			rc = parse_config_line(line, &name, &value);
+			if (rc > 0 && !config_value_valid(value)) {
+				free(name);
+				free(value);
+				rc = -1;
+			}
 			if (rc < 0) {
-				error("%s:%d: expected 'CONFIG_NAME=value' or '# CONFIG_NAME is not set', got '%.60s'",
-				      r->fragments[f], lineno, line);
+				/* by number only: the file may be anything but a fragment */
+				error("%s:%d: expected 'CONFIG_NAME=value' (y, m, n, a number or a \"string\"), "
+				      "'# CONFIG_NAME is not set', a comment or a blank line", r->fragments[f], lineno);
 				free(text);
 				goto fail;
 			}
@@ -303,8 +340,14 @@ int kbuild_recipe_settings(const struct kbuild_recipe *r, struct kconfig_setting
 	}
 	for (size_t i = 0; i < r->nr_options; i++) {
 		char *name, *value;
-		if (parse_config_line(r->options[i], &name, &value) != 1) {
-			error("--config-option '%s': expected CONFIG_NAME=value", r->options[i]);
+		if (parse_config_line(r->options[i], &name, &value) != 1 || !option_name_valid(name) ||
+		    !config_value_valid(value)) {
+			if (name) {
+				free(name);
+				free(value);
+			}
+			error("--config-option '%s': expected CONFIG_NAME=VALUE (NAME of A-Z, 0-9, _; VALUE y, m, n, "
+			      "a number, 0x hex or a \"string\") or '# CONFIG_NAME is not set'", r->options[i]);
 			goto fail;
 		}
 		add_setting(out, nr, &alloc, name, value, xstrdup("--config-option"));

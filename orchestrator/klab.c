@@ -54,6 +54,16 @@ void print_usage(const char *const *usage, int to_stderr)
 		fprintf(f, "%s\n", *usage);
 }
 
+int wants_help(int argc, char **argv, const char *const *usage)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			print_usage(usage, 0);
+			return 1;
+		}
+	return 0;
+}
+
 static void print_main_usage(int to_stderr)
 {
 	FILE *f = to_stderr ? stderr : stdout;

@@ -25,6 +25,8 @@ int open_lab(const struct global_opts *g, struct lab *lab);
 
 /* Print a usage array to stdout (help) or stderr (error). */
 void print_usage(const char *const *usage, int to_stderr);
+/* 1 after printing usage on stdout when any argument is -h or --help. */
+int wants_help(int argc, char **argv, const char *const *usage);
 
 /* Config recipe options shared by build and bisect (getopt values). */
 enum {

@@ -72,36 +72,12 @@ static void add_line(struct strbuf *sb, const char *s, size_t max)
 	}
 }
 
-/* An argument as a shell reader would type it (like 'klab bisect show'). */
-static void add_shell_word(struct strbuf *sb, const char *a)
-{
-	int plain = *a != '\0';
-
-	for (const char *p = a; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p))
-			plain = 0;
-	if (plain) {
-		strbuf_addstr(sb, a);
-		return;
-	}
-	strbuf_addch(sb, '\'');
-	for (const char *p = a; *p; p++) {
-		if (*p == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			strbuf_addf(sb, "\\x%02x", (unsigned char)*p);
-		else
-			strbuf_addch(sb, *p);
-	}
-	strbuf_addch(sb, '\'');
-}
-
 static void add_argv(struct strbuf *sb, char **argv, size_t argc)
 {
 	for (size_t i = 0; i < argc; i++) {
 		if (i)
 			strbuf_addch(sb, ' ');
-		add_shell_word(sb, argv[i]);
+		strbuf_add_shell_word(sb, argv[i]);
 	}
 }
 
@@ -337,14 +313,14 @@ static void reproduce_lines(const struct notify_facts *f, const char *indent, st
 			if (!revs[i])
 				continue;
 			strbuf_addf(sb, "%sklab run --job ", indent);
-			add_shell_word(sb, f->job_path ? f->job_path : "JOB");
+			strbuf_add_shell_word(sb, f->job_path ? f->job_path : "JOB");
 			strbuf_addstr(sb, " --repo ");
-			add_shell_word(sb, f->repo_path);
+			strbuf_add_shell_word(sb, f->repo_path);
 			strbuf_addf(sb, " --rev %.12s\n", revs[i]);
 		}
 	} else {
 		strbuf_addf(sb, "%scd ", indent);
-		add_shell_word(sb, f->repo_path);
+		strbuf_add_shell_word(sb, f->repo_path);
 		strbuf_addf(sb, "\n%sgit bisect start%s %s", indent, f->first_parent ? " --first-parent" : "", f->bad);
 		for (size_t i = 0; i < f->nr_goods; i++)
 			strbuf_addf(sb, " %s", f->goods[i]);
@@ -352,7 +328,7 @@ static void reproduce_lines(const struct notify_facts *f, const char *indent, st
 			strbuf_addstr(sb, " --");
 			for (size_t i = 0; i < f->nr_paths; i++) {
 				strbuf_addch(sb, ' ');
-				add_shell_word(sb, f->paths[i]);
+				strbuf_add_shell_word(sb, f->paths[i]);
 			}
 		}
 		strbuf_addf(sb, "\n%sgit bisect run ", indent);
@@ -1155,22 +1131,10 @@ static char *mail_from(struct lab *lab, const char *host)
 
 void notify_describe_target(struct strbuf *sb, const char *kind, const char *target)
 {
-	const char *scheme_end, *host, *end, *at;
-
-	if (!strcmp(kind, "mail")) {
+	if (!strcmp(kind, "mail"))
 		add_line(sb, target, 200);
-		return;
-	}
-	scheme_end = strstr(target, "://");
-	host = scheme_end ? scheme_end + 3 : target;
-	end = host + strcspn(host, "/?#");
-	at = memchr(host, '@', (size_t)(end - host));
-	strbuf_add(sb, target, (size_t)(host - target));
-	if (at)
-		host = at + 1;
-	strbuf_add(sb, host, (size_t)(end - host));
-	if (*end)
-		strbuf_addstr(sb, "/...");
+	else
+		strbuf_add_url_redacted(sb, target, 0);
 }
 
 /* "mail to a@x" or "webhook https://host/...": a target in messages. */

@@ -84,9 +84,9 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
 		}
 		if (gr.outcome != VM_OK) {
 			*reason = xstrfmt("%s: %s", vm_outcome_name(gr.outcome), gr.reason);
-			printf("%srun %zu: %s (console: %s)\n", label, *n + 1, *reason, gr.console_path);
+			print_line("%srun %zu: %s (console: %s)", label, *n + 1, *reason, gr.console_path);
 			if (gr.outcome == VM_PANIC && gr.excerpt)
-				printf("%s", gr.excerpt);
+				print_lines("", gr.excerpt);
 			guest_result_release(&gr);
 			return 1;
 		}

@@ -98,7 +98,7 @@ void pipeline_print_build(const struct kbuild_result *res, const char *indent)
 		printf(", %d objects compiled in %s", res->objects, fmt_duration(res->duration_ms, dur, sizeof(dur)));
 	printf("\n");
 	if (res->message)
-		printf("%smessage:    %s\n", indent, res->message);
+		print_line("%smessage:    %s", indent, res->message);
 	if (res->status == KBUILD_OK) {
 		printf("%skernel:     %s\n", indent, res->bzimage);
 		printf("%sconfig:     %s (hash %.12s)\n", indent, res->config, res->config_hash);
@@ -107,16 +107,11 @@ void pipeline_print_build(const struct kbuild_result *res, const char *indent)
 	if (res->log)
 		printf("%slog:        %s\n", indent, res->log);
 	if (res->excerpt && *res->excerpt) {
-		const char *p = res->excerpt;
+		char *in = xstrfmt("%s  ", indent);
+
 		printf("%s%s:\n", indent, res->status == KBUILD_DRIFT ? "config drift" : "errors");
-		while (*p) {
-			const char *eol = strchrnul(p, '\n');
-			printf("%s  ", indent);
-			for (const char *q = p; q < eol; q++)
-				putchar((unsigned char)*q < 0x20 ? '?' : *q);
-			printf("\n");
-			p = *eol ? eol + 1 : eol;
-		}
+		print_lines(in, res->excerpt);
+		free(in);
 	}
 }
 

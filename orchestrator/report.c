@@ -103,28 +103,13 @@ static void add_fact(struct strbuf *sb, const char *name, const char *text)
 	strbuf_addstr(sb, "</dd>\n");
 }
 
-/* A word for the shell: bare when it is plainly safe, else single-quoted
- * (the copy-paste of the "reproduce" lines must work as shown). */
+/* A word for the shell, as the terminal shows it (the copy-paste of the
+ * "reproduce" lines must work as shown). */
 static void add_shell_word(struct strbuf *out, const char *w)
 {
 	struct strbuf q = STRBUF_INIT;
-	int plain = *w != '\0';
 
-	for (const char *p = w; *p; p++)
-		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=:,@%^", *p))
-			plain = 0;
-	if (plain) {
-		html_esc(out, w);
-		return;
-	}
-	strbuf_addch(&q, '\'');
-	for (const char *p = w; *p; p++) {
-		if (*p == '\'')
-			strbuf_addstr(&q, "'\\''");
-		else
-			strbuf_addch(&q, *p);
-	}
-	strbuf_addch(&q, '\'');
+	strbuf_add_shell_word(&q, w);
 	html_esc(out, q.buf);
 	strbuf_release(&q);
 }
@@ -310,7 +295,12 @@ static void index_tracks(struct strbuf *sb, const struct report *r)
 		strbuf_addstr(sb, "</a></td><td><code>");
 		html_esc(sb, t->repo);
 		strbuf_addstr(sb, "</code></td><td><code>");
-		html_esc(sb, t->remote);
+		{
+			struct strbuf u = STRBUF_INIT;
+			strbuf_add_url_redacted(&u, t->remote, 1);
+			html_esc(sb, u.buf);
+			strbuf_release(&u);
+		}
 		strbuf_addch(sb, ' ');
 		html_esc(sb, t->branch);
 		strbuf_addstr(sb, "</code></td>");
@@ -917,7 +907,12 @@ void report_render_track(struct strbuf *out, const struct report_track *t)
 	html_esc(&body, t->name);
 	strbuf_addstr(&body, "</h1>\n<dl class=\"facts\">\n");
 	add_fact(&body, "repository", t->repo);
-	add_fact(&body, "remote", t->remote);
+	{
+		struct strbuf u = STRBUF_INIT;
+		strbuf_add_url_redacted(&u, t->remote, 1);
+		add_fact(&body, "remote", u.buf);
+		strbuf_release(&u);
+	}
 	add_fact(&body, "branch", t->branch);
 	strbuf_addf(&body, "<dt>threshold</dt><dd>%.1f%%</dd>\n</dl>\n", t->threshold_pct);
 	if (!t->nr_series)

@@ -117,3 +117,112 @@ void strbuf_rtrim(struct strbuf *sb)
 	if (sb->alloc)
 		sb->buf[sb->len] = '\0';
 }
+
+/* Length of a control character at s (C0, DEL, or C1 encoded as UTF-8),
+ * 0 for anything else. */
+static size_t control_len(const char *s)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	if (c < 0x20 || c == 0x7f)
+		return 1;
+	if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
+		return 2;
+	return 0;
+}
+
+static void add_clean_n(struct strbuf *sb, const char *s, size_t len)
+{
+	const char *end = s + len;
+
+	while (s < end && *s) {
+		size_t n = control_len(s);
+
+		if (n) {
+			strbuf_addch(sb, '?');
+			s += n;
+		} else {
+			strbuf_addch(sb, *s++);
+		}
+	}
+}
+
+void strbuf_add_clean(struct strbuf *sb, const char *s)
+{
+	if (s)
+		add_clean_n(sb, s, strlen(s));
+}
+
+void strbuf_add_shell_word(struct strbuf *sb, const char *w)
+{
+	int plain = *w != '\0', controls = 0;
+
+	for (const char *p = w; *p; p++) {
+		if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-+=:,@%^", *p))
+			plain = 0;
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			controls = 1;
+	}
+	if (plain) {
+		strbuf_addstr(sb, w);
+		return;
+	}
+	if (!controls) {
+		strbuf_addch(sb, '\'');
+		for (const char *p = w; *p; p++) {
+			if (*p == '\'')
+				strbuf_addstr(sb, "'\\''");
+			else
+				strbuf_addch(sb, *p);
+		}
+		strbuf_addch(sb, '\'');
+		return;
+	}
+	strbuf_addstr(sb, "$'");
+	for (const char *p = w; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\'' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c == '\n')
+			strbuf_addstr(sb, "\\n");
+		else if (c == '\t')
+			strbuf_addstr(sb, "\\t");
+		else if (c == '\r')
+			strbuf_addstr(sb, "\\r");
+		else if (c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\x%02x", c);
+		else
+			strbuf_addch(sb, (char)c);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url, int keep_path)
+{
+	const char *scheme_end = strstr(url, "://"), *host, *end, *at, *rest;
+
+	if (!scheme_end || scheme_end == url || strcspn(url, "/?#@") < (size_t)(scheme_end - url)) {
+		strbuf_add_clean(sb, url);
+		return;
+	}
+	host = scheme_end + 3;
+	end = host + strcspn(host, "/?#");
+	add_clean_n(sb, url, (size_t)(host - url));
+	/* the last '@' of the authority ends the user info */
+	for (at = end; at > host && at[-1] != '@'; at--)
+		;
+	if (at > host)
+		host = at;
+	add_clean_n(sb, host, (size_t)(end - host));
+	if (!*end)
+		return;
+	if (!keep_path) {
+		strbuf_addstr(sb, "/...");
+		return;
+	}
+	rest = end + strcspn(end, "?#");
+	add_clean_n(sb, end, (size_t)(rest - end));
+	if (*rest)
+		strbuf_addstr(sb, "?...");
+}

@@ -29,4 +29,21 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) KLAB_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
 
+/* Untrusted text (commit subjects, paths, guest output, argv) for a
+ * terminal or a log: every control byte (C0, DEL, and C1 as UTF-8) is
+ * added as '?', so no ESC sequence, CR or newline comes through.  The
+ * one rule print_clean(), print_line(), error() and warning() follow. */
+void strbuf_add_clean(struct strbuf *sb, const char *s);
+/* A word as bash reads it back: bare when plainly safe, else
+ * '...' quoted, or $'...' when it holds control characters (a newline
+ * shows as \n, not as a line break), so a printed command line can be
+ * copied and run. */
+void strbuf_add_shell_word(struct strbuf *sb, const char *w);
+/* A URL with its secrets cut: the user info (user:password@) is dropped;
+ * with keep_path the path stays and a query or fragment becomes "?...",
+ * without it everything after the host becomes "/..." (a webhook's path
+ * may be its token).  Text that is not scheme://... (a path, an scp-like
+ * git address) is added as it is. */
+void strbuf_add_url_redacted(struct strbuf *sb, const char *url, int keep_path);
+
 #endif

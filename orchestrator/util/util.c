@@ -1,5 +1,6 @@
 /* Allocation, error reporting, clocks and paths shared by all of klab. */
 #include "util.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,11 +77,15 @@ static char last_error[4096];
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[4096];
+	struct strbuf clean = STRBUF_INIT;
 
+	/* messages quote argv, paths and commit subjects: one line each */
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	fprintf(stderr, "klab: %s%s\n", prefix, buf);
+	strbuf_add_clean(&clean, buf);
+	fprintf(stderr, "klab: %s%s\n", prefix, clean.buf);
 	if (!strcmp(prefix, "error: "))
-		memcpy(last_error, buf, sizeof(buf));
+		snprintf(last_error, sizeof(last_error), "%s", clean.buf);
+	strbuf_release(&clean);
 }
 
 const char *error_last(void)
@@ -143,8 +148,51 @@ const char *user_name(void)
 
 void print_clean(FILE *f, const char *s)
 {
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_clean(&sb, s);
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
+}
+
+void print_line(const char *fmt, ...)
+{
+	struct strbuf raw = STRBUF_INIT, clean = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&raw, fmt, ap);
+	va_end(ap);
+	strbuf_add_clean(&clean, raw.buf);
+	strbuf_addch(&clean, '\n');
+	fputs(clean.buf, stdout);
+	strbuf_release(&raw);
+	strbuf_release(&clean);
+}
+
+void print_lines(const char *indent, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		const char *eol = strchrnul(p, '\n');
+
+		print_line("%s%.*s", indent, (int)(eol - p), p);
+		p = *eol ? eol + 1 : eol;
+	}
+}
+
+int has_control_chars(const char *s)
+{
 	for (; s && *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+int check_no_controls(const char *option, const char *value)
+{
+	if (has_control_chars(value))
+		return error("%s '%s': control characters (newline, escape, ...) are not allowed", option, value);
+	return 0;
 }
 
 int mkdir_p(const char *path, unsigned mode)
@@ -330,7 +378,8 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	char *end;
 	unsigned long v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	/* strtoul alone would take " 1", "+1" and "\t1" */
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 10);

@@ -46,8 +46,20 @@ int64_t now_s(void);
 /* The user running klab (login name, or the uid as text). */
 const char *user_name(void);
 /* Untrusted text (commit subjects, guest output) on a terminal: control
- * bytes and DEL printed as '?'. */
+ * characters printed as '?' (strbuf_add_clean's rule). */
 void print_clean(FILE *f, const char *s);
+/* One line on stdout, formatted, cleaned as print_clean() does, then a
+ * newline: for lines that carry untrusted text among klab's own. */
+void print_line(const char *fmt, ...) KLAB_PRINTF(1, 2);
+/* Each line of a multi-line untrusted text (a console excerpt, a stored
+ * message) on stdout after indent, cleaned as print_line() does. */
+void print_lines(const char *indent, const char *text);
+/* 1 when s holds a control character (C0, DEL). */
+int has_control_chars(const char *s);
+/* A command-line value that becomes a name, path, URL or address must be
+ * one line of text: -1 after error("OPTION: control characters are not
+ * allowed") otherwise. */
+int check_no_controls(const char *option, const char *value);
 
 /* mkdir -p with mode; returns 0 or error(). */
 int mkdir_p(const char *path, unsigned mode);
@@ -62,7 +74,8 @@ int read_file(const char *path, size_t max, char **out, size_t *len);
 int find_executable(const char *name, char **out_path);
 /* Human-readable duration ("1.2s", "3m04s"). */
 const char *fmt_duration(int64_t ms, char *buf, size_t len);
-/* Parse a non-negative decimal int with bounds; 0 or -1. */
+/* Parse a non-negative decimal int with bounds: digits only (no sign,
+ * no blanks); 0 or -1. */
 int parse_uint(const char *s, unsigned long max, unsigned long *out);
 
 #endif

@@ -905,6 +905,34 @@ static void test_job__non_text_keys_are_refused(void **state)
 			  "t.yaml:4: keys must be text, got a map");
 }
 
+static void test_job__check_kpi_is_one_rule_for_files_and_options(void **state)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct job job;
+
+	(void)state;
+	/* the name alone */
+	assert_int_equal(check_kpi(NULL, "will-it-scale.per_process_ops", NULL), 0);
+	assert_int_equal(check_kpi(NULL, "stress-ng.x;rm", &why), -1);
+	assert_string_equal(why.buf, "a metric name like will-it-scale.per_process_ops");
+	assert_int_equal(check_kpi(NULL, "ops per sec", NULL), -1);
+	assert_int_equal(check_kpi(NULL, "stress-ng.x\n", NULL), -1);
+	assert_int_equal(check_kpi(NULL, "nodot", NULL), -1);
+	assert_int_equal(check_kpi(NULL, NULL, NULL), -1);
+	/* with a job: its suite's */
+	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\n");
+	assert_int_equal(check_kpi(&job, "stress-ng.mmapaddr.bogo_ops", NULL), 0);
+	strbuf_reset(&why);
+	assert_int_equal(check_kpi(&job, "will-it-scale.per_process_ops", &why), -1);
+	assert_string_equal(why.buf, "a stress-ng job's metrics are named stress-ng.<metric> (default "
+				     "stress-ng.mmapaddr.ops_per_sec)");
+	assert_int_equal(check_kpi(&job, "stress-ng.", NULL), -1);
+	/* what the file refuses, the option refuses, and the other way round */
+	assert_int_equal(check_kpi(&job, "stress-ng.mmapaddr.ops;rm", NULL), -1);
+	job_release(&job);
+	strbuf_release(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_job__alias_bomb_is_refused_at_the_first_alias),
 		cmocka_unit_test(test_job__deep_nesting_and_many_nodes_are_refused),
 		cmocka_unit_test(test_job__non_text_keys_are_refused),
+		cmocka_unit_test(test_job__check_kpi_is_one_rule_for_files_and_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

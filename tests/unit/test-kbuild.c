@@ -83,6 +83,61 @@ static void test_kbuild__malformed_fragment_names_file_and_line(void **state)
 	assert_int_equal(kbuild_recipe_settings(&r, &s, &nr), -1);
 }
 
+static void test_kbuild__not_a_fragment_is_named_by_line_number_only(void **state)
+{
+	struct kbuild_recipe r = { 0 };
+	struct kconfig_setting *s;
+	size_t nr;
+	char *want;
+
+	(void)state;
+	r.base = "tinyconfig";
+	r.fragments = (char *[]){ write_tmp("secret.txt", "# ok\n\nroot:SECRET:0:0\n") };
+	r.nr_fragments = 1;
+	assert_int_equal(kbuild_recipe_settings(&r, &s, &nr), -1);
+	want = xstrfmt("%s:3: expected", r.fragments[0]);
+	assert_non_null(strstr(error_last(), want));
+	assert_null(strstr(error_last(), "SECRET"));
+	free(want);
+	free(r.fragments[0]);
+	/* a value that is not one Kconfig writes is no fragment line either */
+	r.fragments = (char *[]){ write_tmp("semi.config", "CONFIG_A=y;rm -rf /\n") };
+	assert_int_equal(kbuild_recipe_settings(&r, &s, &nr), -1);
+	assert_null(strstr(error_last(), "rm -rf"));
+	free(r.fragments[0]);
+}
+
+static void test_kbuild__config_option_values_are_strict(void **state)
+{
+	static const char *const good[] = {
+		"CONFIG_X=y", "CONFIG_X=m", "CONFIG_X=n", "CONFIG_NR_CPUS=64", "CONFIG_X=-1", "CONFIG_X=0x1F",
+		"CONFIG_CMDLINE=\"console=ttyS0 a;b\"", "CONFIG_S=\"q\\\"x\"", "# CONFIG_X is not set",
+	};
+	static const char *const bad[] = {
+		"CONFIG_X=y;rm", "CONFIG_X=y m", "CONFIG_x=y", "CONFIG_=y", "CONFIG_X=", "CONFIG_X=\"open",
+		"CONFIG_X=\"a\"b", "CONFIG_X=0x", "CONFIG_X=0xg", "CONFIG_X=-", "CONFIG_X=yes", "CONFIG_X=\"a\tb\"",
+		"# CONFIG_x is not set", "X=y",
+	};
+	struct kbuild_recipe r = { 0 };
+	struct kconfig_setting *s;
+	size_t nr;
+
+	(void)state;
+	r.base = "tinyconfig";
+	r.nr_options = 1;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		r.options = (char **)&good[i];
+		if (kbuild_recipe_settings(&r, &s, &nr) < 0)
+			fail_msg("refused: %s", good[i]);
+		kconfig_settings_release(s, nr);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r.options = (char **)&bad[i];
+		if (kbuild_recipe_settings(&r, &s, &nr) == 0)
+			fail_msg("accepted: %s", bad[i]);
+	}
+}
+
 static void test_kbuild__drift_reports_each_symbol_by_name(void **state)
 {
 	struct kconfig_setting s[] = {
@@ -212,6 +267,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild__recipe_text_roundtrip),
 		cmocka_unit_test(test_kbuild__scan_log_finds_compiler_errors),
 		cmocka_unit_test(test_kbuild__scan_log_finds_linker_errors),
+		cmocka_unit_test(test_kbuild__not_a_fragment_is_named_by_line_number_only),
+		cmocka_unit_test(test_kbuild__config_option_values_are_strict),
 		cmocka_unit_test(test_kbuild__scan_log_tells_environment_failures),
 		cmocka_unit_test(test_tree__strips_debian_ignore_everything_trailer),
 	};

@@ -43,6 +43,87 @@ static void test_util__parse_uint_rejects_junk(void **state)
 	assert_int_equal(parse_uint("4x", 100, &v), -1);
 	assert_int_equal(parse_uint("", 100, &v), -1);
 	assert_int_equal(parse_uint("99999999999999999999999", ~0UL, &v), -1);
+	/* strtoul would skip the blank and take the sign */
+	assert_int_equal(parse_uint(" 1", 100, &v), -1);
+	assert_int_equal(parse_uint("\t1", 100, &v), -1);
+	assert_int_equal(parse_uint("+1", 100, &v), -1);
+	assert_int_equal(parse_uint("1 ", 100, &v), -1);
+	assert_int_equal(parse_uint("0", 100, &v), 0);
+	assert_int_equal(v, 0);
+}
+
+static void test_util__clean_text_replaces_every_control_character(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_clean(&sb, "a\033[31mb\rc\nd\te\x7f" "f\xc2\x9b" "g\xc3\xa9h");
+	/* C0, DEL and C1 (as UTF-8) become '?'; other UTF-8 stays */
+	assert_string_equal(sb.buf, "a?[31mb?c?d?e?f?g\xc3\xa9h");
+	strbuf_release(&sb);
+	strbuf_add_clean(&sb, NULL);
+	assert_string_equal(sb.buf, "");
+	assert_int_equal(has_control_chars("plain text"), 0);
+	assert_int_equal(has_control_chars("x\ny"), 1);
+	assert_int_equal(has_control_chars("\x1b"), 1);
+	assert_int_equal(has_control_chars(NULL), 0);
+	assert_int_equal(check_no_controls("--remote", "file:///x"), 0);
+	assert_int_equal(check_no_controls("--remote", "file:///x\nfoo"), -1);
+	/* the message itself is one line */
+	assert_non_null(strstr(error_last(), "--remote 'file:///x?foo': control characters"));
+}
+
+static void assert_shell_word(const char *w, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_shell_word(&sb, w);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
+static void test_util__shell_word_quotes_for_bash(void **state)
+{
+	(void)state;
+	assert_shell_word("./test.sh", "./test.sh");
+	assert_shell_word("", "''");
+	assert_shell_word("a b", "'a b'");
+	assert_shell_word("it's", "'it'\\''s'");
+	assert_shell_word("$HOME;rm", "'$HOME;rm'");
+	/* control characters: $'...' with named or \xHH escapes */
+	assert_shell_word("nl\nx", "$'nl\\nx'");
+	assert_shell_word("t\tr\r", "$'t\\tr\\r'");
+	assert_shell_word("e\033[1m", "$'e\\x1b[1m'");
+	assert_shell_word("q'\\\n", "$'q\\'\\\\\\n'");
+}
+
+static void assert_url(const char *url, int keep_path, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_url_redacted(&sb, url, keep_path);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
+static void test_util__url_redaction_cuts_credentials(void **state)
+{
+	(void)state;
+	assert_url("https://hooks.example/services/T/B/SECRET", 0, "https://hooks.example/...");
+	assert_url("https://u:pw@hooks.example:8443/x?token=abc", 0, "https://hooks.example:8443/...");
+	assert_url("https://hooks.example", 0, "https://hooks.example");
+	assert_url("https://u:pw@git.example/linux.git", 1, "https://git.example/linux.git");
+	assert_url("https://git.example/linux.git?private_token=abc#x", 1, "https://git.example/linux.git?...");
+	/* the last '@' of the authority ends the user info */
+	assert_url("https://a@b:c@host/p", 1, "https://host/p");
+	assert_url("ssh://git@host/r.git", 1, "ssh://host/r.git");
+	assert_url("file:///srv/linux.git", 1, "file:///srv/linux.git");
+	/* not scheme://: paths and scp-like addresses as they are */
+	assert_url("/srv/linux.git", 1, "/srv/linux.git");
+	assert_url("git@host:linux.git", 1, "git@host:linux.git");
+	assert_url("origin", 0, "origin");
+	/* and never a control character */
+	assert_url("https://h\nx/p", 0, "https://h?x/...");
 }
 
 static void test_util__find_executable(void **state)
@@ -269,6 +350,9 @@ int main(void)
 		cmocka_unit_test(test_strbuf__grows_and_formats),
 		cmocka_unit_test(test_util__parse_uint_rejects_junk),
 		cmocka_unit_test(test_util__find_executable),
+		cmocka_unit_test(test_util__clean_text_replaces_every_control_character),
+		cmocka_unit_test(test_util__shell_word_quotes_for_bash),
+		cmocka_unit_test(test_util__url_redaction_cuts_credentials),
 		cmocka_unit_test(test_run_command__exit_codes),
 		cmocka_unit_test(test_run_command__signal_is_reported),
 		cmocka_unit_test(test_run_command__timeout_kills_the_process_group),
