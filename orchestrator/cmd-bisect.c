@@ -1112,8 +1112,7 @@ static void run_round(struct runner *r, char (*hex)[41], int n, int round, int a
 			wt_fd[i] = pipeline_worktree_lock(r->lab, r->b->repo_id, &wt_dir[i]);
 			if (wt_fd[i] < 0) {
 				free(r->why);
-				r->why = xstrfmt("no free worktree copy for slot %d (other klab processes use them)",
-						 i + 1);
+				r->why = xstrfmt("klab could not lock a worktree copy for slot %d", i + 1);
 				goto abort_rows;
 			}
 		}
@@ -1686,9 +1685,9 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 			break;
 		case 'S':
 			/* each slot needs a worktree copy (or a guest) of its own */
-			if (parse_uint(optarg, LAB_COPIES, &slots) < 0 || !slots) {
+			if (parse_uint(optarg, BISECT_MAX_SLOTS, &slots) < 0 || !slots) {
 				char msg[96];
-				snprintf(msg, sizeof(msg), "--slots takes 1 to %d (commits tested at once)", LAB_COPIES);
+				snprintf(msg, sizeof(msg), "--slots takes 1 to %d (commits tested at once)", BISECT_MAX_SLOTS);
 				ret = usage_error(msg);
 				goto out;
 			}

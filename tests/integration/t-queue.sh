@@ -139,6 +139,20 @@ check "both jobs done" test "$(q "SELECT count(*) FROM queue_jobs WHERE id IN (4
 check "two worktrees of the repository" test -d "$lab/worktrees/repo-1.1"
 check "they overlapped" test "$(q "SELECT (SELECT started_at FROM queue_jobs WHERE id = 5) < (SELECT finished_at FROM queue_jobs WHERE id = 4)")" -eq 1
 
+# ---- six slots over six bisections of one repository: more jobs than
+# worktree copies existed before; a job never fails for want of one -------
+: > "$T/slow.pids"
+for i in 1 2 3 4 5 6; do
+	k submit bisect --repo "$T/repo" --good main~39 --bad main -- "$T/slow.sh" >/dev/null
+done
+SLOW=1 k worker --once --slots 6 > "$T/worker6.out" 2>&1; rc=$?
+check "worker --slots 6 exits 0" test "$rc" -eq 0
+check "all six jobs done" test "$(q "SELECT count(*) FROM queue_jobs WHERE id BETWEEN 6 AND 11 AND state = 'done'")" -eq 6
+check "all six found the culprit" \
+	test "$(q "SELECT count(*) FROM bisections b JOIN queue_jobs j ON j.bisection_id = b.id WHERE j.id BETWEEN 6 AND 11 AND b.culprit = '$culprit'")" -eq 6
+check "no 'in use' error" test "$(grep -c 'in use' "$T/worker6.out" "$lab"/logs/queue-*.log | awk -F: '{ s += $NF } END { print s }')" -eq 0
+check "six worktrees of the repository" test -d "$lab/worktrees/repo-1.5"
+
 # ---- 200 submits at once -----------------------------------------------------
 mkdir "$T/many"
 i=0
