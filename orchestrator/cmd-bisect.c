@@ -1776,6 +1776,12 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
+	if (job_parsed) {
+		/* the guests' side, as klab run checks it (the kernels come later) */
+		struct guest_env_opts geo = { 0 };
+		if (guest_env_check(&lab, &job, &geo) < 0)
+			goto out;
+	}
 	if (gitrepo_open(&repo, repo_arg) < 0)
 		goto out;
 	abs_repo = real_path(gitrepo_path(repo));
