@@ -278,6 +278,65 @@ static void test_kbuild__reap_kills_the_build_group_it_recorded(void **state)
 	free(m);
 }
 
+/* The state letter of a process (R, S, Z, ...), or 0 when it is gone. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died(void **state)
+{
+	int fds[2];
+	pid_t leader, left = 0;
+	long long start;
+	char *m;
+
+	assert_int_equal(pipe(fds), 0);
+	leader = fork();
+	assert_true(leader >= 0);
+	if (leader == 0) {
+		pid_t c;
+		setpgid(0, 0);
+		c = fork();
+		if (c == 0)
+			for (;;)
+				pause();
+		if (write(fds[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	setpgid(leader, leader);
+	assert_int_equal(read(fds[0], &left, sizeof(left)), sizeof(left));
+	close(fds[0]);
+	close(fds[1]);
+	start = process_start_time(leader, NULL);
+	assert_true(start > 0);
+	/* the leader dies (as make's supervisor would with klab); a
+	 * "compiler" stays in its group */
+	kill(leader, SIGKILL);
+	waitpid(leader, NULL, 0);
+	assert_true(proc_state(left) != 0 && proc_state(left) != 'Z');
+	m = marker_for(leader, start);
+	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 1);
+	for (int i = 0; i < 50 && proc_state(left) && proc_state(left) != 'Z'; i++)
+		usleep(20000);
+	assert_true(proc_state(left) == 0 || proc_state(left) == 'Z');
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_tree__strips_debian_ignore_everything_trailer),
 		cmocka_unit_test(test_kbuild__reap_spares_a_group_that_is_no_longer_make),
 		cmocka_unit_test(test_kbuild__reap_kills_the_build_group_it_recorded),
+		cmocka_unit_test(test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
