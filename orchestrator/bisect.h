@@ -77,6 +77,7 @@ int bisect_estimate_steps(int all);
  * are left), 0 when out->outcome is not BISECT_TEST.  k = 1 gives
  * exactly bisect_choose's commit.  out as bisect_choose's, with steps
  * the rounds left after this one. */
+#define BISECT_MAX_SLOTS 4
 int bisect_choose_k(const struct bisect_dag *dag, const struct bisect_state *st, int k,
 		    struct bisect_choice *out, int *commits);
 /* Rounds left after the current one for `all` candidates and k slots

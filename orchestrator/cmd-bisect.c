@@ -1124,8 +1124,7 @@ static void run_round(struct runner *r, char (*hex)[41], int n, int round, int a
 			wt_fd[i] = pipeline_worktree_lock(r->lab, r->b->repo_id, &wt_dir[i]);
 			if (wt_fd[i] < 0) {
 				free(r->why);
-				r->why = xstrfmt("no free worktree copy for slot %d (other klab processes use them)",
-						 i + 1);
+				r->why = xstrfmt("klab could not lock a worktree copy for slot %d", i + 1);
 				goto abort_rows;
 			}
 		}
@@ -1698,9 +1697,9 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 			break;
 		case 'S':
 			/* each slot needs a worktree copy (or a guest) of its own */
-			if (parse_uint(optarg, LAB_COPIES, &slots) < 0 || !slots) {
+			if (parse_uint(optarg, BISECT_MAX_SLOTS, &slots) < 0 || !slots) {
 				char msg[96];
-				snprintf(msg, sizeof(msg), "--slots takes 1 to %d (commits tested at once)", LAB_COPIES);
+				snprintf(msg, sizeof(msg), "--slots takes 1 to %d (commits tested at once)", BISECT_MAX_SLOTS);
 				ret = usage_error(msg);
 				goto out;
 			}
@@ -1801,6 +1800,12 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
+	if (job_parsed) {
+		/* the guests' side, as klab run checks it (the kernels come later) */
+		struct guest_env_opts geo = { 0 };
+		if (guest_env_check(&lab, &job, &geo) < 0)
+			goto out;
+	}
 	if (gitrepo_open(&repo, repo_arg) < 0)
 		goto out;
 	abs_repo = real_path(gitrepo_path(repo));

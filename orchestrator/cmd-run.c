@@ -219,8 +219,9 @@ static void run_booted(const struct job_run *jr, unsigned i, const struct guest_
 }
 
 /* Check what a queued run needs now, so a worker does not find out hours
- * later: the job parsed, the kernel readable or the revision resolvable
- * and the config options valid.  Then queue the arguments. */
+ * later: beyond run_main's checks (the job, the guest: guest_env_check),
+ * the revision resolvable and the config options valid.  Then queue the
+ * arguments. */
 static int submit_checked(struct lab *lab, int argc, char **argv, const char *kernel_arg, const char *repo_arg,
 			  const char *rev, struct recipe_opts *ro, const struct job *job)
 {
@@ -229,10 +230,6 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 	int64_t qid;
 	int ret = EXIT_FAIL;
 
-	if (kernel_arg && access(kernel_arg, R_OK) < 0) {
-		error("--kernel '%s': cannot read it", kernel_arg);
-		return EXIT_FAIL;
-	}
 	if (!kernel_arg) {
 		struct gitrepo *repo = NULL;
 		char hex[41];
@@ -430,17 +427,19 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 			goto out;
 		db_host_release(&h);
 	}
+	/* what the guests need, checked before anything is built or queued */
+	geo.kernel = kernel_arg;
+	if (guest_env_check(&lab, &job, &geo) < 0)
+		goto out;
+	geo.kernel = NULL;
 	if (submit) {
 		ret = submit_checked(&lab, argc, argv, kernel_arg, repo_arg, rev, &ro, &job);
 		goto out;
 	}
 
 	if (kernel_arg) {
-		if (access(kernel_arg, R_OK) < 0) {
-			error("--kernel '%s': cannot read it", kernel_arg);
+		if (!(kernel = real_path(kernel_arg)))
 			goto out;
-		}
-		kernel = real_path(kernel_arg);
 	} else if (build_kernel(&lab, repo_arg, rev, &ro, &job, geo.quiet, &kernel, &build_id, hex) < 0) {
 		goto out;
 	}

@@ -4,7 +4,9 @@
 #include "gitrepo.h"
 #include "util/util.h"
 #include "util/strbuf.h"
+#include "util/run-command.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <git2.h>
 #include <stdio.h>
@@ -869,59 +871,151 @@ out:
 	return ret;
 }
 
-int worktree_checkout(struct worktree *wt, const char *hex)
+/* Where the worktree differs from HEAD: the index against HEAD's tree,
+ * files against the index, and files that are neither tracked nor
+ * covered by a .gitignore.  0 when it matches; 1 with *what (caller
+ * frees) naming the first difference; -1 on error. */
+static int worktree_differs(struct worktree *wt, char **what)
+{
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *st = NULL;
+	size_t n;
+
+	*what = NULL;
+	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&st, wt->repo, &so) < 0)
+		return git_fail("cannot compare the files of klab worktree", wt->path);
+	n = git_status_list_entrycount(st);
+	if (n) {
+		const git_status_entry *e = git_status_byindex(st, 0);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+		const char *kind = e->status & GIT_STATUS_WT_NEW ? "is not in the commit"
+				 : e->status & GIT_STATUS_WT_DELETED ? "is missing"
+				 : e->status & GIT_STATUS_WT_MODIFIED ? "differs from the commit"
+				 : e->status & GIT_STATUS_WT_TYPECHANGE ? "has the wrong type"
+				 : "differs in the index";
+		char more[64] = "";
+
+		if (n > 1)
+			snprintf(more, sizeof(more), " (and %zu more)", n - 1);
+		*what = xstrfmt("'%s' %s%s", path, kind, more);
+	}
+	git_status_list_free(st);
+	return n != 0;
+}
+
+/* The whole tree: tracked files reset, files the commit does not have
+ * removed (ignored ones too when remove_ignored).  Unchanged files are
+ * not rewritten, so a build that uses them stays incremental. */
+static int checkout_full(struct worktree *wt, git_commit *c, int remove_ignored)
 {
 	git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+
+	opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
+	if (remove_ignored)
+		opts.checkout_strategy |= GIT_CHECKOUT_REMOVE_IGNORED;
+	if (git_checkout_tree(wt->repo, (git_object *)c, &opts) < 0)
+		return git_fail("cannot check out", git_oid_tostr_s(git_commit_id(c)));
+	return 0;
+}
+
+/* Start from nothing: an empty index and every file but the git
+ * directory removed.  With an unborn HEAD when HEAD names a commit that
+ * is gone (the repository was re-created at the same path). */
+static int worktree_clear(struct worktree *wt, int wipe_files)
+{
+	git_index *idx = NULL;
+	int ret = 0;
+
+	if (git_repository_index(&idx, wt->repo) < 0 || git_index_clear(idx) < 0 || git_index_write(idx) < 0)
+		ret = git_fail("cannot clear the index of klab worktree", wt->path);
+	git_index_free(idx);
+	if (ret == 0 && !head_is_valid(wt->repo) &&
+	    git_repository_set_head(wt->repo, "refs/heads/klab-recovered") < 0)
+		ret = git_fail("cannot reset HEAD of klab worktree", wt->path);
+	if (ret == 0 && wipe_files) {
+		DIR *d = opendir(wt->path);
+		struct dirent *de;
+
+		if (!d)
+			return error("cannot read klab worktree '%s': %s", wt->path, strerror(errno));
+		while (ret == 0 && (de = readdir(d))) {
+			char *p;
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+				continue;
+			p = xstrfmt("%s/%s", wt->path, de->d_name);
+			ret = remove_tree(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	return ret;
+}
+
+int worktree_checkout(struct worktree *wt, const char *hex)
+{
 	git_commit *c = NULL;
 	git_tree *from = NULL;
 	git_oid oid;
-	char *marker = NULL;
-	int ret = -1, rc = 0;
+	char *marker = NULL, *what = NULL;
+	int ret = -1, rc = 0, recover, differs;
 
 	if (git_oid_fromstr(&oid, hex) < 0)
 		return error("invalid object id '%s'", hex);
 	if (git_commit_lookup(&c, wt->repo, &oid) < 0)
 		return git_fail("cannot read commit", hex);
-	/* The marker says a checkout was under way: if klab died in it, the
-	 * files no longer match HEAD and only a full checkout is safe. */
+	/* The marker says a checkout was under way.  Found, that checkout
+	 * failed (disk full) or klab died in it: files of another commit
+	 * may be in the worktree and the index no longer knows them, so
+	 * everything the commit does not have goes, ignored files too. */
 	marker = xstrfmt("%sklab-checkout-in-progress", git_repository_path(wt->repo));
-	if (access(marker, F_OK) != 0)
-		from = head_tree(wt->repo);
+	recover = access(marker, F_OK) == 0 || !head_is_valid(wt->repo);
+	if (recover && access(marker, F_OK) == 0)
+		warning("the last checkout in '%s' did not finish: checking %.12s out afresh", wt->path, hex);
 	if (write_file_atomic(marker, hex, strlen(hex)) < 0)
 		goto cleanup;
-	if (from)
+	if (!recover && (from = head_tree(wt->repo)))
 		rc = checkout_changed(wt, from, c);
 	if (rc < 0)
 		goto cleanup;
-	if (rc == 0) {
-		/* FORCE: whatever a test left in tracked files is reset;
-		 * untracked files (build output of a test) are left alone. */
-		opts.checkout_strategy = GIT_CHECKOUT_FORCE;
-		if (!head_is_valid(wt->repo)) {
-			/* HEAD names a commit that is gone (the repository was
-			 * re-created at the same path): start from an empty
-			 * index and an unborn HEAD, and clear out old files. */
-			git_index *idx = NULL;
-			if (git_repository_index(&idx, wt->repo) == 0) {
-				git_index_clear(idx);
-				git_index_write(idx);
-				git_index_free(idx);
-			}
-			git_repository_set_head(wt->repo, "refs/heads/klab-recovered");
-			opts.checkout_strategy |= GIT_CHECKOUT_REMOVE_UNTRACKED;
-		}
-		if (git_checkout_tree(wt->repo, (git_object *)c, &opts) < 0) {
-			git_fail("cannot check out", hex);
-			goto cleanup;
-		}
-	}
+	if (rc == 0 && ((!head_is_valid(wt->repo) && worktree_clear(wt, 0) < 0) || checkout_full(wt, c, recover) < 0))
+		goto cleanup;
 	if (git_repository_set_head_detached(wt->repo, &oid) < 0) {
 		git_fail("cannot update klab worktree HEAD to", hex);
+		goto cleanup;
+	}
+	/* Nothing but the commit's files (and what its .gitignore covers)
+	 * may be there when the test starts.  Checking out only the paths
+	 * two commits differ in leaves alone what a test changed elsewhere:
+	 * the whole tree then; if even that does not match, from nothing. */
+	differs = worktree_differs(wt, &what);
+	if (differs > 0 && rc == 1) {
+		free(what);
+		differs = checkout_full(wt, c, 0) < 0 ? -1 : worktree_differs(wt, &what);
+	}
+	if (differs > 0) {
+		warning("klab worktree '%s' does not match %.12s (%s): checking it out from nothing", wt->path, hex,
+			what);
+		free(what);
+		differs = worktree_clear(wt, 1) < 0 || checkout_full(wt, c, 1) < 0 ||
+				  git_repository_set_head_detached(wt->repo, &oid) < 0
+			  ? -1
+			  : worktree_differs(wt, &what);
+	}
+	if (differs < 0)
+		goto cleanup;
+	if (differs > 0) {
+		error("klab worktree '%s' does not match %.12s after a fresh checkout: %s", wt->path, hex, what);
 		goto cleanup;
 	}
 	unlink(marker);
 	ret = 0;
 cleanup:
+	free(what);
 	free(marker);
 	git_tree_free(from);
 	git_commit_free(c);

@@ -555,6 +555,31 @@ cleanup:
 	return ret;
 }
 
+static int is_bzimage(const char *data, size_t len)
+{
+	return len >= 1024 && !memcmp(data + 0x202, "HdrS", 4);
+}
+
+static int not_bzimage(const char *kernel)
+{
+	return error("'%s' is not an x86 bzImage (no 'HdrS' boot header)", kernel);
+}
+
+int guestimg_check_kernel(const char *kernel)
+{
+	char head[1024];
+	ssize_t n;
+	int fd = open(kernel, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error("cannot open kernel '%s': %s", kernel, strerror(errno));
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 0)
+		return error("cannot read kernel '%s': %s", kernel, strerror(errno));
+	return is_bzimage(head, (size_t)n) ? 0 : not_bzimage(kernel);
+}
+
 int guestimg_stage_kernel(const char *image_dir, const char *kernel, char **path)
 {
 	char *data = NULL;
@@ -564,9 +589,9 @@ int guestimg_stage_kernel(const char *image_dir, const char *kernel, char **path
 	*path = NULL;
 	if (read_file(kernel, IMG_MAX_INPUT, &data, &len) < 0)
 		return -1;
-	if (len < 1024 || memcmp(data + 0x202, "HdrS", 4)) {
+	if (!is_bzimage(data, len)) {
 		free(data);
-		return error("'%s' is not an x86 bzImage (no 'HdrS' boot header)", kernel);
+		return not_bzimage(kernel);
 	}
 	blob_hex(data, len, hex);
 	*path = xstrfmt("%s/bzImage-%.16s", image_dir, hex);

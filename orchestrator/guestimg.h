@@ -29,6 +29,9 @@ int guestimg_base(const char *image_dir, char **path, int *hit);
 int guestimg_initrd(const char *image_dir, const char *base_path, const char *conf, size_t conf_len,
 		    char **path);
 
+/* 0 when `kernel` is a readable x86 bzImage (its boot header), else -1
+ * with a message naming the file. */
+int guestimg_check_kernel(const char *kernel);
 /* Copy a kernel image into image_dir under its content hash (readable
  * by QEMU); *path is the copy. */
 int guestimg_stage_kernel(const char *image_dir, const char *kernel, char **path);

@@ -729,34 +729,68 @@ static void progress_end(struct progress *pg)
 	pg->dirty = 0;
 }
 
+/* The marker names make's process group (the run-command supervisor
+ * leads it) and when its leader started, so that a later build can tell
+ * the group from whatever has the number by then. */
 static void on_make_start(int pid, void *data)
 {
 	struct progress *pg = data;
-	char *m = xstrfmt("commit %s\npid %ld\npgid %d\n", pg->commit, (long)getpid(), pid);
+	char *m = xstrfmt("commit %s\npid %ld\npgid %d\nstart %lld\n", pg->commit, (long)getpid(), pid,
+			  process_start_time(pid, NULL));
 
 	write_file_atomic(pg->marker, m, strlen(m));
 	free(m);
 }
 
-/* A build killed with klab (kill -9, power loss) may have left compilers
- * running in make's process group: stop them before building again. */
-static void reap_interrupted(const char *marker, const char *indent, const char *bd)
+int kbuild_reap_interrupted(const char *marker, const char *indent, const char *bd)
 {
 	char *text = NULL, *p;
+	long pgid = 0, grp = 0;
+	long long start = 0, leader;
+	int killed = 0;
 
 	if (read_file(marker, 4096, &text, NULL) < 0)
-		return;
+		return 0;
 	fprintf(stderr, "%sklab: the previous build in %s was interrupted; make redoes what is incomplete\n",
 		indent, bd);
-	p = strstr(text, "\npgid ");
-	if (p) {
-		long pgid = strtol(p + 6, NULL, 10);
-		if (pgid > 1 && kill(-(pid_t)pgid, 0) == 0) {
-			kill(-(pid_t)pgid, SIGKILL);
-			usleep(200000);
-		}
-	}
+	if ((p = strstr(text, "\npgid ")))
+		pgid = strtol(p + 6, NULL, 10);
+	if ((p = strstr(text, "\nstart ")))
+		start = strtoll(p + 7, NULL, 10);
 	free(text);
+	if (pgid <= 1 || pgid != (long)(pid_t)pgid || start <= 0)
+		return 0;	/* no start time (an older klab's marker): never kill */
+	leader = process_start_time(pgid, &grp);
+	if (leader) {
+		/* the number is in use: by the build's group leader only if
+		 * it started when that one did */
+		if (leader != start || grp != pgid)
+			return 0;
+		if (kill(-(pid_t)pgid, SIGKILL) == 0)
+			killed = 1;
+	} else {
+		/* The leader is gone; compilers may be left in its group.  A
+		 * member of the build's group started after its leader. */
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char *end;
+			long pid = strtol(de->d_name, &end, 10);
+			long long st;
+
+			if (*end || pid <= 1)
+				continue;
+			st = process_start_time(pid, &grp);
+			if (st && grp == pgid && st >= start && kill((pid_t)pid, SIGKILL) == 0)
+				killed++;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (killed)
+		usleep(200000);
+	return killed;
 }
 
 static void on_make_line(const char *line, size_t len, void *data)
@@ -879,9 +913,13 @@ static int copy_file(const char *from, const char *to)
 		goto out;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write(out, buf, (size_t)n) != n) {
-			error("cannot write '%s': %s", to, strerror(errno));
-			goto out;
+		/* a short write is followed by the one that says why (ENOSPC) */
+		for (ssize_t done = 0, w; done < n; done += w) {
+			w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0) {
+				error("cannot write '%s': %s", to, strerror(errno));
+				goto out;
+			}
 		}
 	}
 	if (n < 0 || fsync(out) < 0) {
@@ -1001,7 +1039,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	char *bd = NULL, *log = NULL, *marker = NULL, *cfg_path = NULL, *cfg_text = NULL, *ccache_dir = NULL;
 	char *lock_name = NULL, *key = NULL, *jobs_arg = NULL, *final = NULL;
 	char *env[8] = { NULL };
-	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0, copy = 0;
+	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0, copy = 0, marker_written = 0;
 	int64_t start = now_ms();
 	char recipe_id[41];
 
@@ -1035,13 +1073,14 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 		goto out;
 	marker = xstrfmt("%s/.klab-building", bd);
 	if (is_file(marker))
-		reap_interrupted(marker, req->indent ? req->indent : "", bd);
+		kbuild_reap_interrupted(marker, req->indent ? req->indent : "", bd);
 	{
 		char *m = xstrfmt("commit %s\npid %ld\n", req->commit, (long)getpid());
 		int rc = write_file_atomic(marker, m, strlen(m));
 		free(m);
 		if (rc < 0)
 			goto out;
+		marker_written = 1;
 	}
 	if (db_build_begin(lab->db, req->repo_id, req->commit, req->tree, res->recipe_id, recipe_text.buf,
 			   &res->build_id) < 0)
@@ -1116,7 +1155,6 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 		if (db_build_finish(lab->db, res->build_id, "config-drift", NULL, res->config_hash, cfg_text,
 				    res->excerpt, log, res->duration_ms, 0) < 0)
 			goto out;
-		unlink(marker);
 		ret = 0;
 		goto out;
 	}
@@ -1158,8 +1196,13 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	res->log = xstrdup(log);
 	if (res->status == KBUILD_OK) {
 		key = xstrfmt("%s-%s", req->tree, res->recipe_id);
-		if (store_artifacts(lab, bd, key, log, &final) < 0)
+		if (store_artifacts(lab, bd, key, log, &final) < 0) {
+			/* the machine failed (a full disk), not the commit: built
+			 * again next time; the row says so if it still can */
+			db_build_finish(lab->db, res->build_id, "env-failed", NULL, res->config_hash, cfg_text,
+					"klab could not store the artifacts", log, res->duration_ms, res->objects);
 			goto out;
+		}
 		free(res->log);
 		res->log = NULL;
 		fill_paths(res, final);
@@ -1169,7 +1212,6 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 			    res->status == KBUILD_OK ? "ok" : res->status == KBUILD_FAILED ? "build-failed" : "env-failed",
 			    final, res->config_hash, cfg_text, res->excerpt, res->log, res->duration_ms, res->objects) < 0)
 		goto out;
-	unlink(marker);
 	ret = 0;
 	goto out;
 
@@ -1189,8 +1231,11 @@ config_failed:
 	if (db_build_finish(lab->db, res->build_id, env_failure ? "env-failed" : "build-failed", NULL, NULL, NULL,
 			    res->excerpt, log, res->duration_ms, 0) == 0)
 		ret = 0;
-	unlink(marker);
 out:
+	/* No make runs once we are here, whatever became of the build: the
+	 * marker only tells a later build that klab died during this one. */
+	if (marker_written)
+		unlink(marker);
 	progress_end(&pg);
 	for (int i = 0; i < nenv; i++)
 		free(env[i]);

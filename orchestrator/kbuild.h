@@ -96,6 +96,13 @@ char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recip
 
 /* Pull file:line: error lines (and linker errors) out of a build log;
  * classify environment failures.  Pure: exposed for tests. */
+/* A build's marker (.klab-building) found at the start of the next one:
+ * klab died during that build.  Kills what is left of its make process
+ * group, and only that: the group is recognised by its leader's start
+ * time recorded in the marker (a process that got the number since is
+ * left alone; a marker without it is never acted on).  Returns how many
+ * kills were sent (a group counts once). */
+int kbuild_reap_interrupted(const char *marker, const char *indent, const char *bd);
 void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure);
 
 #endif

@@ -355,14 +355,31 @@ cleanup:
 
 int lab_lock_copy(const struct lab *lab, const char *name, int *copy)
 {
-	for (int k = 0; k < LAB_COPIES; k++) {
-		char *n = k ? xstrfmt("%s.%d", name, k) : xstrdup(name);
-		int fd = lab_try_lock(lab, n);
-		free(n);
-		if (fd >= 0) {
+	/* No fixed number of copies: each one is held by a running klab
+	 * process, so there are never more than processes that use the
+	 * resource at once, and a job never fails for want of one. */
+	for (int k = 0;; k++) {
+		char *path = k ? xstrfmt("%s/locks/%s.%d.lock", lab->state_dir, name, k)
+			       : xstrfmt("%s/locks/%s.lock", lab->state_dir, name);
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			error("cannot open lock '%s': %s", path, strerror(errno));
+			free(path);
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			free(path);
 			*copy = k;
 			return fd;
 		}
+		if (errno != EWOULDBLOCK) {
+			error("cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			free(path);
+			return -1;
+		}
+		close(fd);
+		free(path);
 	}
-	return error("%s and its %d copies are all in use by other klab processes", name, LAB_COPIES - 1);
 }

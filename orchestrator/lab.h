@@ -48,12 +48,11 @@ char *lab_path(const struct lab *lab, const char *sub);
 int lab_lock(const struct lab *lab, const char *name);
 /* The same without a message: fd, or -1 if held or on error. */
 int lab_try_lock(const struct lab *lab, const char *name);
-/* The first free of the locks NAME, NAME.1, ... NAME.<LAB_COPIES-1>, for
- * what klab keeps several copies of so that concurrent jobs on one
- * repository do not wait for each other (worktrees, build directories).
- * fd, *copy its number (0: NAME itself); -1 with a message if all are
- * held. */
-#define LAB_COPIES 4
+/* The first free of the locks NAME, NAME.1, NAME.2, ..., for what klab
+ * keeps several copies of so that concurrent jobs on one repository do
+ * not wait for each other (worktrees, build directories): as many copies
+ * as processes use them at once.  fd, *copy its number (0: NAME itself);
+ * -1 with a message only when a lock file cannot be opened. */
 int lab_lock_copy(const struct lab *lab, const char *name, int *copy);
 
 #endif

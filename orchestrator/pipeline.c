@@ -445,6 +445,31 @@ static int choose_hosts(struct guest_env *ge, const struct guest_env_opts *o)
 	return 0;
 }
 
+int guest_env_check(const struct lab *lab, const struct job *job, const struct guest_env_opts *o)
+{
+	struct strbuf conf = STRBUF_INIT;
+	enum accel_choice choice;
+	unsigned char *cpus = NULL;
+	size_t nr_cpus;
+	int ret = -1;
+
+	if (accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
+		return -1;
+	if (lab->guest_cpus && cpulist_parse(lab->guest_cpus, &cpus, &nr_cpus) < 0)
+		return error("guest_cpus in %s: not a CPU list", lab->config_path);
+	free(cpus);
+	if (o->uri && vm_uri_check(o->uri) < 0)
+		return -1;
+	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0)
+		goto out;
+	if (o->kernel && guestimg_check_kernel(o->kernel) < 0)
+		goto out;
+	ret = 0;
+out:
+	strbuf_release(&conf);
+	return ret;
+}
+
 int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o)
 {
@@ -458,7 +483,7 @@ int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *j
 	ge->pin = !o->no_pin;
 	ge->quiet = o->quiet;
 	ge->accel_opt = o->accel;
-	if (accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
+	if (guest_env_check(lab, job, o) < 0 || accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
 		return -1;
 	if (lab->guest_cpus && cpulist_parse(lab->guest_cpus, &ge->allowed, &ge->nr_allowed) < 0)
 		return error("guest_cpus in %s: not a CPU list", lab->config_path);

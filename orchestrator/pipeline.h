@@ -95,6 +95,13 @@ struct guest_env_opts {
 	int64_t prefer_host_id;		/* a bisection's earlier host (0: none) */
 };
 
+/* Everything about guests that can be checked without libvirt: the
+ * accelerator (o->accel, else klab.conf's), guest_cpus, the URI's shape
+ * (o->uri), the job's guest configuration (its sizes fit the guest) and,
+ * when o->kernel is set, that it is an x86 bzImage.  klab run, submit run
+ * and bisect start --job call it before anything is built or queued;
+ * guest_env_prepare calls it too.  0, or -1 after one error line. */
+int guest_env_check(const struct lab *lab, const struct job *job, const struct guest_env_opts *o);
 /* Connect, clean orphans, choose the accelerator, read the topology,
  * build or find the initramfs and stage the kernel. */
 int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,

@@ -4,6 +4,7 @@
  * then run libvirt's event loop until the guest powers off or a deadline
  * passes, and destroy.  VIR_DOMAIN_START_AUTODESTROY ties the domain to
  * our connection: if klab dies, libvirtd destroys it. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libvirt/libvirt.h>
@@ -236,6 +237,18 @@ int vm_busy_cpus(struct vm_conn *c, unsigned char **busy_out, size_t *nr)
 	int count;
 
 	return vm_klab_guests(c, NULL, 0, busy_out, nr, &count);
+}
+
+int vm_uri_check(const char *uri)
+{
+	const char *p = uri;
+
+	if (isalpha((unsigned char)*p))
+		while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.' || *p == '_')
+			p++;
+	if (p == uri || strncmp(p, "://", 3) || strpbrk(uri, " \t\r\n"))
+		return error("libvirt URI '%s': expected DRIVER[+TRANSPORT]://[HOST]/PATH, e.g. qemu:///system", uri);
+	return 0;
 }
 
 int vm_uri_is_remote(const char *uri)

@@ -50,6 +50,10 @@ int vm_klab_guests(struct vm_conn *c, const unsigned char *within, size_t nr_wit
 /* A URI with a server part ("qemu+tcp://host/system") reaches another
  * libvirtd: files must travel to it (vm_upload_file). */
 int vm_uri_is_remote(const char *uri);
+/* 0 when uri has a libvirt URI's shape, DRIVER[+TRANSPORT]://[HOST]/[PATH]
+ * (qemu:///system, qemu+ssh://host/system, test:///default), else -1
+ * with a message.  Whether it connects is only known by connecting. */
+int vm_uri_check(const char *uri);
 
 /* Put the local file `path` (at most max bytes) into volume vol_name of
  * the dir pool pool_name (defined at pool_target and started when

@@ -311,6 +311,41 @@ int process_gone(long pid)
 	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
 }
 
+long long process_start_time(long pid, long *pgrp)
+{
+	char path[64], buf[1024], *p;
+	long long start = 0;
+	long grp = 0;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the command name (field 2) may hold spaces and parentheses: the
+	 * fields after it start after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	 * cmajflt utime stime cutime cstime priority nice num_threads
+	 * itrealvalue starttime */
+	if (sscanf(p + 1, " %*c %*d %ld %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %lld",
+		   &grp, &start) != 2)
+		return 0;
+	if (pgrp)
+		*pgrp = grp;
+	return start;
+}
+
 long name_owner_pid(const char *name, const char *prefix)
 {
 	const char *dash;

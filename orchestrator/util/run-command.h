@@ -51,6 +51,12 @@ int remove_tree(const char *path);
  * what is left by a dead klab may be cleaned, nothing else. */
 int process_gone(long pid);
 
+/* When process PID started (field 22 of /proc/PID/stat, clock ticks
+ * since boot) and, in *pgrp if not NULL, its process group; 0 when no
+ * such process exists or its stat cannot be read.  A PID that is used
+ * again by another process has another start time. */
+long long process_start_time(long pid, long *pgrp);
+
 /* The PID at the end of a temp name "PREFIX...-PID" (klab's ".tmp-KEY-PID"
  * artifact copies), or 0 when NAME does not start with PREFIX or does
  * not end in "-" and a positive number. */

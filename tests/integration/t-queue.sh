@@ -36,6 +36,40 @@ check "submit run: bad job refused" test "$rc" -ne 0
 case $out in *bad.yaml:*) ok "submit run: error names file:line";; *) fail "submit run error: $out";; esac
 out=$(k submit frobnicate 2>&1); rc=$?
 check "submit: unknown kind is a usage error" test "$rc" -eq 2
+# what the guests need is checked before queueing, with klab run's own
+# checks (guest_env_check): the kernel, the accelerator, the URI, sizes
+# that do not fit the guest
+job="$KLAB_SRCDIR/jobs/usemem-anon-w-seq.yaml"
+python3 -c "
+d = bytearray(2048); d[0x202:0x206] = b'HdrS'
+open('$T/bzImage', 'wb').write(d)"
+sed 's/^runtime: 10s$/runtime: 10s\nsize: 1t/' "$job" > "$T/huge.yaml"
+submit_refused() {
+	what=$1 want=$2; shift 2
+	out=$(k "$@" 2>&1); rc=$?
+	check "$what: refused" test "$rc" -ne 0
+	case $out in
+	*"
+"*) fail "$what: more than one line: $out" ;;
+	*"$want"*) ok "$what: says so" ;;
+	*) fail "$what: $out" ;;
+	esac
+}
+submit_refused "submit run --kernel /etc/hostname --accel foo" "accelerator 'foo'" \
+	submit run --job "$job" --kernel /etc/hostname --accel foo
+submit_refused "submit run --kernel /etc/hostname" "not an x86 bzImage" \
+	submit run --job "$job" --kernel /etc/hostname
+submit_refused "submit run --uri garbage" "libvirt URI 'garbage'" \
+	submit run --job "$job" --kernel "$T/bzImage" --uri garbage
+submit_refused "submit run: size 1t in a 2 GiB guest" "do not fit in the guest" \
+	submit run --job "$T/huge.yaml" --kernel "$T/bzImage"
+submit_refused "submit run --repo: size 1t" "do not fit in the guest" \
+	submit run --job "$T/huge.yaml" --repo "$T/repo" --rev main
+submit_refused "submit bisect --job: size 1t" "do not fit in the guest" \
+	submit bisect --repo "$T/repo" --good main~39 --bad main --job "$T/huge.yaml"
+submit_refused "bisect start --job --no-run: size 1t" "do not fit in the guest" \
+	bisect start --repo "$T/repo" --good main~39 --bad main --job "$T/huge.yaml" --no-run
+check "no bisection was created by refused ones" test "$(q 'SELECT count(*) FROM bisections')" -eq 0
 check "nothing was queued by bad submits" test "$(q 'SELECT count(*) FROM queue_jobs')" -eq 0
 
 # ---- submit, worker --once, status, log ------------------------------------
@@ -138,6 +172,20 @@ SLOW=1 k worker --once --slots 2 > "$T/worker5.out" 2>&1
 check "both jobs done" test "$(q "SELECT count(*) FROM queue_jobs WHERE id IN (4, 5) AND state = 'done'")" -eq 2
 check "two worktrees of the repository" test -d "$lab/worktrees/repo-1.1"
 check "they overlapped" test "$(q "SELECT (SELECT started_at FROM queue_jobs WHERE id = 5) < (SELECT finished_at FROM queue_jobs WHERE id = 4)")" -eq 1
+
+# ---- six slots over six bisections of one repository: more jobs than
+# worktree copies existed before; a job never fails for want of one -------
+: > "$T/slow.pids"
+for i in 1 2 3 4 5 6; do
+	k submit bisect --repo "$T/repo" --good main~39 --bad main -- "$T/slow.sh" >/dev/null
+done
+SLOW=1 k worker --once --slots 6 > "$T/worker6.out" 2>&1; rc=$?
+check "worker --slots 6 exits 0" test "$rc" -eq 0
+check "all six jobs done" test "$(q "SELECT count(*) FROM queue_jobs WHERE id BETWEEN 6 AND 11 AND state = 'done'")" -eq 6
+check "all six found the culprit" \
+	test "$(q "SELECT count(*) FROM bisections b JOIN queue_jobs j ON j.bisection_id = b.id WHERE j.id BETWEEN 6 AND 11 AND b.culprit = '$culprit'")" -eq 6
+check "no 'in use' error" test "$(grep -c 'in use' "$T/worker6.out" "$lab"/logs/queue-*.log | awk -F: '{ s += $NF } END { print s }')" -eq 0
+check "six worktrees of the repository" test -d "$lab/worktrees/repo-1.5"
 
 # ---- 200 submits at once -----------------------------------------------------
 mkdir "$T/many"

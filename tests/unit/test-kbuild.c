@@ -1,5 +1,6 @@
 /* Unit tests of the pure parts of kernel builds: fragments and drift,
- * recipe ids and text, build-log scanning, the tarball's .gitignore. */
+ * recipe ids and text, build-log scanning, the tarball's .gitignore; and
+ * which process group an interrupted build's marker lets klab kill. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,12 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kbuild.h"
 #include "tree.h"
 #include "util/util.h"
 #include "util/strbuf.h"
+#include "util/run-command.h"
 
 static char dir[] = "/tmp/klab-test-kbuild.XXXXXX";
 
@@ -257,6 +261,137 @@ static void test_tree__strips_debian_ignore_everything_trailer(void **state)
 	assert_int_equal(tree_strip_debian_gitignore(plain), 0);
 }
 
+/* A process in a group of its own that sleeps until killed. */
+static pid_t spawn_group_leader(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (;;)
+			pause();
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+/* 1 when pid is still running (not a zombie either). */
+static int still_runs(pid_t pid)
+{
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+static char *marker_for(pid_t pgid, long long start)
+{
+	char *text = xstrfmt("commit 0123\npid 1\npgid %d\nstart %lld\n", (int)pgid, start);
+	char *p = write_tmp(".klab-building", text);
+
+	free(text);
+	return p;
+}
+
+static void test_kbuild__reap_spares_a_group_that_is_no_longer_make(void **state)
+{
+	pid_t pid = spawn_group_leader();
+	long long start;
+	char *m;
+
+	usleep(20000);
+	start = process_start_time(pid, NULL);
+	assert_true(start > 0);
+	/* the marker of a build whose group leader started at another time:
+	 * the number now belongs to another process */
+	m = marker_for(pid, start - 1);
+	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 0);
+	assert_true(still_runs(pid));
+	free(m);
+	/* a marker of an older klab, without the start time: never acted on */
+	{
+		char *text = xstrfmt("commit 0123\npid 1\npgid %d\n", (int)pid);
+		m = write_tmp(".klab-building", text);
+		free(text);
+	}
+	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 0);
+	assert_true(still_runs(pid));
+	free(m);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_kbuild__reap_kills_the_build_group_it_recorded(void **state)
+{
+	pid_t pid = spawn_group_leader();
+	char *m;
+	int status;
+
+	usleep(20000);
+	m = marker_for(pid, process_start_time(pid, NULL));
+	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	free(m);
+}
+
+/* The state letter of a process (R, S, Z, ...), or 0 when it is gone. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died(void **state)
+{
+	int fds[2];
+	pid_t leader, left = 0;
+	long long start;
+	char *m;
+
+	assert_int_equal(pipe(fds), 0);
+	leader = fork();
+	assert_true(leader >= 0);
+	if (leader == 0) {
+		pid_t c;
+		setpgid(0, 0);
+		c = fork();
+		if (c == 0)
+			for (;;)
+				pause();
+		if (write(fds[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	setpgid(leader, leader);
+	assert_int_equal(read(fds[0], &left, sizeof(left)), sizeof(left));
+	close(fds[0]);
+	close(fds[1]);
+	start = process_start_time(leader, NULL);
+	assert_true(start > 0);
+	/* the leader dies (as make's supervisor would with klab); a
+	 * "compiler" stays in its group */
+	kill(leader, SIGKILL);
+	waitpid(leader, NULL, 0);
+	assert_true(proc_state(left) != 0 && proc_state(left) != 'Z');
+	m = marker_for(leader, start);
+	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 1);
+	for (int i = 0; i < 50 && proc_state(left) && proc_state(left) != 'Z'; i++)
+		usleep(20000);
+	assert_true(proc_state(left) == 0 || proc_state(left) == 'Z');
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +406,9 @@ int main(void)
 		cmocka_unit_test(test_kbuild__config_option_values_are_strict),
 		cmocka_unit_test(test_kbuild__scan_log_tells_environment_failures),
 		cmocka_unit_test(test_tree__strips_debian_ignore_everything_trailer),
+		cmocka_unit_test(test_kbuild__reap_spares_a_group_that_is_no_longer_make),
+		cmocka_unit_test(test_kbuild__reap_kills_the_build_group_it_recorded),
+		cmocka_unit_test(test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
