@@ -208,13 +208,19 @@ int cmd_gc(int argc, char **argv, const struct global_opts *g)
 			lab_close(&lab);
 			return EXIT_FAIL;
 		}
-		dir = lab_path(&lab, "artifacts");
-		collect(dir, &e, &nr, dry_run);
-		prune(&lab, "artifacts", e, nr, keep_last, max_size, dry_run, 1);
-		for (size_t i = 0; i < nr; i++)
-			free(e[i].path);
-		free(e);
-		free(dir);
+		if (lab.artifact_store) {
+			/* other labs' builds point into it too */
+			printf("keeping the shared artifact store %s: gc prunes only a lab's own\n",
+			       lab.artifact_store);
+		} else {
+			dir = lab_path(&lab, "artifacts");
+			collect(dir, &e, &nr, dry_run);
+			prune(&lab, "artifacts", e, nr, keep_last, max_size, dry_run, 1);
+			for (size_t i = 0; i < nr; i++)
+				free(e[i].path);
+			free(e);
+			free(dir);
+		}
 		dir = lab_path(&lab, "builds");
 		collect(dir, &e, &nr, dry_run);
 		{

@@ -572,6 +572,59 @@ int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, stru
 	return rc;
 }
 
+/* A kernel another lab built from the same tree and recipe into the shared
+ * store (artifact_store): recorded as this lab's build, not rebuilt.  Its
+ * entry appeared by rename, so it is whole; the recipe id hashes every
+ * input file, so the same id means the same config.  1 taken, 0 none. */
+static int adopt_shared(struct lab *lab, int64_t repo_id, const char *commit, const char *tree,
+			const struct kbuild_recipe *recipe, const char *recipe_id, struct kbuild_result *res)
+{
+	struct strbuf recipe_text = STRBUF_INIT;
+	char *dir, *bz, *cfg, *cfg_text = NULL;
+	size_t len;
+	int ret = 0;
+
+	if (!lab->artifact_store)
+		return 0;
+	dir = xstrfmt("%s/%s-%s", lab->artifact_store, tree, recipe_id);
+	bz = xstrfmt("%s/bzImage", dir);
+	cfg = xstrfmt("%s/config", dir);
+	if (!is_file(bz) || !is_file(cfg))
+		goto out;
+	ret = -1;
+	if (read_file(cfg, 16 << 20, &cfg_text, &len) < 0)
+		goto out;
+	kbuild_recipe_to_text(recipe, &recipe_text);
+	memset(res, 0, sizeof(*res));
+	memcpy(res->recipe_id, recipe_id, 41);
+	blob_hash(cfg_text, len, res->config_hash);
+	if (db_build_begin(lab->db, repo_id, commit, tree, recipe_id, recipe_text.buf, &res->build_id) < 0 ||
+	    db_build_finish(lab->db, res->build_id, "ok", dir, res->config_hash, cfg_text, NULL, NULL, 0, 0) < 0)
+		goto out;
+	res->status = KBUILD_OK;
+	res->cache_hit = 1;
+	fill_paths(res, dir);
+	res->message = xstrdup("built before by another lab (shared artifact store)");
+	ret = 1;
+out:
+	strbuf_release(&recipe_text);
+	free(cfg_text);
+	free(cfg);
+	free(bz);
+	free(dir);
+	return ret;
+}
+
+int kbuild_find(struct lab *lab, int64_t repo_id, const char *commit, const char *tree,
+		const struct kbuild_recipe *recipe, const char *recipe_id, struct kbuild_result *res)
+{
+	int rc = kbuild_lookup(lab, tree, recipe_id, res);
+
+	if (rc != 0)
+		return rc;
+	return adopt_shared(lab, repo_id, commit, tree, recipe, recipe_id, res);
+}
+
 /* ---- the log ------------------------------------------------------------ */
 
 static int is_error_line(const char *line)
@@ -961,7 +1014,7 @@ static void remove_stale_temps(const char *adir)
 static int store_artifacts(const struct lab *lab, const char *bd, const char *key, const char *log,
 			   char **final_out)
 {
-	char *adir = xstrfmt("%s/artifacts", lab->state_dir);
+	char *adir = lab_artifact_dir(lab);
 	char *final = xstrfmt("%s/%s", adir, key);
 	char *tmp = xstrfmt("%s/.tmp-%s-%ld", adir, key, (long)getpid());
 	static const char *const files[][2] = {
@@ -996,11 +1049,17 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 		if (rc < 0)
 			goto out;
 	}
-	if (is_dir(final))
-		remove_tree(final);	/* an old entry whose row said otherwise */
-	if (rename(tmp, final) < 0) {
-		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
-		goto out;
+	if (lab->artifact_store && is_dir(final)) {
+		/* another lab stored the same tree and recipe meanwhile: its
+		 * entry is whole (it came by rename) and may be booting now */
+		remove_tree(tmp);
+	} else {
+		if (is_dir(final))
+			remove_tree(final);	/* an old entry whose row said otherwise */
+		if (rename(tmp, final) < 0) {
+			error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+			goto out;
+		}
 	}
 	{
 		int dfd = open(adir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1047,7 +1106,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	if (kbuild_recipe_id(req->recipe, recipe_id) < 0)
 		return -1;
 	{
-		int rc = kbuild_lookup(lab, req->tree, recipe_id, res);
+		int rc = kbuild_find(lab, req->repo_id, req->commit, req->tree, req->recipe, recipe_id, res);
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
 		/* a miss leaves res empty but for the id */

@@ -89,6 +89,11 @@ struct kbuild_result {
 int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res);
 /* Only look the store up: 1 hit (res filled), 0 miss, -1 error. */
 int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, struct kbuild_result *res);
+/* kbuild_lookup, then the shared artifact store (klab.conf artifact_store):
+ * a kernel another lab built from this tree and recipe is recorded as
+ * this lab's build.  1 found, 0 none, -1 error. */
+int kbuild_find(struct lab *lab, int64_t repo_id, const char *commit, const char *tree,
+		const struct kbuild_recipe *recipe, const char *recipe_id, struct kbuild_result *res);
 void kbuild_result_release(struct kbuild_result *res);
 
 /* Build directory and artifact paths. */

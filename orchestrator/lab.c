@@ -24,6 +24,10 @@ static const char default_config[] =
 	"build_jobs = 0\n"
 	"# ccache directory for kernel builds (empty = <state>/ccache).\n"
 	"ccache_dir =\n"
+	"# an artifact store shared with other labs of this machine, an absolute\n"
+	"# path (empty = <state>/artifacts, this lab's own): a kernel another lab\n"
+	"# built from the same tree and config is taken from it, not rebuilt.\n"
+	"artifact_store =\n"
 	"# distributed compilation: a wrapper ccache runs the compiler through,\n"
 	"# e.g. distcc or icecc (empty = compile locally).\n"
 	"compiler_wrapper =\n"
@@ -72,6 +76,11 @@ char *lab_default_state_dir(const char *override)
 char *lab_path(const struct lab *lab, const char *sub)
 {
 	return xstrfmt("%s/%s", lab->state_dir, sub);
+}
+
+char *lab_artifact_dir(const struct lab *lab)
+{
+	return lab->artifact_store ? xstrdup(lab->artifact_store) : lab_path(lab, "artifacts");
 }
 
 /* "a@x, b@y": addresses klab puts in SMTP commands and headers, so no
@@ -162,7 +171,15 @@ static int parse_config(struct lab *lab)
 			lab->build_jobs = (int)v;
 		} else if (!strcmp(key, "ccache_dir")) {
 			free(lab->ccache_dir);
+	free(lab->artifact_store);
 			lab->ccache_dir = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "artifact_store")) {
+			if (*val && *val != '/') {
+				ret = error("%s:%d: artifact_store must be an absolute path", lab->config_path, lineno);
+				break;
+			}
+			free(lab->artifact_store);
+			lab->artifact_store = *val ? xstrdup(val) : NULL;
 		} else if (!strcmp(key, "accel")) {
 			if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg")) {
 				ret = error("%s:%d: accel must be auto, kvm or tcg", lab->config_path, lineno);

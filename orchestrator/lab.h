@@ -14,6 +14,7 @@ struct lab {
 	char *libvirt_uri;
 	int build_jobs;
 	char *ccache_dir;	/* NULL: <state>/ccache */
+	char *artifact_store;	/* shared with other labs; NULL: <state>/artifacts */
 	char *compiler_wrapper;	/* e.g. distcc or icecc (CCACHE_PREFIX) */
 	char *accel;		/* auto | kvm | tcg */
 	char *guest_cpus;	/* CPU list guests may use, NULL = all */
@@ -41,6 +42,9 @@ void lab_close(struct lab *lab);
 
 /* <state>/<sub...> (caller frees). */
 char *lab_path(const struct lab *lab, const char *sub);
+/* The artifact store: klab.conf's artifact_store (shared with other labs)
+ * or <state>/artifacts.  Caller frees. */
+char *lab_artifact_dir(const struct lab *lab);
 
 /* Take an exclusive lock named `name` under <state>/locks; returns the
  * fd (kept open while held) or -1 with a message if another process has

@@ -34,7 +34,7 @@ int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struc
 		commit_info_release(&ci);
 		return -1;
 	}
-	rc = kbuild_lookup(lab, ci.tree, recipe_id, res);
+	rc = kbuild_find(lab, repo_id, hex, ci.tree, recipe, recipe_id, res);
 	if (rc != 0) {
 		commit_info_release(&ci);
 		return rc < 0 ? -1 : 0;

@@ -18,11 +18,13 @@ fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache with this config
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+# the demo history's kernels, built once into the shared store
+. "$KLAB_SRCDIR/tests/demo-kernels.sh"
 guest_cpus_lock shared
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\n' "$KCCACHE" >> "$lab/klab.conf"
+printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
 k() { "$KLAB" --state "$lab" "$@"; }
 q() { sqlite3 "$lab/klab.db" "$1"; }
 

@@ -21,11 +21,13 @@ fi
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+# the demo history's kernels, built once into the shared store
+. "$KLAB_SRCDIR/tests/demo-kernels.sh"
 guest_cpus_lock shared
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\n' "$KCCACHE" >> "$lab/klab.conf"
+printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
 # notices go nowhere (nothing listens on port 9): recorded and left pending
 printf 'notify_mail_to = lkp@example.org\nsmtp_url = smtp://127.0.0.1:9\nnotify_timeout = 5\n' >> "$lab/klab.conf"
 k() { "$KLAB" --state "$lab" "$@"; }
