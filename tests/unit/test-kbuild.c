@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "kbuild.h"
+#include "lab.h"
+#include "db.h"
 #include "tree.h"
 #include "util/util.h"
 #include "util/strbuf.h"
@@ -392,6 +394,65 @@ static void test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died(vo
 	free(m);
 }
 
+/* A kernel another lab put in a shared store is this lab's build: found,
+ * recorded (the next lookup is the lab's own row), never without the key. */
+static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **state)
+{
+	struct kbuild_recipe r = { 0 };
+	struct kbuild_result res;
+	struct lab lab;
+	char id[41], *labdir = xstrfmt("%s/lab", dir), *store = xstrfmt("%s/store", dir), *entry, *conf;
+	const char *tree = "0123456789abcdef0123456789abcdef01234567";
+	int created;
+	int64_t repo_id;
+
+	r.base = "tinyconfig";
+	assert_int_equal(kbuild_recipe_id(&r, id), 0);
+	entry = xstrfmt("%s/%s-%s", store, tree, id);
+	assert_int_equal(mkdir_p(entry, 0755), 0);
+	{
+		char *bz = xstrfmt("%s/bzImage", entry), *cfg = xstrfmt("%s/config", entry);
+		assert_int_equal(write_file_atomic(bz, "kernel", 6), 0);
+		assert_int_equal(write_file_atomic(cfg, "CONFIG_64BIT=y\n", 15), 0);
+		free(bz);
+		free(cfg);
+	}
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	/* without artifact_store the entry is not this lab's */
+	assert_int_equal(kbuild_find(&lab, repo_id, tree, tree, &r, id, &res), 0);
+	kbuild_result_release(&res);
+	lab_close(&lab);
+
+	conf = xstrfmt("%s/klab.conf", labdir);
+	{
+		char *text = NULL, *more;
+		assert_int_equal(read_file(conf, 1 << 20, &text, NULL), 0);
+		more = xstrfmt("%sartifact_store = %s\n", text, store);
+		assert_int_equal(write_file_atomic(conf, more, strlen(more)), 0);
+		free(text);
+		free(more);
+	}
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(kbuild_lookup(&lab, tree, id, &res), 0);
+	kbuild_result_release(&res);
+	assert_int_equal(kbuild_find(&lab, repo_id, tree, tree, &r, id, &res), 1);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_string_equal(res.artifact_dir, entry);
+	assert_true(res.build_id > 0);
+	kbuild_result_release(&res);
+	/* recorded: the lab's own row answers now */
+	assert_int_equal(kbuild_lookup(&lab, tree, id, &res), 1);
+	assert_string_equal(res.artifact_dir, entry);
+	kbuild_result_release(&res);
+	lab_close(&lab);
+	free(conf);
+	free(entry);
+	free(store);
+	free(labdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_kbuild__reap_spares_a_group_that_is_no_longer_make),
 		cmocka_unit_test(test_kbuild__reap_kills_the_build_group_it_recorded),
 		cmocka_unit_test(test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died),
+		cmocka_unit_test(test_kbuild__shared_store_entry_is_adopted_once_recorded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
