@@ -291,7 +291,7 @@ static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(voi
 			struct sim_cell cell = {
 				.dist = dists[d], .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
 				.direction = i % 2 ? -1 : +1, .bisections = 70, .commits = 30,
-				.slow_rate = 0.03,
+				.slow_rate = 0.03, .repeat = 3,
 			};
 			struct sim_result r = { 0 };
 
