@@ -37,7 +37,7 @@
 
 void verdict_policy_init(struct verdict_policy *p)
 {
-	static const unsigned ladder[] = { 2, 3, 5, 8, 12 };
+	static const unsigned ladder[] = { 3, 5, 8, 12 };
 
 	memset(p, 0, sizeof(*p));
 	p->alpha = 0.005;
@@ -50,7 +50,10 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->noise_floor_percent = 0.1;
 	memcpy(p->ladder, ladder, sizeof(ladder));
 	p->n_ladder = ARRAY_SIZE(ladder);
+	p->min_runs = 3;
 	p->min_runs_bad = 3;
+	p->decide_band = 0.25;
+	p->confirm_share = 0.5;
 	p->log_scale = 1;
 }
 
@@ -83,6 +86,10 @@ const char *verdict_kind_name(enum verdict_kind kind)
 		return "bad";
 	case VERDICT_SKIP:
 		return "skip";
+	case VERDICT_CONFIRMED:
+		return "confirmed";
+	case VERDICT_UNCONFIRMED:
+		return "unconfirmed";
 	}
 	return "?";
 }
@@ -333,12 +340,15 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	stats_mann_whitney(cand, nc, bad, nb, &out->mwu_bad);
 	stats_ks_2samp(cand, nc, good, ng, &out->ks_good);
 
-	/* clearly apart from one end, and near the other */
-	like_good = out->z_bad >= k && out->position < 0.5 &&
+	/* clearly apart from one end, near the other, and clearly nearer
+	 * it than the other (decide_band) */
+	like_good = out->z_bad >= k && out->position < p->decide_band &&
 		    (out->z_good < k || out->position <= p->near_band);
-	like_bad = out->z_good >= k && out->position > 0.5 &&
+	like_bad = out->z_good >= k && out->position > 1 - p->decide_band &&
 		   (out->z_bad < k || out->position >= 1 - p->near_band);
 	need = runs_for_outliers(s.outliers[2]);
+	if (need < p->min_runs)
+		need = p->min_runs;
 	if (like_bad) {
 		/* Two slow runs of three make a good commit look bad; its
 		 * third run then sits on the good side of the midpoint.  Such
@@ -360,7 +370,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		out->rule = "outliers";
 		set_text(out, "%zu outlier run(s) of %zu: measure the commit %u times",
 			 s.outliers[2], nc, next);
-	} else if (like_good) {
+	} else if (like_good && (nc >= need || (!next && nc >= p->min_runs))) {
 		out->kind = VERDICT_GOOD;
 		out->rule = "like-good";
 		set_text(out, "good: %.6g is %+.2f%% from good and %+.2f%% from bad, "
@@ -374,9 +384,10 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
 	} else if (next) {
 		out->kind = VERDICT_NEED_MORE;
-		out->rule = like_bad ? "bad-needs-runs" : "ambiguous";
+		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" : "ambiguous";
 		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
-			 like_bad ? "looks bad, too few (consistent) runs to trust it" : "ambiguous",
+			 like_bad ? "looks bad, too few (consistent) runs to trust it" :
+			 like_good ? "looks good, too few runs to trust it" : "ambiguous",
 			 out->median_cand, out->position, next);
 	} else {
 		/* apart from both: perhaps a second, partial regression */
@@ -393,9 +404,102 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	return 0;
 }
 
+/* The median on the compared scale. */
+static double scaled_median(const double *v, size_t n, int log_scale)
+{
+	double *t = xmalloc(n * sizeof(*t)), m;
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = log_scale ? log(v[i]) : v[i];
+	m = stats_median(t, n);
+	free(t);
+	return m;
+}
+
+static int all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return 0;
+	return 1;
+}
+
+int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
+		    const double *good, size_t ng, const double *bad, size_t nb,
+		    const double *parent, size_t np, const double *culprit, size_t nc, int direction)
+{
+	struct verdict_policy q = *p;
+	size_t have = np < nc ? np : nc;
+	double gap;
+	int log_scale;
+	unsigned next;
+
+	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
+		return -1;
+	/* Significance is enough here: the precision of the ends was
+	 * checked before bisecting, and the share below asks for size. */
+	q.min_gap_z = 0;
+	if (verdict_reproduce(out, &q, parent, np, culprit, nc, direction) < 0)
+		return -1;
+	out->confirm = 1;
+	out->share_needed = p->confirm_share;
+	out->ref_good = stats_median(good, ng);
+	out->ref_bad = stats_median(bad, nb);
+	log_scale = p->log_scale && all_positive(good, ng) && all_positive(bad, nb) &&
+		    all_positive(parent, np) && all_positive(culprit, nc);
+	gap = scaled_median(bad, nb, log_scale) - scaled_median(good, ng, log_scale);
+	out->share = gap != 0 ? (scaled_median(culprit, nc, log_scale) - scaled_median(parent, np, log_scale)) / gap
+			      : 0;
+	out->position = out->share;
+
+	if (out->kind == VERDICT_NEED_MORE) {
+		char text[sizeof(out->text)];
+
+		memcpy(text, out->text, sizeof(text));
+		set_text(out, "confirmation: %.240s", text);
+		return 0;
+	}
+	if (out->kind == VERDICT_REPRODUCED && out->share >= p->confirm_share) {
+		out->kind = VERDICT_CONFIRMED;
+		out->rule = "confirmed";
+		set_text(out, "culprit confirmed: parent %.6g, culprit %.6g (%+.2f%%, %.1f standard errors), "
+			 "%.0f%% of the ends' gap", out->median_good, out->median_bad, out->change_percent,
+			 out->z_gap, 100 * out->share);
+		return 0;
+	}
+	/* More runs only while the share could still reach what is needed:
+	 * its standard error is about share / z (the gap taken as exact). */
+	next = out->kind == VERDICT_REPRODUCED && out->z_gap > 0 &&
+			       out->share * (1 + out->threshold / out->z_gap) >= p->confirm_share
+		       ? verdict_next_runs(p, have, have + 1) : 0;
+	if (next) {
+		/* a real step, smaller than the gap: more runs settle its size */
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = "small-share";
+		out->next_runs = next;
+		set_text(out, "confirmation: the culprit carries %.0f%% of the ends' gap, %.0f%% needed: "
+			 "measure both %u times", 100 * out->share, 100 * p->confirm_share, next);
+		return 0;
+	}
+	if (out->kind == VERDICT_REPRODUCED)
+		out->rule = "small-share";
+	out->kind = VERDICT_UNCONFIRMED;
+	out->next_runs = 0;
+	set_text(out, "culprit NOT confirmed: parent %.6g, culprit %.6g (%+.2f%%, %.1f standard errors, %.2f needed); "
+		 "%.0f%% of the ends' gap (good %.6g, bad %.6g), %.0f%% needed",
+		 out->median_good, out->median_bad, out->change_percent, out->z_gap, out->threshold,
+		 100 * out->share, out->ref_good, out->ref_bad, 100 * p->confirm_share);
+	return 0;
+}
+
 static const char *set_name(enum verdict_set set)
 {
 	return set == VERDICT_SET_GOOD ? "good end" : set == VERDICT_SET_BAD ? "bad end" : "commit";
+}
+
+static const char *confirm_set_name(enum verdict_set set)
+{
+	return set == VERDICT_SET_GOOD ? "parent" : "culprit";
 }
 
 static void format_test(struct strbuf *sb, const char *name, const char *stat,
@@ -411,6 +515,18 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 
 	strbuf_addf(sb, "verdict: %s (rule %s)\n", verdict_kind_name(v->kind), v->rule);
 	strbuf_addf(sb, "  %s\n", v->text);
+	if (v->confirm) {
+		strbuf_addf(sb, "  parent: median %.6g of %zu runs; culprit: median %.6g of %zu runs (%s is better)\n",
+			    v->median_good, v->n_good, v->median_bad, v->n_bad, v->direction > 0 ? "higher" : "lower");
+		strbuf_addf(sb, "  change: culprit %+.2f%% against its parent, %.2f standard errors in the bad "
+			    "direction; threshold %.2f\n", v->change_percent, v->z_gap, v->threshold);
+		strbuf_addf(sb, "  share: %.0f%% of the ends' gap (good end %.6g, bad end %.6g); %.0f%% needed\n",
+			    100 * v->share, v->ref_good, v->ref_bad, 100 * v->share_needed);
+		strbuf_addf(sb, "  noise: %.2f%s (robust, pooled)\n", v->noise, v->log_scale ? "%" : "");
+		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "culprit against parent");
+		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "culprit against parent");
+		goto outliers;
+	}
 	strbuf_addf(sb, "  good end: median %.6g of %zu runs; bad end: median %.6g of %zu runs",
 		    v->median_good, v->n_good, v->median_bad, v->n_bad);
 	if (classify)
@@ -437,11 +553,12 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "bad end against good end");
 		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "bad end against good end");
 	}
+outliers:
 	for (size_t i = 0; i < v->n_outliers && i < VERDICT_MAX_OUTLIERS; i++) {
 		const struct verdict_outlier *o = &v->outliers[i];
 
 		strbuf_addf(sb, "  outlier: %s run %zu = %.6g (%+.1f sigmas from its median)\n",
-			    set_name(o->set), o->index + 1, o->value, o->sigmas);
+			    v->confirm ? confirm_set_name(o->set) : set_name(o->set), o->index + 1, o->value, o->sigmas);
 	}
 	if (v->n_outliers > VERDICT_MAX_OUTLIERS)
 		strbuf_addf(sb, "  outliers: %zu more not listed\n", v->n_outliers - VERDICT_MAX_OUTLIERS);

@@ -252,32 +252,36 @@ static void fresh_reference_run(struct sim_result *res, struct host *h, struct r
 }
 
 /* confirm_and_report(): parent and culprit interleaved, `repeat` runs
- * each and more while the rules ask, up to the cap.  1 when confirmed. */
+ * each and more while verdict_confirm asks.  1 when confirmed. */
 static int confirm(struct sim_result *res, const struct verdict_policy *p, struct host *h, const struct refs *r,
 		   int parent_bad, int culprit_bad)
 {
 	double a[SIM_MAX_RUNS], c[SIM_MAX_RUNS];
-	size_t na = 0, nc = 0, want = h->cell->repeat, cap = verdict_policy_cap(p);
-	int dir = h->cell->direction;
-	struct verdict vp, vc;
+	size_t na = 0, nc = 0, want = h->cell->repeat;
+	struct verdict v;
 
 	for (;;) {
 		measure_pair(h, a, &na, parent_bad, c, &nc, culprit_bad, want);
-		if (verdict_classify(&vp, p, r->g, r->ng, r->b, r->nb, a, na, dir) < 0 ||
-		    verdict_classify(&vc, p, r->g, r->ng, r->b, r->nb, c, nc, dir) < 0)
+		if (verdict_confirm(&v, p, r->g, r->ng, r->b, r->nb, a, na, c, nc, h->cell->direction) < 0)
 			abort();
-		if ((vp.kind != VERDICT_NEED_MORE && vc.kind != VERDICT_NEED_MORE) || want >= cap)
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
 			break;
-		want = vp.kind == VERDICT_NEED_MORE ? vp.next_runs : vc.next_runs;
-		if (want > cap)
-			want = cap;
+		want = v.next_runs;
 	}
 	res->confirm_runs += na + nc;
-	return vp.kind == VERDICT_GOOD && vc.kind == VERDICT_BAD;
+	if (h->cell->verbose && (v.kind == VERDICT_CONFIRMED) != (!parent_bad && culprit_bad)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		verdict_format(&sb, &v);
+		fprintf(stderr, "confirmation misjudged (parent %s, culprit %s):\n%s", parent_bad ? "bad" : "good",
+			culprit_bad ? "bad" : "good", sb.buf);
+		strbuf_release(&sb);
+	}
+	return v.kind == VERDICT_CONFIRMED;
 }
 
-/* Does a failed confirmation end the bisection without a culprit? */
-static const int confirmation_decides = 0;
+/* A failed confirmation ends the bisection without a culprit. */
+static const int confirmation_decides = 1;
 
 static void bisect_adaptive(struct sim_result *res, const struct verdict_policy *p,
 			    struct host *h, int culprit)

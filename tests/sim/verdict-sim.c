@@ -20,12 +20,33 @@
 static const char *const usage[] = {
 	"usage: verdict-sim [-n bisections-per-cell] [-s seed] [-d 1|-1] [-c commits] [-r slow-rate] [-v]\n"
 	"\t[-R ratio] [-V cv] [-S scenario]   (one cell or a few)",
+	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
+	"\t                  confirm_share, alpha, alpha_reproduce",
 	NULL,
 };
 
 static double pct(size_t a, size_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+static int set_policy(struct verdict_policy *p, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	double v = eq ? strtod(eq + 1, NULL) : 0;
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+
+#define SET(field, expr) if (len == strlen(#field) && !strncmp(arg, #field, len)) { p->field = expr; return 0; }
+	SET(min_gap_z, v)
+	SET(decide_band, v)
+	SET(near_band, v)
+	SET(min_runs, (unsigned)v)
+	SET(confirm_share, v)
+	SET(alpha, v)
+	SET(alpha_reproduce, v)
+#undef SET
+	fprintf(stderr, "verdict-sim: unknown policy setting '%s'\n", arg);
+	return -1;
 }
 
 struct scenario {
@@ -61,6 +82,7 @@ int main(int argc, char **argv)
 		{ "ratio", required_argument, NULL, 'R' },
 		{ "cv", required_argument, NULL, 'V' },
 		{ "scenario", required_argument, NULL, 'S' },
+		{ "policy", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -74,7 +96,8 @@ int main(int argc, char **argv)
 	double slow_rate = 0.03;
 	int64_t t0 = now_ms();
 
-	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vR:V:S:h", opts, NULL)) != -1) {
+	verdict_policy_init(&policy);
+	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vR:V:S:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 10);
@@ -103,13 +126,16 @@ int main(int argc, char **argv)
 		case 'S':
 			only = optarg;
 			break;
+		case 'P':
+			if (set_policy(&policy, optarg) < 0)
+				return 2;
+			break;
 		default:
 			for (size_t i = 0; usage[i]; i++)
 				fprintf(stderr, "%s\n", usage[i]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	verdict_policy_init(&policy);
 	printf("verdict simulation: %zu bisections per cell, %zu commits, seed %llu, direction %+d, "
 	       "slow spells start at %.0f%% of runs (+slow)\n",
 	       n, commits, seed, direction, 100 * slow_rate);
@@ -197,6 +223,10 @@ int main(int argc, char **argv)
 		       pct(r->refused, r->bisections), pct(r->confirmed_right, r->found_right),
 		       pct(r->confirmed_wrong, r->found_wrong), pct(sim_runs(r), r->fixed_runs),
 		       pct(r->fixed_wrong, r->bisections));
+		printf("  runs per bisection: ends %.1f, fresh reference runs %.1f, commits %.1f, confirmation %.1f; "
+		       "fixed %.1f\n", (double)r->ref_runs / (double)r->bisections,
+		       (double)r->fresh_ref_runs / (double)r->bisections, (double)r->step_runs / (double)r->bisections,
+		       (double)r->confirm_runs / (double)r->bisections, (double)r->fixed_runs / (double)r->bisections);
 	}
 	printf("cells missing a target of issue 17: %zu\n", targets_missed);
 	printf("\n%.1f s\n", (double)(now_ms() - t0) / 1000);
