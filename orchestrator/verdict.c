@@ -53,6 +53,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->min_runs = 3;
 	p->min_runs_bad = 3;
 	p->decide_band = 0.25;
+	p->alpha_shape = 0.01;
 	p->confirm_share = 0.5;
 	p->log_scale = 1;
 }
@@ -102,7 +103,8 @@ struct sets {
 	double *t[3];
 	double med[3];		/* of t */
 	size_t outliers[3];
-	double sigma;
+	double sigma;		/* pooled */
+	double sig[3];		/* each set's: its own when credibly above the pooled one */
 	int log;
 };
 
@@ -126,8 +128,8 @@ static double med_factor(size_t n)
 
 static double se_diff(const struct sets *s, int a, int b)
 {
-	return s->sigma * sqrt(med_factor(s->n[a]) / (double)s->n[a] +
-			       med_factor(s->n[b]) / (double)s->n[b]);
+	return sqrt(med_factor(s->n[a]) * s->sig[a] * s->sig[a] / (double)s->n[a] +
+		    med_factor(s->n[b]) * s->sig[b] * s->sig[b] / (double)s->n[b]);
 }
 
 static void sets_release(struct sets *s)
@@ -141,6 +143,35 @@ static void add_outlier(struct verdict *v, enum verdict_set set, size_t index, d
 	if (v->n_outliers < VERDICT_MAX_OUTLIERS)
 		v->outliers[v->n_outliers] = (struct verdict_outlier){ set, index, value, sigmas };
 	v->n_outliers++;
+}
+
+/* One set's own noise, honest where the pooled estimate is not: the
+ * pooled lower quartile lets a quiet set hide a noisy one (good at 1%, bad
+ * at 5%) and misses a bimodal KPI's second mode.  The median of the set's
+ * pairwise differences (robust to a slow run in three), taken at its
+ * lower 95% confidence bound (chi-square with n - 1 degrees of freedom,
+ * Wilson-Hilferty), so that the noise of three runs raises the estimate
+ * only when it is credibly above the pooled one; never below the pooled
+ * one (Welch-type, floored). */
+static double set_sigma(const double *t, size_t n, double pooled)
+{
+	size_t np = n * (n - 1) / 2, k = 0;
+	double *pairs, own, df, c, q;
+
+	if (n < 3)
+		return pooled;
+	pairs = xmalloc(np * sizeof(*pairs));
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = a + 1; b < n; b++)
+			pairs[k++] = fabs(t[a] - t[b]);
+	/* the median of |N(0, 2 s^2)| is s sqrt(2) Phi^-1(3/4) */
+	own = stats_median(pairs, np) / (M_SQRT2 * 0.6744897501960817);
+	free(pairs);
+	df = (double)(n - 1);
+	c = 2 / (9 * df);
+	q = df * pow(1 - c + 1.6448536269514722 * sqrt(c), 3);
+	own *= sqrt(df / q);
+	return own > pooled ? own : pooled;
 }
 
 static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict_policy *p)
@@ -183,6 +214,8 @@ static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict
 	}
 	if (!(s->sigma >= floor))
 		s->sigma = floor;
+	for (size_t i = 0; i < s->count; i++)
+		s->sig[i] = set_sigma(s->t[i], s->n[i], s->sigma);
 
 	for (size_t i = 0; i < s->count; i++) {
 		/* the smallest deviation that may count, on the compared scale */
@@ -201,6 +234,8 @@ static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict
 	}
 	v->log_scale = s->log;
 	v->noise = s->log ? 100 * s->sigma : s->sigma;
+	for (size_t i = 0; i < s->count; i++)
+		v->set_noise[i] = s->log ? 100 * s->sig[i] : s->sig[i];
 }
 
 /* Runs a set with `outliers` needs before its median is trusted. */
@@ -313,7 +348,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	size_t need;
 	double k, gap;
 	unsigned next;
-	int like_good, like_bad;
+	int like_good, like_bad, shape_good, shape_bad;
 
 	if (direction != 1 && direction != -1)
 		return error("direction must be +1 or -1, not %d", direction);
@@ -339,6 +374,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	stats_mann_whitney(cand, nc, good, ng, &out->mwu_good);
 	stats_mann_whitney(cand, nc, bad, nb, &out->mwu_bad);
 	stats_ks_2samp(cand, nc, good, ng, &out->ks_good);
+	stats_ks_2samp(cand, nc, bad, nb, &out->ks_bad);
 
 	/* clearly apart from one end, near the other, and clearly nearer
 	 * it than the other (decide_band) */
@@ -346,6 +382,14 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		    (out->z_good < k || out->position <= p->near_band);
 	like_bad = out->z_good >= k && out->position > 1 - p->decide_band &&
 		   (out->z_bad < k || out->position >= 1 - p->near_band);
+	/* a shape difference: the runs' distributions differ (KS) and so
+	 * does their spread (a tiny shift of two quiet sets is no shape) */
+	shape_good = like_good && out->ks_good.p_value < p->alpha_shape &&
+		     (s.sig[2] > 2 * s.sig[0] || s.sig[0] > 2 * s.sig[2]);
+	shape_bad = like_bad && out->ks_bad.p_value < p->alpha_shape &&
+		    (s.sig[2] > 2 * s.sig[1] || s.sig[1] > 2 * s.sig[2]);
+	like_good = like_good && !shape_good;
+	like_bad = like_bad && !shape_bad;
 	need = runs_for_outliers(s.outliers[2]);
 	if (need < p->min_runs)
 		need = p->min_runs;
@@ -384,11 +428,13 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
 	} else if (next) {
 		out->kind = VERDICT_NEED_MORE;
-		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" : "ambiguous";
+		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" :
+			    shape_good || shape_bad ? "shape" : "ambiguous";
 		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
 			 like_bad ? "looks bad, too few (consistent) runs to trust it" :
-			 like_good ? "looks good, too few runs to trust it" : "ambiguous",
-			 out->median_cand, out->position, next);
+			 like_good ? "looks good, too few runs to trust it" :
+			 shape_good || shape_bad ? "ambiguous, its runs differ in shape from the end it is near" :
+			 "ambiguous", out->median_cand, out->position, next);
 	} else {
 		/* apart from both: perhaps a second, partial regression */
 		int between = out->z_good >= k && out->z_bad >= k;
@@ -397,7 +443,8 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		out->rule = "ambiguous";
 		set_text(out, "skip: still ambiguous after %zu runs: %.6g at position %.2f%s",
 			 nc, out->median_cand, out->position,
-			 between ? ", clearly apart from both ends" : "");
+			 between ? ", clearly apart from both ends" :
+			 shape_good || shape_bad ? ", its runs differ in shape from the end it is near" : "");
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
 	sets_release(&s);
@@ -522,7 +569,8 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 			    "direction; threshold %.2f\n", v->change_percent, v->z_gap, v->threshold);
 		strbuf_addf(sb, "  share: %.0f%% of the ends' gap (good end %.6g, bad end %.6g); %.0f%% needed\n",
 			    100 * v->share, v->ref_good, v->ref_bad, 100 * v->share_needed);
-		strbuf_addf(sb, "  noise: %.2f%s (robust, pooled)\n", v->noise, v->log_scale ? "%" : "");
+		strbuf_addf(sb, "  noise: %.2f%s (robust, pooled); parent %.2f, culprit %.2f\n", v->noise,
+			    v->log_scale ? "%" : "", v->set_noise[0], v->set_noise[1]);
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "culprit against parent");
 		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "culprit against parent");
 		goto outliers;
@@ -542,13 +590,18 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 			    v->change_percent, v->z_gap, v->threshold);
 	}
 	if (v->log_scale)
-		strbuf_addf(sb, "  noise: %.2f%% (robust, pooled; compared as ratios)\n", v->noise);
+		strbuf_addf(sb, "  noise: %.2f%% (robust, pooled; compared as ratios); by set: good %.2f%%, bad %.2f%%%s",
+			    v->noise, v->set_noise[0], v->set_noise[1], classify ? "" : "\n");
 	else
-		strbuf_addf(sb, "  noise: %.6g (robust, pooled)\n", v->noise);
+		strbuf_addf(sb, "  noise: %.6g (robust, pooled); by set: good %.6g, bad %.6g%s", v->noise,
+			    v->set_noise[0], v->set_noise[1], classify ? "" : "\n");
+	if (classify)
+		strbuf_addf(sb, v->log_scale ? ", commit %.2f%%\n" : ", commit %.6g\n", v->set_noise[2]);
 	if (classify) {
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "against good");
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_bad, "against bad");
 		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "against good");
+		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_bad, "against bad");
 	} else {
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "bad end against good end");
 		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "bad end against good end");

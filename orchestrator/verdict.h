@@ -64,6 +64,11 @@ struct verdict_policy {
 	 * bad only above 1 minus it: a commit a third of the way is not
 	 * "like good", whatever the separations say. */
 	double decide_band;
+	/* A commit whose runs differ in shape from the end its median
+	 * resembles (two-sample Kolmogorov-Smirnov p below this, and a
+	 * spread more than twice or less than half that end's) is not like
+	 * that end: medians can agree while the runs do not. */
+	double alpha_shape;
 	/* The confirmation: the culprit must be worse than its parent by
 	 * at least this share of the ends' gap (the job's confirm_share). */
 	double confirm_share;
@@ -116,8 +121,12 @@ struct verdict {
 	 * the ends' medians it was measured against. */
 	double share, share_needed, ref_good, ref_bad;
 	int confirm;		/* a confirmation: the sets are parent and culprit */
-	/* Robust pooled noise (one sigma, percent on log scale). */
+	/* Robust pooled noise (one sigma, percent on log scale), and each
+	 * set's (good, bad, candidate; parent, culprit): its own where
+	 * credibly larger, else the pooled one.  Standard errors use each
+	 * set's. */
 	double noise;
+	double set_noise[3];
 	/* Separations in standard errors: the bad end from the good end
 	 * (reproduce), or the candidate from good (positive: worse than
 	 * good) and from bad (positive: better than bad); and the
@@ -125,7 +134,7 @@ struct verdict {
 	double z_gap, z_good, z_bad, threshold;
 	/* Rank tests, for the record: candidate (or bad end) against the
 	 * good end, candidate against the bad end; KS of the same pair. */
-	struct stats_test mwu_good, mwu_bad, ks_good;
+	struct stats_test mwu_good, mwu_bad, ks_good, ks_bad;
 	/* NEED_MORE: runs each set (reproduce) or the candidate should have. */
 	unsigned next_runs;
 	size_t n_outliers;	/* may exceed VERDICT_MAX_OUTLIERS; only that many kept */

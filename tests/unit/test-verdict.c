@@ -258,6 +258,63 @@ static void test_verdict__commit_a_third_of_the_way_is_not_decided(void **state)
 	assert_int_equal(v.kind, VERDICT_GOOD);
 }
 
+/* Good at 1% noise, bad at 4%: the pooled estimate is the quiet end's,
+ * and would hold a noisy commit 6.5% above bad to 1.8% noise (5
+ * standard errors: "better than bad").  Each set's own noise says 2.6. */
+static void test_verdict__uneven_noise_is_each_sets_own(void **state)
+{
+	static const double g[] = { 1000, 1010, 990, 1005, 995, 1002, 998, 1008 },
+			    b[] = { 900, 950, 850, 920, 880, 940, 860, 900 },
+			    c[] = { 960, 915, 1005, 905, 985 };
+	struct verdict v;
+	double pooled_se;
+
+	policy.decide_band = 0.5;	/* the separations alone */
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 5, +1), 0);
+	assert_true(v.set_noise[1] > 1.5 * v.noise && v.set_noise[2] > 1.5 * v.noise);
+	assert_true(v.set_noise[0] == v.noise);
+	pooled_se = v.noise / 100 * sqrt(M_PI / 2 * (1.0 / 5 + 1.0 / 8));
+	assert_true(log(960.0 / 900) / pooled_se >= v.threshold);
+	assert_true(v.z_bad < v.threshold);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+}
+
+/* Two modes 10% apart: within a mode the runs agree to 0.1%, so the
+ * pooled lower quartile sees 0.4% noise; each end's own noise sees the
+ * modes.  A quiet commit between them is not "apart from both". */
+static void test_verdict__bimodal_ends_are_not_quiet(void **state)
+{
+	static const double g[] = { 1050, 950, 1052, 948, 1049, 951, 1051, 949 },
+			    b[] = { 945, 855, 946, 854, 944, 856, 947, 853 },
+			    c[] = { 950, 948, 952, 949, 951, 947, 953, 950, 949, 951, 950, 948 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 12, +1), 0);
+	assert_true(v.noise < 1);
+	assert_true(v.set_noise[0] > 5 && v.set_noise[1] > 5);
+	assert_true(v.z_good < v.threshold && v.z_bad < v.threshold);
+	assert_int_equal(v.kind, VERDICT_SKIP);
+	assert_null(strstr(v.text, "apart from both ends"));
+}
+
+/* A commit whose median sits by the good end's but whose runs spread
+ * over 20%, seven of eight above every good run: not "like good". */
+static void test_verdict__shape_unlike_the_near_end_is_ambiguous(void **state)
+{
+	static const double g[] = { 1000, 1001, 999, 1000.5, 999.5, 1000.2, 999.8, 1000.1 },
+			    b[] = { 800, 801, 799, 800.5, 799.5, 800.2, 799.8, 800.1 },
+			    c[] = { 1000, 1030, 1060, 1090, 1120, 990, 1150, 1180 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 8, +1), 0);
+	assert_true(v.ks_good.p_value < policy.alpha_shape);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "shape");
+	policy.alpha_shape = 0;
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 8, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+}
+
 static const double parent12[] = { 1001, 999, 1000, 1002, 998, 1000, 1001, 999, 1000, 1002, 998, 1000 };
 
 static void test_verdict__confirmation_parent_good_culprit_bad_is_decisive(void **state)
@@ -441,6 +498,9 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
 		cmocka_unit_test_setup(test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap, setup),
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
+		cmocka_unit_test_setup(test_verdict__uneven_noise_is_each_sets_own, setup),
+		cmocka_unit_test_setup(test_verdict__bimodal_ends_are_not_quiet, setup),
+		cmocka_unit_test_setup(test_verdict__shape_unlike_the_near_end_is_ambiguous, setup),
 		cmocka_unit_test_setup(test_verdict__confirmation_parent_good_culprit_bad_is_decisive, setup),
 		cmocka_unit_test_setup(test_verdict__confirmation_fails_when_the_culprit_carries_a_fifth_of_the_gap, setup),
 		cmocka_unit_test_setup(test_verdict__confirmation_of_two_bad_commits_fails, setup),
