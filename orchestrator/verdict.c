@@ -266,6 +266,19 @@ static void set_text(struct verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Runs per end for the ends' difference, as measured, to reach the
+ * threshold k with 80% power at the ends' own noise: n with
+ * |d| / sqrt(pi/2 (sg^2 + sb^2) / n) = k + z(0.8). */
+static unsigned runs_to_separate(const struct sets *s, double k)
+{
+	double d = fabs(s->med[1] - s->med[0]), v = s->sig[0] * s->sig[0] + s->sig[1] * s->sig[1], n;
+
+	if (d <= 0)
+		return 0;
+	n = M_PI / 2 * v * pow((k + 0.8416212335729143) / d, 2);
+	return n > 100000 ? 100000 : (unsigned)ceil(n);
+}
+
 int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 		      const double *good, size_t ng, const double *bad, size_t nb, int direction)
 {
@@ -331,9 +344,16 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 	} else {
 		out->kind = VERDICT_NOT_REPRODUCED;
 		out->rule = "not-significant";
-		set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
-			 "%.2f needed", out->median_good, out->median_bad, out->change_percent,
-			 out->z_gap, k);
+		out->runs_needed = regression >= p->min_change_percent ? runs_to_separate(&s, k) : 0;
+		if (out->runs_needed)
+			set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
+				 "%.2f needed; about %u runs per end would separate a change of this size",
+				 out->median_good, out->median_bad, out->change_percent, out->z_gap, k,
+				 out->runs_needed);
+		else
+			set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
+				 "%.2f needed", out->median_good, out->median_bad, out->change_percent,
+				 out->z_gap, k);
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
 	sets_release(&s);

@@ -137,6 +137,10 @@ struct verdict {
 	struct stats_test mwu_good, mwu_bad, ks_good, ks_bad;
 	/* NEED_MORE: runs each set (reproduce) or the candidate should have. */
 	unsigned next_runs;
+	/* NOT_REPRODUCED, not significant: about how many runs per end would
+	 * separate a change of the size seen with 80% power at this noise
+	 * (0: not estimated). */
+	unsigned runs_needed;
 	size_t n_outliers;	/* may exceed VERDICT_MAX_OUTLIERS; only that many kept */
 	struct verdict_outlier outliers[VERDICT_MAX_OUTLIERS];
 };

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "verdict.h"
@@ -315,6 +316,40 @@ static void test_verdict__shape_unlike_the_near_end_is_ambiguous(void **state)
 	assert_int_equal(v.kind, VERDICT_GOOD);
 }
 
+/* Issue 17's vm-splice range: -8% at about 10% noise, refused at the cap
+ * of 12 runs per end.  The refusal says what it would take. */
+static void test_verdict__small_effect_refusal_estimates_the_runs_needed(void **state)
+{
+	static const double g[] = { 1000, 1100, 900, 1050, 950, 1000, 1120, 880, 1030, 970, 1060, 940 };
+	double b[12];
+	struct verdict v, w;
+
+	for (size_t i = 0; i < 12; i++)
+		b[i] = g[(i + 5) % 12] * 0.92;
+	assert_int_equal(verdict_reproduce(&v, &policy, g, 12, b, 12, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NOT_REPRODUCED);
+	assert_string_equal(v.rule, "not-significant");
+	assert_true(v.runs_needed > 12 && v.runs_needed < 1000);
+	assert_non_null(strstr(v.text, "runs per end would separate a change of this size"));
+	/* that many runs of the same spread would separate it */
+	{
+		size_t n = v.runs_needed;
+		double *gg = malloc(n * sizeof(double)), *bb = malloc(n * sizeof(double));
+
+		for (size_t i = 0; i < n; i++) {
+			gg[i] = g[i % 12];
+			bb[i] = b[i % 12];
+		}
+		assert_int_equal(verdict_reproduce(&w, &policy, gg, n, bb, n, +1), 0);
+		assert_true(w.z_gap >= w.threshold);
+		free(gg);
+		free(bb);
+	}
+	/* an improvement needs no estimate */
+	assert_int_equal(verdict_reproduce(&v, &policy, b, 12, g, 12, +1), 0);
+	assert_int_equal(v.runs_needed, 0);
+}
+
 static const double parent12[] = { 1001, 999, 1000, 1002, 998, 1000, 1001, 999, 1000, 1002, 998, 1000 };
 
 static void test_verdict__confirmation_parent_good_culprit_bad_is_decisive(void **state)
@@ -498,6 +533,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
 		cmocka_unit_test_setup(test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap, setup),
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
+		cmocka_unit_test_setup(test_verdict__small_effect_refusal_estimates_the_runs_needed, setup),
 		cmocka_unit_test_setup(test_verdict__uneven_noise_is_each_sets_own, setup),
 		cmocka_unit_test_setup(test_verdict__bimodal_ends_are_not_quiet, setup),
 		cmocka_unit_test_setup(test_verdict__shape_unlike_the_near_end_is_ambiguous, setup),
