@@ -350,6 +350,26 @@ static void test_verdict__small_effect_refusal_estimates_the_runs_needed(void **
 	assert_int_equal(v.runs_needed, 0);
 }
 
+/* The demo's THP regression (about 9,300/s against 265/s, the good end
+ * quiet to 0.1%, the bad end to 1-2%): commits decide from their first 3
+ * runs and the culprit confirms from 3 + 3, so the demo keeps its steps. */
+static void test_verdict__demo_regression_decides_and_confirms_at_once(void **state)
+{
+	static const double g[] = { 9300, 9310, 9290, 9305, 9295, 9302 }, b[] = { 265, 270, 261, 268, 263, 266 },
+			    gc[] = { 9298, 9306, 9301 }, bc[] = { 262, 269, 266 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce(&v, &policy, g, 3, b, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+	assert_int_equal(verdict_classify(&v, &policy, g, 6, b, 6, gc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+	assert_int_equal(verdict_classify(&v, &policy, g, 6, b, 6, bc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_BAD);
+	assert_int_equal(verdict_confirm(&v, &policy, g, 6, b, 6, gc, 3, bc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.share > 0.95 && v.share < 1.05);
+}
+
 static const double parent12[] = { 1001, 999, 1000, 1002, 998, 1000, 1001, 999, 1000, 1002, 998, 1000 };
 
 static void test_verdict__confirmation_parent_good_culprit_bad_is_decisive(void **state)
@@ -533,6 +553,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
 		cmocka_unit_test_setup(test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap, setup),
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
+		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
 		cmocka_unit_test_setup(test_verdict__small_effect_refusal_estimates_the_runs_needed, setup),
 		cmocka_unit_test_setup(test_verdict__uneven_noise_is_each_sets_own, setup),
 		cmocka_unit_test_setup(test_verdict__bimodal_ends_are_not_quiet, setup),
