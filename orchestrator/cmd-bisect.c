@@ -802,9 +802,10 @@ static char *confirm_and_report(struct runner *r, const char *culprit, int *conf
 	pair_finish(r, &parent, ok ? "good" : "skip", vc.text);
 	pair_finish(r, &cul, ok ? "bad" : "skip", vc.text);
 	*confirmed = ok;
-	msg = ok ? xstrfmt("culprit %.12s %s", culprit, vc.text + strlen("culprit "))
-		 : xstrfmt("culprit %.12s %s", culprit, vc.kind == VERDICT_NEED_MORE ? "NOT confirmed: still unclear at the cap"
-									       : vc.text + strlen("culprit "));
+	/* vc.text starts "culprit confirmed: ..." or "culprit NOT confirmed: ..." */
+	msg = xstrfmt("culprit %.12s %s", culprit,
+		      ok || vc.kind != VERDICT_NEED_MORE ? vc.text + strlen("culprit ")
+							 : "NOT confirmed: still unclear at the cap");
 report:
 	printf("\n%s %s: %s\n", p->job.suite, p->job.testcase, msg);
 	{
@@ -1988,8 +1989,8 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
 	if (!strcmp(b.state, "done")) {
 		printf("bisection %lld is already done: %s\n", (long long)b.id, b.message ? b.message : "");
-		ret = !strcmp(b.result, "culprit") ? EXIT_OK : !strcmp(b.result, "unconfirmed") ? EXIT_UNCONFIRMED
-											 : EXIT_UNDECIDED;
+		ret = !strcmp(b.result, "culprit")       ? EXIT_OK :
+		      !strcmp(b.result, "unconfirmed") ? EXIT_UNCONFIRMED : EXIT_UNDECIDED;
 	} else if (!strcmp(b.state, "failed")) {
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
 		ret = EXIT_FAIL;

@@ -1,29 +1,39 @@
 /* Verdicts of performance bisections.  Every decision compares medians,
- * in units of a robust pooled noise estimate, so that the one or two
- * 30-60% slow runs a shared host produces now and then cannot flip it:
+ * in units of robust noise estimates, so that the one or two 30-60% slow
+ * runs a shared host produces now and then cannot flip it:
  *
  *  - values are compared as logarithms (ratios), so a 10% CV is the
  *    same noise at both ends of a 20x regression;
- *  - the noise sigma comes from the lower quartile of all within-set
- *    pairwise absolute differences: a slow run spoils only the pairs it
- *    is in, and up to three pairs in four may be spoilt;
+ *  - the pooled noise sigma comes from the lower quartile of all
+ *    within-set pairwise absolute differences: a slow run spoils only the
+ *    pairs it is in, and up to three pairs in four may be spoilt; each
+ *    set's standard error uses its own noise instead where that is
+ *    credibly larger (set_sigma), so a quiet set cannot vouch for a noisy
+ *    one;
  *  - a run more than `outlier_sigmas` (and `outlier_min_percent`) from
  *    its set's median is listed as an outlier, and the set then needs
  *    2 * outliers + 3 runs (up to the cap) so that its median is made of
  *    ordinary runs;
+ *  - no commit is decided from fewer than `min_runs` runs, nor unless it
+ *    is within `decide_band` of the end it resembles: two runs placed
+ *    issue 17's real culprit at 0.37 and it was called good;
  *  - slow runs only ever look bad, so a bad verdict needs at least
  *    `min_runs_bad` runs, and its runs on the good side of the midpoint
  *    count like outliers (two slow runs of three must not condemn a good
- *    commit); a good verdict may come after 2 runs;
+ *    commit);
  *  - a median's standard error is taken as sigma * sqrt(pi / 2n) (its
  *    large-sample value, conservative for small n; exact for n <= 2 is
  *    sigma / sqrt(n)), and separations are held to a Student t quantile
- *    with the pooled degrees of freedom, since sigma is estimated.
+ *    with the pooled degrees of freedom, since sigma is estimated;
+ *  - a culprit is confirmed against its parent directly (verdict_confirm),
+ *    never against the references alone, which a drifting host leaves
+ *    behind.
  *
  * Rank tests (Mann-Whitney, Kolmogorov-Smirnov) are recorded as
- * evidence; with 2 or 3 runs they cannot reach any useful significance
- * (the smallest two-sided Mann-Whitney p for 3 against 3 is 0.1), so
- * they do not decide. */
+ * evidence; with 3 runs they cannot reach any useful significance (the
+ * smallest two-sided Mann-Whitney p for 3 against 3 is 0.1), so they do
+ * not decide, except that a KS difference in shape from the end a commit
+ * resembles (with a different spread) keeps it ambiguous. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
