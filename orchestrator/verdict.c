@@ -62,7 +62,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->n_ladder = ARRAY_SIZE(ladder);
 	p->min_runs = 3;
 	p->min_runs_bad = 3;
-	p->decide_band = 0.25;
+	p->decide_band = 0.3;
 	p->alpha_shape = 0.01;
 	p->confirm_share = 0.5;
 	p->log_scale = 1;
