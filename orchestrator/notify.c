@@ -183,6 +183,16 @@ static const struct notify_step *culprit_step(const struct notify_facts *f)
 	return found;
 }
 
+/* "bisection 7: will-it-scale.per_process_ops " */
+static void add_bisection_kpi(struct strbuf *sb, const struct notify_facts *f)
+{
+	strbuf_addf(sb, "bisection %lld: ", (long long)f->bisection_id);
+	if (f->kpi) {
+		add_line(sb, f->kpi, 100);
+		strbuf_addch(sb, ' ');
+	}
+}
+
 static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 {
 	const char *outcome = notify_outcome(f);
@@ -211,18 +221,10 @@ static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 				strbuf_addstr(sb, " fails");
 		}
 	} else if (!strcmp(outcome, "not-reproduced")) {
-		strbuf_addf(sb, "bisection %lld: ", (long long)f->bisection_id);
-		if (f->kpi) {
-			add_line(sb, f->kpi, 100);
-			strbuf_addch(sb, ' ');
-		}
+		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "regression not reproduced");
 	} else if (!strcmp(outcome, "unconfirmed")) {
-		strbuf_addf(sb, "bisection %lld: ", (long long)f->bisection_id);
-		if (f->kpi) {
-			add_line(sb, f->kpi, 100);
-			strbuf_addch(sb, ' ');
-		}
+		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "culprit NOT confirmed");
 		if (f->suspect)
 			strbuf_addf(sb, " (suspect %.12s)", f->suspect);
