@@ -1989,8 +1989,9 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
 	if (!strcmp(b.state, "done")) {
 		printf("bisection %lld is already done: %s\n", (long long)b.id, b.message ? b.message : "");
-		ret = !strcmp(b.result, "culprit")       ? EXIT_OK :
-		      !strcmp(b.result, "unconfirmed") ? EXIT_UNCONFIRMED : EXIT_UNDECIDED;
+		ret = !strcmp(b.result, "culprit") ? EXIT_OK : EXIT_UNDECIDED;
+		if (!strcmp(b.result, "unconfirmed"))
+			ret = EXIT_UNCONFIRMED;
 	} else if (!strcmp(b.state, "failed")) {
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
 		ret = EXIT_FAIL;
