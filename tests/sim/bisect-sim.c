@@ -117,6 +117,7 @@ struct host {
 	int slow_left;
 	int drift_sign;
 	size_t runs;
+	double walk;		/* log of the random walk's factor */
 };
 
 /* Student t, 3 degrees of freedom */
@@ -173,6 +174,10 @@ static double run_once(struct host *h, int bad)
 	}
 	/* a host getting slower or faster over the bisection */
 	x *= exp(h->drift_sign * c->drift_percent / 100 * (double)h->runs);
+	if (c->walk_percent > 0) {
+		h->walk += c->walk_percent / 100 * sim_rng_normal(h->rng);
+		x *= exp(h->walk);
+	}
 	h->runs++;
 	/* direction -1: the KPI is the time per operation */
 	return c->direction > 0 ? x : 1e6 / x;
@@ -408,12 +413,13 @@ void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,
 		/* the first bad commit, never the good end */
 		int culprit = 1 + (int)(sim_rng_uniform(rng) * (double)(cell->commits - 1));
 		int sign = sim_rng_uniform(rng) < 0.5 ? -1 : 1;
-		struct host h = { cell, rng, 0, sign, 0 };
+		struct host h = { cell, rng, 0, sign, 0, 0 };
 
 		res->bisections++;
 		bisect_adaptive(res, p, &h, culprit);
 		h.slow_left = 0;
 		h.runs = 0;
+		h.walk = 0;
 		bisect_fixed(res, &h, culprit);
 	}
 }

@@ -27,6 +27,7 @@ struct sim_cell {
 	double effect_percent;	/* how much worse the bad side is (0: no regression) */
 	double cv_percent;	/* run-to-run noise */
 	double drift_percent;	/* the host's speed trends by this much per run */
+	double walk_percent;	/* ... or wanders: a random walk with steps of this sigma */
 	int direction;		/* +1: throughput (drops), -1: time (rises) */
 	size_t bisections;
 	size_t commits;		/* length of the history, ends included */

@@ -52,7 +52,7 @@ static int set_policy(struct verdict_policy *p, const char *arg)
 struct scenario {
 	const char *name;
 	enum sim_dist dist;
-	double drift_percent;
+	double drift_percent, walk_percent;
 };
 
 int main(int argc, char **argv)
@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 		{ "uneven", SIM_UNEVEN, 0 },
 		{ "drift0.25", SIM_NORMAL, 0.25 },
 		{ "drift1", SIM_NORMAL, 1 },
+		{ "walk0.5", SIM_NORMAL, 0, 0.5 },
 		{ "none", SIM_NORMAL, 0 },
 		{ "none+slow", SIM_NORMAL_SLOW, 0 },
 	};
@@ -149,14 +150,16 @@ int main(int argc, char **argv)
 	       "fixwr%", "");
 	for (size_t s = 0; s < ARRAY_SIZE(scenarios); s++) {
 		int none = !strncmp(scenarios[s].name, "none", 4);
-		int original = scenarios[s].dist <= SIM_LOGNORMAL_SLOW && !scenarios[s].drift_percent && !none;
+		int original = scenarios[s].dist <= SIM_LOGNORMAL_SLOW && !scenarios[s].drift_percent &&
+			       !scenarios[s].walk_percent && !none;
 
 		for (size_t v = 0; v < ARRAY_SIZE(cvs); v++) {
 			for (size_t e = 0; e < (none ? 1 : ARRAY_SIZE(ratios)); e++) {
 				double ratio = none ? 0 : ratios[e], effect = ratio * cvs[v];
 				struct sim_cell cell = {
 					.dist = scenarios[s].dist, .effect_percent = effect, .cv_percent = cvs[v],
-					.drift_percent = scenarios[s].drift_percent, .direction = direction,
+					.drift_percent = scenarios[s].drift_percent,
+					.walk_percent = scenarios[s].walk_percent, .direction = direction,
 					.bisections = n, .commits = commits, .slow_rate = slow_rate, .repeat = 3,
 					.verbose = verbose,
 				};
