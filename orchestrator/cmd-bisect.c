@@ -67,9 +67,13 @@ static const char *const bisect_usage[] = {
 	"                    bad by statistics on the KPI: the good and bad ends are",
 	"                    measured first (interleaved) and the bisection refused",
 	"                    unless the regression reproduces; each commit gets runs",
-	"                    until the rules decide (2, 3, 5, 8, 12); boot failures,",
+	"                    until the rules decide (3, 5, 8, 12); boot failures,",
 	"                    panics and timeouts are skips with their reason; the",
-	"                    culprit and its parent are re-measured at the end.",
+	"                    culprit and its parent are re-measured at the end,",
+	"                    interleaved, and compared directly: the culprit must be",
+	"                    clearly worse and carry the job's confirm_share (default",
+	"                    half) of the ends' gap, else the bisection ends",
+	"                    'unconfirmed' (exit 4) without naming a culprit.",
 	"  --kpi METRIC      the metric that decides (default: the job's kpi)",
 	"  --slots K         multisection: test K commits at once (1 to 4, default 1),",
 	"                    splitting the range into K+1 parts, so about",
@@ -86,8 +90,11 @@ static const char *const bisect_usage[] = {
 	"show    state, command, steps and culprit of one bisection",
 	"log     the bisection as a replayable 'git bisect' log",
 	"",
-	"Exit status: 0 first bad commit found, 3 only skipped commits left,",
-	"1 error or stopped, 2 usage.",
+	"Exit status: 0 first bad commit found (a job's: and confirmed), 3 only",
+	"skipped commits left, 4 a job's culprit not confirmed (result",
+	"'unconfirmed': parent and culprit re-measured, interleaved, do not differ",
+	"clearly, or the culprit carries less than the job's confirm_share of the",
+	"ends' gap; no culprit is named), 1 error or stopped, 2 usage.",
 	NULL
 };
 
@@ -749,17 +756,21 @@ static void print_skipped(struct runner *r)
 	steps_release(steps, nr);
 }
 
-/* Re-measure the culprit and its parent, then the report.  Returns the
- * one-line outcome (caller frees). */
-static char *confirm_and_report(struct runner *r, const char *culprit)
+/* Re-measure the culprit and its parent (interleaved) until
+ * verdict_confirm decides, then the report.  Returns the one-line outcome
+ * (caller frees); *confirmed is 0 only when the measurements say the
+ * culprit is not the cause (a confirmation that could not run leaves the
+ * culprit standing, and says so). */
+static char *confirm_and_report(struct runner *r, const char *culprit, int *confirmed)
 {
 	struct perf *p = r->perf;
 	struct pair_side parent, cul;
-	struct verdict vp, vc;
+	struct verdict vc;
 	char parent_hex[41], *spec = xstrfmt("%s^", culprit), *why = NULL, *msg = NULL;
 	size_t want = p->job.repeat;
 	int ok = 0;
 
+	*confirmed = 1;
 	memset(&parent, 0, sizeof(parent));
 	memset(&cul, 0, sizeof(cul));
 	if (gitrepo_resolve(r->repo, spec, parent_hex) < 0) {
@@ -776,22 +787,26 @@ static char *confirm_and_report(struct runner *r, const char *culprit)
 			msg = xstrfmt("culprit found; the confirmation could not measure (%s)", why ? why : "klab error");
 			goto report;
 		}
-		verdict_classify(&vp, &p->pol, p->good, p->ng, p->bad, p->nb, parent.vals, parent.n, p->job.direction);
-		verdict_classify(&vc, &p->pol, p->good, p->ng, p->bad, p->nb, cul.vals, cul.n, p->job.direction);
-		if ((vp.kind != VERDICT_NEED_MORE && vc.kind != VERDICT_NEED_MORE) || want >= verdict_policy_cap(&p->pol))
+		if (verdict_confirm(&vc, &p->pol, p->good, p->ng, p->bad, p->nb, parent.vals, parent.n, cul.vals, cul.n,
+				    p->job.direction) < 0) {
+			msg = xstrdup("culprit found; the confirmation could not decide (klab error)");
+			goto report;
+		}
+		if (vc.kind != VERDICT_NEED_MORE || vc.next_runs <= want)
 			break;
-		want = vp.kind == VERDICT_NEED_MORE ? vp.next_runs : vc.next_runs;
-		if (want > verdict_policy_cap(&p->pol))
-			want = verdict_policy_cap(&p->pol);
+		printf("  %s\n", vc.text);
+		want = vc.next_runs;
 	}
-	store_verdict(r, parent.s.id, &vp);
+	store_verdict(r, parent.s.id, &vc);
 	store_verdict(r, cul.s.id, &vc);
-	pair_finish(r, &parent, vp.kind == VERDICT_GOOD ? "good" : vp.kind == VERDICT_BAD ? "bad" : "skip", vp.text);
-	pair_finish(r, &cul, vc.kind == VERDICT_GOOD ? "good" : vc.kind == VERDICT_BAD ? "bad" : "skip", vc.text);
-	ok = vp.kind == VERDICT_GOOD && vc.kind == VERDICT_BAD;
-	msg = ok ? xstrfmt("culprit %.12s confirmed: parent like good, culprit like bad", culprit)
-		 : xstrfmt("culprit %.12s NOT confirmed: parent re-measured %s, culprit %s", culprit,
-			   verdict_kind_name(vp.kind), verdict_kind_name(vc.kind));
+	ok = vc.kind == VERDICT_CONFIRMED;
+	pair_finish(r, &parent, ok ? "good" : "skip", vc.text);
+	pair_finish(r, &cul, ok ? "bad" : "skip", vc.text);
+	*confirmed = ok;
+	/* vc.text starts "culprit confirmed: ..." or "culprit NOT confirmed: ..." */
+	msg = xstrfmt("culprit %.12s %s", culprit,
+		      ok || vc.kind != VERDICT_NEED_MORE ? vc.text + strlen("culprit ")
+							 : "NOT confirmed: still unclear at the cap");
 report:
 	printf("\n%s %s: %s\n", p->job.suite, p->job.testcase, msg);
 	{
@@ -801,7 +816,7 @@ report:
 		if (parent.n)
 			print_kpi_row("parent", parent.hex, parent.vals, parent.n, gm);
 		if (cul.n)
-			print_kpi_row("culprit", cul.hex, cul.vals, cul.n, gm);
+			print_kpi_row(*confirmed ? "culprit" : "suspect", cul.hex, cul.vals, cul.n, gm);
 		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
 	}
 	if (parent.n && cul.n)
@@ -1360,12 +1375,20 @@ static int bisect_loop(struct runner *r)
 		oid_to_hex41(dag.commits[ch.commit].oid, hex);
 		if (ch.outcome == BISECT_FOUND) {
 			char *msg = r->perf ? NULL : xstrfmt("first bad commit %.12s", hex);
+			int confirmed = 1;
 			bisect_choice_release(&ch);
 			if (r->perf) {
 				print_first_bad(r, hex);
-				msg = confirm_and_report(r, hex);
+				msg = confirm_and_report(r, hex, &confirmed);
 			}
-			if (db_bisection_set_state(r->lab->db, r->b->id, "done", "culprit", hex, msg) == 0) {
+			if (!confirmed) {
+				/* the commit stays recorded as the suspect, never as the culprit */
+				if (db_bisection_set_state(r->lab->db, r->b->id, "done", "unconfirmed", hex, msg) == 0) {
+					printf("bisection %lld: unconfirmed, no culprit named: %s\n", (long long)r->b->id,
+					       msg);
+					ret = EXIT_UNCONFIRMED;
+				}
+			} else if (db_bisection_set_state(r->lab->db, r->b->id, "done", "culprit", hex, msg) == 0) {
 				if (!r->perf)
 					print_first_bad(r, hex);
 				ret = EXIT_OK;
@@ -1996,6 +2019,8 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 	if (!strcmp(b.state, "done")) {
 		print_line("bisection %lld is already done: %s", (long long)b.id, b.message ? b.message : "");
 		ret = !strcmp(b.result, "culprit") ? EXIT_OK : EXIT_UNDECIDED;
+		if (!strcmp(b.result, "unconfirmed"))
+			ret = EXIT_UNCONFIRMED;
 	} else if (!strcmp(b.state, "failed")) {
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
 		ret = EXIT_FAIL;
@@ -2157,9 +2182,12 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	print_rounds(&lab, &b, steps, nr);
 	if (b.culprit) {
 		char *subj = db_commit_subject(lab.db, b.repo_id, b.culprit);
-		printf("culprit:    %s ", b.culprit);
+		int unconfirmed = b.result && !strcmp(b.result, "unconfirmed");
+
+		/* a failed confirmation names a suspect, never a culprit */
+		printf("%s %s ", unconfirmed ? "suspect:   " : "culprit:   ", b.culprit);
 		print_clean(stdout, subj ? subj : "");
-		printf("\n");
+		printf("%s\n", unconfirmed ? " (NOT confirmed: see the confirm steps below)" : "");
 		free(subj);
 	}
 	for (size_t i = 0; i < b.nr_candidates; i++)

@@ -10,6 +10,7 @@
 
 #include <git2.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ struct node {
 
 enum top_key {
 	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_KPI, K_DIRECTION,
-	K_REPEAT, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_GUEST, K_KCONFIG,
+	K_REPEAT, K_CONFIRM_SHARE, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_GUEST, K_KCONFIG,
 	K_PARAMS, NR_TOP_KEYS
 };
 
@@ -708,6 +709,19 @@ static int key_repeat(struct parser *p, const struct node *k, const struct node 
 	return 0;
 }
 
+static int key_confirm_share(struct parser *p, const struct node *k, const struct node *v)
+{
+	const char *s = scalar(v);
+	char *end = NULL;
+	double x = s ? strtod(s, &end) : NAN;
+
+	(void)k;
+	if (!s || !*s || end == s || *end || !(x > 0 && x <= 1))
+		return expected(p, v, "confirm_share", "a share of the regression above 0 and at most 1, like 0.5");
+	p->job->confirm_share = x;
+	return 0;
+}
+
 static int key_sysctl(struct parser *p, const struct node *k, const struct node *v)
 {
 	(void)k;
@@ -951,6 +965,7 @@ static const struct {
 	[K_KPI] = { "kpi", key_kpi },
 	[K_DIRECTION] = { "direction", key_direction },
 	[K_REPEAT] = { "repeat", key_repeat },
+	[K_CONFIRM_SHARE] = { "confirm_share", key_confirm_share },
 	[K_SYSCTL] = { "sysctl", key_sysctl },
 	[K_THP] = { "thp", key_thp },
 	[K_ASLR] = { "aslr", key_aslr },
@@ -1038,6 +1053,7 @@ static void job_defaults(struct job *job)
 	job->runtime_s = 10;
 	job->direction = 1;
 	job->repeat = 3;
+	job->confirm_share = 0.5;
 	job->guest.vcpus = 2;
 	job->guest.numa_nodes = 1;
 	job->guest.memory_mb = 2048;

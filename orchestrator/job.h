@@ -44,6 +44,9 @@ struct job {
 	char *default_kpi;	/* what job_default_kpi() returns (set by the parser) */
 	int direction;		/* +1 higher is better (default), -1 lower is better */
 	unsigned repeat;	/* default 3 */
+	/* a bisection's culprit must carry this share of the ends' gap
+	 * (0 < share <= 1, default 0.5) to be confirmed */
+	double confirm_share;
 	/* key as written: "vm.swappiness" or "kernel/mm/transparent_hugepage/enabled";
 	 * thp.enabled/defrag are added here in that slashed form */
 	struct job_kv *sysctl;

@@ -17,7 +17,8 @@ enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,		/* error, or bisection stopped */
 	EXIT_USAGE = 2,
-	EXIT_UNDECIDED = 3	/* only skipped commits left */
+	EXIT_UNDECIDED = 3,	/* only skipped commits left */
+	EXIT_UNCONFIRMED = 4	/* a job bisection's culprit failed its confirmation */
 };
 
 /* Open the lab named by the global options (message on failure). */

@@ -159,6 +159,16 @@ static const struct notify_step *culprit_step(const struct notify_facts *f)
 	return found;
 }
 
+/* "bisection 7: will-it-scale.per_process_ops " */
+static void add_bisection_kpi(struct strbuf *sb, const struct notify_facts *f)
+{
+	strbuf_addf(sb, "bisection %lld: ", (long long)f->bisection_id);
+	if (f->kpi) {
+		add_line(sb, f->kpi, 100);
+		strbuf_addch(sb, ' ');
+	}
+}
+
 static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 {
 	const char *outcome = notify_outcome(f);
@@ -187,12 +197,13 @@ static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 				strbuf_addstr(sb, " fails");
 		}
 	} else if (!strcmp(outcome, "not-reproduced")) {
-		strbuf_addf(sb, "bisection %lld: ", (long long)f->bisection_id);
-		if (f->kpi) {
-			add_line(sb, f->kpi, 100);
-			strbuf_addch(sb, ' ');
-		}
+		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "regression not reproduced");
+	} else if (!strcmp(outcome, "unconfirmed")) {
+		add_bisection_kpi(sb, f);
+		strbuf_addstr(sb, "culprit NOT confirmed");
+		if (f->suspect)
+			strbuf_addf(sb, " (suspect %.12s)", f->suspect);
 	} else if (!strcmp(outcome, "skipped-only")) {
 		strbuf_addf(sb, "bisection %lld: only skipped commits left, %zu possible first bad commit%s",
 			    (long long)f->bisection_id, f->nr_candidates, f->nr_candidates == 1 ? "" : "s");
@@ -259,8 +270,9 @@ static void add_counters(struct strbuf *sb, const struct notify_facts *f)
 
 	if (!f->nr_counters)
 		return;
-	strbuf_addstr(sb, "\n/proc/vmstat per run, parent -> culprit (counters that changed by 10% or more):\n");
-	strbuf_addf(sb, "  %14s %14s  %10s  %s\n", "parent", "culprit", "%change", "counter");
+	strbuf_addf(sb, "\n/proc/vmstat per run, parent -> %s (counters that changed by 10%% or more):\n",
+		    f->suspect ? "suspect" : "culprit");
+	strbuf_addf(sb, "  %14s %14s  %10s  %s\n", "parent", f->suspect ? "suspect" : "culprit", "%change", "counter");
 	for (size_t i = 0; i < shown; i++) {
 		const struct notify_counter *c = &f->counters[i];
 
@@ -351,6 +363,10 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 		add_field(sb, "subject:", f->culprit_subject ? f->culprit_subject : "", 400);
 		if (f->culprit_author)
 			add_field(sb, "author:", f->culprit_author, 200);
+	}
+	if (f->suspect) {
+		strbuf_addf(sb, "%-12s%s (NOT confirmed: not named as the culprit)\n", "suspect:", f->suspect);
+		add_field(sb, "subject:", f->suspect_subject ? f->suspect_subject : "", 400);
 	}
 	add_field(sb, "repository:", f->repo_path, 400);
 	add_range(sb, f);
@@ -450,6 +466,13 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	} else {
 		strbuf_addstr(sb, "null");
 	}
+	if (f->suspect) {
+		strbuf_addstr(sb, ",\n  \"suspect\": {\"hash\": ");
+		json_add_string(sb, f->suspect);
+		strbuf_addstr(sb, ", \"subject\": ");
+		json_add_line(sb, f->suspect_subject ? f->suspect_subject : "");
+		strbuf_addstr(sb, ", \"confirmed\": false}");
+	}
 	strbuf_addstr(sb, ",\n  \"candidates\": ");
 	json_hashes(sb, f->candidates, f->nr_candidates);
 	if (!strcmp(f->kind, "job")) {
@@ -465,6 +488,10 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 			static const char *const labels[] = { "good", "parent", "culprit", "bad" };
 			strbuf_addf(sb, ",\n    \"%s\": ", labels[i]);
 			json_kpi(sb, f, labels[i]);
+		}
+		if (f->suspect) {
+			strbuf_addstr(sb, ",\n    \"suspect\": ");
+			json_kpi(sb, f, "suspect");
 		}
 		strbuf_addstr(sb, "}");
 	} else {
@@ -763,7 +790,7 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 		if (db_step_metric_values(lab->db, ids[i], f->kpi, &l->vals[i], &n) < 0)
 			return -1;
 		k = &f->kpis[f->nr_kpis++];
-		k->label = labels[i];
+		k->label = i == 2 && f->suspect ? "suspect" : labels[i];
 		k->vals = l->vals[i];
 		k->n = n;
 		snprintf(k->hash, sizeof(k->hash), "%s",
@@ -854,6 +881,11 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 			return -1;
 		f->culprit_subject = l->subject;
 		f->culprit_author = l->author;
+	} else if (l->b.culprit && l->b.result && !strcmp(l->b.result, "unconfirmed")) {
+		f->suspect = l->b.culprit;
+		if (db_commit_facts(lab->db, l->b.repo_id, l->b.culprit, &l->subject, &l->author, &author_time) < 0)
+			return -1;
+		f->suspect_subject = l->subject;
 	}
 	if (!strcmp(l->b.kind, "job") && load_job_facts(lab, l) < 0)
 		return -1;

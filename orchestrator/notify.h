@@ -83,7 +83,7 @@ struct notify_facts {
 	int64_t bisection_id;
 	const char *kind;	/* command | job */
 	const char *state;	/* done | failed */
-	const char *result;	/* culprit | skipped-only | not-reproduced | error */
+	const char *result;	/* culprit | skipped-only | not-reproduced | unconfirmed | error */
 	const char *message;
 	const char *repo_path;
 	const char *bad;
@@ -95,6 +95,9 @@ struct notify_facts {
 	int steps;		/* tested commits */
 	const char *culprit;	/* NULL unless result is culprit */
 	const char *culprit_subject, *culprit_author;
+	/* result unconfirmed: the commit the bisection ended on, which its
+	 * confirmation did not bear out (never a culprit) */
+	const char *suspect, *suspect_subject;
 	char (*candidates)[41];
 	size_t nr_candidates;
 	/* kind command */
@@ -105,7 +108,7 @@ struct notify_facts {
 	/* kind job */
 	const char *job_path, *suite, *testcase, *kpi;
 	int direction;		/* +1 higher is better, -1 lower */
-	struct notify_kpi kpis[4];	/* good, parent, culprit, bad: those measured */
+	struct notify_kpi kpis[4];	/* good, parent, culprit (or suspect), bad: those measured */
 	size_t nr_kpis;
 	const struct notify_counter *counters;	/* vmstat counters that moved */
 	size_t nr_counters;
@@ -117,7 +120,8 @@ struct notify_message {
 	char *json;		/* the webhook document */
 };
 
-/* The "outcome" a report names: culprit, skipped-only, not-reproduced, failed. */
+/* The "outcome" a report names: culprit, skipped-only, not-reproduced,
+ * unconfirmed, failed. */
 const char *notify_outcome(const struct notify_facts *f);
 void notify_compose_bisection(const struct notify_facts *f, struct notify_message *m);
 /* The test message of 'klab notify test'. */

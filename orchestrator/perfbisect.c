@@ -27,6 +27,7 @@ int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char 
 		p->job.kpi = xstrdup(kpi);
 	}
 	verdict_policy_init(&p->pol);
+	p->pol.confirm_share = p->job.confirm_share;
 	return 0;
 }
 

@@ -143,6 +143,8 @@ static const char *outcome_text(const struct report_bisection *b)
 			return "only skipped commits left";
 		if (!strcmp(b->result, "not-reproduced"))
 			return "regression not reproduced";
+		if (!strcmp(b->result, "unconfirmed"))
+			return "culprit not confirmed";
 		return b->result;
 	}
 	return b->state;
@@ -446,11 +448,23 @@ static void bisection_chart(struct strbuf *sb, const struct report_bisection *b)
 	free(title);
 }
 
+static int unconfirmed(const struct report_bisection *b)
+{
+	return b->result && !strcmp(b->result, "unconfirmed");
+}
+
 static void culprit_box(struct strbuf *sb, const struct report_bisection *b)
 {
 	if (b->culprit) {
-		strbuf_addstr(sb, "<section class=\"culprit\">\n<h2 id=\"culprit\">First bad commit</h2>\n"
-				  "<dl class=\"facts\">\n<dt>commit</dt><dd><code>");
+		if (unconfirmed(b))
+			strbuf_addstr(sb, "<section class=\"culprit\">\n<h2 id=\"culprit\">Suspect, NOT confirmed</h2>\n"
+					  "<p>The bisection ended on this commit, but re-measured against its parent "
+					  "(interleaved runs) it does not carry the regression: no culprit is named. "
+					  "The outcome above and the confirm steps' evidence below say why.</p>\n"
+					  "<dl class=\"facts\">\n<dt>commit</dt><dd><code>");
+		else
+			strbuf_addstr(sb, "<section class=\"culprit\">\n<h2 id=\"culprit\">First bad commit</h2>\n"
+					  "<dl class=\"facts\">\n<dt>commit</dt><dd><code>");
 		html_esc(sb, b->culprit);
 		strbuf_addstr(sb, "</code></dd>\n");
 		if (b->culprit_subject) {
@@ -515,7 +529,7 @@ static void kpi_table(struct strbuf *sb, const struct report_bisection *b, const
 			  "<th class=\"num\">runs</th><th>verdict</th></tr></thead>\n<tbody>\n");
 	kpi_row(sb, "good", g, gm);
 	kpi_row(sb, "parent", parent, gm);
-	kpi_row(sb, "culprit", cul, gm);
+	kpi_row(sb, unconfirmed(b) ? "suspect" : "culprit", cul, gm);
 	kpi_row(sb, "bad", x, gm);
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
 }

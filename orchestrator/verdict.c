@@ -1,29 +1,39 @@
 /* Verdicts of performance bisections.  Every decision compares medians,
- * in units of a robust pooled noise estimate, so that the one or two
- * 30-60% slow runs a shared host produces now and then cannot flip it:
+ * in units of robust noise estimates, so that the one or two 30-60% slow
+ * runs a shared host produces now and then cannot flip it:
  *
  *  - values are compared as logarithms (ratios), so a 10% CV is the
  *    same noise at both ends of a 20x regression;
- *  - the noise sigma comes from the lower quartile of all within-set
- *    pairwise absolute differences: a slow run spoils only the pairs it
- *    is in, and up to three pairs in four may be spoilt;
+ *  - the pooled noise sigma comes from the lower quartile of all
+ *    within-set pairwise absolute differences: a slow run spoils only the
+ *    pairs it is in, and up to three pairs in four may be spoilt; each
+ *    set's standard error uses its own noise instead where that is
+ *    credibly larger (set_sigma), so a quiet set cannot vouch for a noisy
+ *    one;
  *  - a run more than `outlier_sigmas` (and `outlier_min_percent`) from
  *    its set's median is listed as an outlier, and the set then needs
  *    2 * outliers + 3 runs (up to the cap) so that its median is made of
  *    ordinary runs;
+ *  - no commit is decided from fewer than `min_runs` runs, nor unless it
+ *    is within `decide_band` of the end it resembles: two runs placed
+ *    issue 17's real culprit at 0.37 and it was called good;
  *  - slow runs only ever look bad, so a bad verdict needs at least
  *    `min_runs_bad` runs, and its runs on the good side of the midpoint
  *    count like outliers (two slow runs of three must not condemn a good
- *    commit); a good verdict may come after 2 runs;
+ *    commit);
  *  - a median's standard error is taken as sigma * sqrt(pi / 2n) (its
  *    large-sample value, conservative for small n; exact for n <= 2 is
  *    sigma / sqrt(n)), and separations are held to a Student t quantile
- *    with the pooled degrees of freedom, since sigma is estimated.
+ *    with the pooled degrees of freedom, since sigma is estimated;
+ *  - a culprit is confirmed against its parent directly (verdict_confirm),
+ *    never against the references alone, which a drifting host leaves
+ *    behind.
  *
  * Rank tests (Mann-Whitney, Kolmogorov-Smirnov) are recorded as
- * evidence; with 2 or 3 runs they cannot reach any useful significance
- * (the smallest two-sided Mann-Whitney p for 3 against 3 is 0.1), so
- * they do not decide. */
+ * evidence; with 3 runs they cannot reach any useful significance (the
+ * smallest two-sided Mann-Whitney p for 3 against 3 is 0.1), so they do
+ * not decide, except that a KS difference in shape from the end a commit
+ * resembles (with a different spread) keeps it ambiguous. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +47,7 @@
 
 void verdict_policy_init(struct verdict_policy *p)
 {
-	static const unsigned ladder[] = { 2, 3, 5, 8, 12 };
+	static const unsigned ladder[] = { 3, 5, 8, 12 };
 
 	memset(p, 0, sizeof(*p));
 	p->alpha = 0.005;
@@ -50,7 +60,11 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->noise_floor_percent = 0.1;
 	memcpy(p->ladder, ladder, sizeof(ladder));
 	p->n_ladder = ARRAY_SIZE(ladder);
+	p->min_runs = 3;
 	p->min_runs_bad = 3;
+	p->decide_band = 0.3;
+	p->alpha_shape = 0.01;
+	p->confirm_share = 0.5;
 	p->log_scale = 1;
 }
 
@@ -83,6 +97,10 @@ const char *verdict_kind_name(enum verdict_kind kind)
 		return "bad";
 	case VERDICT_SKIP:
 		return "skip";
+	case VERDICT_CONFIRMED:
+		return "confirmed";
+	case VERDICT_UNCONFIRMED:
+		return "unconfirmed";
 	}
 	return "?";
 }
@@ -95,7 +113,8 @@ struct sets {
 	double *t[3];
 	double med[3];		/* of t */
 	size_t outliers[3];
-	double sigma;
+	double sigma;		/* pooled */
+	double sig[3];		/* each set's: its own when credibly above the pooled one */
 	int log;
 };
 
@@ -119,8 +138,8 @@ static double med_factor(size_t n)
 
 static double se_diff(const struct sets *s, int a, int b)
 {
-	return s->sigma * sqrt(med_factor(s->n[a]) / (double)s->n[a] +
-			       med_factor(s->n[b]) / (double)s->n[b]);
+	return sqrt(med_factor(s->n[a]) * s->sig[a] * s->sig[a] / (double)s->n[a] +
+		    med_factor(s->n[b]) * s->sig[b] * s->sig[b] / (double)s->n[b]);
 }
 
 static void sets_release(struct sets *s)
@@ -134,6 +153,35 @@ static void add_outlier(struct verdict *v, enum verdict_set set, size_t index, d
 	if (v->n_outliers < VERDICT_MAX_OUTLIERS)
 		v->outliers[v->n_outliers] = (struct verdict_outlier){ set, index, value, sigmas };
 	v->n_outliers++;
+}
+
+/* One set's own noise, honest where the pooled estimate is not: the
+ * pooled lower quartile lets a quiet set hide a noisy one (good at 1%, bad
+ * at 5%) and misses a bimodal KPI's second mode.  The median of the set's
+ * pairwise differences (robust to a slow run in three), taken at its
+ * lower 95% confidence bound (chi-square with n - 1 degrees of freedom,
+ * Wilson-Hilferty), so that the noise of three runs raises the estimate
+ * only when it is credibly above the pooled one; never below the pooled
+ * one (Welch-type, floored). */
+static double set_sigma(const double *t, size_t n, double pooled)
+{
+	size_t np = n * (n - 1) / 2, k = 0;
+	double *pairs, own, df, c, q;
+
+	if (n < 3)
+		return pooled;
+	pairs = xmalloc(np * sizeof(*pairs));
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = a + 1; b < n; b++)
+			pairs[k++] = fabs(t[a] - t[b]);
+	/* the median of |N(0, 2 s^2)| is s sqrt(2) Phi^-1(3/4) */
+	own = stats_median(pairs, np) / (M_SQRT2 * 0.6744897501960817);
+	free(pairs);
+	df = (double)(n - 1);
+	c = 2 / (9 * df);
+	q = df * pow(1 - c + 1.6448536269514722 * sqrt(c), 3);
+	own *= sqrt(df / q);
+	return own > pooled ? own : pooled;
 }
 
 static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict_policy *p)
@@ -176,6 +224,8 @@ static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict
 	}
 	if (!(s->sigma >= floor))
 		s->sigma = floor;
+	for (size_t i = 0; i < s->count; i++)
+		s->sig[i] = set_sigma(s->t[i], s->n[i], s->sigma);
 
 	for (size_t i = 0; i < s->count; i++) {
 		/* the smallest deviation that may count, on the compared scale */
@@ -194,6 +244,8 @@ static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict
 	}
 	v->log_scale = s->log;
 	v->noise = s->log ? 100 * s->sigma : s->sigma;
+	for (size_t i = 0; i < s->count; i++)
+		v->set_noise[i] = s->log ? 100 * s->sig[i] : s->sig[i];
 }
 
 /* Runs a set with `outliers` needs before its median is trusted. */
@@ -222,6 +274,19 @@ static void set_text(struct verdict *v, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(v->text, sizeof(v->text), fmt, ap);
 	va_end(ap);
+}
+
+/* Runs per end for the ends' difference, as measured, to reach the
+ * threshold k with 80% power at the ends' own noise: n with
+ * |d| / sqrt(pi/2 (sg^2 + sb^2) / n) = k + z(0.8). */
+static unsigned runs_to_separate(const struct sets *s, double k)
+{
+	double d = fabs(s->med[1] - s->med[0]), v = s->sig[0] * s->sig[0] + s->sig[1] * s->sig[1], n;
+
+	if (d <= 0)
+		return 0;
+	n = M_PI / 2 * v * pow((k + 0.8416212335729143) / d, 2);
+	return n > 100000 ? 100000 : (unsigned)ceil(n);
 }
 
 int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
@@ -289,9 +354,16 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 	} else {
 		out->kind = VERDICT_NOT_REPRODUCED;
 		out->rule = "not-significant";
-		set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
-			 "%.2f needed", out->median_good, out->median_bad, out->change_percent,
-			 out->z_gap, k);
+		out->runs_needed = regression >= p->min_change_percent ? runs_to_separate(&s, k) : 0;
+		if (out->runs_needed)
+			set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
+				 "%.2f needed; about %u runs per end would separate a change of this size",
+				 out->median_good, out->median_bad, out->change_percent, out->z_gap, k,
+				 out->runs_needed);
+		else
+			set_text(out, "regression not reproduced: %.6g -> %.6g (%+.2f%%) is %.1f standard errors, "
+				 "%.2f needed", out->median_good, out->median_bad, out->change_percent,
+				 out->z_gap, k);
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
 	sets_release(&s);
@@ -306,7 +378,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	size_t need;
 	double k, gap;
 	unsigned next;
-	int like_good, like_bad;
+	int like_good, like_bad, shape_good, shape_bad;
 
 	if (direction != 1 && direction != -1)
 		return error("direction must be +1 or -1, not %d", direction);
@@ -332,13 +404,25 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	stats_mann_whitney(cand, nc, good, ng, &out->mwu_good);
 	stats_mann_whitney(cand, nc, bad, nb, &out->mwu_bad);
 	stats_ks_2samp(cand, nc, good, ng, &out->ks_good);
+	stats_ks_2samp(cand, nc, bad, nb, &out->ks_bad);
 
-	/* clearly apart from one end, and near the other */
-	like_good = out->z_bad >= k && out->position < 0.5 &&
+	/* clearly apart from one end, near the other, and clearly nearer
+	 * it than the other (decide_band) */
+	like_good = out->z_bad >= k && out->position < p->decide_band &&
 		    (out->z_good < k || out->position <= p->near_band);
-	like_bad = out->z_good >= k && out->position > 0.5 &&
+	like_bad = out->z_good >= k && out->position > 1 - p->decide_band &&
 		   (out->z_bad < k || out->position >= 1 - p->near_band);
+	/* a shape difference: the runs' distributions differ (KS) and so
+	 * does their spread (a tiny shift of two quiet sets is no shape) */
+	shape_good = like_good && out->ks_good.p_value < p->alpha_shape &&
+		     (s.sig[2] > 2 * s.sig[0] || s.sig[0] > 2 * s.sig[2]);
+	shape_bad = like_bad && out->ks_bad.p_value < p->alpha_shape &&
+		    (s.sig[2] > 2 * s.sig[1] || s.sig[1] > 2 * s.sig[2]);
+	like_good = like_good && !shape_good;
+	like_bad = like_bad && !shape_bad;
 	need = runs_for_outliers(s.outliers[2]);
+	if (need < p->min_runs)
+		need = p->min_runs;
 	if (like_bad) {
 		/* Two slow runs of three make a good commit look bad; its
 		 * third run then sits on the good side of the midpoint.  Such
@@ -360,7 +444,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		out->rule = "outliers";
 		set_text(out, "%zu outlier run(s) of %zu: measure the commit %u times",
 			 s.outliers[2], nc, next);
-	} else if (like_good) {
+	} else if (like_good && (nc >= need || (!next && nc >= p->min_runs))) {
 		out->kind = VERDICT_GOOD;
 		out->rule = "like-good";
 		set_text(out, "good: %.6g is %+.2f%% from good and %+.2f%% from bad, "
@@ -374,10 +458,13 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
 	} else if (next) {
 		out->kind = VERDICT_NEED_MORE;
-		out->rule = like_bad ? "bad-needs-runs" : "ambiguous";
+		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" :
+			    shape_good || shape_bad ? "shape" : "ambiguous";
 		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
-			 like_bad ? "looks bad, too few (consistent) runs to trust it" : "ambiguous",
-			 out->median_cand, out->position, next);
+			 like_bad ? "looks bad, too few (consistent) runs to trust it" :
+			 like_good ? "looks good, too few runs to trust it" :
+			 shape_good || shape_bad ? "ambiguous, its runs differ in shape from the end it is near" :
+			 "ambiguous", out->median_cand, out->position, next);
 	} else {
 		/* apart from both: perhaps a second, partial regression */
 		int between = out->z_good >= k && out->z_bad >= k;
@@ -386,16 +473,110 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		out->rule = "ambiguous";
 		set_text(out, "skip: still ambiguous after %zu runs: %.6g at position %.2f%s",
 			 nc, out->median_cand, out->position,
-			 between ? ", clearly apart from both ends" : "");
+			 between ? ", clearly apart from both ends" :
+			 shape_good || shape_bad ? ", its runs differ in shape from the end it is near" : "");
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
 	sets_release(&s);
 	return 0;
 }
 
+/* The median on the compared scale. */
+static double scaled_median(const double *v, size_t n, int log_scale)
+{
+	double *t = xmalloc(n * sizeof(*t)), m;
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = log_scale ? log(v[i]) : v[i];
+	m = stats_median(t, n);
+	free(t);
+	return m;
+}
+
+static int all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return 0;
+	return 1;
+}
+
+int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
+		    const double *good, size_t ng, const double *bad, size_t nb,
+		    const double *parent, size_t np, const double *culprit, size_t nc, int direction)
+{
+	struct verdict_policy q = *p;
+	size_t have = np < nc ? np : nc;
+	double gap;
+	int log_scale;
+	unsigned next;
+
+	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
+		return -1;
+	/* Significance is enough here: the precision of the ends was
+	 * checked before bisecting, and the share below asks for size. */
+	q.min_gap_z = 0;
+	if (verdict_reproduce(out, &q, parent, np, culprit, nc, direction) < 0)
+		return -1;
+	out->confirm = 1;
+	out->share_needed = p->confirm_share;
+	out->ref_good = stats_median(good, ng);
+	out->ref_bad = stats_median(bad, nb);
+	log_scale = p->log_scale && all_positive(good, ng) && all_positive(bad, nb) &&
+		    all_positive(parent, np) && all_positive(culprit, nc);
+	gap = scaled_median(bad, nb, log_scale) - scaled_median(good, ng, log_scale);
+	out->share = gap != 0 ? (scaled_median(culprit, nc, log_scale) - scaled_median(parent, np, log_scale)) / gap
+			      : 0;
+	out->position = out->share;
+
+	if (out->kind == VERDICT_NEED_MORE) {
+		char text[sizeof(out->text)];
+
+		memcpy(text, out->text, sizeof(text));
+		set_text(out, "confirmation: %.240s", text);
+		return 0;
+	}
+	if (out->kind == VERDICT_REPRODUCED && out->share >= p->confirm_share) {
+		out->kind = VERDICT_CONFIRMED;
+		out->rule = "confirmed";
+		set_text(out, "culprit confirmed: parent %.6g, culprit %.6g (%+.2f%%, %.1f standard errors), "
+			 "%.0f%% of the ends' gap", out->median_good, out->median_bad, out->change_percent,
+			 out->z_gap, 100 * out->share);
+		return 0;
+	}
+	/* More runs only while the share could still reach what is needed:
+	 * its standard error is about share / z (the gap taken as exact). */
+	next = out->kind == VERDICT_REPRODUCED && out->z_gap > 0 &&
+			       out->share * (1 + out->threshold / out->z_gap) >= p->confirm_share
+		       ? verdict_next_runs(p, have, have + 1) : 0;
+	if (next) {
+		/* a real step, smaller than the gap: more runs settle its size */
+		out->kind = VERDICT_NEED_MORE;
+		out->rule = "small-share";
+		out->next_runs = next;
+		set_text(out, "confirmation: the culprit carries %.0f%% of the ends' gap, %.0f%% needed: "
+			 "measure both %u times", 100 * out->share, 100 * p->confirm_share, next);
+		return 0;
+	}
+	if (out->kind == VERDICT_REPRODUCED)
+		out->rule = "small-share";
+	out->kind = VERDICT_UNCONFIRMED;
+	out->next_runs = 0;
+	set_text(out, "culprit NOT confirmed: parent %.6g, culprit %.6g (%+.2f%%, %.1f standard errors, %.2f needed); "
+		 "%.0f%% of the ends' gap (good %.6g, bad %.6g), %.0f%% needed",
+		 out->median_good, out->median_bad, out->change_percent, out->z_gap, out->threshold,
+		 100 * out->share, out->ref_good, out->ref_bad, 100 * p->confirm_share);
+	return 0;
+}
+
 static const char *set_name(enum verdict_set set)
 {
 	return set == VERDICT_SET_GOOD ? "good end" : set == VERDICT_SET_BAD ? "bad end" : "commit";
+}
+
+static const char *confirm_set_name(enum verdict_set set)
+{
+	return set == VERDICT_SET_GOOD ? "parent" : "culprit";
 }
 
 static void format_test(struct strbuf *sb, const char *name, const char *stat,
@@ -411,6 +592,19 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 
 	strbuf_addf(sb, "verdict: %s (rule %s)\n", verdict_kind_name(v->kind), v->rule);
 	strbuf_addf(sb, "  %s\n", v->text);
+	if (v->confirm) {
+		strbuf_addf(sb, "  parent: median %.6g of %zu runs; culprit: median %.6g of %zu runs (%s is better)\n",
+			    v->median_good, v->n_good, v->median_bad, v->n_bad, v->direction > 0 ? "higher" : "lower");
+		strbuf_addf(sb, "  change: culprit %+.2f%% against its parent, %.2f standard errors in the bad "
+			    "direction; threshold %.2f\n", v->change_percent, v->z_gap, v->threshold);
+		strbuf_addf(sb, "  share: %.0f%% of the ends' gap (good end %.6g, bad end %.6g); %.0f%% needed\n",
+			    100 * v->share, v->ref_good, v->ref_bad, 100 * v->share_needed);
+		strbuf_addf(sb, "  noise: %.2f%s (robust, pooled); parent %.2f, culprit %.2f\n", v->noise,
+			    v->log_scale ? "%" : "", v->set_noise[0], v->set_noise[1]);
+		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "culprit against parent");
+		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "culprit against parent");
+		goto outliers;
+	}
 	strbuf_addf(sb, "  good end: median %.6g of %zu runs; bad end: median %.6g of %zu runs",
 		    v->median_good, v->n_good, v->median_bad, v->n_bad);
 	if (classify)
@@ -426,22 +620,28 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 			    v->change_percent, v->z_gap, v->threshold);
 	}
 	if (v->log_scale)
-		strbuf_addf(sb, "  noise: %.2f%% (robust, pooled; compared as ratios)\n", v->noise);
+		strbuf_addf(sb, "  noise: %.2f%% (robust, pooled; compared as ratios); by set: good %.2f%%, bad %.2f%%%s",
+			    v->noise, v->set_noise[0], v->set_noise[1], classify ? "" : "\n");
 	else
-		strbuf_addf(sb, "  noise: %.6g (robust, pooled)\n", v->noise);
+		strbuf_addf(sb, "  noise: %.6g (robust, pooled); by set: good %.6g, bad %.6g%s", v->noise,
+			    v->set_noise[0], v->set_noise[1], classify ? "" : "\n");
+	if (classify)
+		strbuf_addf(sb, v->log_scale ? ", commit %.2f%%\n" : ", commit %.6g\n", v->set_noise[2]);
 	if (classify) {
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "against good");
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_bad, "against bad");
 		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "against good");
+		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_bad, "against bad");
 	} else {
 		format_test(sb, "Mann-Whitney", "U", &v->mwu_good, "bad end against good end");
 		format_test(sb, "Kolmogorov-Smirnov", "D", &v->ks_good, "bad end against good end");
 	}
+outliers:
 	for (size_t i = 0; i < v->n_outliers && i < VERDICT_MAX_OUTLIERS; i++) {
 		const struct verdict_outlier *o = &v->outliers[i];
 
 		strbuf_addf(sb, "  outlier: %s run %zu = %.6g (%+.1f sigmas from its median)\n",
-			    set_name(o->set), o->index + 1, o->value, o->sigmas);
+			    v->confirm ? confirm_set_name(o->set) : set_name(o->set), o->index + 1, o->value, o->sigmas);
 	}
 	if (v->n_outliers > VERDICT_MAX_OUTLIERS)
 		strbuf_addf(sb, "  outliers: %zu more not listed\n", v->n_outliers - VERDICT_MAX_OUTLIERS);

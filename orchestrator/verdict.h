@@ -16,6 +16,8 @@ enum verdict_kind {
 	VERDICT_GOOD,
 	VERDICT_BAD,
 	VERDICT_SKIP,		/* still ambiguous with the most runs allowed */
+	VERDICT_CONFIRMED,	/* the culprit is clearly worse than its parent */
+	VERDICT_UNCONFIRMED,	/* ... it is not, or carries too little of the gap */
 };
 
 /* How much evidence a verdict needs and how runs are added. */
@@ -52,9 +54,24 @@ struct verdict_policy {
 	 * cap.  The references start at the job's `repeat`. */
 	unsigned ladder[VERDICT_MAX_LADDER];
 	size_t n_ladder;
+	/* No verdict on a commit from fewer runs than this (two runs of a
+	 * noisy KPI placed the real culprit of issue 17 at 0.37, "good"). */
+	unsigned min_runs;
 	/* A slow host makes runs look bad, never good: a bad verdict needs
-	 * at least this many runs, a good one may come earlier. */
+	 * at least this many runs. */
 	unsigned min_runs_bad;
+	/* Good only below this position between the ends (0 good, 1 bad),
+	 * bad only above 1 minus it: a commit a third of the way is not
+	 * "like good", whatever the separations say. */
+	double decide_band;
+	/* A commit whose runs differ in shape from the end its median
+	 * resembles (two-sample Kolmogorov-Smirnov p below this, and a
+	 * spread more than twice or less than half that end's) is not like
+	 * that end: medians can agree while the runs do not. */
+	double alpha_shape;
+	/* The confirmation: the culprit must be worse than its parent by
+	 * at least this share of the ends' gap (the job's confirm_share). */
+	double confirm_share;
 	/* Compare ratios (logarithms) when every sample is positive. */
 	int log_scale;
 };
@@ -99,8 +116,17 @@ struct verdict {
 	double change_vs_bad_percent;
 	/* Candidate median between the good (0) and bad (1) medians. */
 	double position;
-	/* Robust pooled noise (one sigma, percent on log scale). */
+	/* Confirmation: the culprit's step from its parent as a share of
+	 * the ends' gap (on the compared scale), the share required, and
+	 * the ends' medians it was measured against. */
+	double share, share_needed, ref_good, ref_bad;
+	int confirm;		/* a confirmation: the sets are parent and culprit */
+	/* Robust pooled noise (one sigma, percent on log scale), and each
+	 * set's (good, bad, candidate; parent, culprit): its own where
+	 * credibly larger, else the pooled one.  Standard errors use each
+	 * set's. */
 	double noise;
+	double set_noise[3];
 	/* Separations in standard errors: the bad end from the good end
 	 * (reproduce), or the candidate from good (positive: worse than
 	 * good) and from bad (positive: better than bad); and the
@@ -108,9 +134,13 @@ struct verdict {
 	double z_gap, z_good, z_bad, threshold;
 	/* Rank tests, for the record: candidate (or bad end) against the
 	 * good end, candidate against the bad end; KS of the same pair. */
-	struct stats_test mwu_good, mwu_bad, ks_good;
+	struct stats_test mwu_good, mwu_bad, ks_good, ks_bad;
 	/* NEED_MORE: runs each set (reproduce) or the candidate should have. */
 	unsigned next_runs;
+	/* NOT_REPRODUCED, not significant: about how many runs per end would
+	 * separate a change of the size seen with 80% power at this noise
+	 * (0: not estimated). */
+	unsigned runs_needed;
 	size_t n_outliers;	/* may exceed VERDICT_MAX_OUTLIERS; only that many kept */
 	struct verdict_outlier outliers[VERDICT_MAX_OUTLIERS];
 };
@@ -128,6 +158,17 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		     const double *good, size_t ng, const double *bad, size_t nb,
 		     const double *cand, size_t nc, int direction);
+
+/* Confirm a culprit: parent[] and culprit[] (interleaved runs) against
+ * each other with the reproduce rule, the culprit's step from its parent
+ * a share of the ends' gap (good[], bad[]) of at least
+ * p->confirm_share.  CONFIRMED, UNCONFIRMED, or NEED_MORE (both sides
+ * to next_runs).  median_good/median_bad are the parent's and the
+ * culprit's, change_percent the culprit against its parent.  -1 after
+ * error() on bad input. */
+int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
+		    const double *good, size_t ng, const double *bad, size_t nb,
+		    const double *parent, size_t np, const double *culprit, size_t nc, int direction);
 
 /* "good", "bad", "skip", "reproduced", ... */
 const char *verdict_kind_name(enum verdict_kind kind);

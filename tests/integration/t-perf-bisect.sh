@@ -37,7 +37,9 @@ rc=$?
 check "bisection exits 0" test "$rc" -eq 0 || tail -40 "$T/bisect.out"
 check "culprit is the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = 1")" = "$planted"
 check "the regression was reproduced first" grep -q "regression reproduced" "$T/bisect.out"
-check "the culprit was confirmed against its parent" grep -q "confirmed: parent like good, culprit like bad" "$T/bisect.out"
+check "the culprit was confirmed against its parent" grep -Eq "culprit [0-9a-f]{12} confirmed: parent " "$T/bisect.out"
+check "the confirmation says the culprit's share of the gap" grep -q "% of the ends' gap" "$T/bisect.out"
+check "stored as a confirmed culprit" test "$(q "SELECT result FROM bisections WHERE id = 1")" = culprit
 check "report has the KPI at good, parent, culprit, bad" \
 	sh -c "grep -q '^  good ' '$T/bisect.out' && grep -q '^  parent ' '$T/bisect.out' && grep -q '^  culprit ' '$T/bisect.out' && grep -q '^  bad ' '$T/bisect.out'"
 check "report shows thp_fault_alloc moving" grep -q "thp_fault_alloc" "$T/bisect.out"
@@ -86,7 +88,7 @@ check "scenario 2: the commit that panics is skipped as a panic" \
 check "scenario 2: the report lists the skips with reasons" \
 	sh -c "grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'panic:' && grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'build failed:'"
 check "scenario 2: progress with a remaining-time estimate" grep -q "^progress: step .* about .* left" "$T/skips.out"
-check "scenario 2: confirmed" grep -q "confirmed: parent like good, culprit like bad" "$T/skips.out"
+check "scenario 2: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent " "$T/skips.out"
 
 # Multisection of a job bisection: the demo range again with two slots,
 # so each round boots two commits' guests (1-vCPU copies of the job: two
@@ -108,7 +110,7 @@ check "two slots: progress names both commits of a round" grep -q "^round 1: tes
 check "two slots: fewer rounds than commits tested" \
 	test "$(q "SELECT count(DISTINCT round) FROM steps WHERE bisection_id = 4 AND phase = 'bisect' AND status = 'done'")" \
 	-lt "$(q "SELECT count(*) FROM steps WHERE bisection_id = 4 AND phase = 'bisect' AND status = 'done'")"
-check "two slots: confirmed" grep -q "confirmed: parent like good, culprit like bad" "$T/slots.out"
+check "two slots: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent " "$T/slots.out"
 check "two slots: every decided step has its evidence" \
 	test "$(q "SELECT count(*) FROM steps s WHERE s.bisection_id = 4 AND s.status = 'done' AND s.verdict IN ('good', 'bad')
 		   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.step_id = s.id)")" -eq 0

@@ -1,6 +1,9 @@
 /* A simulated performance bisection: synthetic runs, no VMs, the real
- * verdict rules.  Used by tests/unit/test-verdict.c (a few cells, fixed
- * seed, asserts) and tests/sim/verdict-sim.c (the full table). */
+ * verdict rules, the run order of cmd-bisect.c (interleaved references,
+ * a fresh reference run before every extra run of a commit, the
+ * confirmation of parent and culprit).  Used by tests/unit/test-verdict.c
+ * (a few cells, fixed seed, asserts) and tests/sim/verdict-sim.c (the
+ * full table). */
 #ifndef KLAB_BISECT_SIM_H
 #define KLAB_BISECT_SIM_H
 
@@ -14,25 +17,39 @@ enum sim_dist {
 	SIM_LOGNORMAL,
 	SIM_NORMAL_SLOW,	/* normal, and the host slows down now and then */
 	SIM_LOGNORMAL_SLOW,
+	SIM_T3,			/* heavy tails: Student t with 3 degrees of freedom */
+	SIM_BIMODAL,		/* two modes at +-cv, a little jitter around each */
+	SIM_UNEVEN,		/* normal; the good side at a fifth of the bad side's cv */
 };
 
 struct sim_cell {
 	enum sim_dist dist;
-	double effect_percent;	/* how much worse the bad side is */
+	double effect_percent;	/* how much worse the bad side is (0: no regression) */
 	double cv_percent;	/* run-to-run noise */
+	double drift_percent;	/* the host's speed trends by this much per run */
+	double walk_percent;	/* ... or wanders: a random walk with steps of this sigma */
 	int direction;		/* +1: throughput (drops), -1: time (rises) */
 	size_t bisections;
 	size_t commits;		/* length of the history, ends included */
 	double slow_rate;	/* chance a run starts a slow spell (1-2 runs, -30..-60%) */
+	unsigned repeat;	/* the job's repeat: first runs of the ends and of the confirmation */
 	int verbose;		/* trace refusals and wrong culprits on stderr */
 };
 
 struct sim_result {
 	size_t bisections;
-	size_t correct, wrong, inconclusive, refused;
-	size_t steps, step_runs, ref_runs, skips;
-	/* the same histories, fixed 5 runs per commit, nearest median */
-	size_t fixed_correct, fixed_wrong, fixed_steps, fixed_step_runs, fixed_ref_runs;
+	/* what a bisection reports: a culprit (right or wrong), "only
+	 * skipped commits left", "not reproduced", "unconfirmed" */
+	size_t correct, wrong, inconclusive, refused, unconfirmed;
+	/* the bisect phase's answer, and how often the confirmation passed it */
+	size_t found_right, found_wrong, confirmed_right, confirmed_wrong;
+	size_t steps, step_runs, skips;
+	size_t ref_runs;	/* the ends before bisecting */
+	size_t fresh_ref_runs;	/* reference runs between a commit's extra runs */
+	size_t confirm_runs;
+	/* the same histories, fixed 5 runs per commit, nearest median, and a
+	 * 5 + 5 confirmation of parent and culprit */
+	size_t fixed_correct, fixed_wrong, fixed_steps, fixed_runs;
 };
 
 struct sim_rng {
@@ -46,6 +63,11 @@ double sim_rng_uniform(struct sim_rng *r);
 double sim_rng_normal(struct sim_rng *r);
 
 const char *sim_dist_name(enum sim_dist d);
+
+/* All runs of the adaptive policy of a result. */
+size_t sim_runs(const struct sim_result *r);
+/* Add b to a. */
+void sim_result_add(struct sim_result *a, const struct sim_result *b);
 
 /* Run the cell's bisections with policy p; adds to *res. */
 void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,

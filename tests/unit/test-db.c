@@ -436,6 +436,14 @@ static void test_db__state_transitions_record_times(void **state)
 	bisection_release(&l);
 	/* the schema refuses a state that does not exist */
 	assert_int_equal(db_bisection_set_state(db, b.id, "bogus", NULL, NULL, NULL), -1);
+	/* migration 6: a failed confirmation has its own result, writable by
+	 * the connection that migrated; a made-up result is still refused */
+	assert_int_equal(db_bisection_set_state(db, b.id, "done", "unconfirmed",
+						"6666666666666666666666666666666666666666", "not confirmed"), 0);
+	assert_int_equal(db_bisection_load(db, b.id, &l), 0);
+	assert_string_equal(l.result, "unconfirmed");
+	bisection_release(&l);
+	assert_int_equal(db_bisection_set_state(db, b.id, "done", "confirmed-ish", NULL, NULL), -1);
 	db_close(db);
 	free(path);
 }

@@ -184,6 +184,7 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 				found++;
 		assert_int_equal(strncmp(job.kpi, job.suite, strlen(job.suite)), 0);
 		assert_int_equal(job.repeat, 3);
+	assert_true(job.confirm_share == 0.5);
 		assert_int_equal(job.guest.vcpus, 2);
 		assert_int_equal(job.guest.numa_nodes, 2);
 		/* short enough for a TCG guest */
@@ -281,7 +282,9 @@ static void test_job__design_example_parses(void **state)
 		   "sysctl:\n"
 		   "  kernel/mm/transparent_hugepage/enabled: always\n"
 		   "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\n"
-		   "repeat: 3\n");
+		   "repeat: 3\n"
+		   "confirm_share: 0.8\n");
+	assert_true(job.confirm_share == 0.8);
 	assert_int_equal(job.runtime_s, 20);
 	assert_int_equal(job.guest.numa_nodes, 2);
 	assert_int_equal(job.guest.memory_mb, 2048);
@@ -452,7 +455,7 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 	(void)state;
 	assert_file_error("unknown-key.yaml",
 			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
-			  "size, kpi, direction, repeat, sysctl, thp, aslr, drop_caches, monitor_interval, guest, "
+			  "size, kpi, direction, repeat, confirm_share, sysctl, thp, aslr, drop_caches, monitor_interval, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
 			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages)");
@@ -568,6 +571,9 @@ static void test_job__scalar_limits(void **state)
 		{ "repeat: 0", "t.yaml:3: repeat: expected a number of runs from 1 to 100, got '0'" },
 		{ "repeat: 101", "repeat: expected a number of runs from 1 to 100, got '101'" },
 		{ "repeat: 4294967297", "repeat: expected a number of runs" },
+		{ "confirm_share: 0", "confirm_share: expected a share of the regression above 0 and at most 1, like 0.5, got '0'" },
+		{ "confirm_share: 1.5", "confirm_share: expected a share of the regression above 0 and at most 1" },
+		{ "confirm_share: half", "confirm_share: expected a share of the regression above 0 and at most 1" },
 		{ "direction: 2", "direction: expected 1 (higher is better), -1 (lower is better), higher or lower, got '2'" },
 		{ "direction:", "direction: expected 1 (higher is better), -1 (lower is better), higher or lower, got nothing" },
 		{ "runtime: 0", "runtime: expected a duration" },

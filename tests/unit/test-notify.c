@@ -172,6 +172,34 @@ static void test_notify__not_reproduced_report(void **state)
 	check_report(&f, "not-reproduced", "[klab] bisection 7: will-it-scale.per_process_ops regression not reproduced");
 }
 
+/* A failed confirmation: the commit the bisection ended on is a suspect
+ * with its evidence, never the culprit (issue 17). */
+static void test_notify__unconfirmed_report_names_a_suspect_not_a_culprit(void **state)
+{
+	struct notify_facts f;
+	struct notify_message m;
+
+	(void)state;
+	job_facts(&f);
+	f.result = "unconfirmed";
+	f.message = "culprit 3f2a1b4c5d6e NOT confirmed: parent 9000, culprit 8100 (-10.00%, 9.1 standard errors, "
+		    "4.60 needed); 10% of the ends' gap (good 9300, bad 265), 50% needed";
+	f.suspect = f.culprit;
+	f.suspect_subject = f.culprit_subject;
+	f.culprit = f.culprit_subject = f.culprit_author = NULL;
+	f.kpis[2].label = "suspect";
+	check_report(&f, "unconfirmed", "[klab] bisection 7: will-it-scale.per_process_ops culprit NOT confirmed "
+					"(suspect 3f2a1b4c5d6e)");
+	notify_compose_bisection(&f, &m);
+	assert_null(strstr(m.text, "culprit:"));
+	assert_non_null(strstr(m.text, "suspect:    3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (NOT confirmed"));
+	assert_non_null(strstr(m.text, "10% of the ends' gap"));
+	assert_non_null(strstr(m.json, "\"outcome\": \"unconfirmed\""));
+	assert_non_null(strstr(m.json, "\"culprit\": null"));
+	assert_non_null(strstr(m.json, "\"confirmed\": false"));
+	notify_message_release(&m);
+}
+
 static void test_notify__failed_and_skipped_subjects(void **state)
 {
 	struct notify_facts f;
@@ -399,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_notify__job_without_confirmation_names_the_bad_end),
 		cmocka_unit_test(test_notify__command_culprit_report_with_hostile_subject),
 		cmocka_unit_test(test_notify__not_reproduced_report),
+		cmocka_unit_test(test_notify__unconfirmed_report_names_a_suspect_not_a_culprit),
 		cmocka_unit_test(test_notify__failed_and_skipped_subjects),
 		cmocka_unit_test(test_notify__json_escapes_hostile_strings),
 		cmocka_unit_test(test_notify__header_injection_stripped),

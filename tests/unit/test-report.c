@@ -188,6 +188,29 @@ static void test_report__hostile_database_fields_are_escaped(void **state)
 	report_release(&r);
 }
 
+/* A failed confirmation (issue 17): the page says so in its title, names
+ * a suspect and no first bad commit. */
+static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_bisection *b;
+
+	load(&r, 0);
+	b = bisection(&r, 1);
+	assert_non_null(b->culprit);
+	free(b->result);
+	b->result = xstrdup("unconfirmed");
+	report_render_bisection(&sb, b);
+	assert_non_null(strstr(sb.buf, "<title>klab bisection 1: culprit not confirmed</title>"));
+	assert_non_null(strstr(sb.buf, "Suspect, NOT confirmed"));
+	assert_null(strstr(sb.buf, "First bad commit"));
+	assert_non_null(strstr(sb.buf, "<tr><td>suspect</td>"));
+	assert_null(strstr(sb.buf, "<tr><td>culprit</td>"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
 static void test_report__chart_has_one_point_group_per_step(void **state)
 {
 	struct report r;
@@ -278,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_report__track_page_matches_golden_file),
 		cmocka_unit_test(test_report__hostile_text_is_escaped_everywhere),
 		cmocka_unit_test(test_report__hostile_database_fields_are_escaped),
+		cmocka_unit_test(test_report__unconfirmed_bisection_names_a_suspect),
 		cmocka_unit_test(test_report__chart_has_one_point_group_per_step),
 		cmocka_unit_test(test_report__loads_what_each_step_needs),
 		cmocka_unit_test(test_report__since_leaves_older_bisections_out),

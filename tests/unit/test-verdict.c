@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "verdict.h"
@@ -87,8 +88,8 @@ static void test_verdict__lower_is_better_reads_a_rise_as_the_regression(void **
 	assert_string_equal(v.rule, "reversed");
 
 	/* and a commit at 10.02 is good under -1 */
-	static const double cand[] = { 10.02, 9.98 };
-	assert_int_equal(verdict_classify(&v, &policy, good, 5, bad, 5, cand, 2, -1), 0);
+	static const double cand[] = { 10.02, 9.98, 10.0 };
+	assert_int_equal(verdict_classify(&v, &policy, good, 5, bad, 5, cand, 3, -1), 0);
 	assert_int_equal(v.kind, VERDICT_GOOD);
 }
 
@@ -133,12 +134,17 @@ static void test_verdict__slow_run_of_an_end_is_listed_and_earns_runs(void **sta
 	assert_true(v.outliers[0].sigmas < -4);
 }
 
-static void test_verdict__clear_commits_need_only_two_or_three_runs(void **state)
+static void test_verdict__clear_commits_need_three_runs(void **state)
 {
-	static const double g[] = { 1001, 999 }, b[] = { 801, 799, 800 };
+	static const double g[] = { 1001, 999, 1000 }, b[] = { 801, 799, 800 };
 	struct verdict v;
 
+	/* two runs decide nothing, however clear (issue 17) */
 	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, g, 2, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "good-needs-runs");
+	assert_int_equal(v.next_runs, 3);
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, g, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_GOOD);
 	assert_string_equal(v.rule, "like-good");
 	assert_true(v.position < 0.1);
@@ -151,6 +157,10 @@ static void test_verdict__clear_commits_need_only_two_or_three_runs(void **state
 	assert_int_equal(v.kind, VERDICT_BAD);
 	assert_string_equal(v.rule, "like-bad");
 	assert_true(v.position > 0.9);
+	/* the minimum is a policy setting */
+	policy.min_runs = 2;
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, g, 2, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
 }
 
 static void test_verdict__one_slow_run_does_not_flip_a_good_commit(void **state)
@@ -226,6 +236,215 @@ static void test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap(void
 	assert_true(fabs(v.position - 0.5) < 0.05);
 }
 
+/* Issue 17's mmapaddr range: ends of about 4,553 and 2,631 at ±12%; the
+ * real culprit measured at position 0.37, apart from bad, not yet apart
+ * from good.  The old band (anything nearer good than bad) called it
+ * good; it must earn more runs instead. */
+static void test_verdict__commit_a_third_of_the_way_is_not_decided(void **state)
+{
+	static const double g[] = { 4553, 3969, 5159, 4296, 4806, 4213, 4981, 4633 },
+			    b[] = { 2631, 2331, 2925, 2495, 2749, 2412, 2836, 2579 },
+			    c[] = { 3717, 3356, 4033, 3604, 3859 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 5, +1), 0);
+	assert_true(v.position > 0.35 && v.position < 0.4);
+	assert_true(v.z_bad >= v.threshold && v.z_good < v.threshold);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "ambiguous");
+	assert_int_equal(v.next_runs, 8);
+	/* the band is what holds it back */
+	policy.decide_band = 0.5;
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+}
+
+/* Good at 1% noise, bad at 4%: the pooled estimate is the quiet end's,
+ * and would hold a noisy commit 6.5% above bad to 1.8% noise (5
+ * standard errors: "better than bad").  Each set's own noise says 2.6. */
+static void test_verdict__uneven_noise_is_each_sets_own(void **state)
+{
+	static const double g[] = { 1000, 1010, 990, 1005, 995, 1002, 998, 1008 },
+			    b[] = { 900, 950, 850, 920, 880, 940, 860, 900 },
+			    c[] = { 960, 915, 1005, 905, 985 };
+	struct verdict v;
+	double pooled_se;
+
+	policy.decide_band = 0.5;	/* the separations alone */
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 5, +1), 0);
+	assert_true(v.set_noise[1] > 1.5 * v.noise && v.set_noise[2] > 1.5 * v.noise);
+	assert_true(v.set_noise[0] == v.noise);
+	pooled_se = v.noise / 100 * sqrt(M_PI / 2 * (1.0 / 5 + 1.0 / 8));
+	assert_true(log(960.0 / 900) / pooled_se >= v.threshold);
+	assert_true(v.z_bad < v.threshold);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+}
+
+/* Two modes 10% apart: within a mode the runs agree to 0.1%, so the
+ * pooled lower quartile sees 0.4% noise; each end's own noise sees the
+ * modes.  A quiet commit between them is not "apart from both". */
+static void test_verdict__bimodal_ends_are_not_quiet(void **state)
+{
+	static const double g[] = { 1050, 950, 1052, 948, 1049, 951, 1051, 949 },
+			    b[] = { 945, 855, 946, 854, 944, 856, 947, 853 },
+			    c[] = { 950, 948, 952, 949, 951, 947, 953, 950, 949, 951, 950, 948 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 12, +1), 0);
+	assert_true(v.noise < 1);
+	assert_true(v.set_noise[0] > 5 && v.set_noise[1] > 5);
+	assert_true(v.z_good < v.threshold && v.z_bad < v.threshold);
+	assert_int_equal(v.kind, VERDICT_SKIP);
+	assert_null(strstr(v.text, "apart from both ends"));
+}
+
+/* A commit whose median sits by the good end's but whose runs spread
+ * over 20%, seven of eight above every good run: not "like good". */
+static void test_verdict__shape_unlike_the_near_end_is_ambiguous(void **state)
+{
+	static const double g[] = { 1000, 1001, 999, 1000.5, 999.5, 1000.2, 999.8, 1000.1 },
+			    b[] = { 800, 801, 799, 800.5, 799.5, 800.2, 799.8, 800.1 },
+			    c[] = { 1000, 1030, 1060, 1090, 1120, 990, 1150, 1180 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 8, +1), 0);
+	assert_true(v.ks_good.p_value < policy.alpha_shape);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "shape");
+	policy.alpha_shape = 0;
+	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 8, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+}
+
+/* Issue 17's vm-splice range: -8% at about 10% noise, refused at the cap
+ * of 12 runs per end.  The refusal says what it would take. */
+static void test_verdict__small_effect_refusal_estimates_the_runs_needed(void **state)
+{
+	static const double g[] = { 1000, 1100, 900, 1050, 950, 1000, 1120, 880, 1030, 970, 1060, 940 };
+	double b[12];
+	struct verdict v, w;
+
+	for (size_t i = 0; i < 12; i++)
+		b[i] = g[(i + 5) % 12] * 0.92;
+	assert_int_equal(verdict_reproduce(&v, &policy, g, 12, b, 12, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NOT_REPRODUCED);
+	assert_string_equal(v.rule, "not-significant");
+	assert_true(v.runs_needed > 12 && v.runs_needed < 1000);
+	assert_non_null(strstr(v.text, "runs per end would separate a change of this size"));
+	/* that many runs of the same spread would separate it */
+	{
+		size_t n = v.runs_needed;
+		double *gg = malloc(n * sizeof(double)), *bb = malloc(n * sizeof(double));
+
+		for (size_t i = 0; i < n; i++) {
+			gg[i] = g[i % 12];
+			bb[i] = b[i % 12];
+		}
+		assert_int_equal(verdict_reproduce(&w, &policy, gg, n, bb, n, +1), 0);
+		assert_true(w.z_gap >= w.threshold);
+		free(gg);
+		free(bb);
+	}
+	/* an improvement needs no estimate */
+	assert_int_equal(verdict_reproduce(&v, &policy, b, 12, g, 12, +1), 0);
+	assert_int_equal(v.runs_needed, 0);
+}
+
+/* The demo's THP regression (about 9,300/s against 265/s, the good end
+ * quiet to 0.1%, the bad end to 1-2%): commits decide from their first 3
+ * runs and the culprit confirms from 3 + 3, so the demo keeps its steps. */
+static void test_verdict__demo_regression_decides_and_confirms_at_once(void **state)
+{
+	static const double g[] = { 9300, 9310, 9290, 9305, 9295, 9302 }, b[] = { 265, 270, 261, 268, 263, 266 },
+			    gc[] = { 9298, 9306, 9301 }, bc[] = { 262, 269, 266 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce(&v, &policy, g, 3, b, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+	assert_int_equal(verdict_classify(&v, &policy, g, 6, b, 6, gc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+	assert_int_equal(verdict_classify(&v, &policy, g, 6, b, 6, bc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_BAD);
+	assert_int_equal(verdict_confirm(&v, &policy, g, 6, b, 6, gc, 3, bc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.share > 0.95 && v.share < 1.05);
+}
+
+static const double parent12[] = { 1001, 999, 1000, 1002, 998, 1000, 1001, 999, 1000, 1002, 998, 1000 };
+
+static void test_verdict__confirmation_parent_good_culprit_bad_is_decisive(void **state)
+{
+	static const double cul[] = { 801, 799, 800 };
+	struct strbuf sb = STRBUF_INIT;
+	struct verdict v;
+
+	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, parent12, 3, cul, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_string_equal(v.rule, "confirmed");
+	assert_true(fabs(v.share - 1) < 0.02);
+	assert_true(v.median_good == 1000 && v.median_bad == 800);
+	verdict_format(&sb, &v);
+	assert_non_null(strstr(sb.buf, "verdict: confirmed (rule confirmed)\n"));
+	assert_non_null(strstr(sb.buf, "parent: median 1000 of 3 runs; culprit: median 800 of 3 runs"));
+	assert_non_null(strstr(sb.buf, "share: 100% of the ends' gap"));
+	strbuf_release(&sb);
+	/* the direction counts: under "lower is better" the same drop is a gain */
+	assert_int_equal(verdict_confirm(&v, &policy, bad5, 5, good5, 5, parent12, 3, cul, 3, -1), 0);
+	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
+	assert_string_equal(v.rule, "reversed");
+}
+
+/* A real step that carries a fifth of the gap: not the culprit of this
+ * regression, however significant. */
+static void test_verdict__confirmation_fails_when_the_culprit_carries_a_fifth_of_the_gap(void **state)
+{
+	static const double cul[] = { 961, 959, 960, 962, 958, 960, 961, 959, 960, 962, 958, 960 };
+	struct strbuf sb = STRBUF_INIT;
+	struct verdict v;
+
+	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, parent12, 5, cul, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
+	assert_string_equal(v.rule, "small-share");
+	assert_true(v.share > 0.15 && v.share < 0.2);
+	assert_true(v.z_gap > v.threshold);
+	assert_non_null(strstr(v.text, "culprit NOT confirmed"));
+	assert_non_null(strstr(v.text, "18% of the ends' gap"));
+	verdict_format(&sb, &v);
+	assert_non_null(strstr(sb.buf, "verdict: unconfirmed (rule small-share)\n"));
+	assert_non_null(strstr(sb.buf, "50% needed"));
+	strbuf_release(&sb);
+	/* the share is the job's: at 15% the same step confirms */
+	policy.confirm_share = 0.15;
+	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, parent12, 5, cul, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+}
+
+/* Issue 17's harmless commit: parent and "culprit" both on the bad
+ * side; the real culprit's five confirmation runs were 3,679 2,742 2,664
+ * 2,634 2,884.  Compared directly, nothing separates them. */
+static void test_verdict__confirmation_of_two_bad_commits_fails(void **state)
+{
+	static const double g[] = { 4553, 3969, 5159, 4296, 4806 }, b[] = { 2631, 2331, 2925, 2495, 2749 },
+			    par[] = { 2700, 2650, 2750, 2600, 2680 }, cul[] = { 3679, 2742, 2664, 2634, 2884 };
+	struct verdict v;
+
+	assert_int_equal(verdict_confirm(&v, &policy, g, 5, b, 5, par, 5, cul, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
+	assert_true(v.share < 0.5);
+}
+
+static void test_verdict__unclear_confirmation_asks_for_runs_of_both(void **state)
+{
+	/* -20% at 5% noise from 3 runs each: real, not yet significant */
+	static const double par[] = { 1000, 1060, 950 }, cul[] = { 850, 790, 760 };
+	struct verdict v;
+
+	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, par, 3, cul, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_int_equal(v.next_runs, 5);
+	assert_non_null(strstr(v.text, "confirmation: "));
+}
+
 static void test_verdict__evidence_is_formatted_for_bisect_show(void **state)
 {
 	static const double c[] = { 1001, 600, 998, 1003, 997 };
@@ -272,10 +491,11 @@ static void test_verdict__zero_and_negative_kpis_compare_linearly(void **state)
 	assert_int_equal(v.kind, VERDICT_BAD);
 }
 
-/* The simulated bisections: every cell has effect >= 4 x CV; over all
- * of them at most 1% may end on the wrong commit, almost all must end
- * on the right one, and the adaptive policy must spend at most 60% of
- * the runs per step of a fixed 5. */
+/* The simulated bisections: every cell has effect >= 4 x CV; every run
+ * counted (ends, fresh reference runs, commits, confirmation), at most 1%
+ * may report the wrong commit, the confirmation must pass almost every
+ * right culprit and no wrong one, and the adaptive policy must spend no
+ * more runs than 5 per commit plus a 5 + 5 confirmation. */
 static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(void **state)
 {
 	static const struct { double effect, cv; } cells[] = {
@@ -291,31 +511,29 @@ static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(voi
 			struct sim_cell cell = {
 				.dist = dists[d], .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
 				.direction = i % 2 ? -1 : +1, .bisections = 70, .commits = 30,
-				.slow_rate = 0.03,
+				.slow_rate = 0.03, .repeat = 3,
 			};
 			struct sim_result r = { 0 };
 
 			sim_run_cell(&r, &policy, &cell, &rng);
 			printf("# %-15s effect %2.0f%% cv %2.0f%% dir %+d: wrong %zu right %zu inconclusive %zu "
-			       "refused %zu of %zu; %.2f runs per step (fixed 5: wrong %zu)\n",
+			       "unconfirmed %zu refused %zu of %zu; %zu runs (fixed 5: %zu runs, %zu wrong)\n",
 			       sim_dist_name(dists[d]), cell.effect_percent, cell.cv_percent, cell.direction,
-			       r.wrong, r.correct, r.inconclusive, r.refused, r.bisections,
-			       (double)r.step_runs / (double)r.steps, r.fixed_wrong);
-			all.bisections += r.bisections;
-			all.wrong += r.wrong;
-			all.correct += r.correct;
-			all.steps += r.steps;
-			all.step_runs += r.step_runs;
-			all.fixed_wrong += r.fixed_wrong;
+			       r.wrong, r.correct, r.inconclusive, r.unconfirmed, r.refused, r.bisections,
+			       sim_runs(&r), r.fixed_runs, r.fixed_wrong);
+			sim_result_add(&all, &r);
 		}
 	}
-	printf("# %zu bisections: %zu wrong, %zu right; %.2f runs per step (fixed 5: %zu wrong)\n",
-	       all.bisections, all.wrong, all.correct, (double)all.step_runs / (double)all.steps,
-	       all.fixed_wrong);
+	printf("# %zu bisections: %zu wrong, %zu right; confirmed %zu of %zu right and %zu of %zu wrong "
+	       "culprits found; %zu runs, fixed 5: %zu (%zu wrong)\n",
+	       all.bisections, all.wrong, all.correct, all.confirmed_right, all.found_right, all.confirmed_wrong,
+	       all.found_wrong, sim_runs(&all), all.fixed_runs, all.fixed_wrong);
 	assert_true(all.bisections >= 1000);
 	assert_true(all.wrong * 100 <= all.bisections);
 	assert_true(all.correct * 100 >= all.bisections * 95);
-	assert_true((double)all.step_runs / (double)all.steps <= 0.6 * 5);
+	assert_true(all.confirmed_right * 100 >= all.found_right * 95);
+	assert_int_equal(all.confirmed_wrong, 0);
+	assert_true(sim_runs(&all) <= all.fixed_runs);
 }
 
 int main(void)
@@ -329,11 +547,21 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__real_but_tiny_change_is_below_the_minimum, setup),
 		cmocka_unit_test_setup(test_verdict__unclear_ends_ask_for_more_runs, setup),
 		cmocka_unit_test_setup(test_verdict__slow_run_of_an_end_is_listed_and_earns_runs, setup),
-		cmocka_unit_test_setup(test_verdict__clear_commits_need_only_two_or_three_runs, setup),
+		cmocka_unit_test_setup(test_verdict__clear_commits_need_three_runs, setup),
 		cmocka_unit_test_setup(test_verdict__one_slow_run_does_not_flip_a_good_commit, setup),
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_good_commit, setup),
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
 		cmocka_unit_test_setup(test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap, setup),
+		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
+		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
+		cmocka_unit_test_setup(test_verdict__small_effect_refusal_estimates_the_runs_needed, setup),
+		cmocka_unit_test_setup(test_verdict__uneven_noise_is_each_sets_own, setup),
+		cmocka_unit_test_setup(test_verdict__bimodal_ends_are_not_quiet, setup),
+		cmocka_unit_test_setup(test_verdict__shape_unlike_the_near_end_is_ambiguous, setup),
+		cmocka_unit_test_setup(test_verdict__confirmation_parent_good_culprit_bad_is_decisive, setup),
+		cmocka_unit_test_setup(test_verdict__confirmation_fails_when_the_culprit_carries_a_fifth_of_the_gap, setup),
+		cmocka_unit_test_setup(test_verdict__confirmation_of_two_bad_commits_fails, setup),
+		cmocka_unit_test_setup(test_verdict__unclear_confirmation_asks_for_runs_of_both, setup),
 		cmocka_unit_test_setup(test_verdict__evidence_is_formatted_for_bisect_show, setup),
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
