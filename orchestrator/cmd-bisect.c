@@ -781,6 +781,16 @@ static char *confirm_and_report(struct runner *r, const char *culprit, int *conf
 		msg = xstrdup("culprit found; the confirmation could not build both commits");
 		goto report;
 	}
+	if (parent.kernel && cul.kernel && files_identical(parent.kernel, cul.kernel) == 1) {
+		/* syzbot's no-op check: klab's builds are reproducible, so the
+		 * commit does not change what runs */
+		*confirmed = 0;
+		msg = xstrfmt("culprit %.12s NOT confirmed: its kernel is byte for byte its parent's, "
+			      "so the commit cannot cause the change", culprit);
+		pair_finish(r, &parent, "skip", msg);
+		pair_finish(r, &cul, "skip", msg);
+		goto report;
+	}
 	for (;;) {
 		int rc = pair_measure(r, &parent, &cul, want, &why);
 		if (rc) {

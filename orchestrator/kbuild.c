@@ -1097,7 +1097,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	struct run_result rr;
 	char *bd = NULL, *log = NULL, *marker = NULL, *cfg_path = NULL, *cfg_text = NULL, *ccache_dir = NULL;
 	char *lock_name = NULL, *key = NULL, *jobs_arg = NULL, *final = NULL;
-	char *env[8] = { NULL };
+	char *env[9] = { NULL };
 	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0, copy = 0, marker_written = 0;
 	int64_t start = now_ms();
 	char recipe_id[41];
@@ -1173,6 +1173,9 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	env[nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
 	env[nenv++] = xstrdup("KBUILD_BUILD_USER=klab");
 	env[nenv++] = xstrdup("KBUILD_BUILD_HOST=klab");
+	/* the "#N" of the version string, else each link of one build
+	 * directory counts up and no two images are alike */
+	env[nenv++] = xstrdup("KBUILD_BUILD_VERSION=1");
 	env[nenv++] = xstrdup("LC_ALL=C");
 
 	/* 1. config */

@@ -388,3 +388,53 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	*out = v;
 	return 0;
 }
+
+/* Read until len bytes or end of file: the count, or -1. */
+static ssize_t read_full(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int files_identical(const char *a, const char *b)
+{
+	int fa = open(a, O_RDONLY | O_CLOEXEC), fb = open(b, O_RDONLY | O_CLOEXEC), ret = -1;
+	char x[65536], y[65536];
+
+	if (fa < 0 || fb < 0) {
+		error("cannot open '%s': %s", fa < 0 ? a : b, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t nx = read_full(fa, x, sizeof(x)), ny = read_full(fb, y, sizeof(y));
+		if (nx < 0 || ny < 0) {
+			error("cannot read '%s': %s", nx < 0 ? a : b, strerror(errno));
+			goto out;
+		}
+		if (nx != ny || memcmp(x, y, (size_t)nx)) {
+			ret = 0;
+			goto out;
+		}
+		if (nx == 0) {
+			ret = 1;
+			goto out;
+		}
+	}
+out:
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return ret;
+}

@@ -70,6 +70,9 @@ char *real_path(const char *path);
 int write_file_atomic(const char *path, const char *data, size_t len);
 /* Read a whole file, at most max bytes; NUL-terminated. */
 int read_file(const char *path, size_t max, char **out, size_t *len);
+/* 1 when both files hold the same bytes, 0 when they differ, -1 (with a
+ * message) when one cannot be read. */
+int files_identical(const char *a, const char *b);
 /* 1 when path names an executable found directly or through $PATH. */
 int find_executable(const char *name, char **out_path);
 /* Human-readable duration ("1.2s", "3m04s"). */

@@ -344,6 +344,39 @@ static void test_util__name_owner_pid(void **state)
 	assert_int_equal(name_owner_pid(".tmp-", ".tmp-"), 0);
 }
 
+static void test_util__files_identical_compares_bytes(void **state)
+{
+	char d[] = "/tmp/klab-test-ident.XXXXXX";
+	char *a, *b, *c, *big1, *big2, *buf;
+	size_t n = 200000;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	a = xstrfmt("%s/a", d);
+	b = xstrfmt("%s/b", d);
+	c = xstrfmt("%s/c", d);
+	big1 = xstrfmt("%s/big1", d);
+	big2 = xstrfmt("%s/big2", d);
+	assert_int_equal(write_file_atomic(a, "kernel", 6), 0);
+	assert_int_equal(write_file_atomic(b, "kernel", 6), 0);
+	assert_int_equal(write_file_atomic(c, "kernel!", 7), 0);
+	assert_int_equal(files_identical(a, b), 1);
+	assert_int_equal(files_identical(a, c), 0);
+	/* past one read buffer, differing only in the last byte */
+	buf = xmalloc(n);
+	memset(buf, 'x', n);
+	assert_int_equal(write_file_atomic(big1, buf, n), 0);
+	buf[n - 1] = 'y';
+	assert_int_equal(write_file_atomic(big2, buf, n), 0);
+	assert_int_equal(files_identical(big1, big2), 0);
+	assert_int_equal(files_identical(big1, big1), 1);
+	assert_int_equal(files_identical(a, "/nonexistent/klab"), -1);
+	free(buf);
+	unlink(a); unlink(b); unlink(c); unlink(big1); unlink(big2);
+	rmdir(d);
+	free(a); free(b); free(c); free(big1); free(big2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_util__mkdir_p),
 		cmocka_unit_test(test_util__process_gone),
 		cmocka_unit_test(test_util__name_owner_pid),
+		cmocka_unit_test(test_util__files_identical_compares_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
