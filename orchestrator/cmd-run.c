@@ -14,6 +14,7 @@
 #include "job.h"
 #include "kbuild.h"
 #include "lab.h"
+#include "kernel.h"
 #include "pipeline.h"
 #include "stats.h"
 #include "util/strbuf.h"
@@ -141,25 +142,27 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
 {
 	struct kbuild_recipe recipe = { 0 };
-	struct kbuild_result res = { 0 };
-	int ret = -1;
+	struct kernel_result kr = { 0 };
+	int rc, ret = -1;
 
 	/* the job's own fragments join the recipe */
 	for (size_t i = 0; i < job->nr_fragments; i++)
 		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
 	if (recipe_from_opts(ro, &recipe) < 0)
 		return -1;
-	if (pipeline_build_rev(lab, repo_arg, rev, &recipe, quiet, hex, &res) < 0)
+	rc = kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, hex, &kr);
+	if (rc < 0 && !kr.message)
 		goto cleanup;
-	if (res.status != KBUILD_OK) {
-		error("cannot run: the kernel of %.12s did not build (%s)", hex, res.message ? res.message : "");
+	if (rc != 0) {
+		error("cannot run: the kernel of %.12s did not build (%s)", hex,
+		      kr.build.message ? kr.build.message : "");
 		goto cleanup;
 	}
-	*bzimage = xstrdup(res.bzimage);
-	*build_id = res.build_id;
+	*bzimage = xstrdup(kr.kernel);
+	*build_id = kr.build_id;
 	ret = 0;
 cleanup:
-	kbuild_result_release(&res);
+	kernel_result_release(&kr);
 	kbuild_recipe_release(&recipe);
 	return ret;
 }

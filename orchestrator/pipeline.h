@@ -1,53 +1,16 @@
-/* Test one commit: build → boot → run → store.  The build part is shared
- * by `klab build`, `klab bisect --build` and `klab run --rev`; the guest
- * part (one boot running the job once, stored) by `klab run`. */
+/* Test one commit's kernel: boot → run → store (one boot running the job
+ * once, stored), shared by `klab run`, `klab track` and job bisections.
+ * Building it is kernel.h's. */
 #ifndef KLAB_PIPELINE_H
 #define KLAB_PIPELINE_H
 
 #include <stdint.h>
-#include "kbuild.h"
 #include "domain.h"
 #include "resultproto.h"
 #include "topology.h"
 #include "vm.h"
 
 struct lab;
-struct gitrepo;
-struct worktree;
-
-/* Kernel of commit `hex`: a store lookup first (no checkout on a hit),
- * else check it out into wt (unless already_checked_out) and build. */
-int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struct worktree *wt,
-		   const char *hex, int already_checked_out, const struct kbuild_recipe *recipe,
-		   int jobs, enum kbuild_progress progress, const char *indent, struct kbuild_result *res);
-
-/* A user's repository at a revision, with klab's worktree for it taken
- * (locks/worktree-<repo>.lock held until release): what `klab build` and
- * `klab run --rev` need before pipeline_build. */
-struct pipeline_repo {
-	struct gitrepo *repo;
-	struct worktree *wt;
-	char *abs_path;
-	int64_t repo_id;
-	char hex[41];
-	int lock_fd;
-};
-/* klab's checkout of a repository: the first of its copies no other klab
- * process holds (bisections and builds of one repository can run at
- * once, each in its own).  Lock fd, *dir the worktree; -1 if all busy. */
-int pipeline_worktree_lock(struct lab *lab, int64_t repo_id, char **dir);
-int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev);
-void pipeline_repo_release(struct pipeline_repo *pr);
-
-/* Build commit `rev` of the repository at `repo_arg` with `recipe`:
- * klab's worktree for it is taken and given back.  0 with res->status
- * saying how the build went (hex: the commit built), -1 when klab failed
- * (unknown revision, worktree busy, ...). */
-int pipeline_build_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
-		       int quiet, char hex[41], struct kbuild_result *res);
-
-/* Print a result the way `klab build` does. */
-void pipeline_print_build(const struct kbuild_result *res, const char *indent);
 
 struct job;
 struct db_host;
