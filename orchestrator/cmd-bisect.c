@@ -7,8 +7,8 @@
 #include "gitrepo.h"
 #include "bisect.h"
 #include "kbuild.h"
+#include "guest.h"
 #include "kernel.h"
-#include "pipeline.h"
 #include "notify.h"
 #include "perfbisect.h"
 #include "stats.h"
@@ -1025,8 +1025,8 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
 		int64_t t0 = now_ms();
 		int rc;
 
-		memset(&p->ge, 0, sizeof(p->ge));
-		p->ge_ready = 0;
+		/* the parent closed its guests' connection before forking */
+		guest_env_detach(&p->ge);
 		snprintf(label, sizeof(label), "  %.12s ", s->hash);
 		rc = perf_measure_to(p, kernel, build_id, s->id, label, p->pol.ladder[0], &vals, &n, &why);
 		if (rc > 0) {
@@ -1043,8 +1043,8 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
 				printf("step %d: %.12s is skip (%s, %s)\n", s->seq, s->hash, why,
 				       fmt_duration(done.test_ms, dur, sizeof(dur)));
 		}
-		if (p->ge_ready)
-			guest_env_release(&p->ge);
+		guest_env_free(p->ge);
+		p->ge = NULL;
 		free(vals);
 		free(why);
 		db_close(db);
@@ -1124,10 +1124,8 @@ static void run_round(struct runner *r, char (*hex)[41], int n, int round, int a
 		/* A libvirt connection must not be shared with children (their
 		 * event loops would read its socket): closed here, opened again
 		 * when the parent boots the next guest. */
-		if (r->perf->ge_ready) {
-			guest_env_release(&r->perf->ge);
-			r->perf->ge_ready = 0;
-		}
+		guest_env_free(r->perf->ge);
+		r->perf->ge = NULL;
 	} else {
 		/* the bisection's own worktree serves the first slot */
 		wt_dir[0] = xstrdup(worktree_path(r->wt));

@@ -14,8 +14,8 @@
 #include "job.h"
 #include "kbuild.h"
 #include "lab.h"
+#include "guest.h"
 #include "kernel.h"
-#include "pipeline.h"
 #include "stats.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -171,18 +171,18 @@ cleanup:
 static void run_started(const struct job_run *jr, void *data)
 {
 	const struct job *job = jr->job;
-	const struct guest_env *ge = &jr->ge;
+	const struct guest_env *ge = jr->ge;
 
 	(void)data;
 	printf("run %lld: %s %s, %u boot%s, kernel %s\n", (long long)jr->run_set_id, job->suite, job->testcase,
 	       jr->boots, jr->boots == 1 ? "" : "s", jr->geo->kernel);
 	printf("guest: %u vCPU%s, %u NUMA node%s, %llu MiB, %s; accelerator %s (%s)\n", job->guest.vcpus,
 	       job->guest.vcpus == 1 ? "" : "s", job->guest.numa_nodes, job->guest.numa_nodes == 1 ? "" : "s",
-	       (unsigned long long)job->guest.memory_mb, ge->pin ? "pinned" : "unpinned", accel_name(ge->accel),
-	       ge->accel_why);
-	printf("initramfs %s (%s)\n", ge->initrd, ge->base_hit ? "cached base" : "base built now");
+	       (unsigned long long)job->guest.memory_mb, guest_env_pinned(ge) ? "pinned" : "unpinned",
+	       accel_name(guest_env_accel(ge)), guest_env_accel_why(ge));
+	printf("initramfs %s (%s)\n", guest_env_initrd(ge), guest_env_base_hit(ge) ? "cached base" : "base built now");
 	if (guest_env_host_name(ge))
-		printf("host %s (%s)\n", guest_env_host_name(ge), ge->vm.uri);
+		printf("host %s (%s)\n", guest_env_host_name(ge), guest_env_uri(ge));
 	fflush(stdout);
 }
 
@@ -456,7 +456,8 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	nr_kpi = jr.nr_kpi;
 
 	printf("\n%u of %u boots ok; accelerator %s; guest %u vCPUs / %u nodes / %llu MiB\n", nr_ok, job.repeat,
-	       accel_name(jr.ge.accel), job.guest.vcpus, job.guest.numa_nodes, (unsigned long long)job.guest.memory_mb);
+	       accel_name(guest_env_accel(jr.ge)), job.guest.vcpus, job.guest.numa_nodes,
+	       (unsigned long long)job.guest.memory_mb);
 	if (nr_ok) {
 		printf("%16s %6s  %-3s %s\n", "mean", "%stddev", "n", "metric");
 		qsort(sum.rows, sum.nr, sizeof(sum.rows[0]), cmp_rows);

@@ -1,49 +1,19 @@
-/* Test one commit's kernel: boot → run → store (one boot running the job
- * once, stored), shared by `klab run`, `klab track` and job bisections.
- * Building it is kernel.h's. */
-#ifndef KLAB_PIPELINE_H
-#define KLAB_PIPELINE_H
+/* One boot: plan the CPUs, write the domain, record the boot row, run the
+ * job once, store what it said.  A guest environment (libvirt connection,
+ * accelerator, initramfs, the host the guests go to) serves a series of
+ * boots; it is opaque, and a forked child detaches the one it inherited. */
+#ifndef KLAB_GUEST_H
+#define KLAB_GUEST_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include "domain.h"
 #include "resultproto.h"
 #include "topology.h"
 #include "vm.h"
 
 struct lab;
-
 struct job;
-struct db_host;
-
-/* Everything a series of boots of one kernel with one job shares. */
-struct guest_env {
-	struct lab *lab;
-	const struct job *job;
-	struct vm_conn vm;
-	enum accel accel;
-	const char *accel_why;
-	struct host_topology topo;
-	unsigned char *allowed;	/* lab's guest_cpus, NULL = all */
-	size_t nr_allowed;
-	int pin;
-	char *image_dir, *base_image, *initrd, *kernel;
-	int base_hit;
-	char *cmdline;
-	int64_t boot_timeout_ms, run_timeout_ms;
-	int quiet;
-	/* Hosts (klab host): with some registered and no --uri, the guests go
-	 * to one of them.  The host is fixed after the first boot (runs are
-	 * compared like-for-like); before it, a full host is traded for one
-	 * that fits. */
-	const char *accel_opt;		/* --accel, NULL: the host's or the lab's */
-	struct db_host *hosts;		/* candidates (one with --host or a bisection's) */
-	size_t nr_hosts;
-	size_t host;			/* index of the host attached */
-	int host_fixed;
-	unsigned nr_boots;
-	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */
-	char *waiting;			/* the last "waiting for a host" line */
-};
+struct guest_env;
 
 struct guest_env_opts {
 	const char *kernel;		/* bzImage path */
@@ -59,16 +29,29 @@ struct guest_env_opts {
 };
 
 /* Connect, clean orphans, choose the accelerator, read the topology,
- * build or find the initramfs and stage the kernel. */
-int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
+ * build or find the initramfs and stage the kernel.  *out: the env (NULL
+ * on failure); free it with guest_env_free(). */
+int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o);
-void guest_env_release(struct guest_env *ge);
+/* Close the connection and free (NULL-safe). */
+void guest_env_free(struct guest_env *ge);
+/* In a forked child: forget the env the parent had (*ge, may be NULL)
+ * without closing or using its libvirt connection, which stays the
+ * parent's; the child prepares its own.  *ge becomes NULL. */
+void guest_env_detach(struct guest_env **ge);
 /* Boot `kernel` from now on (staged, and uploaded to a remote host). */
 int guest_env_set_kernel(struct guest_env *ge, const char *kernel);
 /* The host the env's guests go to: its row id (0: none registered, or
  * --uri) and name (NULL then). */
 int64_t guest_env_host_id(const struct guest_env *ge);
 const char *guest_env_host_name(const struct guest_env *ge);
+/* What the env chose, for the commands' lines. */
+enum accel guest_env_accel(const struct guest_env *ge);
+const char *guest_env_accel_why(const struct guest_env *ge);
+const char *guest_env_uri(const struct guest_env *ge);
+int guest_env_pinned(const struct guest_env *ge);
+const char *guest_env_initrd(const struct guest_env *ge);
+int guest_env_base_hit(const struct guest_env *ge);	/* the initramfs base was cached */
 
 struct guest_result {
 	enum vm_outcome outcome;
@@ -107,7 +90,7 @@ struct job_run {
 	void (*booted)(const struct job_run *jr, unsigned iteration, const struct guest_result *gr, void *data);
 	void *data;
 	/* out */
-	struct guest_env ge;		/* valid in the callbacks */
+	struct guest_env *ge;		/* valid in the callbacks */
 	int64_t run_set_id;
 	unsigned nr_done, nr_ok, nr_kpi;	/* boots run; ok; ok with the KPI */
 	enum vm_outcome failure;	/* of the first boot that was not ok */
