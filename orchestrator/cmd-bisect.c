@@ -208,7 +208,8 @@ static int step_kernel(struct runner *r, struct step *s, char **env, char **kern
 	rc = kernel_for_commit(&rq, &kr);
 	s->checkout_ms += kr.checkout_ms;
 	if (rc < 0 && !kr.message) {
-		db_step_abort(r->lab->db, s->id, kr.checkout_failed ? "checkout failed" : "klab could not run the build");
+		db_step_abort(r->lab->db, s->id,
+			      kr.checkout_failed ? "checkout failed" : "klab could not run the build");
 		free(r->why);
 		r->why = kr.checkout_failed ? xstrfmt("klab could not check out %.12s", hex)
 					    : xstrfmt("klab could not run the build of %.12s", hex);
