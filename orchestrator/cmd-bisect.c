@@ -7,7 +7,8 @@
 #include "gitrepo.h"
 #include "bisect.h"
 #include "kbuild.h"
-#include "pipeline.h"
+#include "guest.h"
+#include "kernel.h"
 #include "notify.h"
 #include "perfbisect.h"
 #include "stats.h"
@@ -181,6 +182,77 @@ static enum step_result perf_step(struct runner *r, const struct step *s, const 
 				  int64_t build_id, struct strbuf *reason);
 static int fail(struct runner *r, const char *msg);
 
+/* What kernel_for_commit gets for a commit of this bisection: klab's
+ * worktree, the bisection's recipe, progress lines under the step. */
+static struct kernel_request kernel_request_for(struct runner *r, const char *hex)
+{
+	struct kernel_request rq = { 0 };
+
+	rq.lab = r->lab;
+	rq.repo = r->repo;
+	rq.repo_id = r->b->repo_id;
+	rq.wt = r->wt;
+	rq.hex = hex;
+	rq.recipe = &r->recipe;
+	rq.jobs = r->jobs;
+	rq.progress = PROGRESS_AUTO;
+	rq.indent = "  ";
+	return rq;
+}
+
+/* The kernel of a step's commit, when the bisection builds: 0 got it
+ * (*kernel, *build_id, and the build variables of a test command in
+ * env[4..7]); 1 the commit does not build, and the step is finished as a
+ * skip; -1 the step could not finish (aborted, r->why says why). */
+static int step_kernel(struct runner *r, struct step *s, char **env, char **kernel, int64_t *build_id)
+{
+	const char *hex = s->hash;
+	struct kernel_request rq = kernel_request_for(r, hex);
+	struct kernel_result kr;
+	int rc;
+
+	/* a test command's worktree is checked out already */
+	rq.checked_out = !r->perf;
+	rc = kernel_for_commit(&rq, &kr);
+	s->checkout_ms += kr.checkout_ms;
+	if (rc < 0 && !kr.message) {
+		db_step_abort(r->lab->db, s->id,
+			      kr.checkout_failed ? "checkout failed" : "klab could not run the build");
+		free(r->why);
+		r->why = kr.checkout_failed ? xstrfmt("klab could not check out %.12s", hex)
+					    : xstrfmt("klab could not run the build of %.12s", hex);
+	} else if (rc == 0) {
+		printf("  built: %s\n", kr.message);
+		env[4] = xstrfmt("KLAB_KERNEL=%s", kr.build.bzimage);
+		env[5] = xstrfmt("KLAB_CONFIG=%s", kr.build.config);
+		env[6] = xstrfmt("KLAB_SYSTEM_MAP=%s", kr.build.system_map);
+		env[7] = xstrfmt("KLAB_BUILD_LOG=%s", kr.build.log);
+		*kernel = xstrdup(kr.kernel);
+		*build_id = kr.build_id;
+	} else {
+		kernel_print_build(&kr.build, "  ");
+		if (rc < 0) {
+			db_step_abort(r->lab->db, s->id, kr.message);
+			free(r->why);
+			r->why = xstrdup(kr.message);
+			error("%s on %.12s: fix the machine, then 'klab bisect resume %lld'", kr.message, hex,
+			      (long long)r->b->id);
+		} else {
+			s->verdict = "skip";
+			s->reason = kr.message;
+			if (db_step_finish(r->lab->db, s) < 0) {
+				rc = -1;
+			} else {
+				r->steps_done++;
+				print_line("step %d: %.12s is skip (%s)", s->seq, hex, kr.message);
+			}
+			s->reason = NULL;
+		}
+	}
+	kernel_result_release(&kr);
+	return rc;
+}
+
 /* The test of a step that is a running row: check out, build if asked,
  * test (or measure), store the verdict. */
 static enum step_result step_exec(struct runner *r, const struct step *sp, int64_t choose_ms)
@@ -197,64 +269,26 @@ static enum step_result step_exec(struct runner *r, const struct step *sp, int64
 	int64_t t0;
 	enum step_result res = STEP_ABORT;
 
+	/* A test command runs in the checkout, so it is checked out even when
+	 * the store has the kernel; a job only boots the kernel: checked out
+	 * by kernel_for_commit, and only on a store miss. */
 	t0 = now_ms();
-	if (worktree_checkout(r->wt, hex) < 0) {
+	if (!r->perf && worktree_checkout(r->wt, hex) < 0) {
 		db_step_abort(r->lab->db, s.id, "checkout failed");
 		free(r->why);
 		r->why = xstrfmt("klab could not check out %.12s", hex);
 		goto out;
 	}
-	s.checkout_ms = now_ms() - t0;
+	s.checkout_ms = r->perf ? 0 : now_ms() - t0;
 	s.choose_ms = choose_ms;
 
 	memset(env, 0, sizeof(env));
 	if (r->b->build) {
-		struct kbuild_result br;
-		int rc = pipeline_build(r->lab, r->repo, r->b->repo_id, r->wt, hex, 1, &r->recipe, r->jobs,
-					PROGRESS_AUTO, "  ", &br);
-		if (rc < 0) {
-			db_step_abort(r->lab->db, s.id, "klab could not run the build");
-			free(r->why);
-			r->why = xstrfmt("klab could not run the build of %.12s", hex);
+		int rc = step_kernel(r, &s, env, &kernel, &build_id);
+		if (rc) {
+			res = rc > 0 ? STEP_SKIP : STEP_ABORT;
 			goto out;
 		}
-		if (br.status == KBUILD_OK) {
-			char bdur[32];
-			printf("  built: %s%s\n", br.cache_hit ? "artifact store hit" : "compiled ",
-			       br.cache_hit ? "" : fmt_duration(br.duration_ms, bdur, sizeof(bdur)));
-			env[4] = xstrfmt("KLAB_KERNEL=%s", br.bzimage);
-			env[5] = xstrfmt("KLAB_CONFIG=%s", br.config);
-			env[6] = xstrfmt("KLAB_SYSTEM_MAP=%s", br.system_map);
-			env[7] = xstrfmt("KLAB_BUILD_LOG=%s", br.log);
-			kernel = xstrdup(br.bzimage);
-			build_id = br.build_id;
-		} else {
-			const char *ex = br.excerpt && *br.excerpt ? br.excerpt : br.message;
-			size_t n = strcspn(ex, "\n");
-			strbuf_addf(&reason, "%s: %.*s", br.status == KBUILD_DRIFT ? "config drift" :
-				    br.status == KBUILD_FAILED ? "build failed" : "build environment failed",
-				    (int)(n > 300 ? 300 : n), ex);
-			pipeline_print_build(&br, "  ");
-			if (br.status == KBUILD_ENV_FAILED) {
-				db_step_abort(r->lab->db, s.id, reason.buf);
-				free(r->why);
-				r->why = xstrdup(reason.buf);
-				error("%s on %.12s: fix the machine, then 'klab bisect resume %lld'", reason.buf, hex,
-				      (long long)r->b->id);
-				kbuild_result_release(&br);
-				goto out;
-			}
-			kbuild_result_release(&br);
-			s.verdict = "skip";
-			s.reason = reason.buf;
-			if (db_step_finish(r->lab->db, &s) < 0)
-				goto out;
-			r->steps_done++;
-			print_line("step %d: %.12s is skip (%s)", s.seq, hex, reason.buf);
-			res = STEP_SKIP;
-			goto out;
-		}
-		kbuild_result_release(&br);
 	}
 	if (r->perf) {
 		for (int i = 4; i < 8; i++) {
@@ -499,27 +533,23 @@ out:
 	return res;
 }
 
-/* Check out and build one commit for a reference or confirmation step. */
+/* The kernel of one commit for a reference or confirmation step. */
 static int build_for(struct runner *r, const char *hex, char **kernel, int64_t *build_id)
 {
-	struct kbuild_result br;
-	int ret = -1;
+	struct kernel_request rq = kernel_request_for(r, hex);
+	struct kernel_result kr;
+	int rc = kernel_for_commit(&rq, &kr), ret = -1;
 
-	if (worktree_checkout(r->wt, hex) < 0)
-		return -1;
-	if (pipeline_build(r->lab, r->repo, r->b->repo_id, r->wt, hex, 1, &r->recipe, r->jobs, PROGRESS_AUTO, "  ",
-			   &br) < 0)
-		return -1;
-	if (br.status != KBUILD_OK) {
-		pipeline_print_build(&br, "  ");
-		error("%.12s does not build (%s): a job bisection needs both ends built", hex,
-		      br.message ? br.message : "");
-	} else {
-		*kernel = xstrdup(br.bzimage);
-		*build_id = br.build_id;
+	if (rc == 0) {
+		*kernel = xstrdup(kr.kernel);
+		*build_id = kr.build_id;
 		ret = 0;
+	} else if (rc > 0 || kr.message) {
+		kernel_print_build(&kr.build, "  ");
+		error("%.12s does not build (%s): a job bisection needs both ends built", hex,
+		      kr.build.message ? kr.build.message : "");
 	}
-	kbuild_result_release(&br);
+	kernel_result_release(&kr);
 	return ret;
 }
 
@@ -1033,8 +1063,8 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
 		int64_t t0 = now_ms();
 		int rc;
 
-		memset(&p->ge, 0, sizeof(p->ge));
-		p->ge_ready = 0;
+		/* the parent closed its guests' connection before forking */
+		guest_env_detach(&p->ge);
 		snprintf(label, sizeof(label), "  %.12s ", s->hash);
 		rc = perf_measure_to(p, kernel, build_id, s->id, label, p->pol.ladder[0], &vals, &n, &why);
 		if (rc > 0) {
@@ -1051,8 +1081,8 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
 				print_line("step %d: %.12s is skip (%s, %s)", s->seq, s->hash, why,
 					   fmt_duration(done.test_ms, dur, sizeof(dur)));
 		}
-		if (p->ge_ready)
-			guest_env_release(&p->ge);
+		guest_env_free(p->ge);
+		p->ge = NULL;
 		free(vals);
 		free(why);
 		db_close(db);
@@ -1076,22 +1106,16 @@ static int round_child(struct runner *r, const struct step *s, const char *wt_di
  * the failure again (from the build records) and handles it as always. */
 static void round_prebuild(struct runner *r, const char *hex, char **kernel, int64_t *build_id)
 {
-	struct kbuild_result br;
+	struct kernel_request rq = kernel_request_for(r, hex);
+	struct kernel_result kr;
 
 	*kernel = NULL;
-	if (worktree_checkout(r->wt, hex) < 0)
-		return;
-	if (pipeline_build(r->lab, r->repo, r->b->repo_id, r->wt, hex, 1, &r->recipe, r->jobs, PROGRESS_AUTO, "  ",
-			   &br) < 0)
-		return;
-	if (br.status == KBUILD_OK) {
-		char bdur[32];
-		printf("  %.12s built: %s%s\n", hex, br.cache_hit ? "artifact store hit" : "compiled ",
-		       br.cache_hit ? "" : fmt_duration(br.duration_ms, bdur, sizeof(bdur)));
-		*kernel = xstrdup(br.bzimage);
-		*build_id = br.build_id;
+	if (kernel_for_commit(&rq, &kr) == 0) {
+		printf("  %.12s built: %s\n", hex, kr.message);
+		*kernel = xstrdup(kr.kernel);
+		*build_id = kr.build_id;
 	}
-	kbuild_result_release(&br);
+	kernel_result_release(&kr);
 }
 
 /* Test n commits at once: all step rows first (one transaction), then
@@ -1138,15 +1162,13 @@ static void run_round(struct runner *r, char (*hex)[41], int n, int round, int a
 		/* A libvirt connection must not be shared with children (their
 		 * event loops would read its socket): closed here, opened again
 		 * when the parent boots the next guest. */
-		if (r->perf->ge_ready) {
-			guest_env_release(&r->perf->ge);
-			r->perf->ge_ready = 0;
-		}
+		guest_env_free(r->perf->ge);
+		r->perf->ge = NULL;
 	} else {
 		/* the bisection's own worktree serves the first slot */
 		wt_dir[0] = xstrdup(worktree_path(r->wt));
 		for (int i = 1; i < n; i++) {
-			wt_fd[i] = pipeline_worktree_lock(r->lab, r->b->repo_id, &wt_dir[i]);
+			wt_fd[i] = kernel_worktree_lock(r->lab, r->b->repo_id, &wt_dir[i]);
 			if (wt_fd[i] < 0) {
 				free(r->why);
 				r->why = xstrfmt("klab could not lock a worktree copy for slot %d", i + 1);
@@ -1518,7 +1540,7 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 	}
 	/* A worktree of the repository no other klab process uses. */
 	{
-		int wfd = pipeline_worktree_lock(lab, b->repo_id, &wt_dir);
+		int wfd = kernel_worktree_lock(lab, b->repo_id, &wt_dir);
 		if (wfd < 0) {
 			close(lock_fd);
 			return EXIT_FAIL;

@@ -5,7 +5,7 @@
 #include "db.h"
 #include "gitrepo.h"
 #include "kbuild.h"
-#include "pipeline.h"
+#include "kernel.h"
 #include "util/util.h"
 
 #include <getopt.h>
@@ -149,8 +149,9 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 	const char *repo_arg = NULL, *rev = NULL;
 	struct recipe_opts ro = { 0 };
 	struct kbuild_recipe recipe = { 0 };
-	struct kbuild_result res = { 0 };
-	struct pipeline_repo pr;
+	struct kernel_request rq = { 0 };
+	struct kernel_result kr = { 0 };
+	struct kernel_repo pr;
 	struct lab lab;
 	int c, ret = EXIT_FAIL, lab_opened = 0, repo_opened = 0, quiet = 0;
 	unsigned long jobs = 0;
@@ -204,21 +205,30 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (pipeline_repo_open(&pr, &lab, repo_arg, rev) < 0)
+	if (kernel_repo_open(&pr, &lab, repo_arg, rev) < 0)
 		goto out;
 	repo_opened = 1;
 	printf("building %.12s of %s\n", pr.hex, pr.abs_path);
-	if (pipeline_build(&lab, pr.repo, pr.repo_id, pr.wt, pr.hex, 0, &recipe, (int)jobs,
-			   quiet ? PROGRESS_QUIET : PROGRESS_AUTO, "", &res) < 0)
+	rq.lab = &lab;
+	rq.repo = pr.repo;
+	rq.repo_id = pr.repo_id;
+	rq.wt = pr.wt;
+	rq.hex = pr.hex;
+	rq.recipe = &recipe;
+	rq.jobs = (int)jobs;
+	rq.progress = quiet ? PROGRESS_QUIET : PROGRESS_AUTO;
+	rq.indent = "";
+	rq.say_checkout = 1;
+	if (kernel_for_commit(&rq, &kr) < 0 && !kr.message)
 		goto out;
-	pipeline_print_build(&res, "");
-	ret = res.status == KBUILD_OK ? EXIT_OK : EXIT_FAIL;
+	kernel_print_build(&kr.build, "");
+	ret = kr.kernel ? EXIT_OK : EXIT_FAIL;
 out:
-	kbuild_result_release(&res);
+	kernel_result_release(&kr);
 	kbuild_recipe_release(&recipe);
 	recipe_opts_release(&ro);
 	if (repo_opened)
-		pipeline_repo_release(&pr);
+		kernel_repo_release(&pr);
 	if (lab_opened)
 		lab_close(&lab);
 	return ret;

@@ -14,7 +14,8 @@
 #include "job.h"
 #include "kbuild.h"
 #include "lab.h"
-#include "pipeline.h"
+#include "guest.h"
+#include "kernel.h"
 #include "stats.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -145,25 +146,27 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
 {
 	struct kbuild_recipe recipe = { 0 };
-	struct kbuild_result res = { 0 };
-	int ret = -1;
+	struct kernel_result kr = { 0 };
+	int rc, ret = -1;
 
 	/* the job's own fragments join the recipe */
 	for (size_t i = 0; i < job->nr_fragments; i++)
 		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
 	if (recipe_from_opts(ro, &recipe) < 0)
 		return -1;
-	if (pipeline_build_rev(lab, repo_arg, rev, &recipe, quiet, hex, &res) < 0)
+	rc = kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, hex, &kr);
+	if (rc < 0 && !kr.message)
 		goto cleanup;
-	if (res.status != KBUILD_OK) {
-		error("cannot run: the kernel of %.12s did not build (%s)", hex, res.message ? res.message : "");
+	if (rc != 0) {
+		error("cannot run: the kernel of %.12s did not build (%s)", hex,
+		      kr.build.message ? kr.build.message : "");
 		goto cleanup;
 	}
-	*bzimage = xstrdup(res.bzimage);
-	*build_id = res.build_id;
+	*bzimage = xstrdup(kr.kernel);
+	*build_id = kr.build_id;
 	ret = 0;
 cleanup:
-	kbuild_result_release(&res);
+	kernel_result_release(&kr);
 	kbuild_recipe_release(&recipe);
 	return ret;
 }
@@ -172,18 +175,18 @@ cleanup:
 static void run_started(const struct job_run *jr, void *data)
 {
 	const struct job *job = jr->job;
-	const struct guest_env *ge = &jr->ge;
+	const struct guest_env *ge = jr->ge;
 
 	(void)data;
 	printf("run %lld: %s %s, %u boot%s, kernel %s\n", (long long)jr->run_set_id, job->suite, job->testcase,
 	       jr->boots, jr->boots == 1 ? "" : "s", jr->geo->kernel);
 	printf("guest: %u vCPU%s, %u NUMA node%s, %llu MiB, %s; accelerator %s (%s)\n", job->guest.vcpus,
 	       job->guest.vcpus == 1 ? "" : "s", job->guest.numa_nodes, job->guest.numa_nodes == 1 ? "" : "s",
-	       (unsigned long long)job->guest.memory_mb, ge->pin ? "pinned" : "unpinned", accel_name(ge->accel),
-	       ge->accel_why);
-	printf("initramfs %s (%s)\n", ge->initrd, ge->base_hit ? "cached base" : "base built now");
+	       (unsigned long long)job->guest.memory_mb, guest_env_pinned(ge) ? "pinned" : "unpinned",
+	       accel_name(guest_env_accel(ge)), guest_env_accel_why(ge));
+	printf("initramfs %s (%s)\n", guest_env_initrd(ge), guest_env_base_hit(ge) ? "cached base" : "base built now");
 	if (guest_env_host_name(ge))
-		printf("host %s (%s)\n", guest_env_host_name(ge), ge->vm.uri);
+		printf("host %s (%s)\n", guest_env_host_name(ge), guest_env_uri(ge));
 	fflush(stdout);
 }
 
@@ -459,7 +462,8 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	nr_kpi = jr.nr_kpi;
 
 	printf("\n%u of %u boots ok; accelerator %s; guest %u vCPUs / %u nodes / %llu MiB\n", nr_ok, job.repeat,
-	       accel_name(jr.ge.accel), job.guest.vcpus, job.guest.numa_nodes, (unsigned long long)job.guest.memory_mb);
+	       accel_name(guest_env_accel(jr.ge)), job.guest.vcpus, job.guest.numa_nodes,
+	       (unsigned long long)job.guest.memory_mb);
 	if (nr_ok) {
 		printf("%16s %6s  %-3s %s\n", "mean", "%stddev", "n", "metric");
 		qsort(sum.rows, sum.nr, sizeof(sum.rows[0]), cmp_rows);

@@ -9,7 +9,8 @@
 #include "job.h"
 #include "kbuild.h"
 #include "notify.h"
-#include "pipeline.h"
+#include "guest.h"
+#include "kernel.h"
 #include "stats.h"
 #include "track.h"
 #include "verdict.h"
@@ -763,10 +764,10 @@ static int finish_tip(struct tip_run *r, const char *status, const char *message
 static int build_for_job(struct tip_run *r, struct job_outcome *o, char **bzimage, int64_t *build_id)
 {
 	struct kbuild_recipe recipe = { 0 };
-	struct kbuild_result res = { 0 };
+	struct kernel_result kr = { 0 };
 	struct strbuf text = STRBUF_INIT;
 	char hex[41];
-	int ret = -1;
+	int rc, ret = -1;
 
 	strbuf_addstr(&text, r->t->config ? r->t->config : "");
 	for (size_t i = 0; i < o->job.nr_fragments; i++)
@@ -774,27 +775,21 @@ static int build_for_job(struct tip_run *r, struct job_outcome *o, char **bzimag
 	o->recipe_text = strbuf_detach(&text, NULL);
 	if (kbuild_recipe_from_text(&recipe, o->recipe_text) < 0)
 		return -1;
-	if (pipeline_build_rev(r->lab, r->t->repo_path, r->hash, &recipe, 0, hex, &res) < 0)
-		goto out;
-	switch (res.status) {
-	case KBUILD_OK:
-		*bzimage = xstrdup(res.bzimage);
-		*build_id = res.build_id;
+	rc = kernel_for_rev(r->lab, r->t->repo_path, r->hash, &recipe, 0, hex, &kr);
+	if (rc == 0) {
+		*bzimage = xstrdup(kr.kernel);
+		*build_id = kr.build_id;
 		ret = 0;
-		break;
-	case KBUILD_ENV_FAILED:
+	} else if (rc < 0 && kr.message) {
 		error("the build of %.12s failed for a reason of this machine, not the tip's: %s", r->hash,
-		      res.message ? res.message : "see the build log");
-		break;
-	default: {
-		char *msg = xstrfmt("%s: %s", o->job.path, res.message ? res.message : "the kernel does not build");
+		      kr.build.message ? kr.build.message : "see the build log");
+	} else if (rc > 0) {
+		char *msg = xstrfmt("%s: %s", o->job.path,
+				    kr.build.message ? kr.build.message : "the kernel does not build");
 		ret = finish_tip(r, "build-failed", msg, NULL, 0, 0) < 0 ? -1 : 1;
 		free(msg);
-		break;
 	}
-	}
-out:
-	kbuild_result_release(&res);
+	kernel_result_release(&kr);
 	kbuild_recipe_release(&recipe);
 	return ret;
 }

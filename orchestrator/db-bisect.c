@@ -5,6 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A bisection's list (paths, argv): one row per item, ?1 the bisection,
+ * ?2 its index, ?3 the text. */
+static int insert_list(sqlite3 *db, const char *sql, int64_t bisection_id, char *const *items, size_t n,
+		       const char *what)
+{
+	sqlite3_stmt *st;
+
+	for (size_t i = 0; i < n; i++) {
+		if (prepare(db, &st, sql) < 0)
+			return -1;
+		sqlite3_bind_int64(st, 1, bisection_id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_text(st, 3, items[i], -1, SQLITE_TRANSIENT);
+		if (step_done(db, st, what) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int db_bisection_create(sqlite3 *db, struct bisection *b)
 {
 	sqlite3_stmt *st;
@@ -41,24 +60,11 @@ int db_bisection_create(sqlite3 *db, struct bisection *b)
 		if (step_done(db, st, "cannot record good revision") < 0)
 			goto fail;
 	}
-	for (size_t i = 0; i < b->nr_paths; i++) {
-		if (prepare(db, &st, "INSERT INTO bisection_paths (bisection_id, idx, path) VALUES (?1, ?2, ?3)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, b->id);
-		sqlite3_bind_int64(st, 2, (int64_t)i);
-		sqlite3_bind_text(st, 3, b->paths[i], -1, SQLITE_TRANSIENT);
-		if (step_done(db, st, "cannot record path") < 0)
-			goto fail;
-	}
-	for (size_t i = 0; i < b->argc; i++) {
-		if (prepare(db, &st, "INSERT INTO bisection_argv (bisection_id, idx, arg) VALUES (?1, ?2, ?3)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, b->id);
-		sqlite3_bind_int64(st, 2, (int64_t)i);
-		sqlite3_bind_text(st, 3, b->argv[i], -1, SQLITE_TRANSIENT);
-		if (step_done(db, st, "cannot record command") < 0)
-			goto fail;
-	}
+	if (insert_list(db, "INSERT INTO bisection_paths (bisection_id, idx, path) VALUES (?1, ?2, ?3)", b->id,
+			b->paths, b->nr_paths, "cannot record path") < 0 ||
+	    insert_list(db, "INSERT INTO bisection_argv (bisection_id, idx, arg) VALUES (?1, ?2, ?3)", b->id,
+			b->argv, b->argc, "cannot record command") < 0)
+		goto fail;
 	return own ? db_commit(db) : 0;
 fail:
 	if (own)
@@ -300,18 +306,21 @@ int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t
 	return 0;
 }
 
-int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s)
+/* The row a step runs under: an unfinished row for the same commit and
+ * phase is the same step retried (attempts + 1), else a new row.  round
+ * <= 0: none (a restarted row keeps the round it had).  found: whether an
+ * unfinished row was there; drop_stale runs between the lookup and the
+ * insert of a new row.  Inside the caller's transaction. */
+static int step_claim(sqlite3 *db, int64_t bisection_id, struct step *s, int round,
+		      int (*drop_stale)(sqlite3 *db, int64_t bisection_id))
 {
 	sqlite3_stmt *st;
 	int64_t existing = 0;
 	int seq = 0, attempts = 0;
 
-	if (db_begin(db) < 0)
-		return -1;
-	/* An unfinished row for the same commit is the same step retried. */
 	if (prepare(db, &st, "SELECT id, seq, attempts FROM steps WHERE bisection_id = ?1 AND hash = ?2 "
 			     "AND status != 'done' AND phase = ?3 ORDER BY seq DESC LIMIT 1") < 0)
-		goto fail;
+		return -1;
 	sqlite3_bind_int64(st, 1, bisection_id);
 	sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
@@ -323,60 +332,88 @@ int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s)
 	sqlite3_finalize(st);
 	if (existing) {
 		if (prepare(db, &st, "UPDATE steps SET status = 'running', attempts = attempts + 1, "
-				     "remaining = ?2, log_path = ?3, started_at = ?4, reason = NULL WHERE id = ?1") < 0)
-			goto fail;
+				     "remaining = ?2, log_path = ?3, started_at = ?4, reason = NULL, "
+				     "round = coalesce(?5, round) WHERE id = ?1") < 0)
+			return -1;
 		sqlite3_bind_int64(st, 1, existing);
 		sqlite3_bind_int(st, 2, s->remaining);
 		sqlite3_bind_text(st, 3, s->log_path, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 4, now_s());
+		bind_id_or_null(st, 5, round);
 		if (step_done(db, st, "cannot restart step") < 0)
-			goto fail;
+			return -1;
 		s->id = existing;
 		s->seq = seq;
 		s->attempts = attempts + 1;
-	} else {
-		/* Any other unfinished bisect row was a commit we no longer test
-		 * (reference and confirm steps come in pairs, both running).
-		 * One that already has boots keeps them, marked aborted. */
-		if (prepare(db, &st, "UPDATE steps SET status = 'aborted' WHERE bisection_id = ?1 AND status = 'running' "
-				     "AND phase IN ('bisect', 'merge-base') "
-				     "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, bisection_id);
-		if (step_done(db, st, "cannot drop stale step") < 0)
-			goto fail;
-		if (prepare(db, &st, "DELETE FROM steps WHERE bisection_id = ?1 AND status != 'done' "
-				     "AND phase IN ('bisect', 'merge-base') "
-				     "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, bisection_id);
-		if (step_done(db, st, "cannot drop stale step") < 0)
-			goto fail;
-		if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
-				     "started_at) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
-				     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, bisection_id);
-		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 4, s->remaining);
-		sqlite3_bind_text(st, 5, s->log_path, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 6, now_s());
-		if (step_done(db, st, "cannot record step") < 0)
-			goto fail;
-		s->id = sqlite3_last_insert_rowid(db);
-		if (prepare(db, &st, "SELECT seq FROM steps WHERE id = ?1") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, s->id);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			s->seq = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-		s->attempts = 1;
+		return 0;
+	}
+	if (drop_stale && drop_stale(db, bisection_id) < 0)
+		return -1;
+	if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
+			     "started_at, round) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+			     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7)") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisection_id);
+	sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, s->remaining);
+	sqlite3_bind_text(st, 5, s->log_path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, now_s());
+	bind_id_or_null(st, 7, round);
+	if (step_done(db, st, "cannot record step") < 0)
+		return -1;
+	s->id = sqlite3_last_insert_rowid(db);
+	if (prepare(db, &st, "SELECT seq FROM steps WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, s->id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s->seq = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	s->attempts = 1;
+	return 0;
+}
+
+/* Unfinished steps no longer tested (`which`: a WHERE clause on ?1 = id):
+ * one that already has boots keeps them, marked aborted; the rest go. */
+static int drop_steps(sqlite3 *db, const char *which, int64_t id)
+{
+	char *sql = xstrfmt("UPDATE steps SET status = 'aborted' WHERE %s AND status = 'running' "
+			    "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)", which);
+	sqlite3_stmt *st;
+	int rc = prepare(db, &st, sql);
+
+	free(sql);
+	if (rc < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (step_done(db, st, "cannot drop stale step") < 0)
+		return -1;
+	sql = xstrfmt("DELETE FROM steps WHERE %s AND status != 'done' "
+		      "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)", which);
+	rc = prepare(db, &st, sql);
+	free(sql);
+	if (rc < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	return step_done(db, st, "cannot drop stale step");
+}
+
+/* Any other unfinished bisect row was a commit we no longer test
+ * (reference and confirm steps come in pairs, both running). */
+static int drop_stale_bisect_steps(sqlite3 *db, int64_t bisection_id)
+{
+	return drop_steps(db, "bisection_id = ?1 AND phase IN ('bisect', 'merge-base')", bisection_id);
+}
+
+int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s)
+{
+	if (db_begin(db) < 0)
+		return -1;
+	if (step_claim(db, bisection_id, s, 0, drop_stale_bisect_steps) < 0) {
+		db_rollback(db);
+		return -1;
 	}
 	return db_commit(db);
-fail:
-	db_rollback(db);
-	return -1;
 }
 
 int db_step_finish(sqlite3 *db, const struct step *s)
@@ -408,14 +445,8 @@ int db_step_finish(sqlite3 *db, const struct step *s)
 
 int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE steps SET status = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, step_id);
-	sqlite3_bind_text(st, 2, reason, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, now_s());
-	return step_done(db, st, "cannot record aborted step");
+	return update_text_now(db, "UPDATE steps SET status = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1",
+			       step_id, reason, "cannot record aborted step");
 }
 
 int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
@@ -526,63 +557,9 @@ int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t
 
 	if (db_begin(db) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		struct step *s = &steps[i];
-		int64_t existing = 0;
-		int seq = 0, attempts = 0;
-
-		/* an unfinished row for the same commit is the same step retried */
-		if (prepare(db, &st, "SELECT id, seq, attempts FROM steps WHERE bisection_id = ?1 AND hash = ?2 "
-				     "AND status != 'done' AND phase = ?3 ORDER BY seq DESC LIMIT 1") < 0)
+	for (size_t i = 0; i < n; i++)
+		if (step_claim(db, bisection_id, &steps[i], round, NULL) < 0)
 			goto fail;
-		sqlite3_bind_int64(st, 1, bisection_id);
-		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			existing = sqlite3_column_int64(st, 0);
-			seq = sqlite3_column_int(st, 1);
-			attempts = sqlite3_column_int(st, 2);
-		}
-		sqlite3_finalize(st);
-		if (existing) {
-			if (prepare(db, &st, "UPDATE steps SET status = 'running', attempts = attempts + 1, "
-					     "remaining = ?2, log_path = ?3, started_at = ?4, reason = NULL, round = ?5 "
-					     "WHERE id = ?1") < 0)
-				goto fail;
-			sqlite3_bind_int64(st, 1, existing);
-			sqlite3_bind_int(st, 2, s->remaining);
-			sqlite3_bind_text(st, 3, s->log_path, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 4, now_s());
-			sqlite3_bind_int(st, 5, round);
-			if (step_done(db, st, "cannot restart step") < 0)
-				goto fail;
-			s->id = existing;
-			s->seq = seq;
-			s->attempts = attempts + 1;
-			continue;
-		}
-		if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
-				     "started_at, round) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
-				     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, bisection_id);
-		sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, s->phase, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, 4, s->remaining);
-		sqlite3_bind_text(st, 5, s->log_path, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 6, now_s());
-		sqlite3_bind_int(st, 7, round);
-		if (step_done(db, st, "cannot record step") < 0)
-			goto fail;
-		s->id = sqlite3_last_insert_rowid(db);
-		if (prepare(db, &st, "SELECT seq FROM steps WHERE id = ?1") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, s->id);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			s->seq = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-		s->attempts = 1;
-	}
 	/* Any other unfinished bisect row was a commit no longer tested: as
 	 * db_step_begin, kept as aborted when it has boots, else dropped. */
 	if (prepare(db, &st, "SELECT id FROM steps WHERE bisection_id = ?1 AND status != 'done' "
@@ -600,20 +577,9 @@ int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t
 		}
 	}
 	sqlite3_finalize(st);
-	for (size_t i = 0; i < nr_stale; i++) {
-		if (prepare(db, &st, "UPDATE steps SET status = 'aborted' WHERE id = ?1 AND status = 'running' "
-				     "AND EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
+	for (size_t i = 0; i < nr_stale; i++)
+		if (drop_steps(db, "id = ?1", stale[i]) < 0)
 			goto fail;
-		sqlite3_bind_int64(st, 1, stale[i]);
-		if (step_done(db, st, "cannot drop stale step") < 0)
-			goto fail;
-		if (prepare(db, &st, "DELETE FROM steps WHERE id = ?1 "
-				     "AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = steps.id)") < 0)
-			goto fail;
-		sqlite3_bind_int64(st, 1, stale[i]);
-		if (step_done(db, st, "cannot drop stale step") < 0)
-			goto fail;
-	}
 	free(stale);
 	return db_commit(db);
 fail:

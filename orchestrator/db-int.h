@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static inline int db_fail(sqlite3 *db, const char *what)
 {
@@ -41,6 +42,19 @@ static inline int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	if (rc != SQLITE_DONE)
 		return db_fail(db, what);
 	return 0;
+}
+
+/* One row's UPDATE by `sql`: ?1 its id, ?2 a text, ?3 now. */
+static inline int update_text_now(sqlite3 *db, const char *sql, int64_t id, const char *text, const char *what)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, sql) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, now_s());
+	return step_done(db, st, what);
 }
 
 static inline char *col_strdup(sqlite3_stmt *st, int col)
@@ -87,6 +101,30 @@ static inline int insert_returning(sqlite3 *db, sqlite3_stmt *st, int64_t *id, c
 	}
 	*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Step a query whose first column is a number, collecting every row's
+ * into *vals (caller frees), then finalize it.  On an error nothing is
+ * kept and `what` names what could not be read. */
+static inline int col_doubles(sqlite3 *db, sqlite3_stmt *st, double **vals, size_t *n, const char *what)
+{
+	size_t alloc = 0;
+	int rc;
+
+	*vals = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*vals, *n + 1, alloc);
+		(*vals)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*vals);
+		*vals = NULL;
+		*n = 0;
+		return db_fail(db, what);
+	}
 	return 0;
 }
 

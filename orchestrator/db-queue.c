@@ -200,32 +200,35 @@ int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, const char *sta
 	return sqlite3_changes(db) > 0;
 }
 
+/* One job's row changed by `sql` (?1 its id, ?2 when there: now).  1
+ * when a row changed, 0 when none was in the state the SQL asks for. */
+static int queue_job_update(sqlite3 *db, int64_t id, const char *sql, const char *what)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, sql) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, now_s());
+	if (step_done(db, st, what) < 0)
+		return -1;
+	return sqlite3_changes(db) > 0;
+}
+
 /* Cancel a queued or running job (its worker notices at the next lease
  * renewal).  1 cancelled, 0 it had already ended. */
 int db_queue_cancel(sqlite3 *db, int64_t id)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE queue_jobs SET state = 'cancelled', message = 'cancelled', "
-			     "finished_at = ?2 WHERE id = ?1 AND state IN ('queued', 'running')") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now_s());
-	if (step_done(db, st, "cannot cancel the job") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return queue_job_update(db, id, "UPDATE queue_jobs SET state = 'cancelled', message = 'cancelled', "
+				"finished_at = ?2 WHERE id = ?1 AND state IN ('queued', 'running')",
+				"cannot cancel the job");
 }
 
 /* Queue a failed or cancelled job again.  1 queued, 0 not in such a state. */
 int db_queue_retry(sqlite3 *db, int64_t id)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE queue_jobs SET state = 'queued', worker = NULL, lease_until = NULL, "
-			     "message = NULL, finished_at = NULL WHERE id = ?1 AND state IN ('failed', 'cancelled')") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (step_done(db, st, "cannot queue the job again") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return queue_job_update(db, id, "UPDATE queue_jobs SET state = 'queued', worker = NULL, lease_until = NULL, "
+				"message = NULL, finished_at = NULL WHERE id = ?1 AND state IN ('failed', 'cancelled')",
+				"cannot queue the job again");
 }

@@ -34,14 +34,8 @@ int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id)
 
 int db_run_set_finish(sqlite3 *db, int64_t id, const char *state)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE run_sets SET state = ?2, finished_at = ?3 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, state, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, now_s());
-	return step_done(db, st, "cannot finish the run");
+	return update_text_now(db, "UPDATE run_sets SET state = ?2, finished_at = ?3 WHERE id = ?1", id, state,
+			       "cannot finish the run");
 }
 
 int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id)
@@ -155,32 +149,27 @@ fail:
 	return -1;
 }
 
+/* A query over the ok runs of one step's boots: ?1 the step, ?2 text. */
+static int prepare_step_runs(sqlite3 *db, sqlite3_stmt **st, const char *sql, int64_t step_id, const char *text)
+{
+	if (prepare(db, st, sql) < 0)
+		return -1;
+	sqlite3_bind_int64(*st, 1, step_id);
+	sqlite3_bind_text(*st, 2, text, -1, SQLITE_TRANSIENT);
+	return 0;
+}
+
 int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	*vals = NULL;
 	*n = 0;
-	if (prepare(db, &st, "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id "
-			     "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
-			     "AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id") < 0)
+	if (prepare_step_runs(db, &st, "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id "
+				       "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
+				       "AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id", step_id, metric) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, step_id);
-	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*vals, *n + 1, alloc);
-		(*vals)[(*n)++] = sqlite3_column_double(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*vals);
-		*vals = NULL;
-		*n = 0;
-		return db_fail(db, "cannot read a step's samples");
-	}
-	return 0;
+	return col_doubles(db, st, vals, n, "cannot read a step's samples");
 }
 
 int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n)
@@ -191,12 +180,11 @@ int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct 
 
 	*out = NULL;
 	*n = 0;
-	if (prepare(db, &st, "SELECT m.name, avg(m.value), count(*) FROM monitor_stats m JOIN runs r ON r.id = m.run_id "
-			     "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
-			     "AND m.source = ?2 AND m.phase = 'delta' GROUP BY m.name ORDER BY m.name") < 0)
+	if (prepare_step_runs(db, &st, "SELECT m.name, avg(m.value), count(*) FROM monitor_stats m "
+				       "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
+				       "WHERE b.step_id = ?1 AND r.status = 'ok' AND m.source = ?2 "
+				       "AND m.phase = 'delta' GROUP BY m.name ORDER BY m.name", step_id, source) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, step_id);
-	sqlite3_bind_text(st, 2, source, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ALLOC_GROW(*out, *n + 1, alloc);
 		(*out)[*n].name = col_strdup(st, 0);

@@ -230,8 +230,6 @@ int db_track_tip_values(sqlite3 *db, int64_t tip_id, const char *job_path, const
 			const char *accel, double **vals, size_t *n)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	*vals = NULL;
 	*n = 0;
@@ -245,18 +243,7 @@ int db_track_tip_values(sqlite3 *db, int64_t tip_id, const char *job_path, const
 	sqlite3_bind_text(st, 3, job_hash, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, kpi, -1, SQLITE_TRANSIENT);
 	bind_text_or_null(st, 5, accel);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*vals, *n + 1, alloc);
-		(*vals)[(*n)++] = sqlite3_column_double(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*vals);
-		*vals = NULL;
-		*n = 0;
-		return db_fail(db, "cannot read a tip's samples");
-	}
-	return 0;
+	return col_doubles(db, st, vals, n, "cannot read a tip's samples");
 }
 
 int db_track_tip_accel(sqlite3 *db, int64_t tip_id, const char *job_path, char accel[8])

@@ -33,8 +33,7 @@ int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char 
 
 void perf_release(struct perf *p)
 {
-	if (p->ge_ready)
-		guest_env_release(&p->ge);
+	guest_env_free(p->ge);
 	job_release(&p->job);
 	free(p->good);
 	free(p->bad);
@@ -47,21 +46,20 @@ static int use_kernel(struct perf *p, const char *kernel, int64_t step_id)
 {
 	struct guest_env_opts o = { 0 };
 
-	if (!p->ge_ready) {
+	if (!p->ge) {
 		o.kernel = kernel;
 		o.quiet = 1;
 		/* like-for-like: a resumed bisection boots where it booted before */
 		if (db_bisection_host(p->lab->db, step_id, &o.prefer_host_id) < 0 ||
 		    guest_env_prepare(&p->ge, p->lab, &p->job, &o) < 0)
 			return -1;
-		p->ge_ready = 1;
 		printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s\n", p->job.guest.vcpus,
-		       p->job.guest.numa_nodes, (unsigned long long)p->job.guest.memory_mb, accel_name(p->ge.accel),
-		       p->ge.accel_why, guest_env_host_name(&p->ge) ? ", host " : "",
-		       guest_env_host_name(&p->ge) ? guest_env_host_name(&p->ge) : "");
+		       p->job.guest.numa_nodes, (unsigned long long)p->job.guest.memory_mb,
+		       accel_name(guest_env_accel(p->ge)), guest_env_accel_why(p->ge), guest_env_host_name(p->ge) ? ", host " : "",
+		       guest_env_host_name(p->ge) ? guest_env_host_name(p->ge) : "");
 		return 0;
 	}
-	return guest_env_set_kernel(&p->ge, kernel);
+	return guest_env_set_kernel(p->ge, kernel);
 }
 
 int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
@@ -79,7 +77,7 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
 		double v = NAN;
 		char buf[32];
 
-		if (guest_run_once(&p->ge, 0, build_id, step_id, (unsigned)*n + 1, label, &gr) < 0) {
+		if (guest_run_once(p->ge, 0, build_id, step_id, (unsigned)*n + 1, label, &gr) < 0) {
 			guest_result_release(&gr);
 			return -1;
 		}

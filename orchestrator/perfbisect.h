@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "job.h"
-#include "pipeline.h"
+#include "guest.h"
 #include "verdict.h"
 
 struct lab;
@@ -16,8 +16,7 @@ struct perf {
 	struct lab *lab;
 	struct job job;
 	struct verdict_policy pol;
-	struct guest_env ge;
-	int ge_ready;
+	struct guest_env *ge;	/* NULL until the first boot */
 	double *good, *bad;	/* KPI runs of the reference ends */
 	size_t ng, nb;
 	int64_t good_step, bad_step;

@@ -80,7 +80,7 @@ EOS
 # themselves (pinning plans, placement on hosts) take it exclusive, the
 # others shared: under `make -j2 check` an exclusive test never shares the
 # CPUs with another test's guests (klab itself waits for CPUs that other
-# guests hold, see pipeline.c).  Released when the test exits.
+# guests hold, see placement.c).  Released when the test exits.
 guest_cpus_lock() {
 	exec 7>>"${KLAB_TEST_LOCKDIR:-/var/tmp}/klab-test-guests.lock"
 	if [ "$1" = exclusive ]; then

@@ -1,86 +1,19 @@
-/* Test one commit: build → boot → run → store.  The build part is shared
- * by `klab build`, `klab bisect --build` and `klab run --rev`; the guest
- * part (one boot running the job once, stored) by `klab run`. */
-#ifndef KLAB_PIPELINE_H
-#define KLAB_PIPELINE_H
+/* One boot: plan the CPUs, write the domain, record the boot row, run the
+ * job once, store what it said.  A guest environment (libvirt connection,
+ * accelerator, initramfs, the host the guests go to) serves a series of
+ * boots; it is opaque, and a forked child detaches the one it inherited. */
+#ifndef KLAB_GUEST_H
+#define KLAB_GUEST_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include "kbuild.h"
-#include "domain.h"
 #include "resultproto.h"
 #include "topology.h"
 #include "vm.h"
 
 struct lab;
-struct gitrepo;
-struct worktree;
-
-/* Kernel of commit `hex`: a store lookup first (no checkout on a hit),
- * else check it out into wt (unless already_checked_out) and build. */
-int pipeline_build(struct lab *lab, struct gitrepo *repo, int64_t repo_id, struct worktree *wt,
-		   const char *hex, int already_checked_out, const struct kbuild_recipe *recipe,
-		   int jobs, enum kbuild_progress progress, const char *indent, struct kbuild_result *res);
-
-/* A user's repository at a revision, with klab's worktree for it taken
- * (locks/worktree-<repo>.lock held until release): what `klab build` and
- * `klab run --rev` need before pipeline_build. */
-struct pipeline_repo {
-	struct gitrepo *repo;
-	struct worktree *wt;
-	char *abs_path;
-	int64_t repo_id;
-	char hex[41];
-	int lock_fd;
-};
-/* klab's checkout of a repository: the first of its copies no other klab
- * process holds (bisections and builds of one repository can run at
- * once, each in its own).  Lock fd, *dir the worktree; -1 if all busy. */
-int pipeline_worktree_lock(struct lab *lab, int64_t repo_id, char **dir);
-int pipeline_repo_open(struct pipeline_repo *pr, struct lab *lab, const char *repo_arg, const char *rev);
-void pipeline_repo_release(struct pipeline_repo *pr);
-
-/* Build commit `rev` of the repository at `repo_arg` with `recipe`:
- * klab's worktree for it is taken and given back.  0 with res->status
- * saying how the build went (hex: the commit built), -1 when klab failed
- * (unknown revision, worktree busy, ...). */
-int pipeline_build_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
-		       int quiet, char hex[41], struct kbuild_result *res);
-
-/* Print a result the way `klab build` does. */
-void pipeline_print_build(const struct kbuild_result *res, const char *indent);
-
 struct job;
-struct db_host;
-
-/* Everything a series of boots of one kernel with one job shares. */
-struct guest_env {
-	struct lab *lab;
-	const struct job *job;
-	struct vm_conn vm;
-	enum accel accel;
-	const char *accel_why;
-	struct host_topology topo;
-	unsigned char *allowed;	/* lab's guest_cpus, NULL = all */
-	size_t nr_allowed;
-	int pin;
-	char *image_dir, *base_image, *initrd, *kernel;
-	int base_hit;
-	char *cmdline;
-	int64_t boot_timeout_ms, run_timeout_ms;
-	int quiet;
-	/* Hosts (klab host): with some registered and no --uri, the guests go
-	 * to one of them.  The host is fixed after the first boot (runs are
-	 * compared like-for-like); before it, a full host is traded for one
-	 * that fits. */
-	const char *accel_opt;		/* --accel, NULL: the host's or the lab's */
-	struct db_host *hosts;		/* candidates (one with --host or a bisection's) */
-	size_t nr_hosts;
-	size_t host;			/* index of the host attached */
-	int host_fixed;
-	unsigned nr_boots;
-	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */
-	char *waiting;			/* the last "waiting for a host" line */
-};
+struct guest_env;
 
 struct guest_env_opts {
 	const char *kernel;		/* bzImage path */
@@ -103,16 +36,29 @@ struct guest_env_opts {
  * guest_env_prepare calls it too.  0, or -1 after one error line. */
 int guest_env_check(const struct lab *lab, const struct job *job, const struct guest_env_opts *o);
 /* Connect, clean orphans, choose the accelerator, read the topology,
- * build or find the initramfs and stage the kernel. */
-int guest_env_prepare(struct guest_env *ge, struct lab *lab, const struct job *job,
+ * build or find the initramfs and stage the kernel.  *out: the env (NULL
+ * on failure); free it with guest_env_free(). */
+int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o);
-void guest_env_release(struct guest_env *ge);
+/* Close the connection and free (NULL-safe). */
+void guest_env_free(struct guest_env *ge);
+/* In a forked child: forget the env the parent had (*ge, may be NULL)
+ * without closing or using its libvirt connection, which stays the
+ * parent's; the child prepares its own.  *ge becomes NULL. */
+void guest_env_detach(struct guest_env **ge);
 /* Boot `kernel` from now on (staged, and uploaded to a remote host). */
 int guest_env_set_kernel(struct guest_env *ge, const char *kernel);
 /* The host the env's guests go to: its row id (0: none registered, or
  * --uri) and name (NULL then). */
 int64_t guest_env_host_id(const struct guest_env *ge);
 const char *guest_env_host_name(const struct guest_env *ge);
+/* What the env chose, for the commands' lines. */
+enum accel guest_env_accel(const struct guest_env *ge);
+const char *guest_env_accel_why(const struct guest_env *ge);
+const char *guest_env_uri(const struct guest_env *ge);
+int guest_env_pinned(const struct guest_env *ge);
+const char *guest_env_initrd(const struct guest_env *ge);
+int guest_env_base_hit(const struct guest_env *ge);	/* the initramfs base was cached */
 
 struct guest_result {
 	enum vm_outcome outcome;
@@ -151,7 +97,7 @@ struct job_run {
 	void (*booted)(const struct job_run *jr, unsigned iteration, const struct guest_result *gr, void *data);
 	void *data;
 	/* out */
-	struct guest_env ge;		/* valid in the callbacks */
+	struct guest_env *ge;		/* valid in the callbacks */
 	int64_t run_set_id;
 	unsigned nr_done, nr_ok, nr_kpi;	/* boots run; ok; ok with the KPI */
 	enum vm_outcome failure;	/* of the first boot that was not ok */

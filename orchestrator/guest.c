@@ -1,0 +1,637 @@
+/* One boot of a kernel running the job once: plan, domain, boot row,
+ * run, store; and the guest environment a series of boots shares. */
+#include "guest.h"
+#include "guest-int.h"
+#include "placement.h"
+#include "db.h"
+#include "domain.h"
+#include "guestimg.h"
+#include "job.h"
+#include "lab.h"
+#include "monitor.h"
+#include "vm.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define POOL_NAME "klab"
+#define POOL_TARGET "/var/lib/libvirt/images/klab"
+
+/* The file as the host sees it: the local one, or a volume of pool klab. */
+static int host_file(struct guest_env *ge, const char *local, char **out)
+{
+	char *vol_name;
+	int fd, uploaded = 0, ret;
+
+	if (!vm_uri_is_remote(ge->vm.uri)) {
+		*out = xstrdup(local);
+		return 0;
+	}
+	vol_name = xstrdup(strrchr(local, '/') ? strrchr(local, '/') + 1 : local);
+	/* two klab processes must not take each other's half-sent volume */
+	fd = placement_host_lock(ge->vm.uri, "upload");
+	if (fd < 0) {
+		free(vol_name);
+		return -1;
+	}
+	ret = vm_upload_file(&ge->vm, POOL_NAME, POOL_TARGET, local, vol_name, 256u << 20, out, &uploaded);
+	close(fd);
+	if (!ret && uploaded && !ge->quiet)
+		fprintf(stderr, "uploaded %s to pool %s on %s\n", vol_name, POOL_NAME, ge->vm.uri);
+	free(vol_name);
+	return ret;
+}
+
+int guest_env_attach(struct guest_env *ge, const char *uri, const struct db_host *h)
+{
+	enum accel_choice choice;
+	const char *a = ge->accel_opt ? ge->accel_opt
+		      : h && h->accel && strcmp(h->accel, "auto") ? h->accel : ge->lab->accel;
+	char *caps = NULL;
+	int ret = -1;
+
+	vm_disconnect(&ge->vm);
+	topology_release(&ge->topo);
+	free(ge->kernel);
+	free(ge->initrd);
+	ge->kernel = ge->initrd = NULL;
+	if (h) {
+		free(ge->allowed);
+		ge->allowed = NULL;
+		ge->nr_allowed = 0;
+		if (h->cpus && cpulist_parse(h->cpus, &ge->allowed, &ge->nr_allowed) < 0)
+			return error("host %s: --cpus '%s' is not a CPU list", h->name, h->cpus);
+	}
+	if (accel_choice_parse(a, &choice) < 0)
+		return -1;
+	if (vm_connect(&ge->vm, uri) < 0)
+		return -1;
+	/* Orphans are recognised by lab path and owner pid, both of this
+	 * machine: on another host they could be another machine's guests
+	 * (there START_AUTODESTROY ends a dead klab's guests anyway). */
+	if (!vm_uri_is_remote(uri) && vm_clean_orphans(&ge->vm, ge->lab->state_dir) < 0)
+		goto cleanup;
+	if (vm_capabilities(&ge->vm, &caps) < 0 || topology_parse(&ge->topo, caps, strlen(caps)) < 0)
+		goto cleanup;
+	if (vm_choose_accel(&ge->topo, choice, &ge->accel, &ge->accel_why) < 0)
+		goto cleanup;
+	if (host_file(ge, ge->local_kernel, &ge->kernel) < 0 || host_file(ge, ge->local_initrd, &ge->initrd) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	free(caps);
+	return ret;
+}
+
+int guest_env_check(const struct lab *lab, const struct job *job, const struct guest_env_opts *o)
+{
+	struct strbuf conf = STRBUF_INIT;
+	enum accel_choice choice;
+	unsigned char *cpus = NULL;
+	size_t nr_cpus;
+	int ret = -1;
+
+	if (accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
+		return -1;
+	if (lab->guest_cpus && cpulist_parse(lab->guest_cpus, &cpus, &nr_cpus) < 0)
+		return error("guest_cpus in %s: not a CPU list", lab->config_path);
+	free(cpus);
+	if (o->uri && vm_uri_check(o->uri) < 0)
+		return -1;
+	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0)
+		goto out;
+	if (o->kernel && guestimg_check_kernel(o->kernel) < 0)
+		goto out;
+	ret = 0;
+out:
+	strbuf_release(&conf);
+	return ret;
+}
+
+int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job *job,
+		      const struct guest_env_opts *o)
+{
+	struct guest_env *ge = xcalloc(1, sizeof(*ge));
+	enum accel_choice choice;
+	struct strbuf conf = STRBUF_INIT, cmd = STRBUF_INIT;
+	int ret = -1, marked;
+
+	*out = NULL;
+	ge->lab = lab;
+	ge->job = job;
+	ge->pin = !o->no_pin;
+	ge->quiet = o->quiet;
+	ge->accel_opt = o->accel;
+	if (guest_env_check(lab, job, o) < 0 || accel_choice_parse(o->accel ? o->accel : lab->accel, &choice) < 0)
+		goto cleanup;
+	if (lab->guest_cpus && cpulist_parse(lab->guest_cpus, &ge->allowed, &ge->nr_allowed) < 0) {
+		error("guest_cpus in %s: not a CPU list", lab->config_path);
+		goto cleanup;
+	}
+	/* boots a dead klab left running say so before new ones start */
+	if (placement_choose_hosts(ge, o) < 0 || db_boots_interrupted(lab->db, &marked) < 0)
+		goto cleanup;
+
+	if (guestimg_image_dir(lab, &ge->image_dir) < 0 ||
+	    guestimg_stage_kernel(ge->image_dir, o->kernel, &ge->local_kernel) < 0 ||
+	    guestimg_base(ge->image_dir, &ge->base_image, &ge->base_hit) < 0)
+		goto cleanup;
+	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0 ||
+	    guestimg_initrd(ge->image_dir, ge->base_image, conf.buf, conf.len, &ge->local_initrd) < 0)
+		goto cleanup;
+
+	if (!ge->nr_hosts) {
+		if (guest_env_attach(ge, o->uri ? o->uri : lab->libvirt_uri, NULL) < 0)
+			goto cleanup;
+	} else {
+		for (;;) {
+			struct strbuf why = STRBUF_INIT;
+			int rc = placement_pick(ge, (size_t)-1, &why);
+			if (rc == 0)
+				placement_say_waiting(ge, &why);
+			strbuf_release(&why);
+			if (rc < 0)
+				goto cleanup;
+			if (rc > 0)
+				break;
+			sleep(HOST_WAIT_S);
+		}
+	}
+
+	/* panic=-1: a panicking guest reboots at once, and on_reboot=destroy
+	 * ends it; the console keeps the panic text. */
+	strbuf_addstr(&cmd, "console=ttyS0 panic=-1");
+	if (o->extra_cmdline && *o->extra_cmdline)
+		strbuf_addf(&cmd, " %s", o->extra_cmdline);
+	ge->cmdline = strbuf_detach(&cmd, NULL);
+	/* TCG boots a few seconds on an idle host, but these hosts are shared. */
+	ge->boot_timeout_ms = o->boot_timeout_ms ? o->boot_timeout_ms
+			    : ge->accel == ACCEL_KVM ? 60000 : 180000;
+	/* The agent kills the benchmark at the job's timeout; this is the
+	 * host's own limit beyond it. */
+	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms : ((int64_t)job->runtime_s * 2 + 180) * 1000;
+	ret = 0;
+cleanup:
+	strbuf_release(&conf);
+	if (ret < 0)
+		guest_env_free(ge);
+	else
+		*out = ge;
+	return ret;
+}
+
+int guest_env_set_kernel(struct guest_env *ge, const char *kernel)
+{
+	char *local = NULL, *remote = NULL;
+
+	if (guestimg_stage_kernel(ge->image_dir, kernel, &local) < 0)
+		return -1;
+	if (vm_ensure_connected(&ge->vm) < 0 || host_file(ge, local, &remote) < 0) {
+		free(local);
+		return -1;
+	}
+	free(ge->local_kernel);
+	ge->local_kernel = local;
+	free(ge->kernel);
+	ge->kernel = remote;
+	return 0;
+}
+
+int64_t guest_env_host_id(const struct guest_env *ge)
+{
+	return ge->nr_hosts ? ge->hosts[ge->host].id : 0;
+}
+
+const char *guest_env_host_name(const struct guest_env *ge)
+{
+	return ge->nr_hosts ? ge->hosts[ge->host].name : NULL;
+}
+
+enum accel guest_env_accel(const struct guest_env *ge)
+{
+	return ge->accel;
+}
+
+const char *guest_env_accel_why(const struct guest_env *ge)
+{
+	return ge->accel_why;
+}
+
+const char *guest_env_uri(const struct guest_env *ge)
+{
+	return ge->vm.uri;
+}
+
+int guest_env_pinned(const struct guest_env *ge)
+{
+	return ge->pin;
+}
+
+const char *guest_env_initrd(const struct guest_env *ge)
+{
+	return ge->initrd;
+}
+
+int guest_env_base_hit(const struct guest_env *ge)
+{
+	return ge->base_hit;
+}
+
+/* All but the connection, which the caller closes or leaves alone. */
+static void env_free_but_vm(struct guest_env *ge)
+{
+	topology_release(&ge->topo);
+	free(ge->allowed);
+	free(ge->image_dir);
+	free(ge->base_image);
+	free(ge->initrd);
+	free(ge->kernel);
+	free(ge->local_kernel);
+	free(ge->local_initrd);
+	free(ge->cmdline);
+	free(ge->waiting);
+	db_hosts_free(ge->hosts, ge->nr_hosts);
+	free(ge);
+}
+
+void guest_env_free(struct guest_env *ge)
+{
+	if (!ge)
+		return;
+	vm_disconnect(&ge->vm);
+	env_free_but_vm(ge);
+}
+
+void guest_env_detach(struct guest_env **ge)
+{
+	if (!*ge)
+		return;
+	/* vm.conn is the parent's libvirt state: not closed, not freed here */
+	free((*ge)->vm.uri);
+	free((*ge)->vm.hostname);
+	env_free_but_vm(*ge);
+	*ge = NULL;
+}
+
+void guest_result_release(struct guest_result *res)
+{
+	free(res->reason);
+	free(res->excerpt);
+	free(res->kernel_release);
+	free(res->pinning);
+	free(res->raw_path);
+	free(res->console_path);
+	result_metrics_free(res->metrics, res->nr_metrics);
+	memset(res, 0, sizeof(*res));
+}
+
+struct phase_ctx {
+	const struct guest_env *ge;
+	const char *label;
+	int plan_fd;
+};
+
+static void on_phase(const char *phase, int64_t ms, void *data)
+{
+	struct phase_ctx *p = data;
+	char buf[32];
+
+	if (!p->ge->quiet)
+		fprintf(stderr, "%s%s (%s)\n", p->label, phase, fmt_duration(ms, buf, sizeof(buf)));
+}
+
+static void on_created(void *data)
+{
+	struct phase_ctx *p = data;
+
+	if (p->plan_fd >= 0) {
+		close(p->plan_fd);
+		p->plan_fd = -1;
+	}
+}
+
+/* Monitor records → before/after/delta rows, and time series as samples. */
+static void collect_mons(const struct result *r, struct db_mon **mons, size_t *nr_mons,
+			 struct db_sample **ts, size_t *nr_ts, char ***names, size_t *nr_names)
+{
+	size_t alloc = 0, alloc_ts = 0, alloc_names = 0;
+
+	*mons = NULL;
+	*ts = NULL;
+	*names = NULL;
+	*nr_mons = *nr_ts = *nr_names = 0;
+	for (size_t i = 0; i < r->nr_mon; i++) {
+		const struct result_mon *m = &r->mon[i];
+		const struct monitor *mon = monitor_find(m->source);
+		if (!strcmp(m->phase, "before") || !strcmp(m->phase, "after")) {
+			ALLOC_GROW(*mons, *nr_mons + 1, alloc);
+			(*mons)[(*nr_mons)++] = (struct db_mon){ m->source, m->name, m->phase, m->value };
+			if (!strcmp(m->phase, "after") && mon && mon->counters) {
+				/* counters: the run's own share */
+				for (size_t j = 0; j < r->nr_mon; j++) {
+					const struct result_mon *b = &r->mon[j];
+					if (!strcmp(b->phase, "before") && !strcmp(b->source, m->source) &&
+					    !strcmp(b->name, m->name)) {
+						ALLOC_GROW(*mons, *nr_mons + 1, alloc);
+						(*mons)[(*nr_mons)++] =
+							(struct db_mon){ m->source, m->name, "delta", m->value - b->value };
+						break;
+					}
+				}
+			}
+		} else if (m->phase[0] == 't') {
+			unsigned long sec;
+			if (parse_uint(m->phase + 1, 1u << 30, &sec) < 0)
+				continue;
+			ALLOC_GROW(*names, *nr_names + 1, alloc_names);
+			(*names)[*nr_names] = xstrfmt("monitor.%s.%s", m->source, m->name);
+			ALLOC_GROW(*ts, *nr_ts + 1, alloc_ts);
+			(*ts)[(*nr_ts)++] = (struct db_sample){ (*names)[*nr_names], (int64_t)sec, m->value };
+			(*nr_names)++;
+		}
+	}
+}
+
+static char *env_text(const struct result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < r->nr_env; i++)
+		strbuf_addf(&sb, "%s=%s\n", r->env[i].key, r->env[i].value);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int write_raw(const char *path, const struct result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < r->nr_out; i++) {
+		strbuf_addstr(&sb, r->out[i]);
+		strbuf_addch(&sb, '\n');
+	}
+	ret = write_file_atomic(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+/* The domain XML of one boot of ge's kernel on `plan`. */
+static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *plan, const char *name,
+			   int64_t created_s, struct strbuf *xml)
+{
+	const struct job *job = ge->job;
+	struct domain_spec spec = { 0 };
+
+	spec.name = name;
+	spec.accel = ge->accel;
+	spec.kernel = ge->kernel;
+	spec.initrd = ge->initrd;
+	spec.cmdline = ge->cmdline;
+	spec.memory_mb = job->guest.memory_mb;
+	spec.plan = plan;
+	spec.pin = ge->pin;
+	spec.hugepages = job->guest.hugepages == JOB_HUGEPAGES_2M ? BACKING_2M
+		       : job->guest.hugepages == JOB_HUGEPAGES_1G ? BACKING_1G : BACKING_NONE;
+	spec.lab_id = ge->lab->state_dir;
+	spec.owner_pid = (int)getpid();
+	spec.created_s = created_s;
+	return domain_xml(&spec, xml);
+}
+
+/* What the guest said, kept even when the run failed: the raw output, the
+ * run row with its samples (metrics and monitor series) and monitor
+ * values, in one transaction. */
+static int store_run(struct guest_env *ge, const struct vm_run *vr, int64_t step_id, unsigned iteration,
+		     int64_t started, struct guest_result *res)
+{
+	const struct job *job = ge->job;
+	struct db_run run = { 0 };
+	struct db_mon *mons = NULL;
+	struct db_sample *samples = NULL, *ts = NULL;
+	char **ts_names = NULL;
+	size_t nr_mons = 0, nr_ts = 0, nr_names = 0;
+	int ret = -1;
+
+	res->nr_metrics = result_parse_metrics(job->suite, job->testcase, vr->result.out, vr->result.nr_out,
+					       &res->metrics);
+	if (write_raw(res->raw_path, &vr->result) < 0)
+		return -1;
+	collect_mons(&vr->result, &mons, &nr_mons, &ts, &nr_ts, &ts_names, &nr_names);
+	samples = xcalloc(res->nr_metrics + nr_ts + 1, sizeof(*samples));
+	for (size_t i = 0; i < res->nr_metrics; i++)
+		samples[i] = (struct db_sample){ res->metrics[i].name, res->metrics[i].seq, res->metrics[i].value };
+	if (nr_ts)	/* ts is NULL without series: memcpy(NULL) is undefined even for 0 bytes */
+		memcpy(samples + res->nr_metrics, ts, nr_ts * sizeof(*ts));
+	run.boot_id = res->boot_id;
+	run.step_id = step_id;
+	run.job_path = job->path;
+	run.job_hash = job->hash;
+	run.iteration = iteration;
+	run.status = vr->outcome == VM_OK ? "ok" : vr->outcome == VM_TIMEOUT ? "timeout" : "failed";
+	run.exit_code = vr->result.exit_status == RESULT_EXIT_EXITED ? vr->result.exit_code : -1;
+	run.raw_path = res->raw_path;
+	run.started_at = started;
+	run.finished_at = now_s();
+	run.samples = samples;
+	run.nr_samples = res->nr_metrics + nr_ts;
+	run.mons = mons;
+	run.nr_mons = nr_mons;
+	res->nr_mons = nr_mons;
+	if (db_run_store(ge->lab->db, &run, &res->run_id) >= 0)
+		ret = 0;
+	for (size_t i = 0; i < nr_names; i++)
+		free(ts_names[i]);
+	free(ts_names);
+	free(ts);
+	free(mons);
+	free(samples);
+	return ret;
+}
+
+/* The boot row's end: outcome and what the guest and libvirt reported. */
+static int finish_boot(struct guest_env *ge, const struct vm_run *vr, const struct guest_result *res)
+{
+	struct db_boot_end end = { 0 };
+	char *genv = env_text(&vr->result);
+	int rc;
+
+	end.outcome = vm_outcome_name(vr->outcome);
+	end.reason = vr->reason;
+	end.excerpt = vr->excerpt;
+	end.kernel_release = res->kernel_release;
+	end.guest_env = genv;
+	end.pinning = ge->pin ? vr->pinning : NULL;
+	end.boot_ms = vr->hello_ms;
+	end.create_ms = vr->create_ms;
+	end.first_output_ms = vr->first_output_ms;
+	rc = db_boot_finish(ge->lab->db, res->boot_id, &end);
+	free(genv);
+	return rc;
+}
+
+int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
+		   unsigned iteration, const char *label, struct guest_result *res)
+{
+	const struct job *job = ge->job;
+	struct guest_shape shape = { job->guest.vcpus, job->guest.numa_nodes, job->guest.memory_mb };
+	struct guest_plan plan = { 0 };
+	struct strbuf xml = STRBUF_INIT;
+	struct phase_ctx pc = { ge, label, -1 };
+	struct vm_run_opts vo = { 0 };
+	struct vm_run vr;
+	struct db_boot boot = { 0 };
+	char *name = NULL, *dir = NULL, *plan_text = NULL;
+	unsigned char *busy = NULL;
+	size_t nr_busy = 0;
+	int have_vr = 0, ret = -1;
+	int64_t started = now_s();
+
+	memset(res, 0, sizeof(*res));
+	res->outcome = VM_ERROR;
+	if (vm_ensure_connected(&ge->vm) < 0)
+		return -1;
+	pc.plan_fd = placement_lock_for_boot(ge, run_set_id, &busy, &nr_busy);
+	if (pc.plan_fd < 0)
+		return -1;
+	if (topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, busy, nr_busy) < 0)
+		goto cleanup;
+	ge->nr_boots++;
+	plan_text = guest_plan_describe(&plan);
+
+	name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
+	if (boot_domain_xml(ge, &plan, name, started, &xml) < 0)
+		goto cleanup;
+
+	boot.run_set_id = run_set_id;
+	boot.build_id = build_id;
+	boot.step_id = step_id;
+	boot.host_id = guest_env_host_id(ge);
+	boot.domain_name = name;
+	boot.accel = accel_name(ge->accel);
+	boot.pinning = ge->pin ? plan_text : "unpinned";
+	boot.vcpus = shape.vcpus;
+	boot.numa_nodes = shape.numa_nodes;
+	boot.memory_mb = shape.memory_mb;
+	dir = run_set_id ? xstrfmt("%s/runs/%lld", ge->lab->state_dir, (long long)run_set_id)
+			 : xstrfmt("%s/runs/steps", ge->lab->state_dir);
+	if (mkdir_p(dir, 0755) < 0)
+		goto cleanup;
+	res->console_path = xstrfmt("%s/%u.console", dir, iteration);
+	res->raw_path = xstrfmt("%s/%u.out", dir, iteration);
+	boot.console_path = res->console_path;
+	if (db_boot_begin(ge->lab->db, &boot, &res->boot_id) < 0)
+		goto cleanup;
+
+	vo.xml = xml.buf;
+	vo.console_path = res->console_path;
+	vo.boot_timeout_ms = ge->boot_timeout_ms;
+	vo.run_timeout_ms = ge->run_timeout_ms;
+	vo.on_phase = on_phase;
+	vo.on_created = on_created;
+	vo.data = &pc;
+	if (vm_boot_and_run(&ge->vm, &vo, &vr) < 0) {
+		struct db_boot_end end = { 0 };
+		have_vr = 1;
+		end.reason = "klab or libvirt failed (see the error above)";
+		db_boot_finish(ge->lab->db, res->boot_id, &end);
+		goto cleanup;
+	}
+	have_vr = 1;
+	res->outcome = vr.outcome;
+	res->reason = xstrdup(vr.reason);
+	res->excerpt = vr.excerpt ? xstrdup(vr.excerpt) : NULL;
+	res->hello_ms = vr.hello_ms;
+	res->first_output_ms = vr.first_output_ms;
+	res->create_ms = vr.create_ms;
+	res->total_ms = vr.total_ms;
+	res->pinning = xstrdup(vr.pinning ? vr.pinning : "?");
+	res->dropped = vr.result.long_lines + vr.result.bad_records;
+	if (result_env_get(&vr.result, "kernel"))
+		res->kernel_release = xstrdup(result_env_get(&vr.result, "kernel"));
+
+	if (vr.result.hello && store_run(ge, &vr, step_id, iteration, started, res) < 0)
+		goto cleanup;
+	if (finish_boot(ge, &vr, res) < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	if (pc.plan_fd >= 0)
+		close(pc.plan_fd);
+	if (have_vr)
+		vm_run_release(&vr);
+	free(busy);
+	free(name);
+	free(dir);
+	free(plan_text);
+	guest_plan_release(&plan);
+	strbuf_release(&xml);
+	return ret;
+}
+
+/* ---- one job on one kernel, N boots ----------------------------------------- */
+
+int run_job_on_kernel(struct lab *lab, struct job_run *jr)
+{
+	const struct job *job = jr->job;
+	int ret = -1;
+
+	jr->run_set_id = 0;
+	jr->nr_done = jr->nr_ok = jr->nr_kpi = 0;
+	jr->failure = VM_OK;
+	jr->failure_reason = NULL;
+	if (guest_env_prepare(&jr->ge, lab, job, jr->geo) < 0)
+		return -1;
+	{
+		struct db_run_set rs = { job->path, job->hash, job->suite, job->testcase, job->kpi, jr->geo->kernel,
+					 jr->build_id, jr->commit_hash, jr->ge->vm.uri, jr->ge->vm.hostname,
+					 accel_name(jr->ge->accel), jr->boots, jr->track_tip_id };
+		if (db_run_set_create(lab->db, &rs, &jr->run_set_id) < 0)
+			return -1;
+	}
+	if (jr->started)
+		jr->started(jr, jr->data);
+	for (unsigned i = 1; i <= jr->boots; i++) {
+		struct guest_result gr;
+		char label[64];
+
+		snprintf(label, sizeof(label), "  boot %u/%u: ", i, jr->boots);
+		if (guest_run_once(jr->ge, jr->run_set_id, jr->build_id, 0, i, label, &gr) < 0) {
+			guest_result_release(&gr);
+			db_run_set_finish(lab->db, jr->run_set_id, "failed");
+			return error("run %lld stopped: klab could not run the guest (stored runs are kept)",
+				     (long long)jr->run_set_id);
+		}
+		jr->nr_done++;
+		if (gr.outcome == VM_OK) {
+			jr->nr_ok++;
+			for (size_t m = 0; m < gr.nr_metrics; m++)
+				if (!strcmp(gr.metrics[m].name, job->kpi)) {
+					jr->nr_kpi++;
+					break;
+				}
+		} else if (!jr->failure_reason) {
+			jr->failure = gr.outcome;
+			jr->failure_reason = xstrdup(gr.reason ? gr.reason : vm_outcome_name(gr.outcome));
+		}
+		if (jr->booted)
+			jr->booted(jr, i, &gr, jr->data);
+		guest_result_release(&gr);
+		if (jr->failure_reason && jr->stop_on_failure)
+			break;
+	}
+	ret = 0;
+	db_run_set_finish(lab->db, jr->run_set_id, jr->nr_ok == jr->boots ? "done" : "failed");
+	return ret;
+}
+
+void job_run_release(struct job_run *jr)
+{
+	guest_env_free(jr->ge);
+	jr->ge = NULL;
+	free(jr->failure_reason);
+	jr->failure_reason = NULL;
+}
