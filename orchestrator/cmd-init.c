@@ -47,6 +47,10 @@ int cmd_init(int argc, char **argv, const struct global_opts *g)
 		error("init takes no arguments (got '%s')", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (state && !*state) {
+		error("--state needs a directory, not an empty string");
+		return EXIT_USAGE;
+	}
 	dir = lab_default_state_dir(state);
 	ret = lab_init(dir, &created);
 	if (!ret)
