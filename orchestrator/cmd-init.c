@@ -13,6 +13,8 @@ static const char *const init_usage[] = {
 	"",
 	"Create the lab (idempotent): the state directory, klab.conf and the",
 	"SQLite database klab.db (schema migrated to the current version).",
+	"The lab is private: directory 0700, klab.db and klab.conf 0600; an",
+	"existing lab with looser modes is made so (a line says what changed).",
 	"",
 	"  --state DIR   where (default: $KLAB_STATE, else $XDG_STATE_HOME/klab,",
 	"                else ~/.local/state/klab)",
