@@ -219,6 +219,11 @@ int db_open_ro(sqlite3 **out, const char *path)
 			goto fail;
 		}
 	}
+	if (v <= 0) {
+		error("database '%s' has no klab schema (schema version %d): it is empty, damaged or not made "
+		      "by klab init; restore it", path, v);
+		goto fail;
+	}
 	if (v != db_schema_version()) {
 		error("database '%s' has schema version %d and this klab reads %d: %s", path, v, db_schema_version(),
 		      v > db_schema_version() ? "upgrade klab" : "run a klab command on a writable lab once to migrate it");

@@ -93,7 +93,20 @@ for c in "bisect list" "bisect show 1" "bisect log 1" "status"; do
 	# shellcheck disable=SC2086
 	"$KLAB" --state "$lab" $c > "$T/rw-$(echo "$c" | tr ' ' -).out" 2>&1
 done
+# an older schema cannot be migrated read-only; an empty database is no lab
+latest=$(( $(ls "$KLAB_SRCDIR"/db/migrations/*.sql | wc -l) + 1 ))
+"$KLAB" --state "$T/ro/old" init >/dev/null
+sqlite3 "$T/ro/old/klab.db" "PRAGMA user_version = $((latest - 1))"
+"$KLAB" --state "$T/ro/empty" init >/dev/null
+rm -f "$T/ro/empty/klab.db"*
+: > "$T/ro/empty/klab.db"
 mount -o remount,ro "$T/ro"
+err=$("$KLAB" --state "$T/ro/old" bisect list 2>&1); rc=$?
+check "an older schema on a read-only lab is an error" test "$rc" -eq 1
+check "it says to migrate on a writable lab" has "$err" "*schema version $((latest - 1)) and this klab reads $latest: run a klab command on a writable lab once*"
+err=$("$KLAB" --state "$T/ro/empty" bisect list 2>&1); rc=$?
+check "an empty database on a read-only lab is an error" test "$rc" -eq 1
+check "it names the file" has "$err" "*database '$T/ro/empty/klab.db' has no klab schema*"
 check "the lab's file system is read-only now" sh -c "! touch '$lab/x' 2>/dev/null"
 for c in "bisect list" "bisect show 1" "bisect log 1" "status"; do
 	f=$(echo "$c" | tr ' ' -)
