@@ -111,7 +111,9 @@ static int lab_writable(const char *state_dir, const char *db_path, int report)
 			return report ? error("the lab '%s' is on a read-only file system "
 					      "(read-only commands such as 'klab bisect list' still work)",
 					      state_dir) : -1;
-		if ((unsigned long long)vfs.f_bavail * vfs.f_frsize < LAB_MIN_FREE || vfs.f_favail == 0)
+		/* btrfs and others report no inode counts at all (f_files 0) */
+		if ((unsigned long long)vfs.f_bavail * vfs.f_frsize < LAB_MIN_FREE ||
+		    (vfs.f_files && vfs.f_favail == 0))
 			return report ? error("no space left on device for the lab '%s' (%llu KiB free): "
 					      "free some (klab gc) and run the command again", state_dir,
 					      (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024) : -1;

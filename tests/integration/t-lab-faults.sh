@@ -89,7 +89,7 @@ fi
 lab=$T/ro/lab
 "$KLAB" --state "$lab" init >/dev/null
 "$KLAB" --state "$lab" bisect start --repo "$T/repo" --good HEAD~7 --bad HEAD -- "$T/test.sh" >/dev/null 2>&1
-for c in "bisect list" "bisect show 1" "bisect log 1" "status"; do
+for c in "bisect list" "bisect show 1" "bisect log 1" "status" "track list" "host list" "notify list"; do
 	# shellcheck disable=SC2086
 	"$KLAB" --state "$lab" $c > "$T/rw-$(echo "$c" | tr ' ' -).out" 2>&1
 done
@@ -108,7 +108,7 @@ err=$("$KLAB" --state "$T/ro/empty" bisect list 2>&1); rc=$?
 check "an empty database on a read-only lab is an error" test "$rc" -eq 1
 check "it names the file" has "$err" "*database '$T/ro/empty/klab.db' has no klab schema*"
 check "the lab's file system is read-only now" sh -c "! touch '$lab/x' 2>/dev/null"
-for c in "bisect list" "bisect show 1" "bisect log 1" "status"; do
+for c in "bisect list" "bisect show 1" "bisect log 1" "status" "track list" "host list" "notify list"; do
 	f=$(echo "$c" | tr ' ' -)
 	# shellcheck disable=SC2086
 	"$KLAB" --state "$lab" $c > "$T/ro-$f.out" 2>&1; rc=$?
@@ -119,7 +119,7 @@ check "list shows the bisection" grep -q "^1	done	culprit" "$T/ro-bisect-list.ou
 out=$("$KLAB" --state "$lab" report -o "$T/report" 2>&1); rc=$?
 check "report to another directory works on a read-only lab" test "$rc" -eq 0 -a -f "$T/report/index.html"
 check "the report has the bisection's page" test -f "$T/report/bisect-1.html"
-for c in "bisect resume 1" "cancel 1" "worker --once"; do
+for c in "bisect resume 1" "cancel 1" "worker --once" "init"; do
 	# shellcheck disable=SC2086
 	err=$("$KLAB" --state "$lab" $c 2>&1); rc=$?
 	check "'$c' is refused on a read-only lab" test "$rc" -eq 1
