@@ -201,7 +201,10 @@ static int lab_open_as(struct lab *lab, const char *state_dir, int writer)
 	lab->db_path = xstrfmt("%s/klab.db", state_dir);
 	lab->config_path = xstrfmt("%s/klab.conf", state_dir);
 	if (stat(lab->db_path, &st) != 0) {
-		error("no lab at '%s': run 'klab init' (or pass --state DIR / set KLAB_STATE)", state_dir);
+		if (errno == ENOENT)
+			error("no lab at '%s': run 'klab init' (or pass --state DIR / set KLAB_STATE)", state_dir);
+		else
+			error("cannot read the lab's database '%s': %s", lab->db_path, strerror(errno));
 		goto fail;
 	}
 	if (parse_config(lab) < 0)
@@ -210,7 +213,13 @@ static int lab_open_as(struct lab *lab, const char *state_dir, int writer)
 		warning("the lab '%s' is open to other users (mode %04o); its database and logs may hold "
 			"credentials: 'klab init' makes it private", state_dir, st.st_mode & 07777);
 	if (lab_writable(state_dir, lab->db_path, writer) < 0) {
-		if (writer || db_open_ro(&lab->db, lab->db_path) < 0)
+		if (writer)
+			goto fail;
+		if (access(lab->db_path, R_OK) != 0) {
+			error("cannot read the lab's database '%s': %s", lab->db_path, strerror(errno));
+			goto fail;
+		}
+		if (db_open_ro(&lab->db, lab->db_path) < 0)
 			goto fail;
 		return 0;
 	}

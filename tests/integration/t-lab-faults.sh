@@ -68,6 +68,27 @@ check "init makes klab.conf 0600" test "$(mode "$T/m/lab/klab.conf")" = 600
 err=$("$KLAB" --state "$T/m/lab" bisect list 2>&1 >/dev/null)
 check "no warning once private" test -z "$err"
 
+# ---- another user: permission denied, with the path -------------------------
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	chmod 711 "$T" "$T/m"
+	err=$(as_nobody "$KLAB" --state "$T/m/lab" bisect list 2>&1); rc=$?
+	check "another user's private lab is refused" test "$rc" -eq 1
+	check "with the path and 'Permission denied'" \
+		has "$err" "*cannot read the lab's database '$T/m/lab/klab.db': Permission denied*"
+	# readable but not writable for that user: readers work, writers say why
+	chmod 755 "$T/m/lab" "$T/m/lab/locks"
+	chmod 644 "$T/m/lab/klab.db" "$T/m/lab/klab.conf" "$T/m/lab/locks/bisect-1.lock"
+	out=$(as_nobody "$KLAB" --state "$T/m/lab" bisect list 2>/dev/null); rc=$?
+	check "a reader works on a lab it may only read" test "$rc" -eq 0
+	check "and lists the bisection" has "$out" "1	done	culprit*"
+	err=$(as_nobody "$KLAB" --state "$T/m/lab" bisect resume 1 2>&1); rc=$?
+	check "a writer is refused on a lab it may only read" test "$rc" -eq 1
+	check "with the path and 'Permission denied'" has "$err" "*cannot write to the lab '$T/m/lab': Permission denied*"
+	"$KLAB" --state "$T/m/lab" init >/dev/null
+	chmod 700 "$T"
+fi
+
 # ---- read-only and full labs: real mounts ----------------------------------
 if [ "$(id -u)" -ne 0 ]; then
 	echo "# not root: the read-only and full lab checks need mounts (skipped)"
