@@ -1547,7 +1547,7 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 		}
 		/* keep wfd open for the process lifetime of this run */
 		r.log_dir = xstrfmt("%s/logs/bisect-%lld", lab->state_dir, (long long)b->id);
-		if (mkdir_p(r.log_dir, 0755) < 0 || gitrepo_open(&r.repo, b->repo_path) < 0 ||
+		if (mkdir_p(r.log_dir, 0700) < 0 || gitrepo_open(&r.repo, b->repo_path) < 0 ||
 		    worktree_open(&r.wt, r.repo, wt_dir) < 0) {
 			free(wt_dir);
 			close(wfd);

@@ -13,6 +13,8 @@ static const char *const init_usage[] = {
 	"",
 	"Create the lab (idempotent): the state directory, klab.conf and the",
 	"SQLite database klab.db (schema migrated to the current version).",
+	"The lab is private: directory 0700, klab.db and klab.conf 0600; an",
+	"existing lab with looser modes is made so (a line says what changed).",
 	"",
 	"  --state DIR   where (default: $KLAB_STATE, else $XDG_STATE_HOME/klab,",
 	"                else ~/.local/state/klab)",
@@ -45,6 +47,10 @@ int cmd_init(int argc, char **argv, const struct global_opts *g)
 	}
 	if (optind < argc) {
 		error("init takes no arguments (got '%s')", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (state && !*state) {
+		error("--state needs a directory, not an empty string");
 		return EXIT_USAGE;
 	}
 	dir = lab_default_state_dir(state);

@@ -201,7 +201,7 @@ static pid_t spawn_job(struct worker *w, const struct queue_job *j)
 			_exit(127);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
 		if (fd < 0)
 			_exit(127);
 		dup2(fd, 1);
@@ -446,7 +446,7 @@ int cmd_worker(int argc, char **argv, const struct global_opts *g)
 	snprintf(w->name, sizeof(w->name), "%s:%d", host, (int)getpid());
 	{
 		char *logs = xstrfmt("%s/logs", lab.state_dir);
-		mkdir_p(logs, 0755);
+		mkdir_p(logs, 0700);
 		free(logs);
 	}
 	memset(&sa, 0, sizeof(sa));

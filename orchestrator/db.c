@@ -4,8 +4,12 @@
  * report their own error, returning -1. */
 #include "db-int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/strbuf.h"
 #include <sys/stat.h>
 
 extern const char klab_schema_sql[];
@@ -149,6 +153,89 @@ int db_open(sqlite3 **out, const char *path, int create)
 	}
 	*out = db;
 	return 0;
+}
+
+/* "file:PATH?QUERY" with the characters a URI path cannot hold escaped. */
+static char *db_uri(const char *path, const char *query)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (isalnum(*p) || strchr("/-._~", *p))
+			strbuf_addch(&sb, (char)*p);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	}
+	strbuf_addf(&sb, "?%s", query);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int open_ro_uri(sqlite3 **out, const char *path, const char *query, int *v)
+{
+	char *uri = db_uri(path, query);
+	sqlite3_stmt *st;
+	int rc = sqlite3_open_v2(uri, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, NULL);
+
+	free(uri);
+	if (rc != SQLITE_OK)
+		return -1;
+	sqlite3_busy_timeout(*out, 120000);
+	sqlite3_extended_result_codes(*out, 1);
+	/* the first read is where a missing -shm or -wal shows; quietly,
+	 * the caller may try another way */
+	if (sqlite3_prepare_v2(*out, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int db_open_ro(sqlite3 **out, const char *path)
+{
+	char *wal = xstrfmt("%s-wal", path);
+	struct stat st;
+	sqlite3 *db = NULL;
+	int v = 0, wal_empty;
+
+	*out = NULL;
+	/* mode=ro reads a WAL another klab may be writing, but needs the
+	 * -shm to exist or be creatable; immutable=1 needs neither, and is
+	 * right only when no WAL holds pages the database file lacks */
+	wal_empty = stat(wal, &st) != 0 || st.st_size == 0;
+	if (open_ro_uri(&db, path, "mode=ro", &v) < 0) {
+		if (!wal_empty) {
+			error("cannot open database '%s' read-only: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+			goto fail;
+		}
+		sqlite3_close(db);
+		db = NULL;
+		if (open_ro_uri(&db, path, "immutable=1", &v) < 0) {
+			error("cannot open database '%s' read-only: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+			goto fail;
+		}
+	}
+	if (v <= 0) {
+		error("database '%s' has no klab schema (schema version %d): it is empty, damaged or not made "
+		      "by klab init; restore it", path, v);
+		goto fail;
+	}
+	if (v != db_schema_version()) {
+		error("database '%s' has schema version %d and this klab reads %d: %s", path, v, db_schema_version(),
+		      v > db_schema_version() ? "upgrade klab" : "run a klab command on a writable lab once to migrate it");
+		goto fail;
+	}
+	if (exec(db, "PRAGMA query_only = 1") < 0)
+		goto fail;
+	free(wal);
+	*out = db;
+	return 0;
+fail:
+	free(wal);
+	sqlite3_close(db);
+	return -1;
 }
 
 void db_close(sqlite3 *db)

@@ -23,6 +23,10 @@ int db_schema_version(void);
  * a new database, and a refused file is not written to.  Returns 0 or
  * error(). */
 int db_open(sqlite3 **out, const char *path, int create);
+/* Open an existing database read-only (a lab on a read-only or full file
+ * system): no migration, so its schema must be the current one; -1 after
+ * error(). */
+int db_open_ro(sqlite3 **out, const char *path);
 void db_close(sqlite3 *db);
 
 int db_begin(sqlite3 *db);

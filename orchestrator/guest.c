@@ -518,7 +518,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	boot.memory_mb = shape.memory_mb;
 	dir = run_set_id ? xstrfmt("%s/runs/%lld", ge->lab->state_dir, (long long)run_set_id)
 			 : xstrfmt("%s/runs/steps", ge->lab->state_dir);
-	if (mkdir_p(dir, 0755) < 0)
+	if (mkdir_p(dir, 0700) < 0)
 		goto cleanup;
 	res->console_path = xstrfmt("%s/%u.console", dir, iteration);
 	res->raw_path = xstrfmt("%s/%u.out", dir, iteration);

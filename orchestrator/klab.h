@@ -8,8 +8,16 @@
 
 struct lab;
 
+/* What a command does to the lab (the command table in klab.c). */
+enum lab_access {
+	LAB_CREATE,	/* init: makes the lab */
+	LAB_READ,	/* only reads: works on a read-only or full lab */
+	LAB_WRITE
+};
+
 struct global_opts {
 	const char *state_dir;	/* --state, or NULL for the default */
+	enum lab_access access;	/* of the command running, from the table */
 };
 
 /* Exit codes every command uses. */
@@ -21,7 +29,8 @@ enum {
 	EXIT_UNCONFIRMED = 4	/* a job bisection's culprit failed its confirmation */
 };
 
-/* Open the lab named by the global options (message on failure). */
+/* Open the lab named by the global options (message on failure):
+ * read-only when the command only reads and the lab cannot be written. */
 int open_lab(const struct global_opts *g, struct lab *lab);
 
 /* Print a usage array to stdout (help) or stderr (error). */

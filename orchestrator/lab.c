@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static const char default_config[] =
@@ -83,203 +84,124 @@ char *lab_artifact_dir(const struct lab *lab)
 	return lab->artifact_store ? xstrdup(lab->artifact_store) : lab_path(lab, "artifacts");
 }
 
-/* "a@x, b@y": addresses klab puts in SMTP commands and headers, so no
- * spaces, controls, quotes or brackets inside one. */
-static int valid_mail_list(const char *list)
-{
-	int n = 0;
-
-	while (*list) {
-		const char *end = strchrnul(list, ',');
-		const char *a = list, *b = end;
-		int at = 0;
-
-		while (a < b && isspace((unsigned char)*a))
-			a++;
-		while (b > a && isspace((unsigned char)b[-1]))
-			b--;
-		if (a == b)
-			return 0;
-		for (const char *p = a; p < b; p++) {
-			if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("<>\"()[]\\;:", *p))
-				return 0;
-			at += *p == '@';
-		}
-		if (at != 1 || *a == '@' || b[-1] == '@')
-			return 0;
-		n++;
-		list = *end ? end + 1 : end;
-	}
-	return n > 0;
-}
-
-static int has_prefix(const char *s, const char *prefix)
-{
-	return !strncasecmp(s, prefix, strlen(prefix));
-}
-
-static void set_optional(char **field, const char *val)
-{
-	free(*field);
-	*field = *val ? xstrdup(val) : NULL;
-}
-
 static int parse_config(struct lab *lab)
 {
-	char *text = NULL, *line, *save = NULL;
-	int lineno = 0, ret = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
 
-	lab->libvirt_uri = xstrdup("qemu:///system");
-	lab->accel = xstrdup("auto");
-	lab->build_jobs = 0;
-	lab->smtp_url = xstrdup("smtp://localhost:25");
-	lab->smtp_tls = xstrdup("try");
-	lab->notify_timeout = 30;
-	if (read_file(lab->config_path, 1 << 20, &text, NULL) < 0)
+	if (read_file(lab->config_path, 1 << 20, &text, &len) < 0)
 		return -1;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *eq, *key, *val, *end;
-
-		lineno++;
-		while (isspace((unsigned char)*line))
-			line++;
-		if (!*line || *line == '#')
-			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
-			ret = error("%s:%d: expected 'key = value'", lab->config_path, lineno);
-			break;
-		}
-		*eq = '\0';
-		key = line;
-		val = eq + 1;
-		for (end = eq; end > key && isspace((unsigned char)end[-1]); end--)
-			end[-1] = '\0';
-		while (isspace((unsigned char)*val))
-			val++;
-		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]); end--)
-			end[-1] = '\0';
-		if (!strcmp(key, "libvirt_uri")) {
-			free(lab->libvirt_uri);
-			lab->libvirt_uri = xstrdup(val);
-		} else if (!strcmp(key, "build_jobs")) {
-			unsigned long v;
-			if (parse_uint(val, 4096, &v) < 0) {
-				ret = error("%s:%d: build_jobs must be a number from 0 to 4096", lab->config_path, lineno);
-				break;
-			}
-			lab->build_jobs = (int)v;
-		} else if (!strcmp(key, "ccache_dir")) {
-			free(lab->ccache_dir);
-	free(lab->artifact_store);
-			lab->ccache_dir = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "artifact_store")) {
-			if (*val && *val != '/') {
-				ret = error("%s:%d: artifact_store must be an absolute path", lab->config_path, lineno);
-				break;
-			}
-			free(lab->artifact_store);
-			lab->artifact_store = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "accel")) {
-			if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg")) {
-				ret = error("%s:%d: accel must be auto, kvm or tcg", lab->config_path, lineno);
-				break;
-			}
-			free(lab->accel);
-			lab->accel = xstrdup(val);
-		} else if (!strcmp(key, "guest_cpus")) {
-			free(lab->guest_cpus);
-			lab->guest_cpus = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "compiler_wrapper")) {
-			free(lab->compiler_wrapper);
-			lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "notify_mail_to")) {
-			if (*val && !valid_mail_list(val)) {
-				ret = error("%s:%d: notify_mail_to must be addresses like a@example.org, "
-					    "separated by commas", lab->config_path, lineno);
-				break;
-			}
-			set_optional(&lab->notify_mail_to, val);
-		} else if (!strcmp(key, "notify_mail_from")) {
-			if (*val && (!valid_mail_list(val) || strchr(val, ','))) {
-				ret = error("%s:%d: notify_mail_from must be one address like klab@example.org",
-					    lab->config_path, lineno);
-				break;
-			}
-			set_optional(&lab->notify_mail_from, val);
-		} else if (!strcmp(key, "smtp_url")) {
-			if (*val && !has_prefix(val, "smtp://") && !has_prefix(val, "smtps://")) {
-				ret = error("%s:%d: smtp_url must start with smtp:// or smtps://", lab->config_path, lineno);
-				break;
-			}
-			set_optional(&lab->smtp_url, val);
-		} else if (!strcmp(key, "smtp_user")) {
-			set_optional(&lab->smtp_user, val);
-		} else if (!strcmp(key, "smtp_password_file")) {
-			set_optional(&lab->smtp_password_file, val);
-		} else if (!strcmp(key, "smtp_tls")) {
-			if (strcmp(val, "none") && strcmp(val, "try") && strcmp(val, "required")) {
-				ret = error("%s:%d: smtp_tls must be none, try or required", lab->config_path, lineno);
-				break;
-			}
-			free(lab->smtp_tls);
-			lab->smtp_tls = xstrdup(val);
-		} else if (!strcmp(key, "notify_webhook")) {
-			if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://")) {
-				ret = error("%s:%d: notify_webhook must start with http:// or https://",
-					    lab->config_path, lineno);
-				break;
-			}
-			set_optional(&lab->notify_webhook, val);
-		} else if (!strcmp(key, "notify_timeout")) {
-			unsigned long v;
-			if (parse_uint(val, 3600, &v) < 0 || v == 0) {
-				ret = error("%s:%d: notify_timeout must be a number of seconds from 1 to 3600",
-					    lab->config_path, lineno);
-				break;
-			}
-			lab->notify_timeout = (int)v;
-		} else {
-			ret = error("%s:%d: unknown key '%s'", lab->config_path, lineno, key);
-			break;
-		}
-	}
+	ret = lab_config_parse(lab, lab->config_path, text, len);
 	free(text);
 	return ret;
+}
+
+/* Below this much free space the database cannot grow its WAL index
+ * (32 KiB) and a page or two: every command would fail with "disk I/O
+ * error", so say why instead. */
+#define LAB_MIN_FREE (64 * 1024)
+
+/* The lab's files others must not read: the database (its -wal and
+ * -shm take its mode), the config (SMTP user, webhook URL) and the logs. */
+#define LAB_DIR_MODE 0700
+#define LAB_FILE_MODE 0600
+
+/* Whether klab can write the lab: 0, or -1 with the reason (read-only
+ * file system, no space left, no permission) and the path, reported
+ * when `report` is set. */
+static int lab_writable(const char *state_dir, const char *db_path, int report)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	struct statvfs vfs;
+
+	if (statvfs(state_dir, &vfs) == 0) {
+		if (vfs.f_flag & ST_RDONLY)
+			return report ? error("the lab '%s' is on a read-only file system "
+					      "(read-only commands such as 'klab bisect list' still work)",
+					      state_dir) : -1;
+		/* btrfs and others report no inode counts at all (f_files 0) */
+		if ((unsigned long long)vfs.f_bavail * vfs.f_frsize < LAB_MIN_FREE ||
+		    (vfs.f_files && vfs.f_favail == 0))
+			return report ? error("no space left on device for the lab '%s' (%llu KiB free): "
+					      "free some (klab gc) and run the command again", state_dir,
+					      (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024) : -1;
+	}
+	if (access(state_dir, W_OK) != 0)
+		return report ? error("cannot write to the lab '%s': %s", state_dir, strerror(errno)) : -1;
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		char *p = xstrfmt("%s%s", db_path, suffixes[i]);
+		int bad = access(p, F_OK) == 0 && access(p, R_OK | W_OK) != 0;
+
+		if (bad && report)
+			error("cannot write to the lab's database '%s': %s", p, strerror(errno));
+		free(p);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+/* Owner only, if it is not already: a lab made before klab did this, or
+ * a directory the user made for it. */
+static int make_private(const char *path, unsigned mode)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || (st.st_mode & 07777) == mode)
+		return 0;
+	if (chmod(path, mode) < 0)
+		return error("cannot make '%s' private: %s", path, strerror(errno));
+	printf("made '%s' private (mode %04o, was %04o)\n", path, mode, st.st_mode & 07777);
+	return 0;
 }
 
 int lab_init(const char *state_dir, int *created)
 {
 	static const char *const subdirs[] = { "logs", "worktrees", "locks", "artifacts", "builds", "trees" };
+	static const char *const privates[] = { "klab.db", "klab.db-wal", "klab.db-shm", "klab.conf" };
 	char *cfg = xstrfmt("%s/klab.conf", state_dir);
 	char *dbp = xstrfmt("%s/klab.db", state_dir);
 	sqlite3 *db = NULL;
 	struct stat st;
 	int ret = -1;
+	/* what init creates is the owner's alone (SQLite gives -wal and -shm
+	 * the database's mode, whatever the umask of later commands) */
+	mode_t old_umask = umask(077);
 
 	*created = stat(dbp, &st) != 0;
-	if (mkdir_p(state_dir, 0755) < 0)
+	if (mkdir_p(state_dir, LAB_DIR_MODE) < 0 || make_private(state_dir, LAB_DIR_MODE) < 0)
+		goto cleanup;
+	if (lab_writable(state_dir, dbp, 1) < 0)
 		goto cleanup;
 	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		char *d = xstrfmt("%s/%s", state_dir, subdirs[i]);
-		int rc = mkdir_p(d, 0755);
+		int rc = mkdir_p(d, LAB_DIR_MODE);
 		free(d);
 		if (rc < 0)
 			goto cleanup;
 	}
 	if (stat(cfg, &st) != 0 && write_file_atomic(cfg, default_config, strlen(default_config)) < 0)
 		goto cleanup;
+	for (size_t i = 0; i < ARRAY_SIZE(privates); i++) {
+		char *f = xstrfmt("%s/%s", state_dir, privates[i]);
+		int rc = make_private(f, LAB_FILE_MODE);
+		free(f);
+		if (rc < 0)
+			goto cleanup;
+	}
 	if (db_open(&db, dbp, 1) < 0)
 		goto cleanup;
 	ret = 0;
 cleanup:
+	umask(old_umask);
 	db_close(db);
 	free(cfg);
 	free(dbp);
 	return ret;
 }
 
-int lab_open(struct lab *lab, const char *state_dir)
+static int lab_open_as(struct lab *lab, const char *state_dir, int writer)
 {
 	struct stat st;
 
@@ -290,8 +212,11 @@ int lab_open(struct lab *lab, const char *state_dir)
 	if (stat(lab->db_path, &st) != 0) {
 		/* a lab that lost its database is not a new lab: 'klab init'
 		 * would hand out its bisections' numbers and logs again */
+		int e = errno;
 		char *logs = xstrfmt("%s/logs", state_dir);
-		if (!stat(lab->config_path, &st) || !stat(logs, &st))
+		if (e != ENOENT)
+			error("cannot read the lab's database '%s': %s", lab->db_path, strerror(e));
+		else if (!stat(lab->config_path, &st) || !stat(logs, &st))
 			error("database '%s' is missing from an existing lab: restore it or remove the lab",
 			      lab->db_path);
 		else
@@ -301,6 +226,20 @@ int lab_open(struct lab *lab, const char *state_dir)
 	}
 	if (parse_config(lab) < 0)
 		goto fail;
+	if (stat(state_dir, &st) == 0 && (st.st_mode & 077))
+		warning("the lab '%s' is open to other users (mode %04o); its database and logs may hold "
+			"credentials: 'klab init' makes it private", state_dir, st.st_mode & 07777);
+	if (lab_writable(state_dir, lab->db_path, writer) < 0) {
+		if (writer)
+			goto fail;
+		if (access(lab->db_path, R_OK) != 0) {
+			error("cannot read the lab's database '%s': %s", lab->db_path, strerror(errno));
+			goto fail;
+		}
+		if (db_open_ro(&lab->db, lab->db_path) < 0)
+			goto fail;
+		return 0;
+	}
 	if (db_open(&lab->db, lab->db_path, 0) < 0)
 		goto fail;
 	return 0;
@@ -309,32 +248,34 @@ fail:
 	return -1;
 }
 
+int lab_open(struct lab *lab, const char *state_dir)
+{
+	return lab_open_as(lab, state_dir, 1);
+}
+
+int lab_open_read(struct lab *lab, const char *state_dir)
+{
+	return lab_open_as(lab, state_dir, 0);
+}
+
 void lab_close(struct lab *lab)
 {
 	db_close(lab->db);
 	free(lab->state_dir);
 	free(lab->db_path);
 	free(lab->config_path);
-	free(lab->libvirt_uri);
-	free(lab->ccache_dir);
-	free(lab->compiler_wrapper);
-	free(lab->accel);
-	free(lab->guest_cpus);
-	free(lab->notify_mail_to);
-	free(lab->notify_mail_from);
-	free(lab->smtp_url);
-	free(lab->smtp_user);
-	free(lab->smtp_password_file);
-	free(lab->smtp_tls);
-	free(lab->notify_webhook);
+	lab_config_release(lab);
 	memset(lab, 0, sizeof(*lab));
 }
 
 int lab_try_lock(const struct lab *lab, const char *name)
 {
 	char *path = xstrfmt("%s/locks/%s.lock", lab->state_dir, name);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, LAB_FILE_MODE);
 
+	/* a read-only lab: an existing lock file still tells whether it is held */
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	free(path);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
@@ -349,9 +290,9 @@ int lab_lock(const struct lab *lab, const char *name)
 	char *path = xstrfmt("%s/%s.lock", dir, name);
 	int fd = -1;
 
-	if (mkdir_p(dir, 0755) < 0)
+	if (mkdir_p(dir, LAB_DIR_MODE) < 0)
 		goto cleanup;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, LAB_FILE_MODE);
 	if (fd < 0) {
 		error("cannot open lock '%s': %s", path, strerror(errno));
 		goto cleanup;

@@ -4,6 +4,7 @@
 #define KLAB_LAB_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 
 struct lab {
 	char *state_dir;
@@ -33,12 +34,25 @@ struct lab {
  * $XDG_STATE_HOME/klab, else ~/.local/state/klab.  Caller frees. */
 char *lab_default_state_dir(const char *override);
 
-/* Create the lab (idempotent): directory, config, database. */
+/* Create the lab (idempotent): directory, config, database, all the
+ * owner's only (0700, files 0600); an existing lab's directory, database
+ * and config are made so, with a line saying it. */
 int lab_init(const char *state_dir, int *created);
 /* Open an existing lab; a missing one gets a message saying how to
  * create it. */
 int lab_open(struct lab *lab, const char *state_dir);
+/* The same for a command that only reads: on a lab klab cannot write
+ * (read-only file system, full, no permission) the database is opened
+ * read-only instead of refusing. */
+int lab_open_read(struct lab *lab, const char *state_dir);
 void lab_close(struct lab *lab);
+
+/* Set the config fields of lab to their defaults, then to the values of
+ * a klab.conf text (len bytes, not NUL-terminated); name is used in
+ * messages ("name:line: ...").  -1 after error() on the first bad line;
+ * the fields set so far are kept, lab_config_release frees them. */
+int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t len);
+void lab_config_release(struct lab *lab);
 
 /* <state>/<sub...> (caller frees). */
 char *lab_path(const struct lab *lab, const char *sub);

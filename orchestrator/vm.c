@@ -762,7 +762,7 @@ int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_ru
 	b.r = r;
 	b.o = o;
 	strbuf_init(&b.tail, 0);
-	b.console_fd = open(o->console_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	b.console_fd = open(o->console_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (b.console_fd < 0)
 		return error("cannot write '%s': %s", o->console_path, strerror(errno));
 

@@ -27,14 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobconf.h"
+
 #define AGENT_VERSION		1
 #define RESULT_PORT_NAME	"org.klab.results"
 #define JOB_CONF		"/klab/job.conf"
 
 #define RECORD_MAX		4096	/* bytes per record, newline included */
 #define OUT_CHUNK		4000	/* benchmark output per "out" record */
-#define CONF_MAX		(64 * 1024)
-#define CONF_LINE_MAX		4096	/* newline included */
 #define PROC_FILE_MAX		(64 * 1024)
 
 /* Every wait below has one of these bounds: the host destroys a stuck
@@ -48,25 +48,6 @@
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
 extern char **environ;
-
-struct setting {
-	char *path;
-	const char *value;	/* points into the conf buffer */
-};
-
-struct job_conf {
-	char *buf;		/* the file, NUL-terminated lines; the rest point into it */
-	const char *name;
-	struct setting *settings;
-	size_t nr_settings;
-	int drop_caches;	/* -1 = not given */
-	unsigned timeout_s;
-	unsigned monitor_s;
-	char **argv;		/* NULL-terminated */
-	size_t argc;
-	char **env;		/* extra NAME=value, not terminated */
-	size_t nr_env;
-};
 
 struct run {
 	pid_t pid;
@@ -449,129 +430,10 @@ static int open_result_channel(void)
 	return con_fd;
 }
 
-/* ---- job.conf --------------------------------------------------------- */
-
-/* Digits only, at most max: the host wrote it, but check anyway. */
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int has_dotdot(const char *path)
-{
-	const char *p;
-
-	for (p = path; (p = strstr(p, "..")); p += 2)
-		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
-			return 1;
-	return 0;
-}
-
-/* Split "key value..." at the first space; both must be non-empty. */
-static int split_pair(char *s, char **value)
-{
-	char *sp;
-
-	if (!s || !(sp = strchr(s, ' ')) || sp == s || !sp[1])
-		return -1;
-	*sp = '\0';
-	*value = sp + 1;
-	return 0;
-}
-
-/* Takes path (NULL: the allocation that made it failed). */
-static int add_setting(struct job_conf *jc, char *path, const char *value)
-{
-	if (!path)
-		return fail("out of memory");
-	jc->settings[jc->nr_settings].path = path;
-	jc->settings[jc->nr_settings].value = value;
-	jc->nr_settings++;
-	return 0;
-}
-
-static char *sysctl_path(const char *key)
-{
-	char *path, *p;
-
-	if (asprintf(&path, "/proc/sys/%s", key) < 0)
-		return NULL;
-	/* "vm.swappiness" → vm/swappiness; a key with '/' is a path already
-	 * (and may contain dots, like an interface name) */
-	if (!strchr(key, '/'))
-		for (p = path + strlen("/proc/sys/"); *p; p++)
-			if (*p == '.')
-				*p = '/';
-	return path;
-}
-
-static int parse_line(struct job_conf *jc, char *line, int lineno)
-{
-	char *key = line, *value = NULL, *arg, *sp;
-	unsigned v;
-
-	sp = strchr(line, ' ');
-	if (sp) {
-		*sp = '\0';
-		value = sp + 1;
-	}
-
-	if (!strcmp(key, "version")) {
-		if (parse_uint(value, UINT_MAX, &v) < 0 || v != 1)
-			return fail("job.conf:%d: unsupported version '%s'", lineno, value ? value : "");
-	} else if (!strcmp(key, "name")) {
-		jc->name = value ? value : "";
-	} else if (!strcmp(key, "sysctl")) {
-		if (split_pair(value, &arg) < 0 || value[0] == '/' || has_dotdot(value))
-			return fail("job.conf:%d: expected 'sysctl <key> <value>'", lineno);
-		return add_setting(jc, sysctl_path(value), arg);
-	} else if (!strcmp(key, "sysfs")) {
-		if (split_pair(value, &arg) < 0 || strncmp(value, "/sys/", 5) || has_dotdot(value))
-			return fail("job.conf:%d: expected 'sysfs </sys/path> <value>'", lineno);
-		return add_setting(jc, strdup(value), arg);
-	} else if (!strcmp(key, "aslr")) {
-		if (parse_uint(value, 2, &v) < 0)
-			return fail("job.conf:%d: aslr must be 0, 1 or 2", lineno);
-		return add_setting(jc, strdup("/proc/sys/kernel/randomize_va_space"), value);
-	} else if (!strcmp(key, "drop_caches")) {
-		if (parse_uint(value, 3, &v) < 0)
-			return fail("job.conf:%d: drop_caches must be 0 to 3", lineno);
-		jc->drop_caches = (int)v;
-	} else if (!strcmp(key, "timeout")) {
-		if (parse_uint(value, 30 * 86400, &jc->timeout_s) < 0)
-			return fail("job.conf:%d: bad timeout '%s'", lineno, value ? value : "");
-	} else if (!strcmp(key, "monitor_interval")) {
-		if (parse_uint(value, 86400, &jc->monitor_s) < 0)
-			return fail("job.conf:%d: bad monitor_interval '%s'", lineno, value ? value : "");
-	} else if (!strcmp(key, "argv")) {
-		if (!value)
-			return fail("job.conf:%d: argv without a value", lineno);
-		jc->argv[jc->argc++] = value;
-	} else if (!strcmp(key, "env")) {
-		if (!value || !strchr(value, '=') || value[0] == '=')
-			return fail("job.conf:%d: expected 'env NAME=value'", lineno);
-		jc->env[jc->nr_env++] = value;
-	} else {
-		warn("job.conf:%d: unknown key '%s' ignored", lineno, key);
-	}
-	return 0;
-}
+/* ---- job.conf (parsed by jobconf.c) ----------------------------------- */
 
 static int read_conf(struct job_conf *jc, const char *path)
 {
-	size_t nr_lines = 1, len;
-	char *line, *end;
-	int lineno = 0;
 	ssize_t n;
 
 	jc->buf = malloc(CONF_MAX + 2);
@@ -581,49 +443,30 @@ static int read_conf(struct job_conf *jc, const char *path)
 	n = read_file(path, jc->buf, CONF_MAX + 2);
 	if (n < 0)
 		return fail("cannot read %s: %s", path, strerror(errno));
-	len = (size_t)n;
-	if (len > CONF_MAX)
-		return fail("%s is larger than %d bytes", path, CONF_MAX);
-	if (memchr(jc->buf, '\0', len))
-		return fail("%s contains a NUL byte", path);
-
-	/* Each line holds at most one of everything: size the arrays once. */
-	for (line = jc->buf; (line = memchr(line, '\n', len - (size_t)(line - jc->buf))); line++)
-		nr_lines++;
-	jc->settings = calloc(nr_lines, sizeof(*jc->settings));
-	jc->argv = calloc(nr_lines + 1, sizeof(*jc->argv));
-	jc->env = calloc(nr_lines, sizeof(*jc->env));
-	if (!jc->settings || !jc->argv || !jc->env)
-		return fail("out of memory");
-
-	end = jc->buf + len;
-	for (line = jc->buf; line < end; ) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		size_t line_len = nl ? (size_t)(nl - line) : (size_t)(end - line);
-
-		lineno++;
-		if (line_len > CONF_LINE_MAX - 1)
-			return fail("job.conf:%d: line longer than %d bytes", lineno, CONF_LINE_MAX);
-		line[line_len] = '\0';
-		if (line[0] && line[0] != '#' && parse_line(jc, line, lineno) < 0)
-			return -1;
-		line += line_len + 1;
-	}
-	if (!jc->argc)
-		return fail("job.conf: no argv, nothing to run");
-	return 0;
+	return jobconf_parse(jc, path, (size_t)n);
 }
 
-static void conf_release(struct job_conf *jc)
+/* jobconf.c's voice is the agent's: records and console lines. */
+void jobconf_warn(const char *fmt, ...)
 {
-	size_t i;
+	char buf[RECORD_MAX - 16];
+	va_list ap;
 
-	for (i = 0; i < jc->nr_settings; i++)
-		free(jc->settings[i].path);
-	free(jc->settings);
-	free(jc->argv);
-	free(jc->env);
-	free(jc->buf);
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warn("%s", buf);
+}
+
+int jobconf_fail(const char *fmt, ...)
+{
+	char buf[RECORD_MAX - 16];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return fail("%s", buf);
 }
 
 /* ---- settings and the environment ------------------------------------- */
@@ -1272,7 +1115,7 @@ int main(int argc, char **argv)
 	record("done %d", agent_ok);
 	flush_results();
 	logmsg("done%s", agent_ok ? "" : " (with errors)");
-	conf_release(&jc);
+	jobconf_release(&jc);
 	if (rec_fd >= 0 && rec_fd != con_fd)
 		close(rec_fd);
 	if (is_init)

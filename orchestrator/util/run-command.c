@@ -159,7 +159,7 @@ int run_command(const struct run_opts *o, struct run_result *r)
 
 	memset(r, 0, sizeof(*r));
 	if (o->output_path) {
-		out_fd = open(o->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		out_fd = open(o->output_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 		if (out_fd < 0)
 			return error("cannot open log '%s': %s", o->output_path, strerror(errno));
 	}

@@ -18,7 +18,7 @@ struct run_opts {
 	const char *const *argv;	/* argv[0] is looked up in $PATH */
 	const char *dir;		/* working directory, or NULL */
 	const char *const *env;		/* extra "NAME=value" entries, NULL-terminated, or NULL */
-	const char *output_path;	/* stdout+stderr appended here, or NULL to inherit */
+	const char *output_path;	/* stdout+stderr appended here (created 0600: logs may hold secrets), or NULL to inherit */
 	int64_t timeout_ms;		/* 0: none */
 	/* Called with each output line (without the newline, bounded to
 	 * 4 KiB) as it arrives; output still goes to output_path. */

@@ -524,6 +524,30 @@ static void test_lab__bad_config_line_is_an_error(void **state)
 	free(dir);
 }
 
+static void test_lab__config_error_line_counts_blank_lines(void **state)
+{
+	static const char text[] = "accel = auto\n\n\n\nbogus_key = 1\n";
+	struct lab lab;
+
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", text, strlen(text)), -1);
+	assert_non_null(strstr(error_last(), "c:5: unknown key 'bogus_key'"));
+	lab_config_release(&lab);
+	/* the last line without a newline, spaces-only lines counted */
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "  \n\t\naccel = fast", 17), -1);
+	assert_non_null(strstr(error_last(), "c:3: accel must be"));
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "accel = tcg\0x = y\n", 18), -1);
+	assert_non_null(strstr(error_last(), "NUL byte"));
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "accel = tcg\n\n", 13), 0);
+	assert_string_equal(lab.accel, "tcg");
+	lab_config_release(&lab);
+}
+
 static void test_lab__default_state_dir_order(void **state)
 {
 	char *d;
@@ -568,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_lab__open_without_init_says_how),
 		cmocka_unit_test(test_lab__lost_database_is_not_re_created),
 		cmocka_unit_test(test_lab__bad_config_line_is_an_error),
+		cmocka_unit_test(test_lab__config_error_line_counts_blank_lines),
 		cmocka_unit_test(test_lab__default_state_dir_order),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

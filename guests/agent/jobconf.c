@@ -1,0 +1,178 @@
+/* The agent's reader of /klab/job.conf (docs/guest-protocol.md): lines of
+ * "key value" into struct job_conf.  Apart from agent.c so that a fuzzer
+ * can link it; it does no I/O of its own. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobconf.h"
+
+/* Digits only, at most max: the host wrote it, but check anyway. */
+static int parse_uint(const char *s, unsigned max, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int has_dotdot(const char *path)
+{
+	const char *p;
+
+	for (p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Split "key value..." at the first space; both must be non-empty. */
+static int split_pair(char *s, char **value)
+{
+	char *sp;
+
+	if (!s || !(sp = strchr(s, ' ')) || sp == s || !sp[1])
+		return -1;
+	*sp = '\0';
+	*value = sp + 1;
+	return 0;
+}
+
+/* Takes path (NULL: the allocation that made it failed). */
+static int add_setting(struct job_conf *jc, char *path, const char *value)
+{
+	if (!path)
+		return jobconf_fail("out of memory");
+	jc->settings[jc->nr_settings].path = path;
+	jc->settings[jc->nr_settings].value = value;
+	jc->nr_settings++;
+	return 0;
+}
+
+static char *sysctl_path(const char *key)
+{
+	char *path, *p;
+
+	if (asprintf(&path, "/proc/sys/%s", key) < 0)
+		return NULL;
+	/* "vm.swappiness" → vm/swappiness; a key with '/' is a path already
+	 * (and may contain dots, like an interface name) */
+	if (!strchr(key, '/'))
+		for (p = path + strlen("/proc/sys/"); *p; p++)
+			if (*p == '.')
+				*p = '/';
+	return path;
+}
+
+static int parse_line(struct job_conf *jc, char *line, int lineno)
+{
+	char *key = line, *value = NULL, *arg, *sp;
+	unsigned v;
+
+	sp = strchr(line, ' ');
+	if (sp) {
+		*sp = '\0';
+		value = sp + 1;
+	}
+
+	if (!strcmp(key, "version")) {
+		if (parse_uint(value, UINT_MAX, &v) < 0 || v != 1)
+			return jobconf_fail("job.conf:%d: unsupported version '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "name")) {
+		jc->name = value ? value : "";
+	} else if (!strcmp(key, "sysctl")) {
+		if (split_pair(value, &arg) < 0 || value[0] == '/' || has_dotdot(value))
+			return jobconf_fail("job.conf:%d: expected 'sysctl <key> <value>'", lineno);
+		return add_setting(jc, sysctl_path(value), arg);
+	} else if (!strcmp(key, "sysfs")) {
+		if (split_pair(value, &arg) < 0 || strncmp(value, "/sys/", 5) || has_dotdot(value))
+			return jobconf_fail("job.conf:%d: expected 'sysfs </sys/path> <value>'", lineno);
+		return add_setting(jc, strdup(value), arg);
+	} else if (!strcmp(key, "aslr")) {
+		if (parse_uint(value, 2, &v) < 0)
+			return jobconf_fail("job.conf:%d: aslr must be 0, 1 or 2", lineno);
+		return add_setting(jc, strdup("/proc/sys/kernel/randomize_va_space"), value);
+	} else if (!strcmp(key, "drop_caches")) {
+		if (parse_uint(value, 3, &v) < 0)
+			return jobconf_fail("job.conf:%d: drop_caches must be 0 to 3", lineno);
+		jc->drop_caches = (int)v;
+	} else if (!strcmp(key, "timeout")) {
+		if (parse_uint(value, 30 * 86400, &jc->timeout_s) < 0)
+			return jobconf_fail("job.conf:%d: bad timeout '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "monitor_interval")) {
+		if (parse_uint(value, 86400, &jc->monitor_s) < 0)
+			return jobconf_fail("job.conf:%d: bad monitor_interval '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "argv")) {
+		if (!value)
+			return jobconf_fail("job.conf:%d: argv without a value", lineno);
+		jc->argv[jc->argc++] = value;
+	} else if (!strcmp(key, "env")) {
+		if (!value || !strchr(value, '=') || value[0] == '=')
+			return jobconf_fail("job.conf:%d: expected 'env NAME=value'", lineno);
+		jc->env[jc->nr_env++] = value;
+	} else {
+		jobconf_warn("job.conf:%d: unknown key '%s' ignored", lineno, key);
+	}
+	return 0;
+}
+
+int jobconf_parse(struct job_conf *jc, const char *path, size_t len)
+{
+	size_t nr_lines = 1;
+	char *line, *end;
+	int lineno = 0;
+
+	if (len > CONF_MAX)
+		return jobconf_fail("%s is larger than %d bytes", path, CONF_MAX);
+	if (memchr(jc->buf, '\0', len))
+		return jobconf_fail("%s contains a NUL byte", path);
+
+	/* Each line holds at most one of everything: size the arrays once. */
+	for (line = jc->buf; (line = memchr(line, '\n', len - (size_t)(line - jc->buf))); line++)
+		nr_lines++;
+	jc->settings = calloc(nr_lines, sizeof(*jc->settings));
+	jc->argv = calloc(nr_lines + 1, sizeof(*jc->argv));
+	jc->env = calloc(nr_lines, sizeof(*jc->env));
+	if (!jc->settings || !jc->argv || !jc->env)
+		return jobconf_fail("out of memory");
+
+	end = jc->buf + len;
+	for (line = jc->buf; line < end; ) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t line_len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+
+		lineno++;
+		if (line_len > CONF_LINE_MAX - 1)
+			return jobconf_fail("job.conf:%d: line longer than %d bytes", lineno, CONF_LINE_MAX);
+		line[line_len] = '\0';
+		if (line[0] && line[0] != '#' && parse_line(jc, line, lineno) < 0)
+			return -1;
+		line += line_len + 1;
+	}
+	if (!jc->argc)
+		return jobconf_fail("job.conf: no argv, nothing to run");
+	return 0;
+}
+
+void jobconf_release(struct job_conf *jc)
+{
+	size_t i;
+
+	for (i = 0; i < jc->nr_settings; i++)
+		free(jc->settings[i].path);
+	free(jc->settings);
+	free(jc->argv);
+	free(jc->env);
+	free(jc->buf);
+}

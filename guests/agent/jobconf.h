@@ -1,0 +1,42 @@
+/* The agent's job.conf reader (jobconf.c), shared by the agent and its
+ * fuzzer. */
+#ifndef KLAB_AGENT_JOBCONF_H
+#define KLAB_AGENT_JOBCONF_H
+
+#include <stddef.h>
+
+#define CONF_MAX		(64 * 1024)
+#define CONF_LINE_MAX		4096	/* newline included */
+
+struct setting {
+	char *path;
+	const char *value;	/* points into the conf buffer */
+};
+
+struct job_conf {
+	char *buf;		/* the file, NUL-terminated lines; the rest point into it */
+	const char *name;
+	struct setting *settings;
+	size_t nr_settings;
+	int drop_caches;	/* -1 = not given */
+	unsigned timeout_s;
+	unsigned monitor_s;
+	char **argv;		/* NULL-terminated */
+	size_t argc;
+	char **env;		/* extra NAME=value, not terminated */
+	size_t nr_env;
+};
+
+/* Parse the len bytes at jc->buf (which holds at least len + 1 bytes,
+ * and is freed by jobconf_release; path only names it in messages).
+ * The lines are NUL-terminated in place and the results point into it.
+ * -1 after jobconf_fail(); unknown keys are jobconf_warn()ed. */
+int jobconf_parse(struct job_conf *jc, const char *path, size_t len);
+void jobconf_release(struct job_conf *jc);
+
+/* Provided by the program that links jobconf.c: a warning (the run goes
+ * on) and an error (returns -1). */
+void jobconf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int jobconf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

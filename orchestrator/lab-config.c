@@ -1,0 +1,198 @@
+/* klab.conf: 'key = value' lines into the config fields of struct lab.
+ * Apart from the file reading (lab.c) so that it can be fuzzed alone. */
+#include "lab.h"
+#include "util/util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* "a@x, b@y": addresses klab puts in SMTP commands and headers, so no
+ * spaces, controls, quotes or brackets inside one. */
+static int valid_mail_list(const char *list)
+{
+	int n = 0;
+
+	while (*list) {
+		const char *end = strchrnul(list, ',');
+		const char *a = list, *b = end;
+		int at = 0;
+
+		while (a < b && isspace((unsigned char)*a))
+			a++;
+		while (b > a && isspace((unsigned char)b[-1]))
+			b--;
+		if (a == b)
+			return 0;
+		for (const char *p = a; p < b; p++) {
+			if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("<>\"()[]\\;:", *p))
+				return 0;
+			at += *p == '@';
+		}
+		if (at != 1 || *a == '@' || b[-1] == '@')
+			return 0;
+		n++;
+		list = *end ? end + 1 : end;
+	}
+	return n > 0;
+}
+
+static int has_prefix(const char *s, const char *prefix)
+{
+	return !strncasecmp(s, prefix, strlen(prefix));
+}
+
+static void set_optional(char **field, const char *val)
+{
+	free(*field);
+	*field = *val ? xstrdup(val) : NULL;
+}
+
+int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t len)
+{
+	char *copy, *line, *next;
+	int lineno = 0, ret = 0;
+
+	lab->libvirt_uri = xstrdup("qemu:///system");
+	lab->accel = xstrdup("auto");
+	lab->build_jobs = 0;
+	lab->smtp_url = xstrdup("smtp://localhost:25");
+	lab->smtp_tls = xstrdup("try");
+	lab->notify_timeout = 30;
+	if (memchr(text, '\0', len))
+		return error("%s: contains a NUL byte (not a text file)", name);
+	copy = xstrndup(text, len);
+	/* line by line, blank ones counted: messages say file:line */
+	for (line = copy; *line; line = next) {
+		char *eq, *key, *val, *end;
+
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		lineno++;
+		while (isspace((unsigned char)*line))
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			ret = error("%s:%d: expected 'key = value'", name, lineno);
+			break;
+		}
+		*eq = '\0';
+		key = line;
+		val = eq + 1;
+		for (end = eq; end > key && isspace((unsigned char)end[-1]); end--)
+			end[-1] = '\0';
+		while (isspace((unsigned char)*val))
+			val++;
+		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]); end--)
+			end[-1] = '\0';
+		if (!strcmp(key, "libvirt_uri")) {
+			free(lab->libvirt_uri);
+			lab->libvirt_uri = xstrdup(val);
+		} else if (!strcmp(key, "build_jobs")) {
+			unsigned long v;
+			if (parse_uint(val, 4096, &v) < 0) {
+				ret = error("%s:%d: build_jobs must be a number from 0 to 4096", name, lineno);
+				break;
+			}
+			lab->build_jobs = (int)v;
+		} else if (!strcmp(key, "ccache_dir")) {
+			free(lab->ccache_dir);
+			lab->ccache_dir = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "artifact_store")) {
+			if (*val && *val != '/') {
+				ret = error("%s:%d: artifact_store must be an absolute path", name, lineno);
+				break;
+			}
+			free(lab->artifact_store);
+			lab->artifact_store = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "accel")) {
+			if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg")) {
+				ret = error("%s:%d: accel must be auto, kvm or tcg", name, lineno);
+				break;
+			}
+			free(lab->accel);
+			lab->accel = xstrdup(val);
+		} else if (!strcmp(key, "guest_cpus")) {
+			free(lab->guest_cpus);
+			lab->guest_cpus = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "compiler_wrapper")) {
+			free(lab->compiler_wrapper);
+			lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
+		} else if (!strcmp(key, "notify_mail_to")) {
+			if (*val && !valid_mail_list(val)) {
+				ret = error("%s:%d: notify_mail_to must be addresses like a@example.org, "
+					    "separated by commas", name, lineno);
+				break;
+			}
+			set_optional(&lab->notify_mail_to, val);
+		} else if (!strcmp(key, "notify_mail_from")) {
+			if (*val && (!valid_mail_list(val) || strchr(val, ','))) {
+				ret = error("%s:%d: notify_mail_from must be one address like klab@example.org",
+					    name, lineno);
+				break;
+			}
+			set_optional(&lab->notify_mail_from, val);
+		} else if (!strcmp(key, "smtp_url")) {
+			if (*val && !has_prefix(val, "smtp://") && !has_prefix(val, "smtps://")) {
+				ret = error("%s:%d: smtp_url must start with smtp:// or smtps://", name, lineno);
+				break;
+			}
+			set_optional(&lab->smtp_url, val);
+		} else if (!strcmp(key, "smtp_user")) {
+			set_optional(&lab->smtp_user, val);
+		} else if (!strcmp(key, "smtp_password_file")) {
+			set_optional(&lab->smtp_password_file, val);
+		} else if (!strcmp(key, "smtp_tls")) {
+			if (strcmp(val, "none") && strcmp(val, "try") && strcmp(val, "required")) {
+				ret = error("%s:%d: smtp_tls must be none, try or required", name, lineno);
+				break;
+			}
+			free(lab->smtp_tls);
+			lab->smtp_tls = xstrdup(val);
+		} else if (!strcmp(key, "notify_webhook")) {
+			if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://")) {
+				ret = error("%s:%d: notify_webhook must start with http:// or https://",
+					    name, lineno);
+				break;
+			}
+			set_optional(&lab->notify_webhook, val);
+		} else if (!strcmp(key, "notify_timeout")) {
+			unsigned long v;
+			if (parse_uint(val, 3600, &v) < 0 || v == 0) {
+				ret = error("%s:%d: notify_timeout must be a number of seconds from 1 to 3600",
+					    name, lineno);
+				break;
+			}
+			lab->notify_timeout = (int)v;
+		} else {
+			ret = error("%s:%d: unknown key '%s'", name, lineno, key);
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+void lab_config_release(struct lab *lab)
+{
+	free(lab->libvirt_uri);
+	free(lab->ccache_dir);
+	free(lab->artifact_store);
+	free(lab->compiler_wrapper);
+	free(lab->accel);
+	free(lab->guest_cpus);
+	free(lab->notify_mail_to);
+	free(lab->notify_mail_from);
+	free(lab->smtp_url);
+	free(lab->smtp_user);
+	free(lab->smtp_password_file);
+	free(lab->smtp_tls);
+	free(lab->notify_webhook);
+	lab->libvirt_uri = lab->ccache_dir = lab->compiler_wrapper = lab->accel = lab->guest_cpus = NULL;
+	lab->notify_mail_to = lab->notify_mail_from = lab->smtp_url = lab->smtp_user = NULL;
+	lab->smtp_password_file = lab->smtp_tls = lab->notify_webhook = lab->artifact_store = NULL;
+}
