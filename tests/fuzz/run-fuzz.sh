@@ -70,15 +70,16 @@ else
 	config="-D_GNU_SOURCE"
 fi
 # the suites' parsers live with the rest of each suite (suite-*.c), whose
-# job.conf half needs job.c and so libyaml and libgit2
+# job.conf half needs job.c and so libyaml and libgit2; the agent's monitor
+# parsers (guests/agent/procmon.c) are pure
 o=$src/orchestrator
 libs=$(pkg-config --cflags --libs yaml-0.1 libgit2) ||
 	{ echo "run-fuzz: FAIL: pkg-config knows no yaml-0.1 or libgit2" >&2; exit 1; }
 echo "run-fuzz: building $bin with $cc"
 # shellcheck disable=SC2086
 if ! "$cc" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-Wall -Wextra -Wno-unused-parameter $config -I"$o" \
-	"$src/tests/fuzz/fuzz-resultproto.c" "$o/resultproto.c" "$o/suite.c" "$o"/suite-*.c "$o/job.c" \
+	-Wall -Wextra -Wno-unused-parameter $config -I"$o" -I"$src/guests/agent" \
+	"$src/tests/fuzz/fuzz-resultproto.c" "$src/guests/agent/procmon.c" "$o/resultproto.c" "$o/suite.c" "$o"/suite-*.c "$o/job.c" \
 	"$o/monitor.c" "$o"/monitor-*.c "$o/util/util.c" "$o/util/strbuf.c" $libs -lm -o "$bin"; then
 	echo "run-fuzz: FAIL: the harness does not build" >&2
 	exit 1
@@ -100,7 +101,7 @@ fail() {
 }
 
 # ---- the seed corpus and the test data, each file once ---------------------
-set -- "$src"/tests/fuzz/corpus/* "$src"/tests/data/results/*.out
+set -- "$src"/tests/fuzz/corpus/* "$src"/tests/data/results/*.out "$src"/tests/data/monitors/*
 [ -e "$1" ] || fail "no seed corpus in $src/tests/fuzz/corpus"
 echo "run-fuzz: running $# seed and data files through the harness"
 # shellcheck disable=SC2086
