@@ -79,9 +79,13 @@ int compare_stat_changed(const struct compare_stat *s, struct compare_row *row)
 		*row = r;
 	if (!(r.gap > 0) || !isfinite(r.mean_a) || !isfinite(r.mean_b))
 		return 0;
-	/* LKP's gap rule: with enough runs to see a spread, ranges that
-	 * only just miss each other are still noise */
-	if (s->na >= COMPARE_GAP_MIN_RUNS && s->nb >= COMPARE_GAP_MIN_RUNS && r.gap <= fmax(sd_a, sd_b))
+	/* LKP (lib/changed_stat.rb): whole counts apart by one are noise */
+	if (r.gap == 1 && all_integral(s->a, s->na) && all_integral(s->b, s->nb))
+		return 0;
+	/* LKP's gap rule: with enough runs to see a spread, the ranges must
+	 * be apart by more than half the change, else they only just miss */
+	if (s->na >= COMPARE_GAP_MIN_RUNS && s->nb >= COMPARE_GAP_MIN_RUNS &&
+	    r.gap <= fabs(r.mean_b - r.mean_a) / COMPARE_GAP_DISTANCE)
 		return 0;
 	min_change = s->perf ? COMPARE_MIN_CHANGE_PERF : COMPARE_MIN_CHANGE;
 	return fabs(r.change) >= min_change;

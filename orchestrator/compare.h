@@ -30,11 +30,17 @@ struct compare_row {
 #define COMPARE_MIN_CHANGE_PERF 1.0	/* % */
 #define COMPARE_MIN_CHANGE 5.0		/* % */
 /* With at least this many runs on both sides the gap between the ranges
- * must also exceed the larger set's standard deviation. */
+ * must also exceed |mean_b - mean_a| / COMPARE_GAP_DISTANCE (LKP's
+ * gap_distance; LKP takes the median, klab the mean it prints). */
 #define COMPARE_GAP_MIN_RUNS 3
+#define COMPARE_GAP_DISTANCE 2.0
 
-/* The rows of stats[] whose change is real, most significant first (ties:
- * larger |%change|, then name).  *rows is NULL when none; free() it. */
+/* The rows of stats[] whose change is real, most significant first: by
+ * the gap between the ranges over the pooled standard deviation (never
+ * below 0.5 for whole counts), ties by larger |%change|, then name.
+ * Real (LKP's lib/changed_stat.rb and stats.rb): the ranges do not
+ * overlap, whole counts are not apart by just 1, the gap rule above, and
+ * |%change| >= 1% (perf) or 5%.  *rows is NULL when none; free() it. */
 void compare_sets(const struct compare_stat *stats, size_t n, struct compare_row **rows, size_t *nr);
 
 /* 1 when the stat's values in the two sets differ by LKP's rule; *row

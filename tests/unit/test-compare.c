@@ -85,31 +85,36 @@ static void test_compare__changes_under_the_floor_are_dropped(void **state)
 
 static void test_compare__gap_rule_needs_three_runs_each(void **state)
 {
-	/* apart by 2, each set's stddev 10: noise that happened not to overlap */
+	/* apart by 2 for a change of 22: noise that happened not to overlap */
 	static const double a[] = { 80, 90, 100 }, b[] = { 102, 112, 122 };
 	static const double a2[] = { 90, 100 }, b2[] = { 102, 112 };
-	static const double b3[] = { 120, 130, 140 };	/* apart by 20 > 10 */
+	static const double b3[] = { 125, 135, 145 };	/* apart by 25 > 45 / 2 */
+	static const double b4[] = { 120, 130, 140 };	/* apart by 20 = 40 / 2: not more */
 	const struct compare_stat three = STAT("vmstat.pgalloc_normal", a, b, 0);
 	const struct compare_stat two = STAT("vmstat.pgalloc_normal", a2, b2, 0);
 	const struct compare_stat wide = STAT("vmstat.pgalloc_normal", a, b3, 0);
+	const struct compare_stat edge = STAT("vmstat.pgalloc_normal", a, b4, 0);
 
 	(void)state;
 	assert_false(compare_stat_changed(&three, NULL));
 	assert_true(compare_stat_changed(&two, NULL));	/* 2 runs: the ranges alone */
 	assert_true(compare_stat_changed(&wide, NULL));
+	assert_false(compare_stat_changed(&edge, NULL));
 }
 
 static void test_compare__constant_small_counters_do_not_outrank_real_ones(void **state)
 {
-	static const double z[] = { 0, 0, 0 }, one[] = { 1, 1, 1 };
+	static const double z[] = { 0, 0, 0 }, one[] = { 1, 1, 1 }, three[] = { 3, 3, 3 };
+	const struct compare_stat by_one = STAT("vmstat.compact_fail", z, one, 0);
 	const struct compare_stat s[] = {
-		STAT("vmstat.compact_stall", z, one, 0),
+		STAT("vmstat.compact_stall", z, three, 0),
 		STAT("vmstat.thp_fault_alloc", thp_a, thp_b, 0),
 	};
 	struct compare_row *rows;
 	size_t nr;
 
 	(void)state;
+	assert_false(compare_stat_changed(&by_one, NULL));	/* whole counts apart by 1 */
 	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
 	assert_int_equal(nr, 2);
 	assert_string_equal(rows[0].name, "vmstat.thp_fault_alloc");
