@@ -56,14 +56,19 @@ int compare_stat_changed(const struct compare_stat *s, struct compare_row *row)
 	r.na = s->na;
 	r.nb = s->nb;
 	r.change = NAN;
+	/* a side's figures even when the other has no runs (a table row) */
+	if (s->na) {
+		r.mean_a = stats_mean(s->a, s->na);
+		r.cv_a = stats_cv_percent(s->a, s->na);
+	}
+	if (s->nb) {
+		r.mean_b = stats_mean(s->b, s->nb);
+		r.cv_b = stats_cv_percent(s->b, s->nb);
+	}
 	if (row)
 		*row = r;
 	if (!s->na || !s->nb)
 		return 0;
-	r.mean_a = stats_mean(s->a, s->na);
-	r.mean_b = stats_mean(s->b, s->nb);
-	r.cv_a = stats_cv_percent(s->a, s->na);
-	r.cv_b = stats_cv_percent(s->b, s->nb);
 	sd_a = stats_stddev(s->a, s->na);
 	sd_b = stats_stddev(s->b, s->nb);
 	if (r.mean_a != 0)
