@@ -184,33 +184,6 @@ int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, doub
 	return 0;
 }
 
-int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n)
-{
-	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (prepare(db, &st, "SELECT m.name, avg(m.value), count(*) FROM monitor_stats m JOIN runs r ON r.id = m.run_id "
-			     "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
-			     "AND m.source = ?2 AND m.phase = 'delta' GROUP BY m.name ORDER BY m.name") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, step_id);
-	sqlite3_bind_text(st, 2, source, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*out, *n + 1, alloc);
-		(*out)[*n].name = col_strdup(st, 0);
-		(*out)[*n].mean = sqlite3_column_double(st, 1);
-		(*out)[*n].runs = sqlite3_column_int(st, 2);
-		(*n)++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(db, "cannot read monitor values");
-	return 0;
-}
-
 int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -264,13 +237,6 @@ void db_mon_values_free(struct db_mon_values *m, size_t n)
 		free(m[i].name);
 		free(m[i].v);
 	}
-	free(m);
-}
-
-void db_mon_means_free(struct db_mon_mean *m, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(m[i].name);
 	free(m);
 }
 
