@@ -31,7 +31,7 @@ static int all_integral(const double *v, size_t n)
 
 /* The spread the gap is measured in: the pooled standard deviation, but
  * never below what the values can resolve (counters are whole numbers,
- * known to ±0.5), so two constant sets 0 vs 1 do not outrank everything. */
+ * known to ±0.5), so two constant sets 0 vs 3 do not outrank everything. */
 static double spread(const struct compare_stat *s, double sd_a, double sd_b, double scale)
 {
 	double pooled = 0, floor_ = 1e-9 * scale;
