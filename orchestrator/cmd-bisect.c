@@ -13,6 +13,7 @@
 #include "perfbisect.h"
 #include "stats.h"
 #include "verdict.h"
+#include "compare.h"
 #include "job.h"
 #include <math.h>
 #include "util/util.h"
@@ -729,32 +730,44 @@ static void print_kpi_row(const char *label, const char *hex, const double *v, s
 	strbuf_release(&sb);
 }
 
-/* The LKP-style table of /proc/vmstat counters that moved between parent
- * and culprit (mean delta per run). */
-static void print_mon_table(struct runner *r, int64_t parent_step, int64_t culprit_step)
+/* The monitors that moved between parent and culprit, by compare.c's rule
+ * (LKP's: the runs' ranges apart), most significant first: the top rows
+ * of each family, then the table. */
+static void print_mon_table(struct runner *r, int64_t parent_step, int64_t culprit_step, int confirmed)
 {
-	struct db_mon_mean *a = NULL, *b = NULL;
-	size_t na = 0, nb = 0, shown = 0;
+	struct db_mon_values *a = NULL, *b = NULL;
+	struct compare_stat *st = NULL;
+	struct compare_row *rows = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t na = 0, nb = 0, ns = 0, nr = 0, i = 0, j = 0;
 
-	if (db_step_mon_deltas(r->lab->db, parent_step, "vmstat", &a, &na) < 0 ||
-	    db_step_mon_deltas(r->lab->db, culprit_step, "vmstat", &b, &nb) < 0)
+	if (db_step_mon_values(r->lab->db, parent_step, &a, &na) < 0 ||
+	    db_step_mon_values(r->lab->db, culprit_step, &b, &nb) < 0)
 		goto out;
-	printf("  /proc/vmstat per run (parent -> culprit, counters that changed by 10%% or more):\n");
-	for (size_t i = 0; i < na; i++)
-		for (size_t j = 0; j < nb; j++) {
-			double x = a[i].mean, y = b[j].mean;
-			if (strcmp(a[i].name, b[j].name))
-				continue;
-			if ((x == 0 && y == 0) || fabs(y - x) < 0.1 * fmax(fabs(x), fabs(y)) || fmax(fabs(x), fabs(y)) < 10)
-				continue;
-			if (shown++ < 25)
-				printf("    %14.6g %14.6g  %+9.1f%%  %s\n", x, y, x ? 100 * (y - x) / fabs(x) : INFINITY, a[i].name);
-		}
-	if (shown > 25)
-		printf("    ... %zu more (klab bisect show)\n", shown - 25);
+	st = xcalloc(na + 1, sizeof(*st));
+	/* both sorted by name: only the stats both sides have */
+	while (i < na && j < nb) {
+		int d = strcmp(a[i].name, b[j].name);
+		if (!d)
+			st[ns++] = (struct compare_stat){ a[i].name, a[i].v, b[j].v, a[i].n, b[j].n, 0 };
+		i += d <= 0;
+		j += d >= 0;
+	}
+	compare_sets(st, ns, &rows, &nr);
+	printf("  monitors per run (parent -> %s; ranges apart, most significant first): %zu of %zu changed\n",
+	       confirmed ? "culprit" : "suspect", nr, ns);
+	if (nr) {
+		compare_summary(&sb, rows, nr, 3, "    ");
+		strbuf_addch(&sb, '\n');
+		compare_format(&sb, rows, nr, "parent", confirmed ? "culprit" : "suspect", 25, "    ");
+		fputs(sb.buf, stdout);
+	}
 out:
-	db_mon_means_free(a, na);
-	db_mon_means_free(b, nb);
+	strbuf_release(&sb);
+	free(rows);
+	free(st);
+	db_mon_values_free(a, na);
+	db_mon_values_free(b, nb);
 }
 
 /* Commits the bisection had to skip, with why: a panic or a build
@@ -860,7 +873,7 @@ report:
 		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
 	}
 	if (parent.n && cul.n)
-		print_mon_table(r, parent.s.id, cul.s.id);
+		print_mon_table(r, parent.s.id, cul.s.id, *confirmed);
 	print_skipped(r);
 	{
 		struct strbuf rep = STRBUF_INIT;

@@ -454,7 +454,7 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "JOIN boots bo ON bo.step_id = st.id JOIN runs r ON r.boot_id = bo.id "
 			 "JOIN monitor_stats m ON m.run_id = r.id "
 			 "WHERE st.phase = 'confirm' AND r.status = 'ok' "
-			 "AND (m.phase = 'delta' OR (m.source = 'meminfo' AND m.phase = 'after')) "
+			 "AND (m.phase = 'delta' OR (m.source IN ('meminfo', 'numa-meminfo') AND m.phase = 'after')) "
 			 "ORDER BY bo.step_id, 2, r.id",
 		     0, row_stat, &x, "cannot read monitor values") < 0)
 		goto out;

@@ -1,6 +1,7 @@
 /* Guest runs: run sets, boots, runs with their samples and monitor
  * values, and the reads a verdict makes of a step's runs. */
 #include "db-int.h"
+#include "monitor.h"
 #include "util/run-command.h"
 
 #include <errno.h>
@@ -172,36 +173,59 @@ int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, doub
 	return col_doubles(db, st, vals, n, "cannot read a step's samples");
 }
 
-int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n)
+int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
+	size_t alloc = 0, alloc_v = 0;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
-	if (prepare_step_runs(db, &st, "SELECT m.name, avg(m.value), count(*) FROM monitor_stats m "
-				       "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
-				       "WHERE b.step_id = ?1 AND r.status = 'ok' AND m.source = ?2 "
-				       "AND m.phase = 'delta' GROUP BY m.name ORDER BY m.name", step_id, source) < 0)
+	/* a counter's run is its delta, a level's the value after the run */
+	if (prepare(db, &st, "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m "
+			     "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
+			     "WHERE b.step_id = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') "
+			     "ORDER BY m.source, m.name, r.id") < 0)
 		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*out, *n + 1, alloc);
-		(*out)[*n].name = col_strdup(st, 0);
-		(*out)[*n].mean = sqlite3_column_double(st, 1);
-		(*out)[*n].runs = sqlite3_column_int(st, 2);
-		(*n)++;
+		const char *source = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *phase = (const char *)sqlite3_column_text(st, 2);
+		const struct monitor *m = monitor_find(source);
+		struct db_mon_values *last = *n ? &(*out)[*n - 1] : NULL;
+		size_t len;
+
+		if (!m || !name || strcmp(phase, m->counters ? "delta" : "after"))
+			continue;
+		len = strlen(source);
+		if (!last || strncmp(last->name, source, len) || last->name[len] != '.' ||
+		    strcmp(last->name + len + 1, name)) {
+			ALLOC_GROW(*out, *n + 1, alloc);
+			last = &(*out)[(*n)++];
+			memset(last, 0, sizeof(*last));
+			last->name = xstrfmt("%s.%s", source, name);
+			alloc_v = 0;
+		}
+		ALLOC_GROW(last->v, last->n + 1, alloc_v);
+		last->v[last->n++] = sqlite3_column_double(st, 3);
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		db_mon_values_free(*out, *n);
+		*out = NULL;
+		*n = 0;
 		return db_fail(db, "cannot read monitor values");
+	}
 	return 0;
 }
 
-void db_mon_means_free(struct db_mon_mean *m, size_t n)
+void db_mon_values_free(struct db_mon_values *m, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(m[i].name);
+		free(m[i].v);
+	}
 	free(m);
 }
 

@@ -214,14 +214,15 @@ int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id);
 
 /* The single-valued metric of every ok run of a step, in run order. */
 int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n);
-struct db_mon_mean {
-	char *name;
-	double mean;		/* mean delta per run */
-	int runs;
+struct db_mon_values {
+	char *name;		/* "source.name": "vmstat.thp_fault_alloc" */
+	double *v;		/* one per ok run that has it, in run order */
+	size_t n;
 };
-/* Mean per-run delta of each counter of `source` over a step's ok runs. */
-int db_step_mon_deltas(sqlite3 *db, int64_t step_id, const char *source, struct db_mon_mean **out, size_t *n);
-void db_mon_means_free(struct db_mon_mean *m, size_t n);
+/* Every monitor stat of a step's ok runs, per run: a counter's delta, a
+ * level's value after the run; sorted by name. */
+int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n);
+void db_mon_values_free(struct db_mon_values *m, size_t n);
 
 /* Boots left 'running' by a klab that died (the owner PID in the domain
  * name no longer runs): outcome NULL, reason "interrupted: ...", finished

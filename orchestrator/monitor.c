@@ -6,13 +6,17 @@
 
 #include <string.h>
 
-extern const struct monitor monitor_vmstat, monitor_meminfo, monitor_stat;
+extern const struct monitor monitor_vmstat, monitor_meminfo, monitor_stat, monitor_numa_meminfo, monitor_interrupts,
+	monitor_softirqs;
 
 /* The order the agent sends them in. */
 static const struct monitor *const monitors[] = {
 	&monitor_vmstat,
 	&monitor_meminfo,
 	&monitor_stat,
+	&monitor_numa_meminfo,
+	&monitor_interrupts,
+	&monitor_softirqs,
 };
 
 const struct monitor *monitor_find(const char *name)

@@ -2,6 +2,7 @@
  * for webhooks), keep it as a `notifications` row, deliver it through
  * libcurl (SMTP, HTTP POST) and retry failed deliveries with backoff. */
 #include "notify.h"
+#include "compare.h"
 #include "lab.h"
 #include "db.h"
 #include "job.h"
@@ -270,9 +271,9 @@ static void add_counters(struct strbuf *sb, const struct notify_facts *f)
 
 	if (!f->nr_counters)
 		return;
-	strbuf_addf(sb, "\n/proc/vmstat per run, parent -> %s (counters that changed by 10%% or more):\n",
+	strbuf_addf(sb, "\nmonitors per run, parent -> %s (real changes by LKP's rule, most significant first):\n",
 		    f->suspect ? "suspect" : "culprit");
-	strbuf_addf(sb, "  %14s %14s  %10s  %s\n", "parent", f->suspect ? "suspect" : "culprit", "%change", "counter");
+	strbuf_addf(sb, "  %14s %14s  %10s  %s\n", "parent", f->suspect ? "suspect" : "culprit", "%change", "stat");
 	for (size_t i = 0; i < shown; i++) {
 		const struct notify_counter *c = &f->counters[i];
 
@@ -714,7 +715,7 @@ struct loaded {
 	struct notify_step *nsteps;
 	char *subject, *author;
 	double *vals[4];
-	struct db_mon_mean *mp, *mc;
+	struct db_mon_values *mp, *mc;
 	size_t nmp, nmc;
 	struct notify_counter *counters;
 	struct job job;
@@ -731,8 +732,8 @@ static void loaded_release(struct loaded *l)
 	free(l->author);
 	for (size_t i = 0; i < 4; i++)
 		free(l->vals[i]);
-	db_mon_means_free(l->mp, l->nmp);
-	db_mon_means_free(l->mc, l->nmc);
+	db_mon_values_free(l->mp, l->nmp);
+	db_mon_values_free(l->mc, l->nmc);
 	free(l->counters);
 	if (l->have_job)
 		job_release(&l->job);
@@ -755,6 +756,36 @@ static int64_t find_step(const struct loaded *l, const char *phase, const char *
 			id = s->id;
 	}
 	return id;
+}
+
+/* The monitor stats that moved between the confirm steps at parent
+ * (ids[1]) and culprit (ids[2]), by compare.c's rule and rank. */
+static int load_counters(struct lab *lab, struct loaded *l, const int64_t *ids)
+{
+	struct compare_stat *st;
+	struct compare_row *rows;
+	size_t n = 0, nr, i = 0, j = 0;
+
+	if (db_step_mon_values(lab->db, ids[1], &l->mp, &l->nmp) < 0 ||
+	    db_step_mon_values(lab->db, ids[2], &l->mc, &l->nmc) < 0)
+		return -1;
+	st = xcalloc(l->nmp + 1, sizeof(*st));
+	while (i < l->nmp && j < l->nmc) {
+		int d = strcmp(l->mp[i].name, l->mc[j].name);
+		if (!d)
+			st[n++] = (struct compare_stat){ l->mp[i].name, l->mp[i].v, l->mc[j].v, l->mp[i].n, l->mc[j].n, 0 };
+		i += d <= 0;
+		j += d >= 0;
+	}
+	compare_sets(st, n, &rows, &nr);
+	l->counters = xcalloc(nr + 1, sizeof(*l->counters));
+	for (size_t k = 0; k < nr; k++)
+		l->counters[k] = (struct notify_counter){ rows[k].name, rows[k].mean_a, rows[k].mean_b };
+	l->f.counters = l->counters;
+	l->f.nr_counters = nr;
+	free(rows);
+	free(st);
+	return 0;
 }
 
 static int load_job_facts(struct lab *lab, struct loaded *l)
@@ -800,30 +831,9 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 				if (l->steps[j].id == ids[1])
 					memcpy(k->hash, l->steps[j].hash, 41);
 	}
-	/* the counters that moved, as the bisection's own report picks them */
-	if (ids[1] && ids[2]) {
-		size_t nr = 0;
-
-		if (db_step_mon_deltas(lab->db, ids[1], "vmstat", &l->mp, &l->nmp) < 0 ||
-		    db_step_mon_deltas(lab->db, ids[2], "vmstat", &l->mc, &l->nmc) < 0)
-			return -1;
-		l->counters = xcalloc(l->nmp + 1, sizeof(*l->counters));
-		for (size_t i = 0; i < l->nmp; i++)
-			for (size_t j = 0; j < l->nmc; j++) {
-				double x = l->mp[i].mean, y = l->mc[j].mean;
-				if (strcmp(l->mp[i].name, l->mc[j].name))
-					continue;
-				if ((x == 0 && y == 0) || fabs(y - x) < 0.1 * fmax(fabs(x), fabs(y)) ||
-				    fmax(fabs(x), fabs(y)) < 10)
-					continue;
-				l->counters[nr].name = l->mp[i].name;
-				l->counters[nr].parent = x;
-				l->counters[nr].culprit = y;
-				nr++;
-			}
-		f->counters = l->counters;
-		f->nr_counters = nr;
-	}
+	/* the monitors that moved, as the bisection's own report picks them */
+	if (ids[1] && ids[2] && load_counters(lab, l, ids) < 0)
+		return -1;
 	return 0;
 }
 

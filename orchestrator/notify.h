@@ -62,7 +62,8 @@ struct notify_kpi {
 	size_t n;
 };
 
-/* A /proc/vmstat counter: mean delta per run at parent and culprit. */
+/* A monitor stat that moved (compare.c): mean per run (a counter's delta,
+ * a level after the run) at parent and culprit; "vmstat.thp_fault_alloc". */
 struct notify_counter {
 	const char *name;
 	double parent, culprit;
@@ -110,7 +111,7 @@ struct notify_facts {
 	int direction;		/* +1 higher is better, -1 lower */
 	struct notify_kpi kpis[4];	/* good, parent, culprit (or suspect), bad: those measured */
 	size_t nr_kpis;
-	const struct notify_counter *counters;	/* vmstat counters that moved */
+	const struct notify_counter *counters;	/* monitor stats that moved, most significant first */
 	size_t nr_counters;
 };
 

@@ -4,6 +4,7 @@
 #include "html.h"
 #include "svg.h"
 #include "stats.h"
+#include "compare.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -534,119 +535,92 @@ static void kpi_table(struct strbuf *sb, const struct report_bisection *b, const
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
 }
 
-struct cmp_row {
-	const char *name;
-	const double *a, *b;	/* parent's and culprit's values (NULL: none) */
-	size_t na, nb;
-	double change;		/* NAN when not comparable */
-};
-
-static int cmp_rows(const void *x, const void *y)
-{
-	const struct cmp_row *a = x, *b = y;
-	double ca = isnan(a->change) ? -1 : fabs(a->change), cb = isnan(b->change) ? -1 : fabs(b->change);
-
-	if (ca != cb)
-		return ca < cb ? 1 : -1;
-	return strcmp(a->name, b->name);
-}
-
-static void lkp_cell(struct strbuf *sb, const double *v, size_t n)
+static void lkp_cell(struct strbuf *sb, double mean, size_t n, double cv)
 {
 	if (!n) {
 		strbuf_addstr(sb, "<td class=\"num\">-</td><td class=\"num\"></td>");
 		return;
 	}
 	strbuf_addstr(sb, "<td class=\"num\">");
-	add_num(sb, stats_mean(v, n));
+	add_num(sb, mean);
 	strbuf_addstr(sb, "</td><td class=\"num\">");
 	if (n > 1)
-		strbuf_addf(sb, "± %.0f%%", stats_cv_percent(v, n));
+		strbuf_addf(sb, "± %.0f%%", cv);
 	strbuf_addstr(sb, "</td>");
 }
 
-static void lkp_row(struct strbuf *sb, const struct cmp_row *r)
+static void lkp_row(struct strbuf *sb, const struct compare_row *r)
 {
 	strbuf_addstr(sb, "<tr>");
-	lkp_cell(sb, r->a, r->na);
-	if (isnan(r->change))
+	lkp_cell(sb, r->mean_a, r->na, r->cv_a);
+	if (isinf(r->change))
+		strbuf_addstr(sb, "<td class=\"num\">new</td>");
+	else if (isnan(r->change))
 		strbuf_addstr(sb, "<td class=\"num\">-</td>");
 	else
 		strbuf_addf(sb, "<td class=\"num\">%+.1f%%</td>", r->change);
-	lkp_cell(sb, r->b, r->nb);
+	lkp_cell(sb, r->mean_b, r->nb, r->cv_b);
 	strbuf_addstr(sb, "<td><code>");
 	html_esc(sb, r->name);
 	strbuf_addstr(sb, "</code></td></tr>\n");
 }
 
-static double mean_change(const double *a, size_t na, const double *b, size_t nb)
+/* compare.c's "what changed": the top rows of each monitor family. */
+static void what_changed(struct strbuf *sb, const struct compare_row *rows, size_t n)
 {
-	double x, y;
+	struct strbuf text = STRBUF_INIT;
 
-	if (!na || !nb)
-		return NAN;
-	x = stats_mean(a, na);
-	y = stats_mean(b, nb);
-	if (x == 0)
-		return y == 0 ? 0 : NAN;
-	return 100 * (y - x) / fabs(x);
+	compare_summary(&text, rows, n, 3, "");
+	if (!text.len)
+		return;
+	strbuf_addstr(sb, "<p>What changed, most significant first in each family:</p>\n<pre>");
+	html_esc(sb, text.buf);
+	strbuf_addstr(sb, "</pre>\n");
+	strbuf_release(&text);
 }
 
-/* LKP's comparison: parent and culprit, mean and %stddev per counter. */
+/* LKP's comparison: parent and culprit, the KPI and every monitor stat
+ * whose change is real by compare.c's rule, most significant first. */
 static void comparison_table(struct strbuf *sb, const struct report_bisection *b, const struct report_step *p,
 			     const struct report_step *c)
 {
-	struct cmp_row *rows = xcalloc(p->nr_stats + c->nr_stats + 1, sizeof(*rows)), kpi;
-	size_t n = 0, i = 0, j = 0, zeros = 0;
+	struct compare_stat *st = xcalloc(p->nr_stats + 1, sizeof(*st)), kpi;
+	struct compare_row *rows, kpi_row;
+	size_t n = 0, nr, i = 0, j = 0;
 
-	/* both lists are sorted by name: merge them */
-	while (i < p->nr_stats || j < c->nr_stats) {
-		int d = i >= p->nr_stats ? 1 : j >= c->nr_stats ? -1 : strcmp(p->stats[i].name, c->stats[j].name);
-		struct cmp_row *r = &rows[n];
-		memset(r, 0, sizeof(*r));
-		if (d <= 0) {
-			r->name = p->stats[i].name;
-			r->a = p->stats[i].v;
-			r->na = p->stats[i].n;
-			i++;
-		}
-		if (d >= 0) {
-			r->name = c->stats[j].name;
-			r->b = c->stats[j].v;
-			r->nb = c->stats[j].n;
-			j++;
-		}
-		r->change = mean_change(r->a, r->na, r->b, r->nb);
-		if ((!r->na || stats_mean(r->a, r->na) == 0) && (!r->nb || stats_mean(r->b, r->nb) == 0)) {
-			zeros++;
-			continue;
-		}
-		n++;
+	/* both lists are sorted by name: the stats both sides have */
+	while (i < p->nr_stats && j < c->nr_stats) {
+		int d = strcmp(p->stats[i].name, c->stats[j].name);
+		if (!d)
+			st[n++] = (struct compare_stat){ p->stats[i].name, p->stats[i].v, c->stats[j].v,
+							 p->stats[i].n, c->stats[j].n, 0 };
+		i += d <= 0;
+		j += d >= 0;
 	}
-	qsort(rows, n, sizeof(*rows), cmp_rows);
+	compare_sets(st, n, &rows, &nr);
 	strbuf_addstr(sb, "<h2 id=\"compare\">Parent and culprit compared</h2>\n");
 	strbuf_addstr(sb, "<p>The confirmation runs, LKP style: mean per run, relative standard deviation, "
-			  "change of the mean; monitor counters are per-run deltas (vmstat) or values after "
-			  "the run (meminfo), largest changes first.</p>\n");
+			  "change of the mean; monitor counters are per-run deltas (vmstat, interrupts) or values "
+			  "after the run (meminfo). A monitor row is shown when the change is real by LKP's rule "
+			  "(the runs' ranges apart, by more than half the change from 3 runs each, at least 5%), "
+			  "most significant first (gap over the pooled spread), not largest first.</p>\n");
+	what_changed(sb, rows, nr);
 	strbuf_addstr(sb, "<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">parent mean</th>"
 			  "<th class=\"num\">%stddev</th><th class=\"num\">%change</th><th class=\"num\">culprit mean</th>"
 			  "<th class=\"num\">%stddev</th><th>name</th></tr></thead>\n<tbody>\n");
-	kpi.name = b->kpi ? b->kpi : "KPI";
-	kpi.a = p->kpi;
-	kpi.na = p->nr_kpi;
-	kpi.b = c->kpi;
-	kpi.nb = c->nr_kpi;
-	kpi.change = mean_change(kpi.a, kpi.na, kpi.b, kpi.nb);
-	lkp_row(sb, &kpi);
-	for (size_t k = 0; k < n; k++)
+	kpi = (struct compare_stat){ b->kpi ? b->kpi : "KPI", p->kpi, c->kpi, p->nr_kpi, c->nr_kpi, 1 };
+	compare_stat_changed(&kpi, &kpi_row);	/* shown whether it changed or not */
+	lkp_row(sb, &kpi_row);
+	for (size_t k = 0; k < nr; k++)
 		lkp_row(sb, &rows[k]);
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
-	if (zeros)
-		strbuf_addf(sb, "<p class=\"muted\">%zu counter%s zero on both sides not shown.</p>\n", zeros,
-			    zeros == 1 ? "" : "s");
+	if (n > nr)
+		strbuf_addf(sb, "<p class=\"muted\">%zu monitor stat%s without a real change not shown.</p>\n", n - nr,
+			    n - nr == 1 ? "" : "s");
 	if (!p->nr_stats && !c->nr_stats)
 		strbuf_addstr(sb, "<p class=\"muted\">No monitor counters were stored for these runs.</p>\n");
 	free(rows);
+	free(st);
 }
 
 static void steps_table(struct strbuf *sb, const struct report_bisection *b)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "jobconf.h"
+#include "procmon.h"
 
 #define AGENT_VERSION		1
 #define RESULT_PORT_NAME	"org.klab.results"
@@ -585,7 +586,7 @@ static void send_name_value(const char *phase, const char *source, char *line)
 		record("mon %s %s %s %s", phase, source, name, value);
 }
 
-/* A /proc/stat line: the all-CPU times, ctxt and processes. */
+/* A /proc/stat line: the all-CPU and per-CPU times, ctxt and processes. */
 static void send_stat(const char *phase, const char *source, char *line)
 {
 	static const char *const cpu_names[] = {
@@ -596,12 +597,14 @@ static void send_stat(const char *phase, const char *source, char *line)
 	tok = strtok_r(line, " ", &save);
 	if (!tok)
 		return;
-	if (!strcmp(tok, "cpu")) {
+	if (!strncmp(tok, "cpu", 3) && (!tok[3] || (is_number(tok + 3) && strlen(tok) < 16))) {
+		const char *cpu = tok;	/* "cpu" all, "cpu3" one (LKP's per-CPU proc-stat) */
+
 		for (size_t i = 0; i < sizeof(cpu_names) / sizeof(cpu_names[0]); i++) {
 			tok = strtok_r(NULL, " ", &save);
 			if (!tok || !is_number(tok))
 				break;
-			record("mon %s %s cpu.%s %s", phase, source, cpu_names[i], tok);
+			record("mon %s %s %s.%s %s", phase, source, cpu, cpu_names[i], tok);
 		}
 	} else if (!strcmp(tok, "ctxt") || !strcmp(tok, "processes")) {
 		char *value = strtok_r(NULL, " ", &save);
@@ -611,16 +614,72 @@ static void send_stat(const char *phase, const char *source, char *line)
 	}
 }
 
+static void send_parsed(void *ctx, const char *name, unsigned long long value)
+{
+	const char *const *pa = ctx;	/* phase, source */
+
+	record("mon %s %s %s %llu", pa[0], pa[1], name, value);
+}
+
+/* A per-CPU table; a kernel without it (no /proc/softirqs) sends nothing. */
+static void send_table(const char *phase, const char *source, const char *path,
+		       void (*parse)(const char *, procmon_emit, void *))
+{
+	static char buf[PROC_FILE_MAX];
+	const char *pa[] = { phase, source };
+
+	if (read_file(path, buf, sizeof(buf)) >= 0)
+		parse(buf, send_parsed, pa);
+}
+
+static void send_interrupts(const char *phase, const char *source, const char *path)
+{
+	send_table(phase, source, path, procmon_interrupts);
+}
+
+static void send_softirqs(const char *phase, const char *source, const char *path)
+{
+	send_table(phase, source, path, procmon_softirqs);
+}
+
+/* Every node's meminfo; a kernel without CONFIG_NUMA has none: nothing sent. */
+static void send_numa_meminfo(const char *phase, const char *source, const char *dirpath)
+{
+	static char buf[PROC_FILE_MAX];
+	const char *pa[] = { phase, source };
+	struct dirent *de;
+	DIR *dir = opendir(dirpath);
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char path[PATH_MAX];
+
+		if (strncmp(de->d_name, "node", 4) || !is_number(de->d_name + 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/meminfo", dirpath, de->d_name);
+		if (read_file(path, buf, sizeof(buf)) >= 0)
+			procmon_node_meminfo(buf, send_parsed, pa);
+	}
+	closedir(dir);
+}
+
 /* The monitors, one row each: the file read and what one of its lines
- * sends.  The host's side of each is orchestrator/monitor-<name>.c. */
+ * sends, or a reader of its own (a table with a header, a directory).
+ * The host's side of each is orchestrator/monitor-<name>.c.  interrupts
+ * and softirqs are one record per CPU and line: before and after only. */
 static const struct monitor {
 	const char *name, *path;
 	void (*send_line)(const char *phase, const char *source, char *line);
 	int sampled;		/* also read every monitor_interval */
+	void (*send_all)(const char *phase, const char *source, const char *path);
 } monitors[] = {
-	{ "vmstat", "/proc/vmstat", send_name_value, 1 },
-	{ "meminfo", "/proc/meminfo", send_name_value, 1 },
-	{ "stat", "/proc/stat", send_stat, 0 },
+	{ "vmstat", "/proc/vmstat", send_name_value, 1, NULL },
+	{ "meminfo", "/proc/meminfo", send_name_value, 1, NULL },
+	{ "stat", "/proc/stat", send_stat, 0, NULL },
+	{ "numa-meminfo", "/sys/devices/system/node", NULL, 1, send_numa_meminfo },
+	{ "interrupts", "/proc/interrupts", NULL, 0, send_interrupts },
+	{ "softirqs", "/proc/softirqs", NULL, 0, send_softirqs },
 };
 
 static void send_monitor(const char *phase, const struct monitor *m)
@@ -628,6 +687,10 @@ static void send_monitor(const char *phase, const struct monitor *m)
 	static char buf[PROC_FILE_MAX];
 	char *line, *next;
 
+	if (m->send_all) {
+		m->send_all(phase, m->name, m->path);
+		return;
+	}
 	if (read_file(m->path, buf, sizeof(buf)) < 0) {
 		fail("cannot read %s: %s", m->path, strerror(errno));
 		return;

@@ -3,6 +3,8 @@
  * whole and in chunks of sizes derived from the data (the two results must
  * agree), then every suite's metric parser runs over the out lines and
  * over the raw lines of the input; the metrics must keep their promises.
+ * The agent's monitor parsers (guests/agent/procmon.c) read the input as
+ * the file they parse: every name they make must be one the host takes.
  * Built and run by run-fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <math.h>
 
 #include "resultproto.h"
+#include "monitor.h"
+#include "procmon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -150,6 +154,30 @@ static void parse_raw_lines(const uint8_t *data, size_t size)
 	free(copy);
 }
 
+static void procmon_check(void *ctx, const char *name, unsigned long long value)
+{
+	const struct monitor *m = monitor_find(ctx);
+
+	(void)value;
+	if (!m || strlen(name) > PROCMON_MAX_NAME || !monitor_field_valid(m, name))
+		broken("a monitor parser made a name the host refuses");
+}
+
+/* The input as /proc/interrupts, /proc/softirqs and a node's meminfo. */
+static void parse_procmon(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+
+	if (!text)
+		return;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	procmon_interrupts(text, procmon_check, "interrupts");
+	procmon_softirqs(text, procmon_check, "softirqs");
+	procmon_node_meminfo(text, procmon_check, "numa-meminfo");
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct result whole, chunked;
@@ -182,6 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	parse_all_suites(whole.out, whole.nr_out);
 	parse_raw_lines(data, size);
+	parse_procmon(data, size);
 
 	result_release(&whole);
 	result_release(&chunked);

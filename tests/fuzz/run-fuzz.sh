@@ -102,10 +102,11 @@ fuzz_target() {
 	dict= libs= incs="-I$o" cfg=$config
 	case $name in
 	resultproto)
-		srcs="$o/resultproto.c $suites $util"
+		srcs="$src/guests/agent/procmon.c $o/resultproto.c $suites $util"
+		incs="-I$o -I$src/guests/agent"
 		libs=$yamlgit
 		seeddir=$src/tests/fuzz/corpus
-		seeds="$seeddir/* $src/tests/data/results/*.out"
+		seeds="$seeddir/* $src/tests/data/results/*.out $src/tests/data/monitors/*"
 		dict="-dict=$src/tests/fuzz/resultproto.dict"
 		max_len=16384 ;;
 	job)

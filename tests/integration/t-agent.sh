@@ -65,6 +65,14 @@ check "mon before has vmstat, meminfo and stat" \
 	       grep -q '^KLAB1 mon before meminfo MemTotal [0-9][0-9]*\$' '$T/echo.out' &&
 	       grep -q '^KLAB1 mon before stat cpu.user [0-9][0-9]*\$' '$T/echo.out' &&
 	       grep -q '^KLAB1 mon before stat processes [0-9][0-9]*\$' '$T/echo.out'"
+check "mon after has interrupts and softirqs per CPU and summed, LKP's names" \
+	sh -c "grep -q '^KLAB1 mon after interrupts CPU0.LOC:Local_timer_interrupts [0-9][0-9]*\$' '$T/echo.out' &&
+	       grep -q '^KLAB1 mon after interrupts LOC:Local_timer_interrupts [0-9][0-9]*\$' '$T/echo.out' &&
+	       grep -q '^KLAB1 mon after softirqs CPU0.TIMER [0-9][0-9]*\$' '$T/echo.out' &&
+	       grep -q '^KLAB1 mon after stat cpu0.user [0-9][0-9]*\$' '$T/echo.out'"
+if [ -r /sys/devices/system/node/node0/meminfo ]; then
+	check "mon before has numa-meminfo per node" grep -q '^KLAB1 mon before numa-meminfo node0.MemTotal [0-9][0-9]*$' "$T/echo.out"
+fi
 check "start carries a unix time in ms" grep -q '^KLAB1 start [0-9]\{13\}$' "$T/echo.out"
 check "the console log says started" grep -q '^klab-agent: started$' "$T/echo.err"
 
@@ -175,6 +183,7 @@ argv 1.5
 EOF
 check "monitor_interval samples vmstat during the run" grep -q '^KLAB1 mon t1 vmstat ' "$T/monitor.out"
 check "monitor_interval samples meminfo during the run" grep -q '^KLAB1 mon t1 meminfo MemFree ' "$T/monitor.out"
+check "monitor_interval does not sample interrupts (before/after only)" sh -c "! grep -q '^KLAB1 mon t1 interrupts ' '$T/monitor.out'"
 
 # ---- usemem ----------------------------------------------------------------
 

@@ -299,7 +299,7 @@ assert re.search(r"(?m)^  good +[0-9a-f]{12} +9300 ±2% +\+0\.0% +3$", body), bo
 assert re.search(r"(?m)^  parent +" + parent[:12] + r" +9260 ±2% +-0\.4% +3$", body), body
 assert re.search(r"(?m)^  culprit +" + short + r" +265 ±2% +-97\.2% +3$", body), body
 assert re.search(r"(?m)^  bad +[0-9a-f]{12} +262 ±3% +-97\.2% +3$", body), body
-assert re.search(r"(?m)^ +12 +2750 +\+22816\.7% +thp_fault_alloc$", body), body
+assert re.search(r"(?m)^ +12 +2750 +\+22816\.7% +vmstat\.thp_fault_alloc$", body), body
 assert "testcase:   will-it-scale malloc1 (jobs/will-it-scale-malloc1.yaml)" in body, body
 assert "klab run --job jobs/will-it-scale-malloc1.yaml --repo " in body, body
 doc = json.load(open(sys.argv[2]))

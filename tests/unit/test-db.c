@@ -357,6 +357,60 @@ static void test_db__unfinished_step_is_reused_not_duplicated(void **state)
 
 /* A round's steps start together; a resumed round reuses the unfinished
  * row of a commit picked again and drops the one no longer picked. */
+/* A step's monitor values per run: a counter's delta, a level's value
+ * after the run; failed runs and before rows left out. */
+static void test_db__step_mon_values_are_per_run_deltas_and_levels(void **state)
+{
+	char *path = xstrfmt("%s/monvalues.db", tmpdir);
+	sqlite3 *db;
+	struct bisection b;
+	struct step s;
+	struct db_boot boot;
+	struct db_mon_values *v;
+	int64_t boot_id, run_id;
+	size_t n;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	b = sample_bisection(db);
+	memset(&s, 0, sizeof(s));
+	strcpy(s.hash, "4444444444444444444444444444444444444444");
+	s.phase = "confirm";
+	s.exit_code = -1;
+	assert_int_equal(db_step_begin(db, b.id, &s), 0);
+	memset(&boot, 0, sizeof(boot));
+	boot.step_id = s.id;
+	boot.domain_name = "klab-1-1";
+	boot.accel = "tcg";
+	assert_int_equal(db_boot_begin(db, &boot, &boot_id), 0);
+	for (int i = 0; i < 3; i++) {
+		const struct db_mon mons[] = {
+			{ "vmstat", "thp_fault_alloc", "before", 100 },
+			{ "vmstat", "thp_fault_alloc", "after", 1100.0 + i },
+			{ "vmstat", "thp_fault_alloc", "delta", 1000.0 + i },
+			{ "meminfo", "MemFree", "before", 9 },
+			{ "meminfo", "MemFree", "after", 500.0 + i },
+			{ "numa-meminfo", "node0.AnonHugePages", "after", 2048 },
+			{ "interrupts", "RES:Rescheduling_interrupts", "delta", 7 },
+		};
+		struct db_run r = { .boot_id = boot_id, .step_id = s.id, .job_path = "j", .job_hash = "h",
+				    .iteration = (unsigned)i, .status = i == 2 ? "failed" : "ok", .exit_code = 0,
+				    .mons = mons, .nr_mons = ARRAY_SIZE(mons) };
+		assert_int_equal(db_run_store(db, &r, &run_id), 0);
+	}
+	assert_int_equal(db_step_mon_values(db, s.id, &v, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[0].name, "interrupts.RES:Rescheduling_interrupts");
+	assert_string_equal(v[1].name, "meminfo.MemFree");
+	assert_int_equal(v[1].n, 2);	/* the failed run is not a sample */
+	assert_true(v[1].v[0] == 500 && v[1].v[1] == 501);
+	assert_string_equal(v[2].name, "numa-meminfo.node0.AnonHugePages");
+	assert_string_equal(v[3].name, "vmstat.thp_fault_alloc");
+	assert_true(v[3].n == 2 && v[3].v[0] == 1000 && v[3].v[1] == 1001);
+	db_mon_values_free(v, n);
+	db_close(db);
+	free(path);
+}
+
 static void test_db__round_steps_start_together_and_resume(void **state)
 {
 	char *path = xstrfmt("%s/m.db", tmpdir);
@@ -586,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_db__foreign_keys_are_enforced),
 		cmocka_unit_test(test_db__bisection_roundtrip),
 		cmocka_unit_test(test_db__unfinished_step_is_reused_not_duplicated),
+		cmocka_unit_test(test_db__step_mon_values_are_per_run_deltas_and_levels),
 		cmocka_unit_test(test_db__round_steps_start_together_and_resume),
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),

@@ -30,8 +30,8 @@ static const double parent_vals[] = { 9260, 9390, 9010 };
 static const double culprit_vals[] = { 265, 259, 270 };
 static const double bad_vals[] = { 262, 271, 255 };
 static const struct notify_counter counters[] = {
-	{ "thp_fault_alloc", 12.5, 2751 },
-	{ "pgfault", 40125, 1204 },
+	{ "vmstat.thp_fault_alloc", 12.5, 2751 },
+	{ "vmstat.pgfault", 40125, 1204 },
 };
 
 static void job_facts(struct notify_facts *f)

@@ -150,6 +150,31 @@ static void test_resultproto__full_valid_stream_is_parsed(void **state)
 	result_release(&r);
 }
 
+/* The monitors of issue 18 with LKP's names; a numa-meminfo field must be
+ * node<N>.<Field>. */
+static void test_resultproto__new_monitors_carry_lkp_names(void **state)
+{
+	struct result r;
+
+	(void)state;
+	result_init(&r);
+	feed_str(&r, "KLAB1 hello 1\n"
+		     "KLAB1 mon before interrupts CPU0.CAL:Function_call_interrupts 5\n"
+		     "KLAB1 mon before interrupts 24:IO-APIC.5-edge.ACPI:Ged 1\n"
+		     "KLAB1 mon before softirqs CPU1.RCU 7\n"
+		     "KLAB1 mon before numa-meminfo node0.AnonHugePages 0\n"
+		     "KLAB1 mon before numa-meminfo nodex.AnonHugePages 0\n"
+		     "KLAB1 mon before numa-meminfo node1. 0\n"
+		     "KLAB1 mon before numa-vmstat node0.x 0\n"
+		     "KLAB1 done 1\n");
+	result_finish(&r);
+	assert_int_equal(r.nr_mon, 4);
+	assert_int_equal(r.bad_records, 3);
+	assert_string_equal(r.mon[0].name, "CPU0.CAL:Function_call_interrupts");
+	assert_string_equal(r.mon[3].source, "numa-meminfo");
+	result_release(&r);
+}
+
 static void test_resultproto__crlf_line_ends_are_accepted(void **state)
 {
 	struct result r;
@@ -1105,6 +1130,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resultproto__full_valid_stream_is_parsed),
 		cmocka_unit_test(test_resultproto__crlf_line_ends_are_accepted),
+		cmocka_unit_test(test_resultproto__new_monitors_carry_lkp_names),
 		cmocka_unit_test(test_resultproto__any_chunking_gives_the_same_result),
 		cmocka_unit_test(test_resultproto__line_longer_than_limit_is_cut_and_counted),
 		cmocka_unit_test(test_resultproto__line_of_exactly_the_limit_is_whole),

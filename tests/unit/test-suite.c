@@ -268,8 +268,12 @@ static void test_monitor__registry_knows_vmstat_meminfo_and_stat(void **state)
 	assert_string_equal(monitor_find("vmstat")->reads, "/proc/vmstat");
 	assert_string_equal(monitor_find("meminfo")->reads, "/proc/meminfo");
 	assert_string_equal(monitor_find("stat")->reads, "/proc/stat");
-	assert_null(monitor_find("numa-meminfo"));
+	assert_null(monitor_find("numa-vmstat"));
 	assert_null(monitor_find(NULL));
+	/* issue 18's: per-CPU tables are counters read before/after only */
+	assert_true(!monitor_find("numa-meminfo")->counters && monitor_find("numa-meminfo")->sampled);
+	assert_true(monitor_find("interrupts")->counters && !monitor_find("interrupts")->sampled);
+	assert_true(monitor_find("softirqs")->counters && !monitor_find("softirqs")->sampled);
 	/* counters get a delta row, levels do not; stat only before/after */
 	assert_true(monitor_find("vmstat")->counters && monitor_find("vmstat")->sampled);
 	assert_true(!monitor_find("meminfo")->counters && monitor_find("meminfo")->sampled);
@@ -280,7 +284,7 @@ static void test_monitor__records_of_an_unknown_source_are_bad(void **state)
 {
 	static const char input[] = "KLAB1 hello t\n"
 				    "KLAB1 mon before vmstat nr_free_pages 5\n"
-				    "KLAB1 mon before numa-meminfo node0.MemFree 5\n"
+				    "KLAB1 mon before numa-vmstat node0.nr_free_pages 5\n"
 				    "KLAB1 mon before meminfo bad;name 5\n"
 				    "KLAB1 mon t2 stat cpu.user 7\n";
 	struct result r;
