@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	{ "notify", cmd_notify, "mail and webhook notices of finished bisections: test, list, flush, send" },
 	{ "track", cmd_track, "follow a branch nightly: test new tips, bisect regressions (add, run, show, ...)" },
 	{ "host", cmd_host, "the libvirt hosts guests are placed on (add, list, remove)" },
+	{ "job", cmd_job, "import an lkp-tests job file as klab jobs, one per combination" },
+	{ "reproduce", cmd_reproduce, "read an LKP regression report: its commits, test and KPI, a klab job" },
 };
 
 static const char *const klab_usage[] = {
