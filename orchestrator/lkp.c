@@ -147,7 +147,7 @@ static int is_change(const char *s)
 	if (n < 2 || n > 24 || (s[0] != '-' && s[0] != '+'))
 		return 0;
 	num = xstrndup(s, s[n - 1] == '%' ? n - 1 : n);
-	ok = is_number(num) && num[1] != '-' && num[1] != '+';
+	ok = is_number(num + 1) && num[1] != '-' && num[1] != '+';
 	free(num);
 	return ok;
 }
