@@ -3,6 +3,7 @@
  * klab's job parser, with what could not be mapped said. */
 #include "klab.h"
 #include "lkp.h"
+#include "suite.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -140,7 +141,7 @@ static int job_import(int argc, char **argv)
 	}
 	if (read_file(path, LKP_MAX_JOBFILE, &buf, &len) < 0)
 		return EXIT_FAIL;
-	if (lkp_jobfile_parse(&jf, path, buf, len) < 0)
+	if (lkp_jobfile_parse(&jf, path, buf, len) < 0 || !suite_get(jf.suite))
 		goto out;
 	print_line("%s: lkp-tests suite %s, %zu combination%s; accelerator %s (%s)", path, jf.suite, jf.nr_combos,
 		   jf.nr_combos == 1 ? "" : "s", accel == LKP_ACCEL_KVM ? "kvm" : "tcg", why);
@@ -150,14 +151,21 @@ static int job_import(int argc, char **argv)
 		struct lkp_klab_job j;
 		char *dest;
 
-		if (lkp_map(&j, jf.suite, &jf.combos[i], NULL, accel, path, NULL) < 0) {
-			if (!strncmp(error_last(), "unknown suite", 13))
-				goto out;	/* the same for every combination */
+		int held = error_hold(1), rc = lkp_map(&j, jf.suite, &jf.combos[i], NULL, accel, path, NULL);
+
+		error_hold(held);
+		if (rc < 0) {
+			/* said once here, on stdout with the others */
 			struct strbuf sb = STRBUF_INIT;
 			for (size_t k = 0; k < jf.combos[i].nr && sb.len < 200; k++)
 				strbuf_addf(&sb, " %s=%s", jf.combos[i].v[k].key, jf.combos[i].v[k].value);
+			const char *reason = error_last(), *at = strstr(reason, ".yaml:");
+
+			/* job.c's "NAME.yaml:LINE: " names a file never written */
+			if (at && (at = strstr(at, ": ")))
+				reason = at + 2;
 			print_line("skipped combination %zu (%s): klab cannot run it: %s", i + 1, sb.len ? sb.buf + 1 : "",
-				   error_last());
+				   reason);
 			strbuf_release(&sb);
 			skipped++;
 			continue;
