@@ -72,6 +72,20 @@ static void add_word(struct strbuf *sb, const char *w)
 	strbuf_add_shell_word(sb, w);
 }
 
+/* "klab run" of the job on one commit, as bash reads it back */
+static void print_run_line(const char *job, const char *repo, const char *rev)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "  klab run --job");
+	add_word(&sb, job);
+	strbuf_addstr(&sb, " --repo");
+	add_word(&sb, repo ? repo : "REPO");
+	strbuf_addf(&sb, " --rev %s", rev);
+	print_line("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
 int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct option opts[] = {
@@ -152,20 +166,8 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	print_line("wrote %s (checked by klab's job parser)", dest);
 
 	print_line("not done yet: reproduce does not measure the parent against the commit in guests; run:");
-	strbuf_reset(&sb);
-	strbuf_addstr(&sb, "  klab run --job");
-	add_word(&sb, dest);
-	strbuf_addstr(&sb, " --repo");
-	add_word(&sb, repo ? repo : "REPO");
-	strbuf_addf(&sb, " --rev %s", r.parent);
-	print_line("%s", sb.buf);
-	strbuf_reset(&sb);
-	strbuf_addstr(&sb, "  klab run --job");
-	add_word(&sb, dest);
-	strbuf_addstr(&sb, " --repo");
-	add_word(&sb, repo ? repo : "REPO");
-	strbuf_addf(&sb, " --rev %s", r.commit);
-	print_line("%s", sb.buf);
+	print_run_line(dest, repo, r.parent);
+	print_run_line(dest, repo, r.commit);
 	strbuf_reset(&sb);
 	strbuf_addstr(&sb, "  klab bisect start --repo");
 	add_word(&sb, repo ? repo : "REPO");

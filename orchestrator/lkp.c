@@ -218,15 +218,13 @@ static int is_header(const char *s)
 	return n && s[n] == ':';
 }
 
+/* 0-15 for a hex digit of either case, else -1 */
 static int hexval(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static const char digits[] = "0123456789abcdef0123456789ABCDEF";
+	const char *d = c ? memchr(digits, c, sizeof(digits) - 1) : NULL;
+
+	return d ? (int)((d - digits) % 16) : -1;
 }
 
 /* Quoted-printable: "=XX" bytes and "=" soft line breaks. */
