@@ -34,7 +34,7 @@ static const struct command commands[] = {
 	{ "track", cmd_track, "follow a branch nightly: test new tips, bisect regressions (add, run, show, ...)" },
 	{ "host", cmd_host, "the libvirt hosts guests are placed on (add, list, remove)" },
 	{ "job", cmd_job, "import an lkp-tests job file as klab jobs, one per combination" },
-	{ "reproduce", cmd_reproduce, "read an LKP regression report: its commits, test and KPI, a klab job" },
+	{ "reproduce", cmd_reproduce, "read an LKP regression report: its commits, test, KPI and a klab job (measuring: not built yet)" },
 };
 
 static const char *const klab_usage[] = {
