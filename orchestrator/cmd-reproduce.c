@@ -3,6 +3,7 @@
  * the commands that measure it next.  Measuring in guests from here is
  * not built yet; the command says so instead of pretending. */
 #include "klab.h"
+#include "gitrepo.h"
 #include "lkp.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -28,7 +29,9 @@ static const char *const reproduce_usage[] = {
 	"Not built yet: reproduce does not boot guests itself; run the printed",
 	"'klab run' and 'klab bisect start' lines (or 'klab submit') to measure.",
 	"",
-	"  --repo R        the kernel repository, for the printed commands",
+	"  --repo R        the kernel repository: the report's commit and parent",
+	"                  must be in it (printed as full ids), and the printed",
+	"                  commands name it",
 	"  --job-out FILE  where the job goes (default: ./<testcase>-reproduce.yaml)",
 	"  --accel A       the guests' accelerator the runtime is scaled for:",
 	"                  tcg (a tenth of the report's runtime, at least 5s),",
@@ -86,6 +89,43 @@ static void print_run_line(const char *job, const char *repo, const char *rev)
 	strbuf_release(&sb);
 }
 
+/* The report's commits in R, as full ids: both must be there, the
+ * parent an ancestor of the commit. */
+static int check_in_repo(const char *path, struct lkp_report *r)
+{
+	struct gitrepo *repo = NULL;
+	char parent[41], commit[41];
+	int held, ret = -1, anc;
+
+	if (gitrepo_open(&repo, path) < 0)
+		return -1;
+	held = error_hold(1);
+	if (gitrepo_resolve(repo, r->commit, commit) < 0) {
+		error_hold(held);
+		error("the report's commit %s is not a commit of '%s' (fetch it first?)", r->commit, path);
+		goto out;
+	}
+	if (gitrepo_resolve(repo, r->parent, parent) < 0) {
+		error_hold(held);
+		error("the report's parent %s is not a commit of '%s' (fetch it first?)", r->parent, path);
+		goto out;
+	}
+	anc = gitrepo_is_ancestor(repo, parent, commit);
+	error_hold(held);
+	if (anc <= 0) {
+		error("the report's parent %s is not an ancestor of its commit %s in '%s'", r->parent, r->commit, path);
+		goto out;
+	}
+	free(r->commit);
+	free(r->parent);
+	r->commit = xstrdup(commit);
+	r->parent = xstrdup(parent);
+	ret = 0;
+out:
+	gitrepo_free(repo);
+	return ret;
+}
+
 int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct option opts[] = {
@@ -137,7 +177,8 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	if (!strcmp(path, "-") ? read_stdin(LKP_MAX_REPORT, &buf, &len) < 0
 			       : read_file(path, LKP_MAX_REPORT, &buf, &len) < 0)
 		return EXIT_FAIL;
-	if (lkp_report_parse(&r, !strcmp(path, "-") ? "stdin" : path, buf, len) < 0)
+	if (lkp_report_parse(&r, !strcmp(path, "-") ? "stdin" : path, buf, len) < 0 ||
+	    (repo && check_in_repo(repo, &r) < 0))
 		goto out;
 
 	if (r.subject)

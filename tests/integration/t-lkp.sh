@@ -34,7 +34,7 @@ job_accepted() {
 "$KLAB" init --state "$T/lab" >/dev/null
 
 # ---- reproduce ----------------------------------------------------------------
-out=$("$KLAB" reproduce --accel tcg --repo "$T/linux" "$data/stress-ng-vm-splice.txt" 2>&1); rc=$?
+out=$("$KLAB" reproduce --accel tcg "$data/stress-ng-vm-splice.txt" 2>&1); rc=$?
 check "reproduce stress-ng: exit 0" test "$rc" -eq 0
 for want in "commit:   a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a (\"mm/gup: Remove enfornced COW mechanism\")" \
 	"parent:   1a0cf26323c80e2f" "suite:    stress-ng" "testcase: vm-splice" \
@@ -42,8 +42,8 @@ for want in "commit:   a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a (\"mm/gup: Remov
 	"runtime: 5s: TCG guests run about 10x slower" \
 	"not mapped: tbox_group lkp-csl-2sp5" "not mapped: ucode 0x5002f01" \
 	"wrote vm-splice-reproduce.yaml" "not done yet: reproduce does not measure" \
-	"klab bisect start --repo $T/linux --good 1a0cf26323c80e2f --bad a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a --job vm-splice-reproduce.yaml" \
-	"klab run --job vm-splice-reproduce.yaml --repo $T/linux --rev 1a0cf26323c80e2f"; do
+	"klab bisect start --repo REPO --good 1a0cf26323c80e2f --bad a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a --job vm-splice-reproduce.yaml" \
+	"klab run --job vm-splice-reproduce.yaml --repo REPO --rev 1a0cf26323c80e2f"; do
 	case $out in *"$want"*) ok "reproduce stress-ng prints: $want";; *) fail "reproduce stress-ng lacks '$want': $out";; esac
 done
 check "reproduce stress-ng: klab's job parser accepts the job" job_accepted vm-splice-reproduce.yaml
@@ -64,6 +64,27 @@ out=$("$KLAB" reproduce --accel tcg --job-out "$T/v.yaml" "$data/vm-scalability-
 case $out in *"vm-scalability.throughput -23.1% in the report"*"not mapped: size 8T"*) ok "reproduce the subject form";;
 	*) fail "subject form: $out";; esac
 check "reproduce vm-scalability: klab's job parser accepts the job" job_accepted "$T/v.yaml"
+
+# --repo: the report's short ids become the repository's full ones; a
+# commit the repository lacks, or a parent that is not an ancestor, is an error
+make_linear_repo "$T/linux" 4 3
+parent=$(git -C "$T/linux" rev-parse main~1) commit=$(git -C "$T/linux" rev-parse main)
+short() { printf '%.12s' "$1"; }
+report() { # FILE PARENT COMMIT
+	printf '[mm] %s: will-it-scale.per_process_ops -95.5%% regression\n\ncommit: %s ("mm: planted")\nparent: %s\n' \
+		"$(short "$3")" "$3" "$(short "$2")" > "$1"
+	printf 'mode/nr_task/test/testcase:\n  process/100%%/malloc1/will-it-scale\n' >> "$1"
+}
+report demo.txt "$parent" "$commit"
+out=$("$KLAB" reproduce --accel tcg --repo "$T/linux" --job-out "$T/d.yaml" demo.txt 2>&1); rc=$?
+case $rc:$out in
+0:*"parent:   $parent"*"klab bisect start --repo $T/linux --good $parent --bad $commit --job $T/d.yaml"*) ok "reproduce --repo prints full ids";;
+*) fail "reproduce --repo (rc $rc): $out";;
+esac
+report gone.txt "$parent" 0123456789abcdef0123456789abcdef01234567
+refused "reproduce --repo: a commit not in the repository" "is not a commit of '$T/linux'" reproduce --repo "$T/linux" --job-out "$T/g.yaml" gone.txt
+report backwards.txt "$commit" "$parent"
+refused "reproduce --repo: a parent that is not an ancestor" "is not an ancestor of its commit" reproduce --repo "$T/linux" --job-out "$T/g.yaml" backwards.txt
 
 # an escape sequence in the report never reaches the terminal raw
 printf 'commit: 0123456789abcdef ("evil \033[31m subject")\nparent: 1123456789abcdef\n[x] 0123456789: stress-ng.brk.ops_per_sec -5.0%% regression\ntestcase: stress-ng\n' > evil.txt
