@@ -32,6 +32,8 @@ job_accepted() {
 	esac
 }
 "$KLAB" init --state "$T/lab" >/dev/null
+printf 'suite: will-it-scale\ntestcase: brk1\n' > bad-job.yaml
+if job_accepted bad-job.yaml >/dev/null; then fail "job_accepted takes a job klab refuses"; else ok "job_accepted refuses a bad job"; fi
 
 # ---- reproduce ----------------------------------------------------------------
 out=$("$KLAB" reproduce --accel tcg "$data/stress-ng-vm-splice.txt" 2>&1); rc=$?
