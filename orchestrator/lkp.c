@@ -1210,7 +1210,8 @@ int lkp_jobfile_parse(struct lkp_jobfile *jf, const char *name, const char *buf,
 		goto out;
 	}
 	if (!jf->suite) {
-		error("%s: missing key 'suite' (the lkp-tests suite, such as will-it-scale)", name);
+		error("%s: missing key 'suite' (the lkp-tests suite, such as will-it-scale)%s", name,
+		      lkp_param(&jf->ignored, "<<") ? "; its '<<:' includes of other lkp-tests files are not read" : "");
 		goto out;
 	}
 	if (!only(jf->suite, KEY_CHARS) || strlen(jf->suite) > 64) {

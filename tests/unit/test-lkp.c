@@ -465,6 +465,7 @@ static void test_lkp__hostile_jobfiles_are_refused(void **state)
 	(void)state;
 	assert_jobfile_error("", "empty job file");
 	assert_jobfile_error("testcase: x\n", "missing key 'suite'");
+	assert_jobfile_error("<<: cgroup2.yaml\n<<: will-it-scale.yaml\n", "'<<:' includes of other lkp-tests files are not read");
 	assert_jobfile_error("- a\n- b\n", "expected a map of lkp-tests job keys");
 	assert_jobfile_error("suite: x\nt: [a, b\n", "YAML syntax error");
 	assert_jobfile_error("suite: x\na: &a [1, 2]\nb: *a\n", "YAML aliases are not allowed");
