@@ -48,6 +48,9 @@ static const struct command commands[] = {
 	{ "track", cmd_track, LAB_WRITE, track_readers,
 	  "follow a branch nightly: test new tips, bisect regressions (add, run, show, ...)" },
 	{ "host", cmd_host, LAB_WRITE, list_readers, "the libvirt hosts guests are placed on (add, list, remove)" },
+	{ "job", cmd_job, LAB_READ, NULL, "import an lkp-tests job file as klab jobs, one per combination" },
+	{ "reproduce", cmd_reproduce, LAB_READ, NULL,
+	  "read an LKP regression report: its commits, test, KPI and a klab job (measuring: not built yet)" },
 };
 
 static const char *const klab_usage[] = {

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lkp.h"
+
 struct lab;
 
 /* What a command does to the lab (the command table in klab.c). */
@@ -88,5 +90,15 @@ int cmd_track(int argc, char **argv, const struct global_opts *g);
 int cmd_report(int argc, char **argv, const struct global_opts *g);
 int cmd_notify(int argc, char **argv, const struct global_opts *g);
 int cmd_host(int argc, char **argv, const struct global_opts *g);
+int cmd_job(int argc, char **argv, const struct global_opts *g);
+int cmd_reproduce(int argc, char **argv, const struct global_opts *g);
+/* Shared by 'job import' and 'reproduce' (cmd-job.c): --accel
+ * auto|kvm|tcg (NULL: auto) into the accelerator LKP runtimes are
+ * scaled for, *why how it was chosen; the mapped and unmapped notes of
+ * a job, one line each. */
+
+struct lkp_klab_job;
+int lkp_accel_option(const char *arg, enum lkp_accel *out, const char **why);
+void lkp_print_notes(const struct lkp_klab_job *j, const char *indent);
 
 #endif

@@ -73,6 +73,7 @@ char *xstrfmt(const char *fmt, ...)
 }
 
 static char last_error[4096];
+static int errors_held;
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -82,7 +83,8 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	/* messages quote argv, paths and commit subjects: one line each */
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	strbuf_add_clean(&clean, buf);
-	fprintf(stderr, "klab: %s%s\n", prefix, clean.buf);
+	if (!errors_held || strcmp(prefix, "error: "))
+		fprintf(stderr, "klab: %s%s\n", prefix, clean.buf);
 	if (!strcmp(prefix, "error: "))
 		snprintf(last_error, sizeof(last_error), "%s", clean.buf);
 	strbuf_release(&clean);
@@ -91,6 +93,14 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 const char *error_last(void)
 {
 	return last_error;
+}
+
+int error_hold(int hold)
+{
+	int was = errors_held;
+
+	errors_held = hold;
+	return was;
 }
 
 int error(const char *fmt, ...)

@@ -37,6 +37,10 @@ void warning(const char *fmt, ...) KLAB_PRINTF(1, 2);
 /* The text of this process's last error() ("" before any): for records
  * that must say why something failed (a fetch, a build). */
 const char *error_last(void);
+/* With hold set, error() only records its text for error_last() (a
+ * caller that tries several inputs and reports the failures itself,
+ * one line each); returns the previous setting. */
+int error_hold(int hold);
 /* Only the top level and out-of-memory may exit. */
 void die(const char *fmt, ...) KLAB_PRINTF(1, 2) KLAB_NORETURN;
 

@@ -1,0 +1,142 @@
+#!/bin/sh
+# klab reproduce and klab job import, without guests: the sample LKP
+# reports and lkp-tests job files of tests/data/lkp give the commits,
+# test and KPI, jobs klab's own parser accepts (klab run --help-free
+# check: 'klab bisect start' is never run), honest "not done yet" lines;
+# bad input gives one line on stderr and a non-zero exit.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+
+data="$KLAB_SRCDIR/tests/data/lkp"
+cd "$T" || exit 1
+
+# refused DESC ARGS...: exit != 0, exactly one line on stderr, no raw controls
+refused() {
+	desc=$1 want=$2; shift 2
+	err=$("$KLAB" "$@" 2>&1 >/dev/null); rc=$?
+	lines=$(printf '%s\n' "$err" | wc -l)
+	if [ "$rc" -ne 0 ] && [ "$lines" -eq 1 ] && ! printf '%s' "$err" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" &&
+	   printf '%s' "$err" | grep -qF -- "$want"; then
+		ok "$desc"
+	else
+		fail "$desc (rc $rc, $lines lines): $err"
+	fi
+}
+
+# the job parser klab runs with: 'klab run' parses --job before it looks
+# at the kernel, so a missing kernel after a parsed job proves the job fine
+job_accepted() {
+	err=$("$KLAB" --state "$T/lab" run --job "$1" --kernel "$T/no-such-bzImage" 2>&1)
+	case $err in
+	*"no-such-bzImage"*) return 0;;
+	*) echo "# $1: $err"; return 1;;
+	esac
+}
+"$KLAB" init --state "$T/lab" >/dev/null
+printf 'suite: will-it-scale\ntestcase: brk1\n' > bad-job.yaml
+if job_accepted bad-job.yaml >/dev/null; then fail "job_accepted takes a job klab refuses"; else ok "job_accepted refuses a bad job"; fi
+
+# ---- reproduce ----------------------------------------------------------------
+out=$("$KLAB" reproduce --accel tcg "$data/stress-ng-vm-splice.txt" 2>&1); rc=$?
+check "reproduce stress-ng: exit 0" test "$rc" -eq 0
+for want in "commit:   a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a (\"mm/gup: Remove enfornced COW mechanism\")" \
+	"parent:   1a0cf26323c80e2f" "suite:    stress-ng" "testcase: vm-splice" \
+	"KPI:      stress-ng.vm-splice.ops_per_sec -95.6% in the report (3783006 -> 165530)" \
+	"runtime: 5s: TCG guests run about 10x slower" \
+	"not mapped: tbox_group lkp-csl-2sp5" "not mapped: ucode 0x5002f01" \
+	"wrote vm-splice-reproduce.yaml" "not done yet: reproduce does not measure" \
+	"klab bisect start --repo REPO --good 1a0cf26323c80e2f --bad a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a --job vm-splice-reproduce.yaml" \
+	"klab run --job vm-splice-reproduce.yaml --repo REPO --rev 1a0cf26323c80e2f"; do
+	case $out in *"$want"*) ok "reproduce stress-ng prints: $want";; *) fail "reproduce stress-ng lacks '$want': $out";; esac
+done
+check "reproduce stress-ng: klab's job parser accepts the job" job_accepted vm-splice-reproduce.yaml
+check "reproduce stress-ng: runtime scaled in the job" grep -q '^runtime: 5s$' vm-splice-reproduce.yaml
+
+out=$("$KLAB" reproduce --accel kvm --job-out "$T/m.yaml" - < "$data/will-it-scale-malloc1.mbox" 2>&1); rc=$?
+check "reproduce a mail from stdin: exit 0" test "$rc" -eq 0
+for want in "commit:   f35b5d7d676e59e401690b678cd3cfec5e785c23" "parent:   c7f7475ba4b5f8b5" \
+	"KPI:      will-it-scale.per_process_ops -95.5% in the report (293049 -> 13142)" "testcase: malloc1" \
+	"thp.enabled: always" "--repo REPO"; do
+	case $out in *"$want"*) ok "reproduce mail prints: $want";; *) fail "reproduce mail lacks '$want': $out";; esac
+done
+check "reproduce mail: klab's job parser accepts the job" job_accepted "$T/m.yaml"
+
+out=$("$KLAB" reproduce --accel tcg --job-out "$T/q.yaml" "$data/will-it-scale-malloc1-quoted-crlf.txt" 2>&1)
+case $out in *"(293049 -> 13142)"*) ok "reproduce a quoted CRLF reply";; *) fail "quoted CRLF reply: $out";; esac
+out=$("$KLAB" reproduce --accel tcg --job-out "$T/v.yaml" "$data/vm-scalability-anon-w-seq.txt" 2>&1)
+case $out in *"vm-scalability.throughput -23.1% in the report"*"not mapped: size 8T"*) ok "reproduce the subject form";;
+	*) fail "subject form: $out";; esac
+check "reproduce vm-scalability: klab's job parser accepts the job" job_accepted "$T/v.yaml"
+
+# --repo: the report's short ids become the repository's full ones; a
+# commit the repository lacks, or a parent that is not an ancestor, is an error
+make_linear_repo "$T/linux" 4 3
+parent=$(git -C "$T/linux" rev-parse main~1) commit=$(git -C "$T/linux" rev-parse main)
+short() { printf '%.12s' "$1"; }
+report() { # FILE PARENT COMMIT
+	printf '[mm] %s: will-it-scale.per_process_ops -95.5%% regression\n\ncommit: %s ("mm: planted")\nparent: %s\n' \
+		"$(short "$3")" "$3" "$(short "$2")" > "$1"
+	printf 'mode/nr_task/test/testcase:\n  process/100%%/malloc1/will-it-scale\n' >> "$1"
+}
+report demo.txt "$parent" "$commit"
+out=$("$KLAB" reproduce --accel tcg --repo "$T/linux" --job-out "$T/d.yaml" demo.txt 2>&1); rc=$?
+case $rc:$out in
+0:*"parent:   $parent"*"klab bisect start --repo $T/linux --good $parent --bad $commit --job $T/d.yaml"*) ok "reproduce --repo prints full ids";;
+*) fail "reproduce --repo (rc $rc): $out";;
+esac
+report gone.txt "$parent" 0123456789abcdef0123456789abcdef01234567
+refused "reproduce --repo: a commit not in the repository" "is not a commit of '$T/linux'" reproduce --repo "$T/linux" --job-out "$T/g.yaml" gone.txt
+report backwards.txt "$commit" "$parent"
+refused "reproduce --repo: a parent that is not an ancestor" "is not an ancestor of its commit" reproduce --repo "$T/linux" --job-out "$T/g.yaml" backwards.txt
+
+# an escape sequence in the report never reaches the terminal raw
+printf 'commit: 0123456789abcdef ("evil \033[31m subject")\nparent: 1123456789abcdef\n[x] 0123456789: stress-ng.brk.ops_per_sec -5.0%% regression\ntestcase: stress-ng\n' > evil.txt
+out=$("$KLAB" reproduce --accel tcg --job-out "$T/e.yaml" evil.txt 2>&1)
+if printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\033')"; then fail "an ESC from the report printed raw"; else ok "the report's ESC printed cleaned"; fi
+
+refused "reproduce: garbage" "no commit" reproduce --accel tcg "$data/garbage.txt"
+refused "reproduce: missing parent" "no parent commit" reproduce --accel tcg "$data/missing-parent.txt"
+refused "reproduce: a suite klab does not run" "unknown suite 'netperf' (klab runs: stress-ng, will-it-scale, vm-scalability)" \
+	reproduce --accel tcg --job-out "$T/n.yaml" "$data/unknown-suite.txt"
+refused "reproduce: no such file" "nonexistent" reproduce "$T/nonexistent"
+refused "reproduce: no report" "needs a report" reproduce
+refused "reproduce: bad --accel" "--accel: expected auto, kvm or tcg" reproduce --accel fast "$data/garbage.txt"
+refused "reproduce: a newline in --job-out" "control characters" reproduce --job-out "a$(printf '\nb')" "$data/garbage.txt"
+check "no job written for a bad report" test ! -e "$T/n.yaml"
+
+# ---- job import --------------------------------------------------------------------
+mkdir -p jobs
+out=$("$KLAB" job import --accel tcg --out-dir jobs "$data/lkp-will-it-scale.yaml" 2>"$T/import.err"); rc=$?
+check "job import will-it-scale: exit 0" test "$rc" -eq 0
+check "job import: skipped combinations are not errors on stderr" test ! -s "$T/import.err"
+case $out in *"4 jobs written, 4 combinations skipped"*) ok "job import: 4 of 8 combinations run";; *) fail "job import: $out";; esac
+case $out in *"klab cannot run it: "*"got 'brk1'"*) ok "job import says why brk1 is skipped";; *) fail "brk1 skip: $out";; esac
+for f in will-it-scale-malloc1-process-100pct will-it-scale-malloc1-thread-100pct will-it-scale-malloc1-process-50pct \
+	will-it-scale-malloc1-thread-50pct; do
+	check "job import wrote $f.yaml and klab accepts it" job_accepted "jobs/$f.yaml"
+done
+out=$("$KLAB" job import --accel kvm --out-dir jobs "$data/lkp-vm-scalability.yaml" 2>/dev/null)
+case $out in *"4 jobs written, 2 combinations skipped"*) ok "job import vm-scalability: the documents are variants";; *) fail "vm-scalability: $out";; esac
+check "job import vm-scalability: KVM keeps the runtime" grep -q '^runtime: 300s$' jobs/vm-scalability-anon-w-seq-300s-always.yaml
+out=$("$KLAB" job import --accel tcg --out-dir jobs "$data/lkp-stress-ng.yaml" 2>&1)
+case $out in *"wrote jobs/stress-ng-vm-splice-100pct-60s.yaml"*"not mapped: disk 1HDD"*) ok "job import stress-ng";; *) fail "stress-ng import: $out";; esac
+check "job import stress-ng: klab accepts the job" job_accepted jobs/stress-ng-mmapaddr-100pct-60s.yaml
+
+printf 'suite: will-it-scale\nwill-it-scale:\n  test: [brk1, lock1]\n' > none.yaml
+refused "job import: no combination klab runs" "none of its 2 combinations is a job klab can run" job import --out-dir jobs none.yaml
+printf 'suite: netperf\ntest: [a]\n' > netperf.yaml
+refused "job import: a suite klab does not run" "unknown suite 'netperf' (klab runs:" job import netperf.yaml
+printf 'suite: x\nt: [a, b\n' > bad.yaml
+refused "job import: YAML syntax error" "YAML syntax error" job import bad.yaml
+refused "job import: --out-dir not a directory" "not a directory" job import --out-dir "$T/nodir" bad.yaml
+refused "job import: unknown subcommand" "is not a job subcommand" job export x
+refused "job import: no file" "needs an LKP job file" job import
+
+# ---- help ----------------------------------------------------------------------------
+for cmd in "job" "job import" "reproduce"; do
+	# shellcheck disable=SC2086
+	out=$("$KLAB" $cmd --help 2>/dev/null); rc=$?
+	case $rc:$out in 0:usage:*) ok "klab $cmd --help on stdout, exit 0";; *) fail "klab $cmd --help: rc $rc";; esac
+done
+case $("$KLAB" --help) in *"reproduce"*"read an LKP regression report"*) ok "reproduce in the command list";; *) fail "command list";; esac
+
+finish
