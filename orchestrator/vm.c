@@ -561,10 +561,15 @@ static void console_data(struct boot *b, const char *buf, size_t n)
 static void channel_data(struct boot *b, const char *buf, size_t n)
 {
 	struct vm_run *r = b->r;
-	int had_hello = r->result.hello;
+	int had_hello = r->result.hello, had_done = r->result.done;
 	size_t had_out = r->result.nr_out;
 
 	result_feed(&r->result, buf, n);
+	/* everything before done has arrived: the agent may power off (it
+	 * waits for this a few seconds at most); a failed send only costs
+	 * it that wait */
+	if (!had_done && r->result.done && b->channel.open)
+		virStreamSend(b->channel.st, "KLAB1 ack\n", 10);
 	if (!had_hello && r->result.hello) {
 		r->hello_ms = now_ms() - b->t0;
 		if (b->o->on_phase)

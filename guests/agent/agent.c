@@ -42,6 +42,7 @@
  * guest only at the run timeout, which would waste the whole run. */
 #define PORT_WAIT_MS		5000	/* for the virtio port to show up */
 #define RECORD_WAIT_MS		5000	/* for the host to take one record */
+#define ACK_WAIT_MS		3000	/* for the host to confirm the done record */
 #define DRAIN_MS		2000	/* output after the benchmark exited */
 #define KILL_WAIT_MS		5000	/* for a SIGKILLed benchmark to go */
 #define DEFAULT_TIMEOUT_S	3600	/* when job.conf gives none */
@@ -415,7 +416,7 @@ static int open_result_channel(void)
 		/* Blocking on purpose: a blocking write returns once the host
 		 * took the data, so nothing is in flight at power-off.
 		 * write_bounded() polls first, so it cannot hang us. */
-		fd = open(dev, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);	/* read: the host's ack */
 		if (fd >= 0) {
 			logmsg("results go to %s", dev);
 			return fd;
@@ -1078,6 +1079,41 @@ static void flush_results(void)
 	sleep_ms(20);
 }
 
+/*
+ * The host's "ack" once it has the done record: a blocking write only
+ * means QEMU took the data, and libvirt may drop what it has not relayed
+ * yet when the domain stops (the tail of a run's last monitor snapshots
+ * was lost that way).  Bounded: a host that never answers costs ACK_WAIT_MS.
+ */
+static void wait_for_ack(void)
+{
+	int64_t deadline = mono_ms() + ACK_WAIT_MS;
+	char buf[64];
+	size_t got = 0;
+
+	if (rec_fd < 0 || rec_fd == con_fd || isatty(rec_fd))
+		return;
+	while (mono_ms() < deadline) {
+		struct pollfd pfd = { .fd = rec_fd, .events = POLLIN };
+		ssize_t n;
+		int r = poll(&pfd, 1, (int)(deadline - mono_ms()));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || !(pfd.revents & POLLIN))
+			return;	/* timed out, or no host on the port */
+		n = read(rec_fd, buf + got, sizeof(buf) - 1 - got);
+		if (n <= 0)
+			return;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (strstr(buf, "ack"))
+			return;
+		if (got >= sizeof(buf) - 1)
+			got = 0;
+	}
+}
+
 static void power_off(void)
 {
 	kill(-1, SIGKILL);
@@ -1177,6 +1213,8 @@ int main(int argc, char **argv)
 
 	record("done %d", agent_ok);
 	flush_results();
+	if (is_init)
+		wait_for_ack();
 	logmsg("done%s", agent_ok ? "" : " (with errors)");
 	jobconf_release(&jc);
 	if (rec_fd >= 0 && rec_fd != con_fd)
