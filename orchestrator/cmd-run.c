@@ -284,11 +284,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
 		{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
-		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
-		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
-		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
-		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
+		RECIPE_OPTION_ROWS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -368,11 +364,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		case OPT_QUIET:
 			geo.quiet = 1;
 			break;
-		case RECIPE_OPT_CONFIG:
-		case RECIPE_OPT_FRAGMENT:
-		case RECIPE_OPT_OPTION:
-		case RECIPE_OPT_NO_DEFAULTS:
-		case RECIPE_OPT_DRIFT:
+		RECIPE_OPT_CASES:
 			recipe_opts_add(&ro, c, optarg);
 			break;
 		case 'h':
