@@ -580,46 +580,33 @@ int gitrepo_load_dag(struct gitrepo *r, const char *bad, char (*goods)[41], size
 	return gitrepo_load_dag_info(r, bad, goods, nr_goods, first_parent, paths, nr_paths, dag, NULL);
 }
 
-int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41], size_t nr_goods,
-			  int first_parent, const char *const *paths, size_t nr_paths,
-			  struct bisect_dag *dag, struct range_info *info)
+/* bisect_rev_setup: bad, then the goods (uninteresting), as the walk's
+ * start list sorted by date; start_node[i] is bad's (0) or good i-1's
+ * node.  0 ok, -1 a commit could not be read. */
+static int walk_setup(struct walker *w, const char *bad, char (*goods)[41], size_t nr_goods, int *start_node,
+		      struct wlist *list)
 {
-	int *start_node = NULL;
-	struct walker w = { 0 };
-	struct wlist list = { 0 };
-	int *newlist = NULL, *dag_index = NULL;
-	size_t nr_new = 0, alloc_new = 0;
-	int64_t (*start)[2] = NULL, date = INT64_MAX;
+	int64_t (*start)[2] = xcalloc(nr_goods + 1, sizeof(*start));
 	size_t nr_start = 0;
-	git_oid **raw_parents = NULL;
-	int slop = W_SLOP, ret = -1;
+	int ret = -1;
 
-	bisect_dag_init(dag);
-	dag->first_parent = first_parent;
-	if (git_repository_odb(&w.odb, r->repo) < 0) {
-		git_fail("cannot read objects of", r->path);
-		goto cleanup;
-	}
-	/* bisect_rev_setup: bad, then the goods (uninteresting) */
-	start = xcalloc(nr_goods + 1, sizeof(*start));
-	start_node = xcalloc(nr_goods + 1, sizeof(int));
 	for (size_t i = 0; i <= nr_goods; i++) {
 		git_oid oid;
 		int c;
 
 		git_oid_fromstr(&oid, i ? goods[i - 1] : bad);
-		c = walker_find(&w, oid.id, 1);
+		c = walker_find(w, oid.id, 1);
 		start_node[i] = c;
-		if (walker_parse(&w, c) < 0)
-			goto cleanup;
+		if (walker_parse(w, c) < 0)
+			goto out;
 		if (i) {
-			w.n[c].flags |= W_UNINTERESTING;
-			mark_parents_uninteresting(&w, c);	/* handle_commit */
+			w->n[c].flags |= W_UNINTERESTING;
+			mark_parents_uninteresting(w, c);	/* handle_commit */
 		}
-		if (w.n[c].flags & W_SEEN)
+		if (w->n[c].flags & W_SEEN)
 			continue;
-		w.n[c].flags |= W_SEEN;
-		start[nr_start][0] = w.n[c].date;
+		w->n[c].flags |= W_SEEN;
+		start[nr_start][0] = w->n[c].date;
 		start[nr_start][1] = c;
 		nr_start++;
 	}
@@ -628,35 +615,54 @@ int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41],
 		start[i][1] = start[i][1] * 1024 + (int64_t)i;
 	qsort(start, nr_start, sizeof(*start), cmp_start);
 	for (size_t i = 0; i < nr_start; i++) {
-		ALLOC_GROW(list.v, list.len + 1, list.alloc);
-		list.v[list.len++] = (int)(start[i][1] / 1024);
+		ALLOC_GROW(list->v, list->len + 1, list->alloc);
+		list->v[list->len++] = (int)(start[i][1] / 1024);
 	}
-	/* limit_list */
-	while (list.len) {
-		int c = list.v[list.head++];
-		list.len--;
-		process_parents(&w, &list, c, first_parent);
-		if (w.failed)
-			goto cleanup;
-		if (w.n[c].flags & W_UNINTERESTING) {
-			mark_parents_uninteresting(&w, c);
-			slop = still_interesting(&w, &list, date, slop);
+	ret = 0;
+out:
+	free(start);
+	return ret;
+}
+
+/* limit_list: the interesting commits in walk order.  0 ok, -1 failed. */
+static int walk_limit(struct walker *w, struct wlist *list, int first_parent, int **newlist, size_t *nr_new)
+{
+	int64_t date = INT64_MAX;
+	size_t alloc_new = 0;
+	int slop = W_SLOP;
+
+	while (list->len) {
+		int c = list->v[list->head++];
+		list->len--;
+		process_parents(w, list, c, first_parent);
+		if (w->failed)
+			return -1;
+		if (w->n[c].flags & W_UNINTERESTING) {
+			mark_parents_uninteresting(w, c);
+			slop = still_interesting(w, list, date, slop);
 			if (slop)
 				continue;
 			break;
 		}
-		date = w.n[c].date;
-		ALLOC_GROW(newlist, nr_new + 1, alloc_new);
-		newlist[nr_new++] = c;
+		date = w->n[c].date;
+		ALLOC_GROW(*newlist, *nr_new + 1, alloc_new);
+		(*newlist)[(*nr_new)++] = c;
 	}
-	/* the candidates: what is still interesting after the walk */
-	dag_index = xmalloc((w.nr ? w.nr : 1) * sizeof(int));
-	memset(dag_index, 0xff, (w.nr ? w.nr : 1) * sizeof(int));
+	return 0;
+}
+
+/* The candidates (what is still interesting after the walk) into dag,
+ * dag_index[node] their index or -1, raw_parents[d] their parents' ids. */
+static git_oid **dag_from_walk(const struct walker *w, const int *newlist, size_t nr_new, struct bisect_dag *dag,
+			       int *dag_index)
+{
+	git_oid **raw_parents;
+
 	for (size_t i = 0; i < nr_new; i++) {
 		int c = newlist[i];
-		if (w.n[c].flags & W_UNINTERESTING || dag_index[c] >= 0)
+		if (w->n[c].flags & W_UNINTERESTING || dag_index[c] >= 0)
 			continue;
-		dag_index[c] = bisect_dag_add(dag, w.n[c].oid, w.n[c].date);
+		dag_index[c] = bisect_dag_add(dag, w->n[c].oid, w->n[c].date);
 	}
 	raw_parents = xcalloc(dag->nr ? dag->nr : 1, sizeof(*raw_parents));
 	for (size_t i = 0; i < nr_new; i++) {
@@ -666,28 +672,61 @@ int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41],
 		if (d < 0 || dag->commits[d].parents)
 			continue;
 		bc = &dag->commits[d];
-		bc->nr_parents = w.n[c].nr_parents;
+		bc->nr_parents = w->n[c].nr_parents;
 		bc->parents = xmalloc((bc->nr_parents ? bc->nr_parents : 1) * sizeof(int));
 		raw_parents[d] = xmalloc((bc->nr_parents ? bc->nr_parents : 1) * sizeof(git_oid));
 		for (int p = 0; p < bc->nr_parents; p++) {
-			int q = w.n[c].parents[p];
+			int q = w->n[c].parents[p];
 			bc->parents[p] = dag_index[q];
-			memcpy(raw_parents[d][p].id, w.n[q].oid, 20);
+			memcpy(raw_parents[d][p].id, w->n[q].oid, 20);
 		}
 	}
-	if (info) {
-		info->bad_is_candidate = dag_index[start_node[0]] >= 0;
-		info->good_below = xcalloc(nr_goods ? nr_goods : 1, 1);
-		for (size_t i = 0; i < nr_new; i++) {
-			int c = newlist[i];
-			if (dag_index[c] < 0)
-				continue;
-			for (int p = 0; p < w.n[c].nr_parents; p++)
-				for (size_t g = 0; g < nr_goods; g++)
-					if (w.n[c].parents[p] == start_node[g + 1])
-						info->good_below[g] = 1;
-		}
+	return raw_parents;
+}
+
+/* Whether bad is a candidate, and which goods some candidate sits on. */
+static void range_info_from_walk(const struct walker *w, const int *newlist, size_t nr_new, const int *dag_index,
+				 const int *start_node, size_t nr_goods, struct range_info *info)
+{
+	info->bad_is_candidate = dag_index[start_node[0]] >= 0;
+	info->good_below = xcalloc(nr_goods ? nr_goods : 1, 1);
+	for (size_t i = 0; i < nr_new; i++) {
+		int c = newlist[i];
+		if (dag_index[c] < 0)
+			continue;
+		for (int p = 0; p < w->n[c].nr_parents; p++)
+			for (size_t g = 0; g < nr_goods; g++)
+				if (w->n[c].parents[p] == start_node[g + 1])
+					info->good_below[g] = 1;
 	}
+}
+
+int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41], size_t nr_goods,
+			  int first_parent, const char *const *paths, size_t nr_paths,
+			  struct bisect_dag *dag, struct range_info *info)
+{
+	int *start_node = xcalloc(nr_goods + 1, sizeof(int));
+	struct walker w = { 0 };
+	struct wlist list = { 0 };
+	int *newlist = NULL, *dag_index = NULL;
+	size_t nr_new = 0;
+	git_oid **raw_parents = NULL;
+	int ret = -1;
+
+	bisect_dag_init(dag);
+	dag->first_parent = first_parent;
+	if (git_repository_odb(&w.odb, r->repo) < 0) {
+		git_fail("cannot read objects of", r->path);
+		goto cleanup;
+	}
+	if (walk_setup(&w, bad, goods, nr_goods, start_node, &list) < 0 ||
+	    walk_limit(&w, &list, first_parent, &newlist, &nr_new) < 0)
+		goto cleanup;
+	dag_index = xmalloc((w.nr ? w.nr : 1) * sizeof(int));
+	memset(dag_index, 0xff, (w.nr ? w.nr : 1) * sizeof(int));
+	raw_parents = dag_from_walk(&w, newlist, nr_new, dag, dag_index);
+	if (info)
+		range_info_from_walk(&w, newlist, nr_new, dag_index, start_node, nr_goods, info);
 	if (nr_paths && simplify_paths(r, dag, raw_parents, paths, nr_paths) < 0)
 		goto cleanup;
 	ret = 0;
@@ -707,7 +746,6 @@ cleanup:
 	free(list.v);
 	free(newlist);
 	free(dag_index);
-	free(start);
 	git_odb_free(w.odb);
 	if (ret < 0)
 		bisect_dag_release(dag);
