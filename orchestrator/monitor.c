@@ -27,6 +27,24 @@ const struct monitor *monitor_find(const char *name)
 	return NULL;
 }
 
+size_t monitor_count(void)
+{
+	return ARRAY_SIZE(monitors);
+}
+
+const struct monitor *monitor_at(size_t i)
+{
+	return i < ARRAY_SIZE(monitors) ? monitors[i] : NULL;
+}
+
+int monitor_index(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(monitors); i++)
+		if (!strcmp(monitors[i]->name, name))
+			return (int)i;
+	return -1;
+}
+
 int monitor_field_valid(const struct monitor *m, const char *field)
 {
 	return result_name_valid(field) && (!m->field_ok || m->field_ok(field));

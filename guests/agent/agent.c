@@ -706,11 +706,12 @@ static void send_monitor(const char *phase, const struct monitor *m)
 	}
 }
 
-/* Every monitor before and after the run, the sampled ones in between. */
-static void snapshot(const char *phase, int all)
+/* Every monitor the job wants before and after the run, the sampled
+ * ones in between. */
+static void snapshot(const struct job_conf *jc, const char *phase, int all)
 {
 	for (size_t i = 0; i < sizeof(monitors) / sizeof(monitors[0]); i++)
-		if (all || monitors[i].sampled)
+		if ((all || monitors[i].sampled) && jobconf_monitor_on(jc, monitors[i].name))
 			send_monitor(phase, &monitors[i]);
 }
 
@@ -936,7 +937,7 @@ static void supervise(struct run *r, const struct job_conf *jc, int64_t t0)
 
 			mon_s += jc->monitor_s;
 			snprintf(phase, sizeof(phase), "t%u", mon_s);
-			snapshot(phase, 0);
+			snapshot(jc, phase, 0);
 			next_mon += (int64_t)jc->monitor_s * 1000;
 			continue;	/* that took a while: look again */
 		}
@@ -996,7 +997,7 @@ static void run_job(const struct job_conf *jc)
 		if (write_value("/proc/sys/vm/drop_caches", value) < 0)
 			return;
 	}
-	snapshot("before", 1);
+	snapshot(jc, "before", 1);
 
 	envp = build_env(jc);
 	if (!envp) {
@@ -1038,7 +1039,7 @@ static void run_job(const struct job_conf *jc)
 
 	supervise(&r, jc, t0);
 	report_exit(&r);
-	snapshot("after", 1);
+	snapshot(jc, "after", 1);
 
 cleanup:
 	if (r.out_fd >= 0)
