@@ -7,7 +7,7 @@
 #include <string.h>
 
 extern const struct monitor monitor_vmstat, monitor_meminfo, monitor_stat, monitor_numa_meminfo, monitor_interrupts,
-	monitor_softirqs;
+	monitor_softirqs, monitor_numa_vmstat;
 
 /* The order the agent sends them in. */
 static const struct monitor *const monitors[] = {
@@ -17,6 +17,7 @@ static const struct monitor *const monitors[] = {
 	&monitor_numa_meminfo,
 	&monitor_interrupts,
 	&monitor_softirqs,
+	&monitor_numa_vmstat,
 };
 
 const struct monitor *monitor_find(const char *name)

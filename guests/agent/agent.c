@@ -643,8 +643,9 @@ static void send_softirqs(const char *phase, const char *source, const char *pat
 	send_table(phase, source, path, procmon_softirqs);
 }
 
-/* Every node's meminfo; a kernel without CONFIG_NUMA has none: nothing sent. */
-static void send_numa_meminfo(const char *phase, const char *source, const char *dirpath)
+/* Every node's meminfo or vmstat; a kernel without CONFIG_NUMA has none:
+ * nothing sent. */
+static void send_per_node(const char *phase, const char *source, const char *dirpath, const char *file)
 {
 	static char buf[PROC_FILE_MAX];
 	const char *pa[] = { phase, source };
@@ -656,13 +657,27 @@ static void send_numa_meminfo(const char *phase, const char *source, const char 
 	while ((de = readdir(dir))) {
 		char path[PATH_MAX];
 
-		if (strncmp(de->d_name, "node", 4) || !is_number(de->d_name + 4))
+		if (strncmp(de->d_name, "node", 4) || !is_number(de->d_name + 4) || strlen(de->d_name) > 10)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/meminfo", dirpath, de->d_name);
-		if (read_file(path, buf, sizeof(buf)) >= 0)
+		snprintf(path, sizeof(path), "%s/%s/%s", dirpath, de->d_name, file);
+		if (read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		if (!strcmp(file, "meminfo"))
 			procmon_node_meminfo(buf, send_parsed, pa);
+		else
+			procmon_node_vmstat(buf, (unsigned)strtoul(de->d_name + 4, NULL, 10), send_parsed, pa);
 	}
 	closedir(dir);
+}
+
+static void send_numa_meminfo(const char *phase, const char *source, const char *dirpath)
+{
+	send_per_node(phase, source, dirpath, "meminfo");
+}
+
+static void send_numa_vmstat(const char *phase, const char *source, const char *dirpath)
+{
+	send_per_node(phase, source, dirpath, "vmstat");
 }
 
 /* The monitors, one row each: the file read and what one of its lines
@@ -681,6 +696,7 @@ static const struct monitor {
 	{ "numa-meminfo", "/sys/devices/system/node", NULL, 1, send_numa_meminfo },
 	{ "interrupts", "/proc/interrupts", NULL, 0, send_interrupts },
 	{ "softirqs", "/proc/softirqs", NULL, 0, send_softirqs },
+	{ "numa-vmstat", "/sys/devices/system/node", NULL, 1, send_numa_vmstat },
 };
 
 static void send_monitor(const char *phase, const struct monitor *m)

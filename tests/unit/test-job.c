@@ -280,7 +280,7 @@ static void test_job__monitors_unknown_name_is_refused(void **state)
 {
 	(void)state;
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: [ vmstat, perf ]\n",
-			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs)");
+			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat)");
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: some\n",
 			   "t.yaml:3: monitors: expected all, none or a list of");
 }
