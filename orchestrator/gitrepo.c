@@ -1192,3 +1192,131 @@ out:
 	strbuf_release(&shown);
 	return ret;
 }
+
+/* ---- revert: klab's own commits ---------------------------------------------- */
+
+/* The revert is made in the worktree's repository, whose object directory
+ * is klab's (<state>/worktrees/repo-N/.git/objects) and whose alternates
+ * only lend the user's objects: libgit2 writes to the main object
+ * directory, never to an alternate, and no ref is written (the commit is
+ * found by its id).  So the user's repository gains nothing. */
+
+void revert_result_release(struct revert_result *rr)
+{
+	for (size_t i = 0; i < rr->nr_paths; i++)
+		free(rr->paths[i]);
+	free(rr->reason);
+	memset(rr, 0, sizeof(*rr));
+}
+
+/* The conflicting paths of a merged index, at most REVERT_MAX_CONFLICTS
+ * kept, all counted; the reason names the kept ones. */
+static int revert_conflicts(git_index *idx, struct revert_result *rr, const char *culprit)
+{
+	git_index_conflict_iterator *it = NULL;
+	const git_index_entry *anc, *ours, *theirs;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	if (git_index_conflict_iterator_new(&it, idx) < 0)
+		return git_fail("cannot list the conflicts of the revert of", culprit);
+	while ((rc = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+		const git_index_entry *e = ours ? ours : theirs ? theirs : anc;
+
+		if (rr->nr_paths < REVERT_MAX_CONFLICTS)
+			rr->paths[rr->nr_paths++] = xstrdup(e->path);
+		rr->nr_conflicts++;
+	}
+	git_index_conflict_iterator_free(it);
+	if (rc != GIT_ITEROVER)
+		return git_fail("cannot list the conflicts of the revert of", culprit);
+	strbuf_addf(&sb, "conflicts in %zu file%s: ", rr->nr_conflicts, rr->nr_conflicts == 1 ? "" : "s");
+	for (size_t i = 0; i < rr->nr_paths; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", rr->paths[i]);
+	if (rr->nr_conflicts > rr->nr_paths)
+		strbuf_addf(&sb, " and %zu more", rr->nr_conflicts - rr->nr_paths);
+	rr->reason = strbuf_detach(&sb, NULL);
+	return 0;
+}
+
+int worktree_revert(struct worktree *wt, const char *culprit, const char *onto, struct revert_result *rr)
+{
+	git_commit *cc = NULL, *oc = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid coid, ooid, toid, roid;
+	char *msg = NULL;
+	unsigned mainline;
+	int ret = -1;
+
+	memset(rr, 0, sizeof(*rr));
+	if (git_oid_fromstr(&coid, culprit) < 0 || git_oid_fromstr(&ooid, onto) < 0)
+		return error("invalid object id '%s' or '%s'", culprit, onto);
+	if (git_commit_lookup(&cc, wt->repo, &coid) < 0)
+		return git_fail("cannot read commit", culprit);
+	if (git_commit_lookup(&oc, wt->repo, &ooid) < 0) {
+		git_fail("cannot read commit", onto);
+		goto out;
+	}
+	if (git_commit_parentcount(cc) == 0) {
+		rr->reason = xstrfmt("%.12s is a root commit: there is nothing to revert it to", culprit);
+		ret = 1;
+		goto out;
+	}
+	/* A merge is reverted against its first parent, the parent the
+	 * confirmation measured it against (git revert -m 1). */
+	mainline = git_commit_parentcount(cc) > 1 ? 1 : 0;
+	if (git_revert_commit(&idx, wt->repo, cc, oc, mainline, NULL) < 0) {
+		git_fail("cannot revert", culprit);
+		goto out;
+	}
+	if (git_index_has_conflicts(idx)) {
+		ret = revert_conflicts(idx, rr, culprit) < 0 ? -1 : 1;
+		goto out;
+	}
+	if (git_index_write_tree_to(&toid, idx, wt->repo) < 0 || git_tree_lookup(&tree, wt->repo, &toid) < 0) {
+		git_fail("cannot write the tree of the revert of", culprit);
+		goto out;
+	}
+	/* Author, committer and date fixed by the inputs: the same revert
+	 * has the same id in every worktree copy and on every resume. */
+	if (git_signature_new(&sig, "klab", "klab@localhost", git_commit_time(oc), 0) < 0) {
+		git_fail("cannot make a signature for the revert of", culprit);
+		goto out;
+	}
+	msg = xstrfmt("Revert \"%s\"\n\nThis reverts commit %s%s.\n\nMade by klab's revert check, "
+		      "in klab's own object store.\n",
+		      git_commit_summary(cc) ? git_commit_summary(cc) : "", culprit,
+		      mainline ? ", reversing the changes made to its first parent" : "");
+	if (git_commit_create(&roid, wt->repo, NULL, sig, sig, NULL, msg, tree, 1,
+			      (const git_commit **)&oc) < 0) {
+		git_fail("cannot write the revert commit of", culprit);
+		goto out;
+	}
+	git_oid_tostr(rr->hex, sizeof(rr->hex), &roid);
+	rr->applies = 1;
+	ret = 0;
+out:
+	free(msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(oc);
+	git_commit_free(cc);
+	return ret;
+}
+
+int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41])
+{
+	git_commit *c = NULL;
+	git_oid oid;
+
+	if (git_oid_fromstr(&oid, hex) < 0)
+		return error("invalid object id '%s'", hex);
+	if (git_commit_lookup(&c, wt->repo, &oid) < 0)
+		return git_fail("cannot read commit", hex);
+	git_oid_tostr(tree, 41, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
