@@ -217,3 +217,43 @@ done:
 	say(out);
 	return db_bisection_set_revert(env->lab->db, env->bisection_id, out);
 }
+
+int revert_check_bisection(const struct revert_env *env)
+{
+	struct revert_check rc;
+	int on;
+
+	if (!env->perf)
+		return 0;
+	if (db_bisection_revert_check(env->lab->db, env->bisection_id, &on) < 0)
+		return -1;
+	if (!on) {
+		printf("revert check: off (--no-revert-check)\n");
+		return 0;
+	}
+	if (revert_check_run(env, &rc) < 0) {
+		revert_check_release(&rc);
+		warning("the revert check could not run: the culprit stands without it");
+		return -1;
+	}
+	revert_check_release(&rc);
+	return 0;
+}
+
+void revert_check_print(struct lab *lab, int64_t bisection_id)
+{
+	struct revert_check rc;
+	struct strbuf sb = STRBUF_INIT;
+	int on = 1, found = db_bisection_revert(lab->db, bisection_id, &rc);
+
+	if (found > 0) {
+		revert_check_line(&sb, &rc);
+		print_line("%s", sb.buf);
+		if (rc.commit[0])
+			printf("revert:     %s (klab's own commit, in its worktree)\n", rc.commit);
+	} else if (found == 0 && db_bisection_revert_check(lab->db, bisection_id, &on) == 0 && !on) {
+		printf("revert check: off (--no-revert-check)\n");
+	}
+	revert_check_release(&rc);
+	strbuf_release(&sb);
+}

@@ -83,4 +83,15 @@ struct revert_env {
  * klab failed (reported; nothing stored). */
 int revert_check_run(const struct revert_env *env, struct revert_check *out);
 
+/* The check as a job bisection's end runs it, after a confirmed
+ * culprit: nothing for a test-command bisection (env->perf NULL), one
+ * line when the bisection has it off, else revert_check_run.  Its result
+ * never changes the bisection's: -1 (klab failed) is a warning. */
+int revert_check_bisection(const struct revert_env *env);
+
+/* `klab bisect show`'s line ("revert check: ..."; the revert commit on a
+ * second line when one was made; "revert check: off" when it was turned
+ * off), nothing when the check has not run. */
+void revert_check_print(struct lab *lab, int64_t bisection_id);
+
 #endif
