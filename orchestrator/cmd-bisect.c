@@ -2345,7 +2345,10 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		printf("# step %d (%s): [%s] ", s->seq, s->phase, s->hash);
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
-		if (!strcmp(s->status, "done")) {
+		if (!strcmp(s->phase, "revert")) {
+			/* klab's own commit: git bisect cannot replay it */
+			print_line("# revert check: %s: %s", s->verdict ? s->verdict : s->status, s->reason ? s->reason : "");
+		} else if (!strcmp(s->status, "done")) {
 			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);
 		} else {

@@ -1320,3 +1320,12 @@ int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41])
 	git_commit_free(c);
 	return 0;
 }
+
+int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_info *out)
+{
+	/* gitrepo_commit_info on the worktree's repository, which reads its
+	 * own objects and, through the alternates, the user's */
+	struct gitrepo view = { .repo = wt->repo, .path = wt->path, .objects_dir = NULL };
+
+	return gitrepo_commit_info(&view, hex, out);
+}

@@ -112,5 +112,7 @@ int worktree_revert(struct worktree *wt, const char *culprit, const char *onto, 
 void revert_result_release(struct revert_result *rr);
 /* The tree of a commit the worktree can read (klab's own commits too). */
 int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41]);
+/* gitrepo_commit_info for a commit the worktree can read. */
+int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_info *out);
 
 #endif

@@ -93,7 +93,7 @@ static void say(const struct revert_check *rc)
 	struct strbuf sb = STRBUF_INIT;
 
 	revert_check_line(&sb, rc);
-	print_line("  %s", sb.buf);
+	print_line("%s", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -174,7 +174,7 @@ int revert_check_run(const struct revert_env *env, struct revert_check *out)
 		return 0;
 	}
 	revert_check_release(out);
-	printf("revert check: %.12s without %.12s\n", env->bad, env->culprit);
+	printf("\nrevert check: the bad end %.12s with %.12s reverted (klab's own commit)\n", env->bad, env->culprit);
 	rc = worktree_revert(env->wt, env->culprit, env->bad, &rr);
 	if (rc < 0)
 		return -1;
@@ -186,6 +186,18 @@ int revert_check_run(const struct revert_env *env, struct revert_check *out)
 	}
 	memcpy(out->commit, rr.hex, 41);
 	revert_result_release(&rr);
+	{
+		/* its subject for show and the report ('Revert "..."'), as
+		 * for every commit klab tests */
+		struct commit_info ci;
+
+		if (worktree_commit_info(env->wt, out->commit, &ci) < 0)
+			return -1;
+		rc = db_commit_store(env->lab->db, env->repo_id, &ci);
+		commit_info_release(&ci);
+		if (rc < 0)
+			return -1;
+	}
 	rq.lab = env->lab;
 	rq.repo = env->repo;
 	rq.repo_id = env->repo_id;

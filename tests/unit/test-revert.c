@@ -13,7 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db.h"
 #include "gitrepo.h"
+#include "kbuild.h"
+#include "lab.h"
+#include "perfbisect.h"
 #include "revert.h"
 #include "verdict.h"
 #include "util/util.h"
@@ -161,6 +165,16 @@ static void test_revert__clean_revert_undoes_the_culprit_on_top_of_bad(void **st
 	}
 	assert_string_equal(parent, c3);
 	assert_int_equal(worktree_commit_tree(wt, rr.hex, tree), 0);
+	{
+		struct commit_info ci;
+
+		assert_int_equal(worktree_commit_info(wt, rr.hex, &ci), 0);
+		assert_string_equal(ci.subject, "Revert \"c2\"");
+		assert_string_equal(ci.author, "klab <klab@localhost>");
+		assert_string_equal(ci.tree, tree);
+		assert_int_equal(ci.nr_parents, 1);
+		commit_info_release(&ci);
+	}
 	/* fixed identity and date: the same revert has the same id */
 	assert_int_equal(worktree_revert(wt, c2, c3, &again), 0);
 	assert_string_equal(again.hex, rr.hex);
@@ -252,6 +266,131 @@ static void test_revert__user_repository_gains_no_objects_or_refs(void **state)
 	free(m);
 	worktree_free(wt);
 	gitrepo_free(repo);
+}
+
+/* ---- the whole check, where it ends before any guest ---- */
+
+struct check_env {
+	struct lab lab;
+	struct gitrepo *repo;
+	struct worktree *wt;
+	struct perf perf;
+	struct kbuild_recipe recipe;
+	struct revert_env env;
+	char *bad, *culprit;
+};
+
+/* A lab with a job bisection of the user's repository, bad end `bad`. */
+static void check_env_open(struct check_env *c, const char *name, const char *bad, const char *culprit)
+{
+	char *labdir = xstrfmt("%s/lab-%s", dir, name), *user = xstrfmt("%s/user", dir);
+	struct bisection b;
+	int created;
+
+	memset(c, 0, sizeof(*c));
+	c->wt = open_wt(&c->repo, name);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&c->lab, labdir), 0);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(db_repo_id(c->lab.db, user, &b.repo_id), 0);
+	c->bad = rev(bad);
+	c->culprit = rev(culprit);
+	memcpy(b.bad, c->bad, 41);
+	b.job_path = "job.yaml";
+	b.job_text = "suite: stress-ng\n";
+	b.kpi = "stress-ng.mmapaddr.ops_per_sec";
+	b.build = 1;
+	assert_int_equal(db_bisection_create(c->lab.db, &b), 0);
+	c->recipe.base = "tinyconfig";
+	c->env = (struct revert_env){ .lab = &c->lab, .repo = c->repo, .wt = c->wt, .repo_id = b.repo_id,
+				      .bisection_id = b.id, .recipe = &c->recipe, .bad = c->bad,
+				      .culprit = c->culprit, .perf = &c->perf };
+	free(labdir);
+	free(user);
+}
+
+static void check_env_close(struct check_env *c)
+{
+	lab_close(&c->lab);
+	worktree_free(c->wt);
+	gitrepo_free(c->repo);
+	free(c->bad);
+	free(c->culprit);
+}
+
+static void test_revert__check_that_conflicts_is_stored_and_not_redone(void **state)
+{
+	struct check_env c;
+	struct revert_check rc, got;
+
+	(void)state;
+	check_env_open(&c, "check-conflict", "c4", "c2");
+	assert_int_equal(revert_check_run(&c.env, &rc), 0);
+	assert_int_equal(rc.outcome, REVERT_NO_APPLY);
+	assert_string_equal(rc.detail, "conflicts in 1 file: a");
+	assert_int_equal(db_bisection_revert(c.lab.db, c.env.bisection_id, &got), 1);
+	assert_int_equal(got.outcome, REVERT_NO_APPLY);
+	revert_check_release(&got);
+	revert_check_release(&rc);
+	/* resumed: the stored check is the answer (the worktree is not even
+	 * read: a freed one would crash) */
+	worktree_free(c.wt);
+	c.wt = c.env.wt = NULL;
+	assert_int_equal(revert_check_run(&c.env, &rc), 0);
+	assert_int_equal(rc.outcome, REVERT_NO_APPLY);
+	revert_check_release(&rc);
+	check_env_close(&c);
+}
+
+static void test_revert__check_of_a_tree_known_broken_does_not_build(void **state)
+{
+	struct check_env c;
+	struct revert_check rc;
+	struct revert_result rr;
+	char tree[41], recipe_id[41];
+	int64_t build_id;
+
+	(void)state;
+	check_env_open(&c, "check-broken", "c3", "c2");
+	/* the reverted tree failed to build before: the store says so and
+	 * nothing is checked out or compiled */
+	assert_int_equal(worktree_revert(c.wt, c.culprit, c.bad, &rr), 0);
+	assert_int_equal(worktree_commit_tree(c.wt, rr.hex, tree), 0);
+	assert_int_equal(kbuild_recipe_id(&c.recipe, recipe_id), 0);
+	assert_int_equal(db_build_begin(c.lab.db, c.env.repo_id, rr.hex, tree, recipe_id, "tinyconfig", &build_id), 0);
+	assert_int_equal(db_build_finish(c.lab.db, build_id, "build-failed", NULL, NULL, NULL,
+					 "mm/mmap.c:12:3: error: 'x' undeclared", NULL, 1000, 1), 0);
+	assert_int_equal(revert_check_run(&c.env, &rc), 0);
+	assert_int_equal(rc.outcome, REVERT_NO_BUILD);
+	assert_string_equal(rc.commit, rr.hex);
+	assert_string_equal(rc.detail, "build failed: mm/mmap.c:12:3: error: 'x' undeclared");
+	revert_check_release(&rc);
+	/* the commit klab made is stored with its subject, like a tested one */
+	{
+		char *subj = db_commit_subject(c.lab.db, c.env.repo_id, rr.hex);
+		assert_string_equal(subj, "Revert \"c2\"");
+		free(subj);
+	}
+	revert_result_release(&rr);
+	check_env_close(&c);
+}
+
+static void test_revert__check_turned_off_stores_nothing(void **state)
+{
+	struct check_env c;
+	struct revert_check got;
+
+	(void)state;
+	check_env_open(&c, "check-off", "c3", "c2");
+	assert_int_equal(db_bisection_set_revert_check(c.lab.db, c.env.bisection_id, 0), 0);
+	assert_int_equal(revert_check_bisection(&c.env), 0);
+	assert_int_equal(db_bisection_revert(c.lab.db, c.env.bisection_id, &got), 0);
+	/* and a test-command bisection has none */
+	c.env.perf = NULL;
+	assert_int_equal(db_bisection_set_revert_check(c.lab.db, c.env.bisection_id, 1), 0);
+	assert_int_equal(revert_check_bisection(&c.env), 0);
+	assert_int_equal(db_bisection_revert(c.lab.db, c.env.bisection_id, &got), 0);
+	check_env_close(&c);
 }
 
 /* ---- the outcome from measured values ---- */
@@ -366,6 +505,9 @@ int main(void)
 		cmocka_unit_test(test_revert__conflict_names_the_paths_and_makes_nothing),
 		cmocka_unit_test(test_revert__merge_is_reverted_against_its_first_parent),
 		cmocka_unit_test(test_revert__user_repository_gains_no_objects_or_refs),
+		cmocka_unit_test(test_revert__check_that_conflicts_is_stored_and_not_redone),
+		cmocka_unit_test(test_revert__check_of_a_tree_known_broken_does_not_build),
+		cmocka_unit_test(test_revert__check_turned_off_stores_nothing),
 		cmocka_unit_test(test_revert__like_good_restores_good),
 		cmocka_unit_test(test_revert__like_bad_does_not_restore),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_at_the_cap),
