@@ -1439,7 +1439,8 @@ static int bisect_loop(struct runner *r)
 				if (confirmed)	/* issue 17: does the regression go away without it? */
 					revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo,
 						.wt = r->wt, .repo_id = r->b->repo_id, .bisection_id = r->b->id,
-						.recipe = &r->recipe, .jobs = r->jobs, .bad = r->b->bad, .culprit = hex,
+						.recipe = &r->recipe, .jobs = r->jobs, .good = r->b->goods[0],
+						.bad = r->b->bad, .culprit = hex,
 						.perf = r->perf });
 			}
 			if (!confirmed) {

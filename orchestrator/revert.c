@@ -97,6 +97,65 @@ static void say(const struct revert_check *rc)
 	strbuf_release(&sb);
 }
 
+/* One more run of a reference end, good and bad in turn, between the
+ * revert's extra runs, as a bisection step's extra runs get (cmd-bisect.c's
+ * reference_run, which this mirrors: an ambiguous result is as often a
+ * drifting host as a kernel between the ends).  A failure is a warning:
+ * the references measured so far still hold. */
+static void fresh_reference_run(const struct revert_env *env)
+{
+	struct perf *p = env->perf;
+	int bad_end = p->ref_turn++ & 1;
+	const char *hex = bad_end ? env->bad : env->good;
+	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
+	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
+	double **vals = bad_end ? &p->bad : &p->good;
+	size_t *n = bad_end ? &p->nb : &p->ng;
+	int64_t step = bad_end ? p->bad_step : p->good_step;
+	double *nv = NULL;
+	size_t nn = 0;
+	char *why = NULL, label[64];
+
+	if (!hex || !step)
+		return;
+	if (!*kernel) {
+		/* a resumed bisection: the end's kernel is in the store */
+		struct kernel_request rq = { 0 };
+		struct kernel_result kr;
+
+		rq.lab = env->lab;
+		rq.repo = env->repo;
+		rq.repo_id = env->repo_id;
+		rq.wt = env->wt;
+		rq.hex = hex;
+		rq.recipe = env->recipe;
+		rq.jobs = env->jobs;
+		rq.progress = PROGRESS_AUTO;
+		rq.indent = "  ";
+		if (kernel_for_commit(&rq, &kr) == 0) {
+			*kernel = xstrdup(kr.kernel);
+			*build = kr.build_id;
+		}
+		kernel_result_release(&kr);
+		if (!*kernel) {
+			warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
+				bad_end ? "bad" : "good");
+			return;
+		}
+	}
+	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
+	if (perf_measure_to(p, *kernel, *build, step, label, *n + 1, &nv, &nn, &why) || nn <= *n) {
+		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
+			bad_end ? "bad" : "good", why ? why : "klab error");
+		free(nv);
+	} else {
+		free(*vals);
+		*vals = nv;
+		*n = nn;
+	}
+	free(why);
+}
+
 /* Runs of the reverted kernel under a 'revert' step until the rules
  * decide.  0 decided or the guests failed (rc filled), -1 klab failed. */
 static int measure(const struct revert_env *env, const char *kernel, int64_t build_id, struct revert_check *rc)
@@ -117,7 +176,15 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		return -1;
 	snprintf(label, sizeof(label), "  revert %.12s ", rc->commit);
 	for (;;) {
-		int m = perf_measure_to(p, kernel, build_id, s.id, label, want, &vals, &n, &why);
+		/* the first runs in one go, extra runs one by one */
+		size_t next = n ? n + 1 : want;
+		int m;
+
+		if (n)
+			fresh_reference_run(env);
+		free(vals);
+		vals = NULL;
+		m = perf_measure_to(p, kernel, build_id, s.id, label, next, &vals, &n, &why);
 
 		if (m < 0)
 			goto out;
@@ -129,12 +196,14 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 			ret = db_step_finish(env->lab->db, &s);
 			goto out;
 		}
+		if (n < want)
+			continue;
 		d = revert_decide(&v, &rc->outcome, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction);
 		if (d < 0)
 			goto out;
 		if (d == 0)
 			break;
-		printf("  %s: %u runs needed\n", v.text, v.next_runs);
+		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
 		want = v.next_runs;
 	}
 	rc->runs = n;

@@ -71,13 +71,14 @@ struct revert_env {
 	int64_t repo_id, bisection_id;
 	const struct kbuild_recipe *recipe;
 	int jobs;
-	const char *bad, *culprit;
+	const char *good, *bad, *culprit;	/* the first good end, the bad end, the culprit */
 	struct perf *perf;		/* references, job, policy, guests */
 };
 
 /* Make the revert of env->culprit on env->bad, build it, measure it
  * (runs under a 'revert' step, job.repeat first and more while the
- * rules ask, up to the cap) and decide; print one line per stage and the
+ * rules ask, up to the cap, each extra run after a fresh run of the good
+ * or the bad end as a bisection step's) and decide; print one line per stage and the
  * summary; store the result with the bisection.  A check stored already
  * (a resumed bisection) is loaded, not redone.  0 with *out filled; -1
  * klab failed (reported; nothing stored). */

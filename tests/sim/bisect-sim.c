@@ -292,12 +292,12 @@ static int confirm(struct sim_result *res, const struct verdict_policy *p, struc
 }
 
 /* revert_check_run(): the bad end with the culprit reverted, `repeat`
- * runs and more while revert_decide asks, against the references (no
- * fresh reference runs between them, as in revert.c).  With one change
- * point the reverted kernel is good exactly when the culprit is the real
- * one.  1 when it "restores good". */
-static int revert_check(struct sim_result *res, const struct verdict_policy *p, struct host *h,
-			const struct refs *r, int reverted_bad)
+ * runs and more while revert_decide asks, each extra one after a fresh
+ * reference run, against the references.  With one change point the
+ * reverted kernel is good exactly when the culprit is the real one.  1
+ * when it "restores good". */
+static int revert_check(struct sim_result *res, const struct verdict_policy *p, struct host *h, struct refs *r,
+			int reverted_bad)
 {
 	double v[SIM_MAX_RUNS];
 	size_t n = 0, want = h->cell->repeat;
@@ -306,8 +306,14 @@ static int revert_check(struct sim_result *res, const struct verdict_policy *p, 
 	int rc;
 
 	for (;;) {
-		while (n < want)
+		size_t next = n ? n + 1 : want;
+
+		if (n)
+			fresh_reference_run(res, h, r);
+		while (n < next)
 			v[n++] = run_once(h, reverted_bad);
+		if (n < want)
+			continue;
 		rc = revert_decide(&vd, &o, p, r->g, r->ng, r->b, r->nb, v, n, h->cell->direction);
 		if (rc < 0)
 			abort();
