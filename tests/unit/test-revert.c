@@ -112,6 +112,11 @@ static int setup(void **state)
 	sh("git checkout -q -b five c3 && sed -i 's/^5$/FIVE/' a && git commit -qam c5 && git tag c5 && "
 	   "git checkout -q -b same c1 && sed -i 's/^5$/FIVE/' a && git commit -qam same && git tag same && "
 	   "git checkout -q main");
+	/* twelve files changed by `many`, each changed again on top: its
+	 * revert conflicts in all of them */
+	sh("git checkout -q -b wide c1 && for i in 01 02 03 04 05 06 07 08 09 10 11 12; do echo x > f$i; done && "
+	   "git add . && git commit -qm mk && sed -i 's/x/y/' f* && git commit -qam many && git tag many && "
+	   "sed -i 's/y/z/' f* && git commit -qam again && git tag again && git checkout -q main");
 	/* packed, as a kernel tree is: the alternates lend packs too */
 	sh("git gc -q --prune=now");
 	/* old, as a kernel tree's are: libgit2 leaves a pack used in the last
@@ -219,6 +224,27 @@ static void test_revert__conflict_names_the_paths_and_makes_nothing(void **state
 	revert_result_release(&rr);
 	free(c2);
 	free(c4);
+	worktree_free(wt);
+	gitrepo_free(repo);
+}
+
+static void test_revert__many_conflicts_are_counted_and_ten_named(void **state)
+{
+	struct gitrepo *repo;
+	struct worktree *wt = open_wt(&repo, "wt-many");
+	struct revert_result rr;
+	char *many = rev("many"), *again = rev("again");
+
+	(void)state;
+	assert_int_equal(worktree_revert(wt, many, again, &rr), 1);
+	assert_int_equal(rr.nr_conflicts, 12);
+	assert_int_equal(rr.nr_paths, REVERT_MAX_CONFLICTS);
+	assert_string_equal(rr.paths[0], "f01");
+	assert_string_equal(rr.reason, "conflicts in 12 files: f01, f02, f03, f04, f05, f06, f07, f08, f09, f10 "
+				       "and 2 more");
+	revert_result_release(&rr);
+	free(many);
+	free(again);
 	worktree_free(wt);
 	gitrepo_free(repo);
 }
@@ -527,6 +553,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_revert__clean_revert_undoes_the_culprit_on_top_of_bad),
 		cmocka_unit_test(test_revert__conflict_names_the_paths_and_makes_nothing),
+		cmocka_unit_test(test_revert__many_conflicts_are_counted_and_ten_named),
 		cmocka_unit_test(test_revert__merge_is_reverted_against_its_first_parent),
 		cmocka_unit_test(test_revert__user_repository_gains_no_objects_or_refs),
 		cmocka_unit_test(test_revert__check_that_conflicts_is_stored_and_not_redone),
