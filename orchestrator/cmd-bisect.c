@@ -11,6 +11,7 @@
 #include "kernel.h"
 #include "notify.h"
 #include "perfbisect.h"
+#include "revert.h"
 #include "stats.h"
 #include "verdict.h"
 #include "compare.h"
@@ -39,7 +40,8 @@ static const char *const bisect_usage[] = {
 	"                          [--allow-config-drift]]",
 	"                         [--slots K] [--no-run] -- CMD [ARGS...]",
 	"   or: klab bisect start --repo PATH --good REV --bad REV --job FILE",
-	"                         [--kpi METRIC] [--slots K] [config options] [--no-run]",
+	"                         [--kpi METRIC] [--slots K] [--no-revert-check]",
+	"                         [config options] [--no-run]",
 	"   or: klab bisect resume ID",
 	"   or: klab bisect list",
 	"   or: klab bisect show ID",
@@ -76,6 +78,15 @@ static const char *const bisect_usage[] = {
 	"                    clearly worse and carry the job's confirm_share (default",
 	"                    half) of the ends' gap, else the bisection ends",
 	"                    'unconfirmed' (exit 4) without naming a culprit.",
+	"                    A confirmed culprit gets a revert check: the bad end",
+	"                    with the culprit reverted (a commit klab makes in its",
+	"                    own worktree, never in your repository) is built and",
+	"                    measured against the ends: 'revert restores good',",
+	"                    'revert does not restore', 'revert does not apply'",
+	"                    (conflicts), 'reverted kernel does not build' (or",
+	"                    'could not be measured' when its guests fail).  It",
+	"                    never changes the result or the exit status.",
+	"  --no-revert-check  skip the revert check (kept by resume)",
 	"  --kpi METRIC      the metric that decides (default: the job's kpi)",
 	"  --slots K         multisection: test K commits at once (1 to 4, default 1),",
 	"                    splitting the range into K+1 parts, so about",
@@ -1425,6 +1436,12 @@ static int bisect_loop(struct runner *r)
 			if (r->perf) {
 				print_first_bad(r, hex);
 				msg = confirm_and_report(r, hex, &confirmed);
+				if (confirmed)	/* issue 17: does the regression go away without it? */
+					revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo,
+						.wt = r->wt, .repo_id = r->b->repo_id, .bisection_id = r->b->id,
+						.recipe = &r->recipe, .jobs = r->jobs, .good = r->b->goods[0],
+						.bad = r->b->bad, .culprit = hex,
+						.perf = r->perf });
 			}
 			if (!confirmed) {
 				/* the commit stays recorded as the suspect, never as the culprit */
@@ -1646,7 +1663,7 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 /* ---- start ------------------------------------------------------------ */
 
 /* Create bisection b with its slots and its queue row. */
-static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int64_t *queue_id)
+static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int revert_check, int64_t *queue_id)
 {
 	char *cwd = getcwd(NULL, 0);
 	int ret = -1;
@@ -1657,6 +1674,7 @@ static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int6
 	if (db_begin(lab->db) < 0)
 		goto out;
 	if (db_bisection_create(lab->db, b) < 0 || (slots > 1 && db_bisection_set_slots(lab->db, b->id, slots) < 0) ||
+	    (!revert_check && db_bisection_set_revert_check(lab->db, b->id, 0) < 0) ||
 	    db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
 		db_rollback(lab->db);
 		goto out;
@@ -1669,7 +1687,7 @@ out:
 
 int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 {
-	return queue_bisection(lab, b, 1, queue_id);
+	return queue_bisection(lab, b, 1, 1, queue_id);
 }
 
 /* submit: create the bisection (everything checked as for start) and
@@ -1688,6 +1706,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		{ "job", required_argument, NULL, 'J' },
 		{ "kpi", required_argument, NULL, 'K' },
 		{ "slots", required_argument, NULL, 'S' },
+		{ "no-revert-check", no_argument, NULL, 'R' },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
 		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
@@ -1709,6 +1728,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	const char **good_args = NULL, **path_args = NULL;
 	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
 	int no_run = 0, first_parent = 0, c, ret = EXIT_FAIL;
+	int revert_check = 1;	/* --no-revert-check */
 	unsigned long timeout = 0, slots = 1;
 	struct gitrepo *repo = NULL;
 	struct bisection b;
@@ -1753,6 +1773,9 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 			break;
 		case 'n':
 			no_run = 1;
+			break;
+		case 'R':
+			revert_check = 0;
 			break;
 		case 'B':
 			build = 1;
@@ -1933,7 +1956,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	b.kpi = job_parsed ? (char *)(kpi_arg ? kpi_arg : job.kpi) : NULL;
 	if (submit) {
 		int64_t qid;
-		if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || queue_bisection(&lab, &b, (int)slots, &qid) < 0)
+		if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || queue_bisection(&lab, &b, (int)slots, revert_check, &qid) < 0)
 			goto out;
 		printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good", (long long)qid,
 		       (long long)b.id, abs_repo, b.bad, b.nr_goods);
@@ -1958,6 +1981,8 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	} else if (db_bisection_create(lab.db, &b) < 0) {
 		goto out;
 	}
+	if (!revert_check && db_bisection_set_revert_check(lab.db, b.id, 0) < 0)
+		goto out;
 	printf("bisection %lld: %s, bad %.12s, %zu good", (long long)b.id, abs_repo, b.bad, b.nr_goods);
 	if (slots > 1)
 		printf(", %lu slots", slots);
@@ -2237,6 +2262,8 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	}
 	for (size_t i = 0; i < b.nr_candidates; i++)
 		printf("candidate:  %s\n", b.candidates[i]);
+	if (b.job_path)
+		revert_check_print(&lab, b.id);
 	if (nr) {
 		printf("\n%4s  %-12s  %-10s  %-7s  %-28s  %8s  %s\n", "step", "commit", "phase", "verdict",
 		       "reason", "test", "subject");
@@ -2319,7 +2346,10 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		printf("# step %d (%s): [%s] ", s->seq, s->phase, s->hash);
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
-		if (!strcmp(s->status, "done")) {
+		if (!strcmp(s->phase, "revert")) {
+			/* klab's own commit: git bisect cannot replay it */
+			print_line("# revert check: %s: %s", s->verdict ? s->verdict : s->status, s->reason ? s->reason : "");
+		} else if (!strcmp(s->status, "done")) {
 			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);
 		} else {

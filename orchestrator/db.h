@@ -128,6 +128,16 @@ int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **
  * does.  Fills each step's id, seq and attempts. */
 int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round);
 
+/* The revert check (migration 7): whether it is on for the bisection
+ * (`--no-revert-check` stores 0; 1 unless set), and its result.
+ * db_bisection_revert: 1 a check is stored (rc filled, release it with
+ * revert_check_release), 0 none, -1 error. */
+struct revert_check;
+int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on);
+int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on);
+int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc);
+int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc);
+
 /* ---- kernel builds (db-build.c) -------------------------------------------- */
 
 struct db_build {
