@@ -142,19 +142,13 @@ static void print_row(const struct metric_row *row, const char *kpi)
 	       !strcmp(row->name, kpi) ? "   <- KPI" : "");
 }
 
-static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, struct recipe_opts *ro,
-			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
+int run_kernel_for_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
+		       int quiet, char **bzimage, int64_t *build_id, char hex[41])
 {
-	struct kbuild_recipe recipe = { 0 };
 	struct kernel_result kr = { 0 };
 	int rc, ret = -1;
 
-	/* the job's own fragments join the recipe */
-	for (size_t i = 0; i < job->nr_fragments; i++)
-		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
-	if (recipe_from_opts(ro, &recipe) < 0)
-		return -1;
-	rc = kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, hex, &kr);
+	rc = kernel_for_rev(lab, repo_arg, rev, recipe, quiet, hex, &kr);
 	if (rc < 0 && !kr.message)
 		goto cleanup;
 	if (rc != 0) {
@@ -167,6 +161,26 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 	ret = 0;
 cleanup:
 	kernel_result_release(&kr);
+	return ret;
+}
+
+int run_recipe_for_job(struct recipe_opts *ro, const struct job *job, struct kbuild_recipe *recipe)
+{
+	/* the job's own fragments join the recipe */
+	for (size_t i = 0; i < job->nr_fragments; i++)
+		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
+	return recipe_from_opts(ro, recipe);
+}
+
+static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, struct recipe_opts *ro,
+			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
+{
+	struct kbuild_recipe recipe = { 0 };
+	int ret = -1;
+
+	if (run_recipe_for_job(ro, job, &recipe) < 0)
+		return -1;
+	ret = run_kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, bzimage, build_id, hex);
 	kbuild_recipe_release(&recipe);
 	return ret;
 }
@@ -240,9 +254,7 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 		gitrepo_free(repo);
 		if (rc < 0)
 			return EXIT_FAIL;
-		for (size_t i = 0; i < job->nr_fragments; i++)
-			recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
-		if (recipe_from_opts(ro, &recipe) < 0)
+		if (run_recipe_for_job(ro, job, &recipe) < 0)
 			return EXIT_FAIL;
 		kbuild_recipe_release(&recipe);
 	}

@@ -64,6 +64,14 @@ void recipe_opts_add(struct recipe_opts *ro, int which, const char *arg);
 void recipe_opts_release(struct recipe_opts *ro);
 /* Resolve fragments and check them; error() on bad input. */
 int recipe_from_opts(const struct recipe_opts *ro, struct kbuild_recipe *r);
+/* Shared by run, compare and reproduce (cmd-run.c): the recipe with a
+ * job's fragments added to ro, and the kernel of rev built with it (or
+ * found in the store): *bzimage (caller frees), its build row and the
+ * commit.  -1 after error(), a build failure included. */
+struct job;
+int run_recipe_for_job(struct recipe_opts *ro, const struct job *job, struct kbuild_recipe *recipe);
+int run_kernel_for_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
+		       int quiet, char **bzimage, int64_t *build_id, char hex[41]);
 
 int cmd_init(int argc, char **argv, const struct global_opts *g);
 int cmd_build(int argc, char **argv, const struct global_opts *g);
@@ -92,6 +100,7 @@ int cmd_notify(int argc, char **argv, const struct global_opts *g);
 int cmd_host(int argc, char **argv, const struct global_opts *g);
 int cmd_job(int argc, char **argv, const struct global_opts *g);
 int cmd_reproduce(int argc, char **argv, const struct global_opts *g);
+int cmd_compare(int argc, char **argv, const struct global_opts *g);
 /* Shared by 'job import' and 'reproduce' (cmd-job.c): --accel
  * auto|kvm|tcg (NULL: auto) into the accelerator LKP runtimes are
  * scaled for, *why how it was chosen; the mapped and unmapped notes of
