@@ -117,8 +117,7 @@ static int parse_id(const char *s, int64_t *id)
 	return 0;
 }
 
-/* Stored run sets or freshly measured ones: compare and print. */
-static int show(sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi, int json)
+int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi, int json)
 {
 	struct runcmp c;
 	struct strbuf sb = STRBUF_INIT;
@@ -151,7 +150,7 @@ static int compare_stored(const struct global_opts *g, const int64_t *ids, size_
 	ro.access = LAB_READ;
 	if (open_lab(&ro, &lab) < 0)
 		return EXIT_FAIL;
-	ret = show(lab.db, ids, NULL, n, kpi, json);
+	ret = compare_print(lab.db, ids, NULL, n, kpi, json);
 	lab_close(&lab);
 	return ret;
 }
@@ -448,7 +447,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		}
 		if (!geo.quiet)
 			fputc('\n', stdout);
-		ret = show(lab.db, ids, labels, nr_sides, kpi, json);
+		ret = compare_print(lab.db, ids, labels, nr_sides, kpi, json);
 	}
 out:
 	if (measuring)
