@@ -137,6 +137,6 @@ for cmd in "job" "job import" "reproduce"; do
 	out=$("$KLAB" $cmd --help 2>/dev/null); rc=$?
 	case $rc:$out in 0:usage:*) ok "klab $cmd --help on stdout, exit 0";; *) fail "klab $cmd --help: rc $rc";; esac
 done
-case $("$KLAB" --help) in *"reproduce"*"read an LKP regression report"*) ok "reproduce in the command list";; *) fail "command list";; esac
+case $("$KLAB" --help) in *"reproduce"*"an LKP regression report"*) ok "reproduce in the command list";; *) fail "command list";; esac
 
 finish
