@@ -58,10 +58,7 @@ static const char *const compare_usage[] = {
 	NULL
 };
 
-enum {
-	OPT_JOB = 4200, OPT_REPO, OPT_REV, OPT_SET, OPT_RUNSET, OPT_RUNS, OPT_KPI, OPT_JSON, OPT_URI, OPT_HOST,
-	OPT_ACCEL, OPT_NO_PIN, OPT_BOOT_TIMEOUT, OPT_RUN_TIMEOUT, OPT_QUIET
-};
+enum { OPT_JOB = 4200, OPT_REPO, OPT_REV, OPT_SET, OPT_RUNSET, OPT_RUNS, OPT_KPI, OPT_JSON };
 
 #define MAX_SIDES 16
 
@@ -166,13 +163,13 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "kpi", required_argument, NULL, OPT_KPI },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "uri", required_argument, NULL, OPT_URI },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
-		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
-		{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "uri", required_argument, NULL, GUEST_OPT_URI },
+		{ "host", required_argument, NULL, GUEST_OPT_HOST },
+		{ "accel", required_argument, NULL, GUEST_OPT_ACCEL },
+		{ "no-pin", no_argument, NULL, GUEST_OPT_NO_PIN },
+		{ "boot-timeout", required_argument, NULL, GUEST_OPT_BOOT_TIMEOUT },
+		{ "run-timeout", required_argument, NULL, GUEST_OPT_RUN_TIMEOUT },
+		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
 		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
@@ -192,7 +189,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 	struct measure m = { 0 };
 	struct job base = { 0 };
 	struct lab lab;
-	unsigned long runs = 0, secs;
+	unsigned long runs = 0;
 	char *buf = NULL, *why = NULL;
 	size_t len;
 	int c, json = 0, ret = EXIT_USAGE, lab_opened = 0, base_parsed = 0, recipe_made = 0, measuring = 0;
@@ -233,33 +230,6 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		case OPT_JSON:
 			json = 1;
 			break;
-		case OPT_URI:
-			geo.uri = optarg;
-			break;
-		case OPT_HOST:
-			geo.host = optarg;
-			break;
-		case OPT_ACCEL:
-			geo.accel = optarg;
-			break;
-		case OPT_NO_PIN:
-			geo.no_pin = 1;
-			break;
-		case OPT_BOOT_TIMEOUT:
-		case OPT_RUN_TIMEOUT:
-			if (parse_uint(optarg, 7 * 86400, &secs) < 0 || !secs) {
-				error("--%s takes seconds from 1 to 604800",
-				      c == OPT_BOOT_TIMEOUT ? "boot-timeout" : "run-timeout");
-				goto out;
-			}
-			if (c == OPT_BOOT_TIMEOUT)
-				geo.boot_timeout_ms = (int64_t)secs * 1000;
-			else
-				geo.run_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_QUIET:
-			geo.quiet = 1;
-			break;
 		case RECIPE_OPT_CONFIG:
 		case RECIPE_OPT_FRAGMENT:
 		case RECIPE_OPT_OPTION:
@@ -272,7 +242,10 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 			ret = EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "see 'klab compare --help'\n");
+			if (guest_opt_parse(&geo, c, optarg) == 1)
+				continue;
+			if (c == '?')
+				fprintf(stderr, "see 'klab compare --help'\n");
 			goto out;
 		}
 	}
@@ -311,15 +284,11 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		goto out;
 	}
 	if (check_no_controls("--job", job_path) < 0 || check_no_controls("--repo", repo) < 0 ||
-	    check_no_controls("--uri", geo.uri) < 0 || check_no_controls("--host", geo.host) < 0)
+	    guest_opts_check(&geo, "compare") < 0)
 		goto out;
 	for (size_t i = 0; i < nr_revs; i++)
 		if (check_no_controls("--rev", revs[i]) < 0)
 			goto out;
-	if (geo.uri && geo.host) {
-		error("--uri and --host: choose one (see 'klab compare --help')");
-		goto out;
-	}
 	if (json)
 		geo.quiet = 1;
 
@@ -379,15 +348,8 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (geo.host) {
-		struct db_host h;
-		int rc = db_host_find(lab.db, geo.host, &h);
-		if (rc == 0)
-			error("--host '%s': no such host (see 'klab host list')", geo.host);
-		if (rc <= 0)
-			goto out;
-		db_host_release(&h);
-	}
+	if (guest_opts_check_host(&lab, &geo) < 0)
+		goto out;
 	/* what the guests need, checked before anything is built */
 	for (size_t i = 0; i < nr_sides; i++)
 		if (guest_env_check(&lab, &sides[i].job, &geo) < 0)

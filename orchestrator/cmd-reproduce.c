@@ -65,7 +65,7 @@ static const char *const reproduce_usage[] = {
 	NULL
 };
 
-enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_URI, OPT_HOST, OPT_QUIET };
+enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS };
 
 /* The whole of stdin, at most max bytes (one more is an error). */
 static int read_stdin(size_t max, char **out, size_t *len)
@@ -180,7 +180,7 @@ static int measure_report(const struct global_opts *g, const char *repo, const c
 	}
 	if (runs)
 		job.repeat = (unsigned)runs;
-	if (guest_env_check(&lab, &job, geo) < 0 || run_recipe_for_job(&ro, &job, &recipe) < 0)
+	if (guest_opts_check_host(&lab, geo) < 0 || guest_env_check(&lab, &job, geo) < 0 || run_recipe_for_job(&ro, &job, &recipe) < 0)
 		goto out;
 	recipe_made = 1;
 	for (int i = 0; i < 2; i++) {
@@ -253,9 +253,9 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "no-measure", no_argument, NULL, OPT_NO_MEASURE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "uri", required_argument, NULL, OPT_URI },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "uri", required_argument, NULL, GUEST_OPT_URI },
+		{ "host", required_argument, NULL, GUEST_OPT_HOST },
+		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -290,19 +290,12 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 				return EXIT_USAGE;
 			}
 			break;
-		case OPT_URI:
-			geo.uri = optarg;
-			break;
-		case OPT_HOST:
-			geo.host = optarg;
-			break;
-		case OPT_QUIET:
-			geo.quiet = 1;
-			break;
 		case 'h':
 			print_usage(reproduce_usage, 0);
 			return EXIT_OK;
 		default:
+			if (guest_opt_parse(&geo, c, optarg) == 1)
+				continue;
 			fprintf(stderr, "see 'klab reproduce --help'\n");
 			return EXIT_USAGE;
 		}
@@ -313,13 +306,8 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	}
 	path = argv[optind];
 	if (check_no_controls("REPORT", path) < 0 || check_no_controls("--repo", repo) < 0 ||
-	    check_no_controls("--job-out", job_out) < 0 || check_no_controls("--uri", geo.uri) < 0 ||
-	    check_no_controls("--host", geo.host) < 0)
+	    check_no_controls("--job-out", job_out) < 0 || guest_opts_check(&geo, "reproduce") < 0)
 		return EXIT_USAGE;
-	if (geo.uri && geo.host) {
-		error("--uri and --host: choose one (see 'klab reproduce --help')");
-		return EXIT_USAGE;
-	}
 	if (lkp_accel_option(accel_arg, &accel, &why) < 0)
 		return EXIT_USAGE;
 	if (!strcmp(path, "-") ? read_stdin(LKP_MAX_REPORT, &buf, &len) < 0

@@ -59,10 +59,7 @@ static const char *const run_usage[] = {
 	NULL
 };
 
-enum {
-	OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI, OPT_URI, OPT_ACCEL,
-	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_RUN_TIMEOUT, OPT_QUIET, OPT_HOST
-};
+enum { OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI };
 
 struct metric_row {
 	char *name;
@@ -288,14 +285,14 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		{ "rev", required_argument, NULL, OPT_REV },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "kpi", required_argument, NULL, OPT_KPI },
-		{ "uri", required_argument, NULL, OPT_URI },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
-		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
-		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
-		{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "uri", required_argument, NULL, GUEST_OPT_URI },
+		{ "host", required_argument, NULL, GUEST_OPT_HOST },
+		{ "accel", required_argument, NULL, GUEST_OPT_ACCEL },
+		{ "no-pin", no_argument, NULL, GUEST_OPT_NO_PIN },
+		{ "cmdline", required_argument, NULL, GUEST_OPT_CMDLINE },
+		{ "boot-timeout", required_argument, NULL, GUEST_OPT_BOOT_TIMEOUT },
+		{ "run-timeout", required_argument, NULL, GUEST_OPT_RUN_TIMEOUT },
+		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
 		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
@@ -311,7 +308,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	struct job_run jr = { 0 };
 	struct summary sum = { 0 };
 	struct lab lab;
-	unsigned long repeat = 0, secs;
+	unsigned long repeat = 0;
 	char hex[41] = "", *kernel = NULL;
 	int64_t build_id = 0;
 	int c, ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0;
@@ -341,45 +338,6 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		case OPT_KPI:
 			kpi = optarg;
 			break;
-		case OPT_URI:
-			geo.uri = optarg;
-			break;
-		case OPT_HOST:
-			geo.host = optarg;
-			break;
-		case OPT_ACCEL:
-			geo.accel = optarg;
-			break;
-		case OPT_NO_PIN:
-			geo.no_pin = 1;
-			break;
-		case OPT_CMDLINE:
-			if (strpbrk(optarg, "\n\r")) {
-				error("--cmdline: a kernel command line is one line");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			geo.extra_cmdline = optarg;
-			break;
-		case OPT_BOOT_TIMEOUT:
-			if (parse_uint(optarg, 86400, &secs) < 0 || !secs) {
-				error("--boot-timeout takes seconds from 1 to 86400");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			geo.boot_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_RUN_TIMEOUT:
-			if (parse_uint(optarg, 7 * 86400, &secs) < 0 || !secs) {
-				error("--run-timeout takes seconds from 1 to 604800");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			geo.run_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_QUIET:
-			geo.quiet = 1;
-			break;
 		case RECIPE_OPT_CONFIG:
 		case RECIPE_OPT_FRAGMENT:
 		case RECIPE_OPT_OPTION:
@@ -392,7 +350,12 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 			ret = EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "see 'klab run --help'\n");
+			switch (guest_opt_parse(&geo, c, optarg)) {
+			case 1:
+				continue;
+			case 0:
+				fprintf(stderr, "see 'klab run --help'\n");
+			}
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -404,13 +367,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	}
 	/* names, paths and URIs that are stored and printed: one line each */
 	if (check_no_controls("--job", job_path) < 0 || check_no_controls("--kernel", kernel_arg) < 0 ||
-	    check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--uri", geo.uri) < 0 ||
-	    check_no_controls("--host", geo.host) < 0 || check_no_controls("--cmdline", geo.extra_cmdline) < 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (geo.uri && geo.host) {
-		error("--uri and --host: choose one (see 'klab run --help')");
+	    check_no_controls("--repo", repo_arg) < 0 || guest_opts_check(&geo, "run") < 0) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -433,15 +390,8 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (geo.host) {
-		struct db_host h;
-		int rc = db_host_find(lab.db, geo.host, &h);
-		if (rc == 0)
-			error("--host '%s': no such host (see 'klab host list')", geo.host);
-		if (rc <= 0)
-			goto out;
-		db_host_release(&h);
-	}
+	if (guest_opts_check_host(&lab, &geo) < 0)
+		goto out;
 	/* what the guests need, checked before anything is built or queued */
 	geo.kernel = kernel_arg;
 	if (guest_env_check(&lab, &job, &geo) < 0)

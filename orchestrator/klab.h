@@ -59,6 +59,25 @@ struct recipe_opts {
 	int allow_drift;
 };
 
+/* Guest options shared by run, compare and reproduce (opts-guest.c):
+ * their getopt values, a value into o (1), not a guest option (0), or
+ * -1 after error() (a usage error); the checks once all are parsed
+ * (one line each, --uri or --host); --host naming a registered host. */
+enum {
+	GUEST_OPT_URI = 1100,
+	GUEST_OPT_HOST,
+	GUEST_OPT_ACCEL,
+	GUEST_OPT_NO_PIN,
+	GUEST_OPT_CMDLINE,
+	GUEST_OPT_BOOT_TIMEOUT,
+	GUEST_OPT_RUN_TIMEOUT,
+	GUEST_OPT_QUIET
+};
+struct guest_env_opts;
+int guest_opt_parse(struct guest_env_opts *o, int c, const char *arg);
+int guest_opts_check(const struct guest_env_opts *o, const char *cmd);
+int guest_opts_check_host(struct lab *lab, const struct guest_env_opts *o);
+
 struct kbuild_recipe;
 void recipe_opts_add(struct recipe_opts *ro, int which, const char *arg);
 void recipe_opts_release(struct recipe_opts *ro);

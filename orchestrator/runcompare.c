@@ -203,10 +203,18 @@ void runcmp_format(struct strbuf *sb, const struct runcmp *c, size_t max)
 	}
 }
 
-static void json_key(struct strbuf *sb, const char *key)
+/* ,"key":"text" (the first field of an object without its comma);
+ * keys are klab's, values escaped */
+static void json_str(struct strbuf *sb, const char *key, const char *v, int first)
 {
-	json_add_string(sb, key);
-	strbuf_addch(sb, ':');
+	strbuf_addf(sb, "%s\"%s\":", first ? "" : ",", key);
+	json_add_string(sb, v);
+}
+
+static void json_num(struct strbuf *sb, const char *key, double v)
+{
+	strbuf_addf(sb, ",\"%s\":", key);
+	json_add_number(sb, v);
 }
 
 static void json_values(struct strbuf *sb, const double *v, size_t n)
@@ -222,66 +230,37 @@ static void json_values(struct strbuf *sb, const double *v, size_t n)
 
 static void json_row(struct strbuf *sb, const struct compare_row *r)
 {
-	const char *fam = compare_family(r->name);
-
 	strbuf_addch(sb, '{');
-	json_key(sb, "name");
-	json_add_string(sb, r->name);
-	strbuf_addch(sb, ',');
-	json_key(sb, "family");
-	json_add_string(sb, fam);
-	strbuf_addf(sb, ",\"runs_a\":%zu,\"runs_b\":%zu,", r->na, r->nb);
-	json_key(sb, "mean_a");
-	json_add_number(sb, r->mean_a);
-	strbuf_addch(sb, ',');
-	json_key(sb, "stddev_percent_a");
-	json_add_number(sb, r->cv_a);
-	strbuf_addch(sb, ',');
-	json_key(sb, "mean_b");
-	json_add_number(sb, r->mean_b);
-	strbuf_addch(sb, ',');
-	json_key(sb, "stddev_percent_b");
-	json_add_number(sb, r->cv_b);
-	strbuf_addch(sb, ',');
-	json_key(sb, "change_percent");
-	json_add_number(sb, r->change);
-	strbuf_addch(sb, ',');
-	json_key(sb, "score");
-	json_add_number(sb, r->score);
+	json_str(sb, "name", r->name, 1);
+	json_str(sb, "family", compare_family(r->name), 0);
+	strbuf_addf(sb, ",\"runs_a\":%zu,\"runs_b\":%zu", r->na, r->nb);
+	json_num(sb, "mean_a", r->mean_a);
+	json_num(sb, "stddev_percent_a", r->cv_a);
+	json_num(sb, "mean_b", r->mean_b);
+	json_num(sb, "stddev_percent_b", r->cv_b);
+	json_num(sb, "change_percent", r->change);
+	json_num(sb, "score", r->score);
 	strbuf_addch(sb, '}');
 }
 
 void runcmp_json(struct strbuf *sb, const struct runcmp *c)
 {
 	strbuf_addch(sb, '{');
-	json_key(sb, "kpi");
-	json_add_string(sb, c->kpi);
-	strbuf_addf(sb, ",\"direction\":%d,", c->direction);
-	json_key(sb, "accel");
-	json_add_string(sb, c->nr_sets ? c->sets[0].info.accel : NULL);
+	json_str(sb, "kpi", c->kpi, 1);
+	strbuf_addf(sb, ",\"direction\":%d", c->direction);
+	json_str(sb, "accel", c->nr_sets ? c->sets[0].info.accel : NULL, 0);
 	strbuf_addstr(sb, ",\"sets\":[");
 	for (size_t k = 0; k < c->nr_sets; k++) {
 		const struct runcmp_set *s = &c->sets[k];
 
-		if (k)
-			strbuf_addch(sb, ',');
-		strbuf_addch(sb, '{');
-		json_key(sb, "label");
-		json_add_string(sb, s->label);
-		strbuf_addf(sb, ",\"run_set\":%lld,", (long long)s->info.id);
-		json_key(sb, "commit");
-		json_add_string(sb, s->info.commit_hash);
-		strbuf_addch(sb, ',');
-		json_key(sb, "suite");
-		json_add_string(sb, s->info.suite);
-		strbuf_addch(sb, ',');
-		json_key(sb, "testcase");
-		json_add_string(sb, s->info.testcase);
-		strbuf_addch(sb, ',');
-		json_key(sb, "job_hash");
-		json_add_string(sb, s->info.job_hash);
-		strbuf_addch(sb, ',');
-		json_key(sb, "kpi_values");
+		strbuf_addstr(sb, k ? ",{" : "{");
+		json_str(sb, "label", s->label, 1);
+		strbuf_addf(sb, ",\"run_set\":%lld", (long long)s->info.id);
+		json_str(sb, "commit", s->info.commit_hash, 0);
+		json_str(sb, "suite", s->info.suite, 0);
+		json_str(sb, "testcase", s->info.testcase, 0);
+		json_str(sb, "job_hash", s->info.job_hash, 0);
+		strbuf_addstr(sb, ",\"kpi_values\":");
 		json_values(sb, s->kpi, s->nr_kpi);
 		strbuf_addch(sb, '}');
 	}
@@ -289,9 +268,7 @@ void runcmp_json(struct strbuf *sb, const struct runcmp *c)
 	for (size_t k = 0; c->pairs && k + 1 < c->nr_sets; k++) {
 		const struct runcmp_pair *p = &c->pairs[k];
 
-		if (k)
-			strbuf_addch(sb, ',');
-		strbuf_addf(sb, "{\"base\":0,\"other\":%zu,\"kpi_changed\":%s,\"kpi\":", p->other,
+		strbuf_addf(sb, "%s{\"base\":0,\"other\":%zu,\"kpi_changed\":%s,\"kpi\":", k ? "," : "", p->other,
 			    p->kpi_changed ? "true" : "false");
 		json_row(sb, &p->kpi);
 		strbuf_addf(sb, ",\"stats\":%zu,\"changed\":[", p->nr_stats);
