@@ -92,10 +92,13 @@ static int boot_side(struct measure *m, size_t i, char **why)
 		return -1;
 	}
 	if (gr.outcome != VM_OK) {
-		*why = xstrfmt("%s: %s: %s", s->label, vm_outcome_name(gr.outcome), gr.reason ? gr.reason : "");
-		print_line("%s%s (console: %s)", label, *why, gr.console_path);
-		if (gr.outcome == VM_PANIC && gr.excerpt)
+		/* the caller reports why on stderr; stdout may be JSON */
+		*why = xstrfmt("%s run %u: %s: %s (console: %s)", s->label, iteration, vm_outcome_name(gr.outcome),
+			       gr.reason ? gr.reason : "", gr.console_path);
+		if (!m->quiet && gr.outcome == VM_PANIC && gr.excerpt) {
+			printf("%sconsole excerpt:\n", label);
 			print_lines("    | ", gr.excerpt);
+		}
 		guest_result_release(&gr);
 		return 1;
 	}
@@ -103,9 +106,8 @@ static int boot_side(struct measure *m, size_t i, char **why)
 		if (!strcmp(gr.metrics[k].name, s->job->kpi) && gr.metrics[k].seq == 0)
 			v = gr.metrics[k].value;
 	if (isnan(v)) {
-		*why = xstrfmt("%s: the KPI %s is not among the run's metrics (see %s)", s->label, s->job->kpi,
-			       gr.raw_path);
-		print_line("%s%s", label, *why);
+		*why = xstrfmt("%s run %u: the KPI %s is not among the run's metrics (see %s)", s->label, iteration,
+			       s->job->kpi, gr.raw_path);
 		guest_result_release(&gr);
 		return 1;
 	}
