@@ -141,15 +141,19 @@ static void add_figure(struct strbuf *sb, double mean, size_t n, double cv)
 		strbuf_addf(sb, " ±%.1f%%", cv);
 }
 
-/* A heading for LKP's columns: 12 characters of a label, cleaned. */
+/* A heading for LKP's columns: the letter and 10 characters of the label,
+ * cleaned; a variant's end (thp.enabled=never: "d=never") tells sides
+ * apart, a commit's start does. */
 static char *column_label(const char *label, char letter)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf clean = STRBUF_INIT, sb = STRBUF_INIT;
+	size_t from = 0;
 
-	strbuf_addf(&sb, "%c:", letter);
-	strbuf_add_clean(&sb, label);
-	if (sb.len > 12)
-		strbuf_setlen(&sb, 12);
+	strbuf_add_clean(&clean, label);
+	if (clean.len > 10 && strchr(clean.buf, '='))
+		from = clean.len - 10;
+	strbuf_addf(&sb, "%c:%.10s", letter, clean.buf + from);
+	strbuf_release(&clean);
 	return strbuf_detach(&sb, NULL);
 }
 
