@@ -342,6 +342,14 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 			s->job.kpi = xstrdup(kpi);
 		}
 	}
+	/* one KPI across the sides, or there is nothing to compare */
+	for (size_t i = 1; i < nr_sides; i++)
+		if (strcmp(sides[i].job.kpi, sides[0].job.kpi)) {
+			error("%s: the KPI would be %s, the first side's is %s: the sides must share one", sides[i].text,
+			      sides[i].job.kpi, sides[0].job.kpi);
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	if (!runs)
 		runs = base.repeat;
 
