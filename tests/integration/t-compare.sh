@@ -92,7 +92,7 @@ check "reproduce exits 0" test "$rc" -eq 0 || tail -40 "$T/reproduce.out"
 check "reproduce wrote the job with THP always" grep -q '^  enabled: always$' "$T/reproduce.yaml"
 check "reproduce says reproduced, with the report's figure" \
 	grep -Eq '^reproduced: -9[0-9]\.[0-9]% \(report said -95\.5%\)$' "$T/reproduce.out"
-check "reproduce measured parent and commit interleaved (3 runs at least)" \
+check "reproduce stored parent and commit as two finished run sets" \
 	test "$(q "SELECT count(*) FROM run_sets WHERE commit_hash IN ('$planted', '$parent') AND state = 'done'")" -eq 2
 check "reproduce shows the comparison (what changed: thp_fault_alloc)" grep -q "thp_fault_alloc" "$T/reproduce.out"
 check "reproduce keeps its lines (the commands to bisect)" \
