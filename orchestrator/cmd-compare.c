@@ -20,7 +20,7 @@
 static const char *const compare_usage[] = {
 	"usage: klab compare --job FILE --repo R --rev A --rev B [--rev C...] [options]",
 	"       klab compare --job FILE --repo R --rev A --set KEY=VAL[,KEY=VAL] --set ... [options]",
-	"       klab compare --runset ID --runset ID [--runset ID...] [--kpi METRIC] [--json]",
+	"       klab compare --runset ID --runset ID [--runset ID...] [--kpi METRIC] [--json] [--html FILE]",
 	"",
 	"Measure two or more sides interleaved (A B A B ...: a slow spell of the",
 	"host hits every side), N runs each, each side stored as a run set, and",
@@ -44,21 +44,23 @@ static const char *const compare_usage[] = {
 	"  --kpi METRIC        the metric to headline (default: the job's kpi)",
 	"  --json              one JSON document on stdout instead of the table",
 	"                      (progress lines are left out)",
+	"  --html FILE         also write the comparison as a self-contained page",
+	"                      (the report's style; not linked from 'klab report')",
 	"  --uri URI, --host NAME, --accel A, --no-pin, --boot-timeout S, --run-timeout S",
 	"                      the guests, as for 'klab run'",
 	"  --quiet             no progress lines",
 	"  --config, --fragment, --no-default-fragments, --config-option,",
 	"  --allow-config-drift  the kernel config recipe, as for 'klab build'",
 	"",
-	"Not built yet: a report page per comparison (the text and JSON are",
-	"all there is).",
+	"Not built yet: comparisons in the site 'klab report' writes (--html",
+	"writes a page on its own).",
 	"",
 	"Exit status: 0 compared, 1 a side could not be built or measured (or a",
 	"klab error), 2 usage (a --set with an unknown key or a bad value too).",
 	NULL
 };
 
-enum { OPT_JOB = 4200, OPT_REPO, OPT_REV, OPT_SET, OPT_RUNSET, OPT_RUNS, OPT_KPI, OPT_JSON };
+enum { OPT_JOB = 4200, OPT_REPO, OPT_REV, OPT_SET, OPT_RUNSET, OPT_RUNS, OPT_KPI, OPT_JSON, OPT_HTML };
 
 #define MAX_SIDES 16
 
@@ -114,7 +116,8 @@ static int parse_id(const char *s, int64_t *id)
 	return 0;
 }
 
-int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi, int json)
+int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi,
+		  int json, const char *html_path)
 {
 	struct runcmp c;
 	struct strbuf sb = STRBUF_INIT;
@@ -122,6 +125,15 @@ int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *lab
 	if (runcmp_load(&c, db, ids, labels, n, kpi) < 0)
 		return EXIT_FAIL;
 	runcmp_compute(&c);
+	if (html_path) {
+		runcmp_html(&sb, &c);
+		if (write_file_atomic(html_path, sb.buf, sb.len) < 0) {
+			strbuf_release(&sb);
+			runcmp_release(&c);
+			return EXIT_FAIL;
+		}
+		strbuf_reset(&sb);
+	}
 	if (json) {
 		runcmp_json(&sb, &c);
 	} else {
@@ -137,7 +149,8 @@ int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *lab
 	return EXIT_OK;
 }
 
-static int compare_stored(const struct global_opts *g, const int64_t *ids, size_t n, const char *kpi, int json)
+static int compare_stored(const struct global_opts *g, const int64_t *ids, size_t n, const char *kpi, int json,
+			  const char *html)
 {
 	struct global_opts ro = *g;
 	struct lab lab;
@@ -147,7 +160,7 @@ static int compare_stored(const struct global_opts *g, const int64_t *ids, size_
 	ro.access = LAB_READ;
 	if (open_lab(&ro, &lab) < 0)
 		return EXIT_FAIL;
-	ret = compare_print(lab.db, ids, NULL, n, kpi, json);
+	ret = compare_print(lab.db, ids, NULL, n, kpi, json, html);
 	lab_close(&lab);
 	return ret;
 }
@@ -163,6 +176,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "kpi", required_argument, NULL, OPT_KPI },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "uri", required_argument, NULL, GUEST_OPT_URI },
 		{ "host", required_argument, NULL, GUEST_OPT_HOST },
 		{ "accel", required_argument, NULL, GUEST_OPT_ACCEL },
@@ -178,7 +192,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *job_path = NULL, *repo = NULL, *kpi = NULL, *revs[MAX_SIDES], *sets[MAX_SIDES];
+	const char *job_path = NULL, *repo = NULL, *kpi = NULL, *html = NULL, *revs[MAX_SIDES], *sets[MAX_SIDES];
 	int64_t runset_ids[MAX_SIDES];
 	size_t nr_revs = 0, nr_sets = 0, nr_runsets = 0, nr_sides = 0;
 	struct side_arg sides[MAX_SIDES];
@@ -230,6 +244,9 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		case OPT_JSON:
 			json = 1;
 			break;
+		case OPT_HTML:
+			html = optarg;
+			break;
 		case RECIPE_OPT_CONFIG:
 		case RECIPE_OPT_FRAGMENT:
 		case RECIPE_OPT_OPTION:
@@ -253,6 +270,8 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		error("compare takes no arguments beyond its options (got '%s')", argv[optind]);
 		goto out;
 	}
+	if (check_no_controls("--html", html) < 0)
+		goto out;
 	if (kpi) {
 		struct strbuf w = STRBUF_INIT;
 		int bad = check_kpi(NULL, kpi, &w) < 0;
@@ -271,7 +290,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 			error("compare needs two or more run sets (see 'klab compare --help')");
 			goto out;
 		}
-		ret = compare_stored(g, runset_ids, nr_runsets, kpi, json);
+		ret = compare_stored(g, runset_ids, nr_runsets, kpi, json, html);
 		goto out;
 	}
 	if (!job_path || !repo || !nr_revs) {
@@ -417,7 +436,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		}
 		if (!geo.quiet)
 			fputc('\n', stdout);
-		ret = compare_print(lab.db, ids, labels, nr_sides, kpi, json);
+		ret = compare_print(lab.db, ids, labels, nr_sides, kpi, json, html);
 	}
 out:
 	if (measuring)

@@ -221,7 +221,7 @@ static int measure_report(const struct global_opts *g, const char *repo, const c
 	fputc('\n', stdout);
 	{
 		int64_t ids[2] = { ms[0].run_set_id, ms[1].run_set_id };
-		if (compare_print(lab.db, ids, labels, 2, job.kpi, 0) != EXIT_OK)
+		if (compare_print(lab.db, ids, labels, 2, job.kpi, 0, NULL) != EXIT_OK)
 			goto out;
 	}
 	if (v.kind == VERDICT_NEED_MORE)

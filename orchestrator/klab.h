@@ -122,9 +122,11 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g);
 int cmd_compare(int argc, char **argv, const struct global_opts *g);
 /* Shared by compare and reproduce (cmd-compare.c): run sets ids[] (the
  * first the base; labels may be NULL) compared and printed as text, or
- * JSON.  EXIT_OK, or EXIT_FAIL after error(). */
+ * JSON; with html_path also written as a page there.  EXIT_OK, or
+ * EXIT_FAIL after error(). */
 struct sqlite3;
-int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi, int json);
+int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi,
+		  int json, const char *html_path);
 /* Shared by 'job import' and 'reproduce' (cmd-job.c): --accel
  * auto|kvm|tcg (NULL: auto) into the accelerator LKP runtimes are
  * scaled for, *why how it was chosen; the mapped and unmapped notes of

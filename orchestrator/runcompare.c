@@ -2,6 +2,7 @@
  * other set by compare.c's rule, as text or JSON, and klab reproduce's
  * verdict line. */
 #include "runcompare.h"
+#include "html.h"
 #include "stats.h"
 #include "suite.h"
 #include "util/json.h"
@@ -284,6 +285,28 @@ void runcmp_json(struct strbuf *sb, const struct runcmp *c)
 		strbuf_addstr(sb, "]}");
 	}
 	strbuf_addstr(sb, "]}\n");
+}
+
+void runcmp_html(struct strbuf *out, const struct runcmp *c)
+{
+	struct strbuf text = STRBUF_INIT, title = STRBUF_INIT, body = STRBUF_INIT;
+
+	runcmp_format(&text, c, 0);
+	strbuf_addstr(&title, "klab compare: ");
+	strbuf_add_clean(&title, c->kpi ? c->kpi : "?");
+	for (size_t k = 0; k < c->nr_sets && k < 4; k++) {
+		strbuf_addstr(&title, k ? " vs " : ", ");
+		strbuf_add_clean(&title, c->sets[k].label);
+	}
+	strbuf_addstr(&body, "<h1>");
+	html_esc(&body, title.buf);
+	strbuf_addstr(&body, "</h1>\n<pre class=\"compare\">");
+	html_esc(&body, text.buf);
+	strbuf_addstr(&body, "</pre>\n");
+	html_page(out, title.buf, body.buf);
+	strbuf_release(&text);
+	strbuf_release(&title);
+	strbuf_release(&body);
 }
 
 void runcmp_release(struct runcmp *c)

@@ -61,6 +61,9 @@ void runcmp_format(struct strbuf *sb, const struct runcmp *c, size_t max);
 /* The same as one JSON document (strings escaped, NaN and infinities
  * null), ending in a newline. */
 void runcmp_json(struct strbuf *sb, const struct runcmp *c);
+/* The comparison's page: runcmp_format's text, escaped, in the report's
+ * page skeleton and stylesheet (self-contained). */
+void runcmp_html(struct strbuf *out, const struct runcmp *c);
 void runcmp_release(struct runcmp *c);
 
 /* klab reproduce's verdict on the parent's and the commit's KPI runs:

@@ -73,10 +73,13 @@ assert kpi["mean_a"] > kpi["mean_b"], kpi
 EOF
 # the stored form again as text: nothing boots
 boots=$(q "SELECT count(*) FROM boots")
-k compare --runset "$a" --runset "$b" > "$T/stored.out" 2>&1
+k compare --runset "$a" --runset "$b" --html "$T/compare.html" > "$T/stored.out" 2>&1
 rc=$?
 check "compare --runset: the same comparison, no guest booted" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^B against A: $kpi ' '$T/stored.out' && [ \"\$(sqlite3 '$lab/klab.db' 'SELECT count(*) FROM boots')\" -eq $boots ]"
+
+check "compare --html: the page with LKP's table" \
+	sh -c "grep -q '<pre class=\"compare\">KPI $kpi' '$T/compare.html' && grep -q '%stddev' '$T/compare.html'"
 
 # ---- reproduce: an LKP report on the demo's planted commit --------------------
 {

@@ -325,6 +325,13 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 	runcmp_format(&sb, &c, 0);
 	for (size_t i = 0; i < sb.len; i++)
 		assert_false(sb.buf[i] == '\033' || sb.buf[i] == '\a');
+	strbuf_reset(&sb);
+	/* nor the page markup of its own */
+	runcmp_html(&sb, &c);
+	assert_non_null(strstr(sb.buf, "<pre class=\"compare\">"));
+	assert_non_null(strstr(sb.buf, "vmstat.x&quot;}],\\?[31m"));
+	assert_null(strstr(sb.buf, "x\"}]"));
+	assert_null(strchr(sb.buf, '\033'));
 	strbuf_release(&sb);
 	runcmp_release(&c);
 }
