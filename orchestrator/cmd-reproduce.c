@@ -1,10 +1,19 @@
 /* klab reproduce: an LKP regression report read (a file or stdin), its
- * commit, parent, test and KPI printed, a klab job written for it, and
- * the commands that measure it next.  Measuring in guests from here is
- * not built yet; the command says so instead of pretending. */
+ * commit, parent, test and KPI printed, a klab job written for it, then
+ * the parent measured against the commit with klab compare's engine
+ * (measure.c, interleaved) and judged by the bisection's reference rule:
+ * "reproduced: -95.1% (report said -95.6%)" or "not reproduced: ...". */
 #include "klab.h"
+#include "db.h"
 #include "gitrepo.h"
+#include "guest.h"
+#include "job.h"
+#include "kbuild.h"
+#include "lab.h"
 #include "lkp.h"
+#include "measure.h"
+#include "runcompare.h"
+#include "verdict.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -17,6 +26,7 @@
 
 static const char *const reproduce_usage[] = {
 	"usage: klab reproduce REPORT [--repo R] [--job-out FILE] [--accel auto|kvm|tcg]",
+	"                [--no-measure] [--runs N] [--uri URI | --host NAME] [--quiet]",
 	"",
 	"Read an LKP regression report (a file, or - for stdin; a mail with its",
 	"headers, '> ' quoting, CRLF lines and wrapped lines is fine): the",
@@ -26,21 +36,36 @@ static const char *const reproduce_usage[] = {
 	"why, and print the klab commands that measure the parent against the",
 	"commit and bisect between them.",
 	"",
-	"Not built yet: reproduce does not boot guests itself; run the printed",
-	"'klab run' and 'klab bisect start' lines (or 'klab submit') to measure.",
+	"With --repo, then build both commits (or find them in the artifact",
+	"store), boot them interleaved (parent, commit, parent, ...: 'klab",
+	"compare'), and judge the KPI with the rule a job bisection uses before",
+	"it starts (more runs while it asks, up to its cap): \"reproduced: -95.1%",
+	"(report said -95.6%)\" or \"not reproduced: ...\", then the comparison",
+	"(what changed, LKP's table).",
+	"",
+	"Not built yet: --bisect GOOD (run the printed 'klab bisect start' line,",
+	"or 'klab submit bisect').",
 	"",
 	"  --repo R        the kernel repository: the report's commit and parent",
 	"                  must be in it (printed as full ids), and the printed",
-	"                  commands name it",
+	"                  commands name it; without it nothing is measured",
 	"  --job-out FILE  where the job goes (default: ./<testcase>-reproduce.yaml)",
-	"  --accel A       the guests' accelerator the runtime is scaled for:",
+	"  --accel A       the guests' accelerator the runtime is scaled for (and",
+	"                  the guests run under, unless auto):",
 	"                  tcg (a tenth of the report's runtime, at least 5s),",
 	"                  kvm (the report's) or auto (default: kvm when the CPU",
 	"                  has vmx or svm and /dev/kvm exists)",
+	"  --no-measure    only the job and the commands: no build, no guest",
+	"  --runs N        first runs per side (default: the job's repeat)",
+	"  --uri URI, --host NAME  the guests, as for 'klab run'",
+	"  --quiet         no progress lines while building and measuring",
+	"",
+	"Exit status: 0 written (and reproduced, when measured), 1 not reproduced",
+	"or an error, 2 usage.",
 	NULL
 };
 
-enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL };
+enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS };
 
 /* The whole of stdin, at most max bytes (one more is an error). */
 static int read_stdin(size_t max, char **out, size_t *len)
@@ -126,12 +151,111 @@ out:
 	return ret;
 }
 
+/* Parent against commit with klab compare's engine, until the reference
+ * rule decides.  EXIT_OK reproduced, EXIT_FAIL not (or an error). */
+static int measure_report(const struct global_opts *g, const char *repo, const char *job_path,
+			  const struct lkp_report *r, struct guest_env_opts *geo, unsigned long runs)
+{
+	struct measure_side ms[2];
+	struct measure m = { 0 };
+	struct recipe_opts ro = { 0 };
+	struct kbuild_recipe recipe = { 0 };
+	struct verdict_policy pol;
+	struct verdict v;
+	struct strbuf line = STRBUF_INIT;
+	struct job job;
+	struct lab lab;
+	char *kernel[2] = { NULL, NULL }, hex[2][41], *why = NULL;
+	const char *revs[2] = { r->parent, r->commit }, *labels[2] = { "parent", "commit" };
+	int64_t build[2] = { 0, 0 };
+	unsigned want;
+	int ret = EXIT_FAIL, measuring = 0, recipe_made = 0;
+
+	memset(ms, 0, sizeof(ms));
+	if (job_parse_file(&job, job_path) < 0)
+		return EXIT_FAIL;
+	if (open_lab(g, &lab) < 0) {
+		job_release(&job);
+		return EXIT_FAIL;
+	}
+	if (runs)
+		job.repeat = (unsigned)runs;
+	if (guest_opts_check_host(&lab, geo) < 0 || guest_env_check(&lab, &job, geo) < 0 || run_recipe_for_job(&ro, &job, &recipe) < 0)
+		goto out;
+	recipe_made = 1;
+	for (int i = 0; i < 2; i++) {
+		if (run_kernel_for_rev(&lab, repo, revs[i], &recipe, geo->quiet, &kernel[i], &build[i], hex[i]) < 0)
+			goto out;
+		ms[i].label = labels[i];
+		ms[i].job = &job;
+		ms[i].kernel = kernel[i];
+		ms[i].build_id = build[i];
+		ms[i].commit_hash = hex[i];
+	}
+	verdict_policy_init(&pol);
+	pol.confirm_share = job.confirm_share;
+	want = job.repeat;
+	print_line("measuring: parent %.12s against commit %.12s, %u runs each, interleaved", hex[0], hex[1], want);
+	measuring = 1;
+	if (measure_begin(&m, &lab, ms, 2, geo, want) < 0)
+		goto out;
+	for (;;) {
+		int rc = measure_to(&m, want, &why);
+
+		if (rc) {
+			if (rc > 0)
+				error("cannot measure: %s (the runs so far are stored)", why);
+			goto out;
+		}
+		strbuf_reset(&line);
+		if (runcmp_reproduce(&v, &line, &pol, ms[0].kpi, ms[0].nr_kpi, ms[1].kpi, ms[1].nr_kpi, job.direction,
+				     r->change) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
+			break;
+		print_line("  %s", line.buf);
+		want = v.next_runs;
+	}
+	measure_end(&m);
+	measuring = 0;
+	fputc('\n', stdout);
+	{
+		int64_t ids[2] = { ms[0].run_set_id, ms[1].run_set_id };
+		if (compare_print(lab.db, ids, labels, 2, job.kpi, 0, NULL) != EXIT_OK)
+			goto out;
+	}
+	if (v.kind == VERDICT_NEED_MORE)
+		print_line("not reproduced: still undecided at the cap (%s)", line.buf);
+	else
+		print_line("%s", line.buf);
+	ret = v.kind == VERDICT_REPRODUCED ? EXIT_OK : EXIT_FAIL;
+out:
+	if (measuring)
+		measure_end(&m);
+	measure_sides_release(ms, 2);
+	free(kernel[0]);
+	free(kernel[1]);
+	free(why);
+	strbuf_release(&line);
+	if (recipe_made)
+		kbuild_recipe_release(&recipe);
+	recipe_opts_release(&ro);
+	job_release(&job);
+	lab_close(&lab);
+	return ret;
+}
+
 int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, OPT_REPO },
 		{ "job-out", required_argument, NULL, OPT_JOB_OUT },
 		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "no-measure", no_argument, NULL, OPT_NO_MEASURE },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "uri", required_argument, NULL, GUEST_OPT_URI },
+		{ "host", required_argument, NULL, GUEST_OPT_HOST },
+		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,11 +264,12 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	struct lkp_klab_job j = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	enum lkp_accel accel;
+	struct guest_env_opts geo = { 0 };
 	char *buf = NULL, *dest = NULL;
 	size_t len;
-	int c, ret = EXIT_FAIL;
+	unsigned long runs = 0;
+	int c, ret = EXIT_FAIL, no_measure = 0;
 
-	(void)g;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REPO:
@@ -156,10 +281,21 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		case OPT_ACCEL:
 			accel_arg = optarg;
 			break;
+		case OPT_NO_MEASURE:
+			no_measure = 1;
+			break;
+		case OPT_RUNS:
+			if (parse_uint(optarg, 100, &runs) < 0 || !runs) {
+				error("--runs takes a number from 1 to 100");
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			print_usage(reproduce_usage, 0);
 			return EXIT_OK;
 		default:
+			if (guest_opt_parse(&geo, c, optarg) == 1)
+				continue;
 			fprintf(stderr, "see 'klab reproduce --help'\n");
 			return EXIT_USAGE;
 		}
@@ -170,7 +306,7 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	}
 	path = argv[optind];
 	if (check_no_controls("REPORT", path) < 0 || check_no_controls("--repo", repo) < 0 ||
-	    check_no_controls("--job-out", job_out) < 0)
+	    check_no_controls("--job-out", job_out) < 0 || guest_opts_check(&geo, "reproduce") < 0)
 		return EXIT_USAGE;
 	if (lkp_accel_option(accel_arg, &accel, &why) < 0)
 		return EXIT_USAGE;
@@ -206,7 +342,12 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		goto out;
 	print_line("wrote %s (checked by klab's job parser)", dest);
 
-	print_line("not done yet: reproduce does not measure the parent against the commit in guests; run:");
+	if (no_measure)
+		print_line("not measured (--no-measure); to measure and bisect, run:");
+	else if (!repo)
+		print_line("not measured: measuring needs --repo R (the kernel repository); to measure and bisect, run:");
+	else
+		print_line("by hand, and to bisect:");
 	print_run_line(dest, repo, r.parent);
 	print_run_line(dest, repo, r.commit);
 	strbuf_reset(&sb);
@@ -216,6 +357,13 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	add_word(&sb, dest);
 	print_line("%s", sb.buf);
 	ret = EXIT_OK;
+	if (!no_measure && repo) {
+		/* the guests run under the accelerator the runtime was scaled for */
+		if (accel_arg && strcmp(accel_arg, "auto"))
+			geo.accel = accel_arg;
+		fputc('\n', stdout);
+		ret = measure_report(g, repo, dest, &r, &geo, runs);
+	}
 out:
 	strbuf_release(&sb);
 	lkp_klab_job_release(&j);

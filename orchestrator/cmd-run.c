@@ -59,10 +59,7 @@ static const char *const run_usage[] = {
 	NULL
 };
 
-enum {
-	OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI, OPT_URI, OPT_ACCEL,
-	OPT_NO_PIN, OPT_CMDLINE, OPT_BOOT_TIMEOUT, OPT_RUN_TIMEOUT, OPT_QUIET, OPT_HOST
-};
+enum { OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI };
 
 struct metric_row {
 	char *name;
@@ -142,19 +139,13 @@ static void print_row(const struct metric_row *row, const char *kpi)
 	       !strcmp(row->name, kpi) ? "   <- KPI" : "");
 }
 
-static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, struct recipe_opts *ro,
-			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
+int run_kernel_for_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
+		       int quiet, char **bzimage, int64_t *build_id, char hex[41])
 {
-	struct kbuild_recipe recipe = { 0 };
 	struct kernel_result kr = { 0 };
 	int rc, ret = -1;
 
-	/* the job's own fragments join the recipe */
-	for (size_t i = 0; i < job->nr_fragments; i++)
-		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
-	if (recipe_from_opts(ro, &recipe) < 0)
-		return -1;
-	rc = kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, hex, &kr);
+	rc = kernel_for_rev(lab, repo_arg, rev, recipe, quiet, hex, &kr);
 	if (rc < 0 && !kr.message)
 		goto cleanup;
 	if (rc != 0) {
@@ -167,6 +158,26 @@ static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, 
 	ret = 0;
 cleanup:
 	kernel_result_release(&kr);
+	return ret;
+}
+
+int run_recipe_for_job(struct recipe_opts *ro, const struct job *job, struct kbuild_recipe *recipe)
+{
+	/* the job's own fragments join the recipe */
+	for (size_t i = 0; i < job->nr_fragments; i++)
+		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
+	return recipe_from_opts(ro, recipe);
+}
+
+static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, struct recipe_opts *ro,
+			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
+{
+	struct kbuild_recipe recipe = { 0 };
+	int ret = -1;
+
+	if (run_recipe_for_job(ro, job, &recipe) < 0)
+		return -1;
+	ret = run_kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, bzimage, build_id, hex);
 	kbuild_recipe_release(&recipe);
 	return ret;
 }
@@ -240,9 +251,7 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 		gitrepo_free(repo);
 		if (rc < 0)
 			return EXIT_FAIL;
-		for (size_t i = 0; i < job->nr_fragments; i++)
-			recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
-		if (recipe_from_opts(ro, &recipe) < 0)
+		if (run_recipe_for_job(ro, job, &recipe) < 0)
 			return EXIT_FAIL;
 		kbuild_recipe_release(&recipe);
 	}
@@ -266,7 +275,6 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 	return ret;
 }
 
-/* submit: check everything and queue the run instead of running it. */
 /* What `klab run` was given. */
 struct run_args {
 	const char *job_path, *kernel_arg, *repo_arg, *rev, *kpi;
@@ -286,20 +294,12 @@ static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 		{ "rev", required_argument, NULL, OPT_REV },
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ "kpi", required_argument, NULL, OPT_KPI },
-		{ "uri", required_argument, NULL, OPT_URI },
-		{ "host", required_argument, NULL, OPT_HOST },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
-		{ "cmdline", required_argument, NULL, OPT_CMDLINE },
-		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
-		{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
-		{ "quiet", no_argument, NULL, OPT_QUIET },
+		GUEST_OPTION_ROWS,
 		RECIPE_OPTION_ROWS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct guest_env_opts *geo = &a->geo;
-	unsigned long secs;
 	int c;
 
 	*code = EXIT_USAGE;
@@ -324,36 +324,6 @@ static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 		case OPT_KPI:
 			a->kpi = optarg;
 			break;
-		case OPT_URI:
-			geo->uri = optarg;
-			break;
-		case OPT_HOST:
-			geo->host = optarg;
-			break;
-		case OPT_ACCEL:
-			geo->accel = optarg;
-			break;
-		case OPT_NO_PIN:
-			geo->no_pin = 1;
-			break;
-		case OPT_CMDLINE:
-			if (strpbrk(optarg, "\n\r"))
-				return error("--cmdline: a kernel command line is one line"), 1;
-			geo->extra_cmdline = optarg;
-			break;
-		case OPT_BOOT_TIMEOUT:
-			if (parse_uint(optarg, 86400, &secs) < 0 || !secs)
-				return error("--boot-timeout takes seconds from 1 to 86400"), 1;
-			geo->boot_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_RUN_TIMEOUT:
-			if (parse_uint(optarg, 7 * 86400, &secs) < 0 || !secs)
-				return error("--run-timeout takes seconds from 1 to 604800"), 1;
-			geo->run_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_QUIET:
-			geo->quiet = 1;
-			break;
 		RECIPE_OPT_CASES:
 			recipe_opts_add(&a->ro, c, optarg);
 			break;
@@ -362,7 +332,12 @@ static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 			*code = EXIT_OK;
 			return 1;
 		default:
-			fprintf(stderr, "see 'klab run --help'\n");
+			switch (guest_opt_parse(geo, c, optarg)) {
+			case 1:
+				continue;
+			case 0:
+				fprintf(stderr, "see 'klab run --help'\n");
+			}
 			return 1;
 		}
 	}
@@ -371,11 +346,8 @@ static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 		return error("run needs --job and either --kernel or --repo with --rev (see 'klab run --help')"), 1;
 	/* names, paths and URIs that are stored and printed: one line each */
 	if (check_no_controls("--job", a->job_path) < 0 || check_no_controls("--kernel", a->kernel_arg) < 0 ||
-	    check_no_controls("--repo", a->repo_arg) < 0 || check_no_controls("--uri", geo->uri) < 0 ||
-	    check_no_controls("--host", geo->host) < 0 || check_no_controls("--cmdline", geo->extra_cmdline) < 0)
+	    check_no_controls("--repo", a->repo_arg) < 0 || guest_opts_check(geo, "run") < 0)
 		return 1;
-	if (geo->uri && geo->host)
-		return error("--uri and --host: choose one (see 'klab run --help')"), 1;
 	return 0;
 }
 
@@ -401,23 +373,6 @@ static int run_job_load(struct job *job, const struct run_args *a)
 	return 0;
 }
 
-/* --host names a known host: 0, or -1 with the message printed. */
-static int check_host(struct lab *lab, const char *host)
-{
-	struct db_host h;
-	int rc;
-
-	if (!host)
-		return 0;
-	rc = db_host_find(lab->db, host, &h);
-	if (rc == 0)
-		error("--host '%s': no such host (see 'klab host list')", host);
-	if (rc <= 0)
-		return -1;
-	db_host_release(&h);
-	return 0;
-}
-
 /* The boots' summary: one line, then the KPI's row and every other. */
 static void print_summary(struct summary *sum, const struct job *job, const struct job_run *jr)
 {
@@ -436,6 +391,7 @@ static void print_summary(struct summary *sum, const struct job *job, const stru
 			print_row(&sum->rows[i], job->kpi);
 }
 
+/* submit: check everything and queue the run instead of running it. */
 static int run_main(int argc, char **argv, const struct global_opts *g, int submit)
 {
 	struct run_args a = { 0 };
@@ -457,7 +413,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (check_host(&lab, geo->host) < 0)
+	if (guest_opts_check_host(&lab, geo) < 0)
 		goto out;
 	/* what the guests need, checked before anything is built or queued */
 	geo->kernel = a.kernel_arg;

@@ -173,21 +173,14 @@ int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, doub
 	return col_doubles(db, st, vals, n, "cannot read a step's samples");
 }
 
-int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n)
+/* The monitor values the statement st (bound) yields as source, name,
+ * phase, value rows ordered by source, name, run: per stat, one value
+ * per run, appended to *out. */
+static int read_mon_values(sqlite3 *db, sqlite3_stmt *st, struct db_mon_values **out, size_t *n, size_t *alloc)
 {
-	sqlite3_stmt *st;
-	size_t alloc = 0, alloc_v = 0;
+	size_t alloc_v = 0;
 	int rc;
 
-	*out = NULL;
-	*n = 0;
-	/* a counter's run is its delta, a level's the value after the run */
-	if (prepare(db, &st, "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m "
-			     "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
-			     "WHERE b.step_id = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') "
-			     "ORDER BY m.source, m.name, r.id") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, step_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *source = (const char *)sqlite3_column_text(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -201,7 +194,7 @@ int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out,
 		len = strlen(source);
 		if (!last || strncmp(last->name, source, len) || last->name[len] != '.' ||
 		    strcmp(last->name + len + 1, name)) {
-			ALLOC_GROW(*out, *n + 1, alloc);
+			ALLOC_GROW(*out, *n + 1, *alloc);
 			last = &(*out)[(*n)++];
 			memset(last, 0, sizeof(*last));
 			last->name = xstrfmt("%s.%s", source, name);
@@ -217,6 +210,148 @@ int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out,
 		*n = 0;
 		return db_fail(db, "cannot read monitor values");
 	}
+	return 0;
+}
+
+int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+
+	*out = NULL;
+	*n = 0;
+	/* a counter's run is its delta, a level's the value after the run */
+	if (prepare(db, &st, "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m "
+			     "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
+			     "WHERE b.step_id = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') "
+			     "ORDER BY m.source, m.name, r.id") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	return read_mon_values(db, st, out, n, &alloc);
+}
+
+/* ---- a run set's runs, for klab compare -------------------------------------- */
+
+int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (prepare(db, &st, "SELECT rs.id, rs.job_path, rs.job_hash, rs.suite, rs.testcase, rs.kpi, rs.kernel, "
+			     "rs.commit_hash, rs.accel, rs.state, rs.repeat, rs.created_at, "
+			     "(SELECT count(*) FROM boots b JOIN runs r ON r.boot_id = b.id "
+			     " WHERE b.run_set_id = rs.id AND r.status = 'ok') "
+			     "FROM run_sets rs WHERE rs.id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(st, 0);
+		out->job_path = col_strdup(st, 1);
+		out->job_hash = col_strdup(st, 2);
+		out->suite = col_strdup(st, 3);
+		out->testcase = col_strdup(st, 4);
+		out->kpi = col_strdup(st, 5);
+		out->kernel = col_strdup(st, 6);
+		out->commit_hash = col_strdup(st, 7);
+		out->accel = col_strdup(st, 8);
+		out->state = col_strdup(st, 9);
+		out->repeat = (unsigned)sqlite3_column_int(st, 10);
+		out->created_at = sqlite3_column_int64(st, 11);
+		out->nr_ok = (unsigned)sqlite3_column_int(st, 12);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "cannot read the run set");
+	return rc == SQLITE_ROW;
+}
+
+void db_run_set_info_release(struct db_run_set_info *rs)
+{
+	free(rs->job_path);
+	free(rs->job_hash);
+	free(rs->suite);
+	free(rs->testcase);
+	free(rs->kpi);
+	free(rs->kernel);
+	free(rs->commit_hash);
+	free(rs->accel);
+	free(rs->state);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int db_run_set_metric_values(sqlite3 *db, int64_t run_set_id, const char *metric, double **vals, size_t *n)
+{
+	sqlite3_stmt *st;
+
+	*vals = NULL;
+	*n = 0;
+	if (prepare(db, &st, "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id "
+			     "JOIN boots b ON b.id = r.boot_id WHERE b.run_set_id = ?1 AND r.status = 'ok' "
+			     "AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_set_id);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
+	return col_doubles(db, st, vals, n, "cannot read a run set's samples");
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct db_mon_values *)x)->name, ((const struct db_mon_values *)y)->name);
+}
+
+int db_run_set_values(sqlite3 *db, int64_t run_set_id, struct db_mon_values **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0, alloc_v = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	/* a series metric (per second, per task) is its mean in each run */
+	if (prepare(db, &st, "SELECT s.metric, avg(s.value) FROM samples s JOIN runs r ON r.id = s.run_id "
+			     "JOIN boots b ON b.id = r.boot_id WHERE b.run_set_id = ?1 AND r.status = 'ok' "
+			     "GROUP BY s.metric, r.id ORDER BY s.metric, r.id") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_set_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		struct db_mon_values *last = *n ? &(*out)[*n - 1] : NULL;
+
+		if (!name)
+			continue;
+		if (!last || strcmp(last->name, name)) {
+			ALLOC_GROW(*out, *n + 1, alloc);
+			last = &(*out)[(*n)++];
+			memset(last, 0, sizeof(*last));
+			last->name = xstrdup(name);
+			alloc_v = 0;
+		}
+		ALLOC_GROW(last->v, last->n + 1, alloc_v);
+		last->v[last->n++] = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_mon_values_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_fail(db, "cannot read a run set's samples");
+	}
+	if (prepare(db, &st, "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m "
+			     "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
+			     "WHERE b.run_set_id = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') "
+			     "ORDER BY m.source, m.name, r.id") < 0) {
+		db_mon_values_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, run_set_id);
+	if (read_mon_values(db, st, out, n, &alloc) < 0)
+		return -1;
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), by_name);
 	return 0;
 }
 

@@ -234,6 +234,22 @@ struct db_mon_values {
 int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n);
 void db_mon_values_free(struct db_mon_values *m, size_t n);
 
+/* A run set as klab compare shows it (strings owned: release). */
+struct db_run_set_info {
+	int64_t id;
+	char *job_path, *job_hash, *suite, *testcase, *kpi, *kernel, *commit_hash, *accel, *state;
+	unsigned repeat, nr_ok;	/* boots asked for; ok runs stored */
+	int64_t created_at;
+};
+/* 1 found, 0 no such run set, -1 error. */
+int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out);
+void db_run_set_info_release(struct db_run_set_info *rs);
+/* The single-valued metric of every ok run of a run set, in run order. */
+int db_run_set_metric_values(sqlite3 *db, int64_t run_set_id, const char *metric, double **vals, size_t *n);
+/* Every sample metric (a series as its mean per run) and monitor stat
+ * (as db_step_mon_values) of a run set's ok runs, sorted by name. */
+int db_run_set_values(sqlite3 *db, int64_t run_set_id, struct db_mon_values **out, size_t *n);
+
 /* Boots left 'running' by a klab that died (the owner PID in the domain
  * name no longer runs): outcome NULL, reason "interrupted: ...", finished
  * now.  *marked: how many. */

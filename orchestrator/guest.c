@@ -585,13 +585,9 @@ int run_job_on_kernel(struct lab *lab, struct job_run *jr)
 	jr->failure_reason = NULL;
 	if (guest_env_prepare(&jr->ge, lab, job, jr->geo) < 0)
 		return -1;
-	{
-		struct db_run_set rs = { job->path, job->hash, job->suite, job->testcase, job->kpi, jr->geo->kernel,
-					 jr->build_id, jr->commit_hash, jr->ge->vm.uri, jr->ge->vm.hostname,
-					 accel_name(jr->ge->accel), jr->boots, jr->track_tip_id };
-		if (db_run_set_create(lab->db, &rs, &jr->run_set_id) < 0)
-			return -1;
-	}
+	if (guest_run_set_create(jr->ge, job, jr->geo->kernel, jr->build_id, jr->commit_hash, jr->boots,
+				 jr->track_tip_id, &jr->run_set_id) < 0)
+		return -1;
 	if (jr->started)
 		jr->started(jr, jr->data);
 	for (unsigned i = 1; i <= jr->boots; i++) {
@@ -634,4 +630,16 @@ void job_run_release(struct job_run *jr)
 	jr->ge = NULL;
 	free(jr->failure_reason);
 	jr->failure_reason = NULL;
+}
+
+/* ---- a run set's row ------------------------------------------------------- */
+
+int guest_run_set_create(struct guest_env *ge, const struct job *job, const char *kernel, int64_t build_id,
+			 const char *commit_hash, unsigned boots, int64_t track_tip_id, int64_t *id)
+{
+	struct db_run_set rs = { job->path, job->hash, job->suite, job->testcase, job->kpi, kernel, build_id,
+				 commit_hash, ge->vm.uri, ge->vm.hostname, accel_name(ge->accel), boots,
+				 track_tip_id };
+
+	return db_run_set_create(ge->lab->db, &rs, id);
 }

@@ -111,4 +111,9 @@ struct job_run {
 int run_job_on_kernel(struct lab *lab, struct job_run *jr);
 void job_run_release(struct job_run *jr);
 
+/* The run_sets row for `boots` boots of job on kernel in this env (its
+ * URI, host and accelerator): klab run, track and compare. */
+int guest_run_set_create(struct guest_env *ge, const struct job *job, const char *kernel, int64_t build_id,
+			 const char *commit_hash, unsigned boots, int64_t track_tip_id, int64_t *id);
+
 #endif

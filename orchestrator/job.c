@@ -1151,7 +1151,104 @@ static int walk(struct parser *p, const struct node *root)
 	return check_job(p);
 }
 
-int job_parse_buffer(struct job *job, const char *name, const char *buf, size_t len)
+/* ---- variants: --set KEY=VALUE ------------------------------------------------ */
+
+int job_set_parse(struct job_set *out, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t klen = eq ? (size_t)(eq - arg) : 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!eq || !klen || klen > 200 || strspn(arg, ALNUM "_./-") != klen || arg[0] == '.' || arg[klen - 1] == '.')
+		return error("--set '%.80s': expected KEY=VALUE with a job key such as runtime, thp.enabled or "
+			     "sysctl.vm.swappiness", arg);
+	if (has_control_chars(eq + 1) || strlen(eq + 1) > JOB_MAX_TEXT)
+		return error("--set '%.*s': the value is one line of at most %d characters", (int)klen, arg,
+			     JOB_MAX_TEXT);
+	out->key = xstrndup(arg, klen);
+	out->value = xstrdup(eq + 1);
+	return 0;
+}
+
+void job_sets_release(struct job_set *sets, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(sets[i].key);
+		free(sets[i].value);
+	}
+	free(sets);
+}
+
+static struct node *set_scalar(const char *text, int line)
+{
+	struct node *n = xcalloc(1, sizeof(*n));
+
+	n->type = NODE_SCALAR;
+	n->line = line;
+	n->text = xstrdup(text);
+	n->is_null = !*text || !strcmp(text, "~") || !strcmp(text, "null");
+	return n;
+}
+
+/* The index of key's value in a map, or 0 (a value is never at 0). */
+static size_t map_find(const struct node *map, const char *key)
+{
+	for (size_t i = 0; i + 1 < map->nr; i += 2)
+		if (!strcmp(map->kids[i]->text, key))
+			return i + 1;
+	return 0;
+}
+
+/* key = value into map: the value replaced (on its line) or the pair
+ * added; the parser's key functions then judge it as if written. */
+static void map_put(struct node *map, const char *key, struct node *value)
+{
+	size_t i = map_find(map, key);
+
+	if (i) {
+		node_free(map->kids[i]);
+		map->kids[i] = value;
+		return;
+	}
+	add_kid(map, set_scalar(key, value->line));
+	add_kid(map, value);
+}
+
+/* One --set in the loaded tree: KEY at the top, or TOP.SUB under the map
+ * TOP (the rest of the name is SUB: sysctl.vm.swappiness). */
+static void apply_set(struct node *root, const struct job_set *s)
+{
+	const char *dot = strchr(s->key, '.');
+	char *top;
+	size_t i;
+
+	if (root->type != NODE_MAP)
+		return;	/* walk() says what is wrong with the file */
+	if (!dot) {
+		i = map_find(root, s->key);
+		map_put(root, s->key, set_scalar(s->value, i ? root->kids[i]->line : root->line));
+		return;
+	}
+	top = xstrndup(s->key, (size_t)(dot - s->key));
+	i = map_find(root, top);
+	if (i && root->kids[i]->type == NODE_MAP) {
+		struct node *map = root->kids[i];
+		size_t j = map_find(map, dot + 1);
+		map_put(map, dot + 1, set_scalar(s->value, j ? map->kids[j]->line : map->line));
+	} else {
+		/* a map where the file has text is the key function's error */
+		struct node *map = xcalloc(1, sizeof(*map));
+		map->type = NODE_MAP;
+		map->line = i ? root->kids[i]->line : root->line;
+		add_kid(map, set_scalar(dot + 1, map->line));
+		add_kid(map, set_scalar(s->value, map->line));
+		map_put(root, top, map);
+	}
+	free(top);
+}
+
+static int parse_buffer(struct job *job, const char *name, const char *buf, size_t len, const struct job_set *sets,
+			size_t nr_sets)
 {
 	struct parser p = { 0 };
 	struct node *root = NULL;
@@ -1172,9 +1269,23 @@ int job_parse_buffer(struct job *job, const char *name, const char *buf, size_t 
 		die("out of memory initializing the YAML parser");
 	yaml_ready = 1;
 	yaml_parser_set_input_string(&p.yaml, (const unsigned char *)buf, len);
-	if (load_document(&p, &root) < 0 || walk(&p, root) < 0)
+	if (load_document(&p, &root) < 0)
 		goto out;
-	blob_hash(buf, len, hash);
+	for (size_t i = 0; i < nr_sets; i++)
+		apply_set(root, &sets[i]);
+	if (walk(&p, root) < 0)
+		goto out;
+	if (nr_sets) {
+		/* a variant is another job: its runs must not pool with the file's */
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add(&sb, buf, len);
+		for (size_t i = 0; i < nr_sets; i++)
+			strbuf_addf(&sb, "\n# klab --set %s=%s\n", sets[i].key, sets[i].value);
+		blob_hash(sb.buf, sb.len, hash);
+		strbuf_release(&sb);
+	} else {
+		blob_hash(buf, len, hash);
+	}
 	job->hash = xstrdup(hash);
 	ret = 0;
 out:
@@ -1186,6 +1297,53 @@ out:
 	if (ret < 0)
 		job_release(job);
 	return ret;
+}
+
+int job_parse_buffer(struct job *job, const char *name, const char *buf, size_t len)
+{
+	return parse_buffer(job, name, buf, len, NULL, 0);
+}
+
+/* A held parser message without its "FILE:LINE: " (the line is the one
+ * a --set replaced, which would mislead). */
+static const char *without_place(const char *msg, const char *name)
+{
+	size_t n = strlen(name);
+	const char *q;
+
+	if (strncmp(msg, name, n) || msg[n] != ':')
+		return msg;
+	q = msg + n + 1;
+	while (*q >= '0' && *q <= '9')
+		q++;
+	return q[0] == ':' && q[1] == ' ' ? q + 2 : msg;
+}
+
+int job_parse_buffer_sets(struct job *job, const char *name, const char *buf, size_t len,
+			  const struct job_set *sets, size_t nr_sets, const char *what)
+{
+	int held, rc;
+
+	/* the file alone first: its own errors are the file's */
+	if (parse_buffer(job, name, buf, len, NULL, 0) < 0)
+		return -1;
+	job_release(job);
+	/* then each setting alone, so a bad one is named, then all of them */
+	for (size_t i = 0; i <= nr_sets; i++) {
+		int all = i == nr_sets;
+
+		held = error_hold(1);
+		rc = parse_buffer(job, name, buf, len, all ? sets : &sets[i], all ? nr_sets : 1);
+		error_hold(held);
+		if (rc < 0) {
+			if (all)
+				return error("%s: %s", what, without_place(error_last(), name));
+			return error("--set %s=%s: %s", sets[i].key, sets[i].value, without_place(error_last(), name));
+		}
+		if (!all)
+			job_release(job);
+	}
+	return 0;
 }
 
 int job_parse_file(struct job *job, const char *path)

@@ -70,6 +70,25 @@ int job_parse_file(struct job *job, const char *path);
 int job_parse_buffer(struct job *job, const char *name, const char *buf, size_t len);
 void job_release(struct job *job);
 
+/* A job variant: --set KEY=VALUE, any job key as the file writes it:
+ * a top-level key (runtime=20s, kpi=...) or TOP.SUB under a map key
+ * (thp.enabled=never, guest.vcpus=1, sysctl.vm.swappiness=10,
+ * params.vm-bytes=64m).  The value replaces the file's or is added, and
+ * the parser judges it as if written there. */
+struct job_set {
+	char *key, *value;
+};
+/* "KEY=VALUE" into *out (its strings the caller's: job_sets_release);
+ * -1 after one error line when it is not of that form. */
+int job_set_parse(struct job_set *out, const char *arg);
+void job_sets_release(struct job_set *sets, size_t n);
+/* The job of buf with sets[] applied.  The file's own errors first, then
+ * a setting the parser refuses: "--set KEY=VALUE: <why>" (an unknown key
+ * names the known ones); settings that clash together: "<what>: <why>".
+ * job->hash covers the settings (a variant's runs are not the file's). */
+int job_parse_buffer_sets(struct job *job, const char *name, const char *buf, size_t len,
+			  const struct job_set *sets, size_t nr_sets, const char *what);
+
 /* Resolve a count against the guest's vCPUs (at least 1). */
 unsigned job_count_resolve(const struct job_count *c, unsigned vcpus);
 

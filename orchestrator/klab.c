@@ -49,8 +49,10 @@ static const struct command commands[] = {
 	  "follow a branch nightly: test new tips, bisect regressions (add, run, show, ...)" },
 	{ "host", cmd_host, LAB_WRITE, list_readers, "the libvirt hosts guests are placed on (add, list, remove)" },
 	{ "job", cmd_job, LAB_READ, NULL, "import an lkp-tests job file as klab jobs, one per combination" },
-	{ "reproduce", cmd_reproduce, LAB_READ, NULL,
-	  "read an LKP regression report: its commits, test, KPI and a klab job (measuring: not built yet)" },
+	{ "compare", cmd_compare, LAB_WRITE, NULL,
+	  "run sets side by side, LKP's way: commits (--rev), job variants (--set) or stored (--runset)" },
+	{ "reproduce", cmd_reproduce, LAB_WRITE, NULL,
+	  "an LKP regression report: a klab job for it, then its parent measured against its commit" },
 };
 
 static const char *const klab_usage[] = {

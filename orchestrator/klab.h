@@ -73,11 +73,48 @@ struct recipe_opts {
 	int allow_drift;
 };
 
+/* Guest options shared by run, compare and reproduce (opts-guest.c):
+ * their getopt values, a value into o (1), not a guest option (0), or
+ * -1 after error() (a usage error); the checks once all are parsed
+ * (one line each, --uri or --host); --host naming a registered host. */
+enum {
+	GUEST_OPT_URI = 1100,
+	GUEST_OPT_HOST,
+	GUEST_OPT_ACCEL,
+	GUEST_OPT_NO_PIN,
+	GUEST_OPT_CMDLINE,
+	GUEST_OPT_BOOT_TIMEOUT,
+	GUEST_OPT_RUN_TIMEOUT,
+	GUEST_OPT_QUIET
+};
+/* Their rows of a getopt_long table. */
+#define GUEST_OPTION_ROWS                                                    \
+	{ "uri", required_argument, NULL, GUEST_OPT_URI },                   \
+	{ "host", required_argument, NULL, GUEST_OPT_HOST },                 \
+	{ "accel", required_argument, NULL, GUEST_OPT_ACCEL },               \
+	{ "no-pin", no_argument, NULL, GUEST_OPT_NO_PIN },                   \
+	{ "cmdline", required_argument, NULL, GUEST_OPT_CMDLINE },           \
+	{ "boot-timeout", required_argument, NULL, GUEST_OPT_BOOT_TIMEOUT }, \
+	{ "run-timeout", required_argument, NULL, GUEST_OPT_RUN_TIMEOUT },   \
+	{ "quiet", no_argument, NULL, GUEST_OPT_QUIET }
+struct guest_env_opts;
+int guest_opt_parse(struct guest_env_opts *o, int c, const char *arg);
+int guest_opts_check(const struct guest_env_opts *o, const char *cmd);
+int guest_opts_check_host(struct lab *lab, const struct guest_env_opts *o);
+
 struct kbuild_recipe;
 void recipe_opts_add(struct recipe_opts *ro, int which, const char *arg);
 void recipe_opts_release(struct recipe_opts *ro);
 /* Resolve fragments and check them; error() on bad input. */
 int recipe_from_opts(const struct recipe_opts *ro, struct kbuild_recipe *r);
+/* Shared by run, compare and reproduce (cmd-run.c): the recipe with a
+ * job's fragments added to ro, and the kernel of rev built with it (or
+ * found in the store): *bzimage (caller frees), its build row and the
+ * commit.  -1 after error(), a build failure included. */
+struct job;
+int run_recipe_for_job(struct recipe_opts *ro, const struct job *job, struct kbuild_recipe *recipe);
+int run_kernel_for_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
+		       int quiet, char **bzimage, int64_t *build_id, char hex[41]);
 
 int cmd_init(int argc, char **argv, const struct global_opts *g);
 int cmd_build(int argc, char **argv, const struct global_opts *g);
@@ -106,6 +143,14 @@ int cmd_notify(int argc, char **argv, const struct global_opts *g);
 int cmd_host(int argc, char **argv, const struct global_opts *g);
 int cmd_job(int argc, char **argv, const struct global_opts *g);
 int cmd_reproduce(int argc, char **argv, const struct global_opts *g);
+int cmd_compare(int argc, char **argv, const struct global_opts *g);
+/* Shared by compare and reproduce (cmd-compare.c): run sets ids[] (the
+ * first the base; labels may be NULL) compared and printed as text, or
+ * JSON; with html_path also written as a page there.  EXIT_OK, or
+ * EXIT_FAIL after error(). */
+struct sqlite3;
+int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi,
+		  int json, const char *html_path);
 /* Shared by 'job import' and 'reproduce' (cmd-job.c): --accel
  * auto|kvm|tcg (NULL: auto) into the accelerator LKP runtimes are
  * scaled for, *why how it was chosen; the mapped and unmapped notes of

@@ -7,7 +7,8 @@
 # file's rule; argv with a newline is printed as bash $'...' that runs
 # back to the same argv; credentials in URLs are never printed; every
 # command's --help is on stdout with exit 0 and names each option its
-# getopt table accepts.
+# getopt table accepts; klab compare refuses a bad --set, --rev or
+# --runset in one line.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
 lab="$T/lab"
@@ -174,7 +175,7 @@ check "the stored remote is the full URL (fetch needs it)" test "$(q "SELECT rem
 for c in init bisect "bisect start" "bisect resume" "bisect list" "bisect show" "bisect log" build tree "tree import" gc \
 	run submit "submit bisect" "submit run" worker status log cancel retry report notify "notify test" "notify list" \
 	"notify flush" "notify send" track "track add" "track list" "track show" "track remove" "track run" "track fetch" \
-	host "host add" "host list" "host remove" job "job import" reproduce; do
+	host "host add" "host list" "host remove" job "job import" reproduce compare; do
 	for h in --help -h; do
 		# shellcheck disable=SC2086
 		out=$(k $c $h 2>"$T/help.err"); rc=$?
@@ -194,7 +195,7 @@ cmd_of() {
 	main) echo "";; start) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
 	cmd_init) echo init;; cmd_test) echo "notify test";; cmd_flush) echo "notify flush";; cmd_worker) echo worker;;
 	cmd_report) echo report;; run_parse) echo run;; add_parse) echo "track add";; cmd_tree) echo "tree import";;
-	job_import) echo "job import";; cmd_reproduce) echo reproduce;;
+	job_import) echo "job import";; cmd_reproduce) echo reproduce;; cmd_compare) echo compare;;
 	*) echo "?";;
 	esac
 }
@@ -215,5 +216,32 @@ while read -r fn opt; do
 	if ! k $c --help | grep -q -- "--$opt\([^a-z-]\|$\)"; then fail "klab $c --help does not list --$opt"; missing=1; fi
 done < "$T/options"
 check "every long option is in its command's --help" test "$missing" -eq 0
+
+# ---- 10. klab compare: --set, --rev and --runset ------------------------------------------
+refused "compare: a control character in a --set" compare --job "$job" --repo "$T/repo" --rev main \
+	--set "thp.enabled=never" --set "thp.enabled=$esc"
+refused "compare: a control character in a --rev" compare --job "$job" --repo "$T/repo" --rev main --rev "$esc"
+# one_line_usage DESC WANT ARGS...: exit 2, one line on stderr that says WANT
+one_line_usage() {
+	desc=$1 want=$2; shift 2
+	err=$(k "$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s' "$err" | grep -qF -- "$want"; then
+		ok "$desc"
+	else
+		fail "$desc (rc $rc): $err"
+	fi
+}
+sum=$(dbsum)
+one_line_usage "compare: an unknown --set key names the known ones" "--set nosuch=1: unknown key 'nosuch' (known keys:" \
+	compare --job "$job" --repo "$T/repo" --rev main --set thp.enabled=never --set nosuch=1
+one_line_usage "compare: a bad --set value says what is expected" "--set thp.enabled=sometimes: thp.enabled: expected one of" \
+	compare --job "$job" --repo "$T/repo" --rev main --set thp.enabled=never --set thp.enabled=sometimes
+one_line_usage "compare: --set without one --rev" "one --rev and two or more --set" \
+	compare --job "$job" --repo "$T/repo" --rev main --rev main~1 --set thp.enabled=never --set thp.enabled=always
+one_line_usage "compare: one --runset" "two or more run sets" compare --runset 1
+one_line_usage "compare: a --runset that is not an id" "--runset takes a run set id" compare --runset 1x --runset 2
+err=$(k compare --runset 98 --runset 99 2>&1); rc=$?
+case $rc:$err in 1:*"no run set 98"*) ok "compare: a run set that does not exist";; *) fail "compare --runset 98 (rc $rc): $err";; esac
+check "compare's refusals stored nothing" test "$(dbsum)" = "$sum"
 
 finish

@@ -1,0 +1,104 @@
+#!/bin/sh
+# klab compare and klab reproduce in real guests (TCG here, KVM where the
+# host has it), on the demo history (tests/demo/make-kernel-history.sh)
+# and its kernels from the shared store (tests/demo-kernels.sh): nothing
+# is built.  compare: the demo's good end under two job variants (THP
+# always and never, usemem's anon-w-seq), 3 runs each, interleaved, each
+# variant's guests seeing its setting, the table and the JSON with the KPI
+# row and THP ahead in throughput.  reproduce: an LKP-format report naming
+# the demo's planted commit and its parent says "reproduced" with the
+# change measured.  Fails (never skips) when libvirt does not answer.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+URI=${KLAB_LIBVIRT_URI:-qemu:///system}
+if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
+	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
+	exit 1
+fi
+. "$KLAB_SRCDIR/tests/kernel-tree.sh"
+. "$KLAB_SRCDIR/tests/guest-kernel.sh"
+# the demo history's kernels, built once into the shared store
+. "$KLAB_SRCDIR/tests/demo-kernels.sh"
+guest_cpus_lock shared
+
+lab="$T/lab"
+"$KLAB" --state "$lab" init >/dev/null
+printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
+k() { "$KLAB" --state "$lab" "$@"; }
+q() { sqlite3 "$lab/klab.db" "$1"; }
+
+planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux" 8) ||
+	{ echo "not ok - cannot generate the demo history"; exit 1; }
+parent=$(git -C "$T/linux" rev-parse "$planted^")
+
+# ---- compare: one kernel, two job variants ------------------------------------
+kpi=vm-scalability.throughput
+sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/usemem-anon-w-seq.yaml" > "$T/usemem.yaml"
+k compare --job "$T/usemem.yaml" --repo "$T/linux" --rev demo-good \
+	--set thp.enabled=always --set thp.enabled=never --runs 3 > "$T/compare.out" 2>&1
+rc=$?
+check "compare exits 0" test "$rc" -eq 0 || tail -40 "$T/compare.out"
+ids=$(sed -n 's/^again without booting: klab compare --runset \([0-9]*\) --runset \([0-9]*\)$/\1 \2/p' "$T/compare.out")
+# shellcheck disable=SC2086
+set -- $ids
+a=${1:-0} b=${2:-0}
+check "compare prints the run sets to show again" test "$a" -gt 0 -a "$b" -gt 0
+check "compare: 3 ok runs of each variant stored" \
+	test "$(q "SELECT count(*) FROM runs r JOIN boots bo ON bo.id = r.boot_id WHERE bo.run_set_id = $a AND r.status = 'ok'"):$(q "SELECT count(*) FROM runs r JOIN boots bo ON bo.id = r.boot_id WHERE bo.run_set_id = $b AND r.status = 'ok'")" = 3:3
+check "compare: the variants' boots interleaved" \
+	test "$(q "SELECT group_concat(run_set_id, ',') FROM (SELECT run_set_id FROM boots WHERE run_set_id IN ($a, $b) ORDER BY id)")" = "$a,$b,$a,$b,$a,$b"
+check "compare: each variant's guests saw its THP setting" \
+	sh -c "[ \"\$(sqlite3 '$lab/klab.db' \"SELECT count(*) FROM boots WHERE run_set_id = $a AND guest_env LIKE '%thp_enabled=always%'\")\" -eq 3 ] &&
+	       [ \"\$(sqlite3 '$lab/klab.db' \"SELECT count(*) FROM boots WHERE run_set_id = $b AND guest_env LIKE '%thp_enabled=never%'\")\" -eq 3 ]"
+check "compare: a variant is a job of its own (job hashes differ)" \
+	test "$(q "SELECT count(DISTINCT job_hash) FROM run_sets WHERE id IN ($a, $b)")" -eq 2
+check "compare: both sides are the good end's commit" \
+	test "$(q "SELECT count(*) FROM run_sets WHERE id IN ($a, $b) AND commit_hash = '$(git -C "$T/linux" rev-parse demo-good)'")" -eq 2
+check "compare: the KPI heading" grep -q "^KPI $kpi (higher is better), accelerator " "$T/compare.out"
+check "compare: the KPI line of B against A" grep -q "^B against A: $kpi " "$T/compare.out"
+check "compare: LKP's table with the KPI row first" \
+	sh -c "sed -n '/%stddev  *%change/{n;p;q}' '$T/compare.out' | grep -q ' $kpi\$'"
+
+k compare --runset "$a" --runset "$b" --json > "$T/compare.json" 2>"$T/compare.err"
+rc=$?
+check "compare --runset --json exits 0, nothing on stderr" test "$rc" -eq 0 -a ! -s "$T/compare.err"
+check "compare --json: the KPI row, THP always ahead of never in throughput" python3 - "$T/compare.json" "$kpi" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+kpi = doc["comparisons"][0]["kpi"]
+print("# always %.0f, never %.0f KB/s (%+.1f%%)" % (kpi["mean_a"], kpi["mean_b"], kpi["change_percent"]))
+assert doc["kpi"] == sys.argv[2] and kpi["name"] == sys.argv[2], doc["kpi"]
+assert [s["label"] for s in doc["sets"]] == ["run set %d" % s["run_set"] for s in doc["sets"]]
+assert len(doc["sets"][0]["kpi_values"]) == 3 and len(doc["sets"][1]["kpi_values"]) == 3
+assert kpi["mean_a"] > kpi["mean_b"], kpi
+EOF
+# the stored form again as text: nothing boots
+boots=$(q "SELECT count(*) FROM boots")
+k compare --runset "$a" --runset "$b" --html "$T/compare.html" > "$T/stored.out" 2>&1
+rc=$?
+check "compare --runset: the same comparison, no guest booted" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^B against A: $kpi ' '$T/stored.out' && [ \"\$(sqlite3 '$lab/klab.db' 'SELECT count(*) FROM boots')\" -eq $boots ]"
+
+check "compare --html: the page with LKP's table" \
+	sh -c "grep -q '<pre class=\"compare\">KPI $kpi' '$T/compare.html' && grep -q '%stddev' '$T/compare.html'"
+
+# ---- reproduce: an LKP report on the demo's planted commit --------------------
+{
+	printf '[mm] %.12s: will-it-scale.per_process_ops -95.5%% regression\n\n' "$planted"
+	printf 'commit: %s ("mm: align larger anonymous mappings on THP boundaries")\n' "$planted"
+	printf 'parent: %.16s\n\n' "$parent"
+	printf 'kconfig/mode/nr_task/test/testcase/testtime:\n'
+	printf '  x86_64-rhel-8.3/process/100%%/malloc1/will-it-scale/30s\n'
+} > "$T/report.txt"
+k reproduce --accel tcg --repo "$T/linux" --runs 3 --job-out "$T/reproduce.yaml" "$T/report.txt" > "$T/reproduce.out" 2>&1
+rc=$?
+check "reproduce exits 0" test "$rc" -eq 0 || tail -40 "$T/reproduce.out"
+check "reproduce wrote the job with THP always" grep -q '^  enabled: always$' "$T/reproduce.yaml"
+check "reproduce says reproduced, with the report's figure" \
+	grep -Eq '^reproduced: -9[0-9]\.[0-9]% \(report said -95\.5%\)$' "$T/reproduce.out"
+check "reproduce stored parent and commit as two finished run sets" \
+	test "$(q "SELECT count(*) FROM run_sets WHERE commit_hash IN ('$planted', '$parent') AND state = 'done'")" -eq 2
+check "reproduce shows the comparison (what changed: thp_fault_alloc)" grep -q "thp_fault_alloc" "$T/reproduce.out"
+check "reproduce keeps its lines (the commands to bisect)" \
+	grep -q "klab bisect start --repo $T/linux --good $parent --bad $planted --job $T/reproduce.yaml" "$T/reproduce.out"
+check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
+finish
