@@ -1192,3 +1192,11 @@ out:
 	strbuf_release(&shown);
 	return ret;
 }
+
+void blob_hash(const char *data, size_t len, char hex[41])
+{
+	git_oid oid;
+
+	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, 41, &oid);
+}

@@ -90,4 +90,8 @@ int worktree_checkout(struct worktree *wt, const char *hex);
 const char *worktree_path(const struct worktree *wt);
 void worktree_free(struct worktree *wt);
 
+/* The git blob id of data (what `git hash-object` prints): klab's content
+ * hash of job files, recipes and configs. */
+void blob_hash(const char *data, size_t len, char hex[41]);
+
 #endif

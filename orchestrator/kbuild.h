@@ -65,6 +65,7 @@ struct kbuild_request {
 	const char *tree;		/* tree id of the commit */
 	const char *src_dir;		/* a checkout of that commit */
 	const struct kbuild_recipe *recipe;
+	const char *recipe_id;		/* kbuild_recipe_id(recipe), as looked up */
 	int jobs;			/* 0: lab config, else CPUs */
 	enum kbuild_progress progress;
 	const char *indent;		/* prefix for progress lines */
@@ -84,8 +85,9 @@ struct kbuild_result {
 	int64_t build_id;
 };
 
-/* Build (or find in the store) the kernel of req->tree.  Returns 0 with
- * res->status set, or -1 when klab itself failed. */
+/* Build the kernel of req->tree, which the caller looked up in the store
+ * (kbuild_find) and missed: kernel_for_commit is the one caller.  Returns
+ * 0 with res->status set, or -1 when klab itself failed. */
 int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res);
 /* Only look the store up: 1 hit (res filled), 0 miss, -1 error. */
 int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, struct kbuild_result *res);

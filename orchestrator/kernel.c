@@ -73,6 +73,7 @@ int kernel_for_commit(const struct kernel_request *rq, struct kernel_result *kr)
 		req.tree = ci.tree;
 		req.src_dir = worktree_path(rq->wt);
 		req.recipe = rq->recipe;
+		req.recipe_id = recipe_id;
 		req.jobs = rq->jobs;
 		req.progress = rq->progress;
 		req.indent = rq->indent;
