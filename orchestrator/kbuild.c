@@ -30,6 +30,14 @@
 #define KLAB_ABS_SRCDIR ""
 #endif
 
+const char *const kbuild_make_env_fixed[] = {
+	/* klab run by a make (make -s check, make bench) passed its flags
+	 * down: an 's' there silences kbuild, whose "  CC" lines are the
+	 * only count of what compiled (builds said "0 objects"); and kbuild
+	 * honours KBUILD_VERBOSE from the environment */
+	"MAKEFLAGS=", "KBUILD_VERBOSE=0", "LC_ALL=C", NULL
+};
+
 static const char *const kconfig_targets[] = { "tinyconfig", "defconfig", "allnoconfig", "kvm_guest.config" };
 
 static int is_dir(const char *p)
@@ -839,19 +847,53 @@ int kbuild_reap_interrupted(const char *marker, const char *indent, const char *
 	return killed;
 }
 
+enum kbuild_line kbuild_line_kind(const char *line)
+{
+	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5))
+		return KBUILD_LINE_OBJECT;
+	if (!strncmp(line, "  LD      vmlinux", 17) || !strncmp(line, "  LD      .tmp_vmlinux", 22) ||
+	    !strncmp(line, "  KSYMS", 7))
+		return KBUILD_LINE_LINK;
+	if (!strncmp(line, "  BUILD   arch/x86/boot/bzImage", 31))
+		return KBUILD_LINE_IMAGE;
+	return KBUILD_LINE_OTHER;
+}
+
+int kbuild_count_objects(const char *output)
+{
+	int n = 0;
+
+	for (const char *p = output; *p;) {
+		const char *eol = strchrnul(p, '\n');
+		char line[64];
+		size_t len = (size_t)(eol - p) < sizeof(line) - 1 ? (size_t)(eol - p) : sizeof(line) - 1;
+
+		memcpy(line, p, len);
+		line[len] = '\0';
+		n += kbuild_line_kind(line) == KBUILD_LINE_OBJECT;
+		p = *eol ? eol + 1 : eol;
+	}
+	return n;
+}
+
 static void on_make_line(const char *line, size_t len, void *data)
 {
 	struct progress *pg = data;
 
-	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5)) {
+	switch (kbuild_line_kind(line)) {
+	case KBUILD_LINE_OBJECT:
 		pg->objects++;
 		if (!strcmp(pg->phase, "config") || !strcmp(pg->phase, "prepare"))
 			progress_phase(pg, "compile");
-	} else if (!strncmp(line, "  LD      vmlinux", 17) || !strncmp(line, "  LD      .tmp_vmlinux", 22) ||
-		   !strncmp(line, "  KSYMS", 7)) {
+		break;
+	case KBUILD_LINE_LINK:
 		progress_phase(pg, "link");
-	} else if (!strncmp(line, "  BUILD   arch/x86/boot/bzImage", 31)) {
+		break;
+	case KBUILD_LINE_IMAGE:
 		progress_phase(pg, "image");
+		break;
+	case KBUILD_LINE_OTHER:
+		break;
 	}
 	progress_show(pg, 0);
 	(void)len;
@@ -1091,7 +1133,7 @@ struct build {
 	struct strbuf recipe_text;
 	struct progress pg;
 	char *bd, *log, *marker, *cfg_path, *cfg_text;
-	char *env[12];
+	char *env[16];
 	int nenv, lock_fd, marker_written;
 	int64_t start;
 };
@@ -1159,7 +1201,8 @@ static void make_env(struct build *b)
 	/* the "#N" of the version string, else each link of one build
 	 * directory counts up and no two images are alike */
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_VERSION=1");
-	b->env[b->nenv++] = xstrdup("LC_ALL=C");
+	for (size_t i = 0; kbuild_make_env_fixed[i]; i++)
+		b->env[b->nenv++] = xstrdup(kbuild_make_env_fixed[i]);
 }
 
 static int build_make(struct build *b, const char *const *extra, struct progress *pg, struct run_result *rr)

@@ -112,4 +112,15 @@ char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recip
 int kbuild_reap_interrupted(const char *marker, const char *indent, const char *bd);
 void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure);
 
+/* What a line of make's output (kbuild's quiet form) says: an object
+ * compiled ("  CC", "  AS"), the link, the image.  Pure. */
+enum kbuild_line { KBUILD_LINE_OTHER, KBUILD_LINE_OBJECT, KBUILD_LINE_LINK, KBUILD_LINE_IMAGE };
+enum kbuild_line kbuild_line_kind(const char *line);
+/* The objects a captured make output says it compiled. */
+int kbuild_count_objects(const char *output);
+/* Environment entries every make of a build gets whatever klab inherited
+ * (NULL-terminated): no MAKEFLAGS of a make that runs klab, kbuild's quiet
+ * output, the C locale. */
+extern const char *const kbuild_make_env_fixed[];
+
 #endif

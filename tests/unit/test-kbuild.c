@@ -20,6 +20,7 @@
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/klab-test-kbuild.XXXXXX";
 
@@ -453,6 +454,73 @@ static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **stat
 	free(labdir);
 }
 
+static void test_kbuild__objects_counted_from_captured_make_output(void **state)
+{
+	char *path = data_path("kbuild/make-bzimage.txt"), *text;
+
+	assert_int_equal(read_file(path, 1 << 20, &text, NULL), 0);
+	/* 8 CC (with .s and [M]) and 3 AS lines; HOSTCC, AR, LD are not */
+	assert_int_equal(kbuild_count_objects(text), 11);
+	assert_int_equal(kbuild_line_kind("  HOSTCC  scripts/kconfig/conf.o"), KBUILD_LINE_OTHER);
+	assert_int_equal(kbuild_line_kind("  CC [M]  fs/fuse/dev.o"), KBUILD_LINE_OBJECT);
+	assert_int_equal(kbuild_line_kind("  LD      vmlinux.o"), KBUILD_LINE_LINK);
+	assert_int_equal(kbuild_line_kind("  BUILD   arch/x86/boot/bzImage"), KBUILD_LINE_IMAGE);
+	/* what a build run under `make -s` logged: kbuild silent, nothing
+	 * to count (the "0 objects compiled" builds) */
+	assert_int_equal(kbuild_count_objects("make[4]: warning: -j2 forced in submake: resetting jobserver mode.\n"), 0);
+	free(text);
+	free(path);
+}
+
+/* Run a Makefile that decides on silence as Linux 6.1's top Makefile
+ * does, with klab's environment for make or without it; objects seen. */
+static int objects_under_parent_silence(int with_fixed_env)
+{
+	static const char mk[] =
+		"silence:=$(findstring s,$(firstword -$(MAKEFLAGS)))\n"
+		"ifeq ($(silence),s)\nquiet=silent_\nelse ifeq ($(KBUILD_VERBOSE),1)\nquiet=\nelse\nquiet=quiet_\nendif\n"
+		"all:\n"
+		"\t@$(if $(filter quiet_,$(quiet)),echo '  CC      init/main.o',:)\n"
+		"\t@$(if $(filter quiet_,$(quiet)),echo '  AS      arch/x86/entry/entry_64.o',:)\n";
+	char *mkpath = write_tmp("Makefile.silence", mk), *out = xstrfmt("%s/make.out", dir), *text = NULL;
+	const char *argv[] = { "make", "-f", mkpath, NULL };
+	struct run_opts o = { .argv = argv, .output_path = out,
+			      .env = with_fixed_env ? kbuild_make_env_fixed : NULL };
+	struct run_result rr;
+	int n;
+
+	unlink(out);
+	assert_int_equal(run_command(&o, &rr), 0);
+	assert_int_equal(rr.status, RUN_EXITED);
+	assert_int_equal(rr.exit_code, 0);
+	assert_int_equal(read_file(out, 1 << 16, &text, NULL), 0);
+	n = kbuild_count_objects(text);
+	free(text);
+	free(out);
+	free(mkpath);
+	return n;
+}
+
+static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
+{
+	char *saved = getenv("MAKEFLAGS") ? xstrdup(getenv("MAKEFLAGS")) : NULL;
+
+	/* klab under `make -s check`: MAKEFLAGS=s reaches the kernel's make */
+	setenv("MAKEFLAGS", "s", 1);
+	assert_int_equal(objects_under_parent_silence(0), 0);
+	assert_int_equal(objects_under_parent_silence(1), 2);
+	setenv("MAKEFLAGS", "", 1);
+	setenv("KBUILD_VERBOSE", "1", 1);
+	assert_int_equal(objects_under_parent_silence(0), 0);
+	assert_int_equal(objects_under_parent_silence(1), 2);
+	unsetenv("KBUILD_VERBOSE");
+	if (saved)
+		setenv("MAKEFLAGS", saved, 1);
+	else
+		unsetenv("MAKEFLAGS");
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +539,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild__reap_kills_the_build_group_it_recorded),
 		cmocka_unit_test(test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died),
 		cmocka_unit_test(test_kbuild__shared_store_entry_is_adopted_once_recorded),
+		cmocka_unit_test(test_kbuild__objects_counted_from_captured_make_output),
+		cmocka_unit_test(test_kbuild__make_env_undoes_a_parent_makes_silence),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
