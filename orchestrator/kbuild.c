@@ -984,7 +984,7 @@ static int apply_settings(const char *path, const struct kconfig_setting *s, siz
 	return ret;
 }
 
-static int copy_file(const char *from, const char *to)
+static int copy_file(const char *from, const char *to, mode_t mode)
 {
 	int in = -1, out = -1, ret = -1;
 	char buf[1 << 16];
@@ -995,7 +995,7 @@ static int copy_file(const char *from, const char *to)
 		error("cannot open '%s': %s", from, strerror(errno));
 		goto out;
 	}
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (out < 0) {
 		error("cannot create '%s': %s", to, strerror(errno));
 		goto out;
@@ -1071,7 +1071,7 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		char *from = xstrfmt("%s/%s", bd, files[i][0]);
 		char *to = xstrfmt("%s/%s", tmp, files[i][1]);
-		int rc = copy_file(from, to);
+		int rc = copy_file(from, to, 0644);
 		free(from);
 		free(to);
 		if (rc < 0)
@@ -1079,7 +1079,8 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 	}
 	{
 		char *to = xstrfmt("%s/build.log", tmp);
-		int rc = copy_file(log, to);
+		/* the log, like every log of the lab, is its owner's only */
+		int rc = copy_file(log, to, 0600);
 		free(to);
 		if (rc < 0)
 			goto out;
@@ -1264,7 +1265,7 @@ static int make_config(struct build *b)
 			return -1;
 		if (rr.status != RUN_EXITED || rr.exit_code)
 			return 1;
-	} else if (copy_file(recipe->base, b->cfg_path) < 0) {
+	} else if (copy_file(recipe->base, b->cfg_path, 0644) < 0) {
 		return -1;
 	}
 	if (apply_settings(b->cfg_path, b->settings, b->nr_settings) < 0)
@@ -1415,7 +1416,8 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 			   &res->build_id) < 0)
 		goto out;
 	b.log = xstrfmt("%s/build.log", b.bd);
-	if (write_file_atomic(b.log, "", 0) < 0)
+	/* 0600 as run_command's logs: the log names the lab's paths */
+	if (write_file_atomic_mode(b.log, "", 0, 0600) < 0)
 		goto out;
 	b.pg.marker = b.marker;
 	b.pg.commit = req->commit;

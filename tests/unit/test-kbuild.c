@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -521,6 +522,129 @@ static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
 	free(saved);
 }
 
+/* ---- kbuild_build against a fake make --------------------------------- */
+
+/* A `make` first on PATH that does what klab asks of kbuild, in a few
+ * files: a .config for the base, nothing for olddefconfig (or a failure
+ * with FAKE_MAKE_FAIL=olddefconfig), an image and a "  CC" line for
+ * bzImage.  Each call's targets go to FAKE_MAKE_LOG. */
+static char *saved_path;
+
+static void fake_make_install(void)
+{
+	static const char script[] =
+		"#!/bin/sh\n"
+		"for a; do case $a in O=*) O=${a#O=};; esac; done\n"
+		"echo \"$*\" >> \"$FAKE_MAKE_LOG\"\n"
+		"for a; do\n"
+		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"*** $a failed\"; exit 2; }\n"
+		"  case $a in\n"
+		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
+		"  bzImage) mkdir -p \"$O/arch/x86/boot\"; echo '  CC      init/main.o'; echo '  CC      mm/mmap.o';\n"
+		"    echo kernel > \"$O/arch/x86/boot/bzImage\"; echo map > \"$O/System.map\";;\n"
+		"  esac\n"
+		"done\n";
+	char *bin = xstrfmt("%s/bin", dir), *make = xstrfmt("%s/make", bin), *path, *log = xstrfmt("%s/make.log", dir);
+
+	assert_int_equal(mkdir_p(bin, 0755), 0);
+	assert_int_equal(write_file_atomic(make, script, strlen(script)), 0);
+	assert_int_equal(chmod(make, 0755), 0);
+	saved_path = xstrdup(getenv("PATH"));
+	path = xstrfmt("%s:%s", bin, saved_path);
+	setenv("PATH", path, 1);
+	setenv("FAKE_MAKE_LOG", log, 1);
+	unlink(log);
+	free(path);
+	free(make);
+	free(bin);
+	free(log);
+}
+
+static void fake_make_remove(void)
+{
+	setenv("PATH", saved_path, 1);
+	free(saved_path);
+	unsetenv("FAKE_MAKE_LOG");
+	unsetenv("FAKE_MAKE_FAIL");
+}
+
+/* How many of the fake make's calls named target. */
+static int fake_make_calls(const char *target)
+{
+	char *log = xstrfmt("%s/make.log", dir), *text = NULL;
+	int n = 0;
+
+	if (read_file(log, 1 << 20, &text, NULL) == 0)
+		for (const char *p = text; (p = strstr(p, target)); p += strlen(target))
+			n++;
+	free(text);
+	free(log);
+	return n;
+}
+
+static void fake_build(struct lab *lab, int64_t repo_id, const char *src, const char *tree,
+		       struct kbuild_result *res)
+{
+	struct kbuild_recipe r = { .base = "tinyconfig" };
+	struct kbuild_request req = { 0 };
+	char id[41];
+
+	assert_int_equal(kbuild_recipe_id(&r, id), 0);
+	req.lab = lab;
+	req.repo_id = repo_id;
+	req.commit = tree;
+	req.tree = tree;
+	req.src_dir = src;
+	req.recipe = &r;
+	req.recipe_id = id;
+	req.jobs = 1;
+	req.progress = PROGRESS_QUIET;
+	assert_int_equal(kbuild_build(&req, res), 0);
+}
+
+static mode_t file_mode(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+static void test_kbuild__build_logs_are_private(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-modes", dir), *src = xstrfmt("%s/src-modes", dir);
+	int created;
+	int64_t repo_id;
+	mode_t old = umask(022);
+
+	fake_make_install();
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	fake_build(&lab, repo_id, src, "1111111111111111111111111111111111111111", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_int_equal(res.objects, 2);
+	assert_int_equal(fake_make_calls("bzImage"), 1);
+	assert_int_equal(file_mode(res.log), 0600);		/* the store's copy */
+	kbuild_result_release(&res);
+	/* a config step that fails leaves its log in the build directory */
+	setenv("FAKE_MAKE_FAIL", "olddefconfig", 1);
+	fake_build(&lab, repo_id, src, "2222222222222222222222222222222222222222", &res);
+	assert_int_equal(res.status, KBUILD_FAILED);
+	assert_non_null(res.log);
+	assert_int_equal(file_mode(res.log), 0600);
+	assert_non_null(strstr(res.excerpt, "olddefconfig failed"));
+	kbuild_result_release(&res);
+	lab_close(&lab);
+	fake_make_remove();
+	umask(old);
+	free(src);
+	free(labdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_kbuild__shared_store_entry_is_adopted_once_recorded),
 		cmocka_unit_test(test_kbuild__objects_counted_from_captured_make_output),
 		cmocka_unit_test(test_kbuild__make_env_undoes_a_parent_makes_silence),
+		cmocka_unit_test(test_kbuild__build_logs_are_private),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
