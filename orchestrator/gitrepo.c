@@ -1200,3 +1200,47 @@ void blob_hash(const char *data, size_t len, char hex[41])
 	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
 	git_oid_tostr(hex, 41, &oid);
 }
+
+/* The tree of commit hex, or NULL after git_fail(). */
+static git_tree *commit_tree(git_repository *repo, const char *hex)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+
+	if (git_oid_fromstr(&oid, hex) < 0 || git_commit_lookup(&c, repo, &oid) < 0 ||
+	    git_commit_tree(&t, c) < 0)
+		git_fail("cannot read commit", hex);
+	git_commit_free(c);
+	return t;
+}
+
+int gitrepo_diff_matches(struct gitrepo *r, const char *from_hex, const char *to_hex,
+			 int (*match)(const char *path, void *data), void *data)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	int ret = -1;
+
+	if (!(a = commit_tree(r->repo, from_hex)) || !(b = commit_tree(r->repo, to_hex)))
+		goto out;
+	/* names only: no content is read, equal subtrees are skipped by id */
+	if (git_diff_tree_to_tree(&diff, r->repo, a, b, &opts) < 0) {
+		git_fail("cannot compare trees of", to_hex);
+		goto out;
+	}
+	ret = 0;
+	for (size_t i = 0; i < git_diff_num_deltas(diff) && !ret; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if ((d->old_file.path && match(d->old_file.path, data)) ||
+		    (d->new_file.path && match(d->new_file.path, data)))
+			ret = 1;
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	return ret;
+}

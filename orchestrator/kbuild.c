@@ -1275,6 +1275,92 @@ static int make_config(struct build *b)
 	return rr.status != RUN_EXITED || rr.exit_code ? 1 : 0;
 }
 
+int kbuild_path_feeds_config(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "Kconfig", 7) || !strncmp(base, "Makefile", 8) || !strncmp(base, "Kbuild", 6))
+		return 1;
+	/* conf and merge_config.sh, Kconfig's $(shell) helpers; the targets'
+	 * fragments (tinyconfig merges kernel/ and arch/x86/configs/tiny.config) */
+	if (!strncmp(path, "scripts/", 8) || !strncmp(path, "kernel/configs/", 15))
+		return 1;
+	if (!strncmp(path, "arch/", 5)) {
+		const char *arch_end = strchr(path + 5, '/');
+		return arch_end && !strncmp(arch_end, "/configs/", 9);
+	}
+	return 0;
+}
+
+static int feeds_config(const char *path, void *data)
+{
+	(void)data;
+	return kbuild_path_feeds_config(path);
+}
+
+int kbuild_config_inputs_changed(struct gitrepo *repo, const char *from_hex, const char *to_hex)
+{
+	if (!strcmp(from_hex, to_hex))
+		return 0;
+	return gitrepo_diff_matches(repo, from_hex, to_hex, feeds_config, NULL);
+}
+
+/* What the build directory's .config was made from (.klab-config): the
+ * commit, the recipe id, and the blob id of the .config make_config left
+ * (so a .config anything rewrote since is not taken for it). */
+static char *config_state_path(const struct build *b)
+{
+	return xstrfmt("%s/.klab-config", b->bd);
+}
+
+static int config_state_write(struct build *b)
+{
+	char *path = config_state_path(b);
+	char *text = xstrfmt("commit %s\nrecipe %s\nconfig %s\n", b->req->commit, b->res->recipe_id,
+			     b->res->config_hash);
+	int rc = write_file_atomic_mode(path, text, strlen(text), 0600);
+
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* The build directory's .config serves this commit as it is when it was
+ * made for the same recipe from a commit that differs from this one in
+ * nothing the config step reads: 1 (b->cfg_text read, b->config_from
+ * set), else 0 and the config step runs. */
+static int config_reusable(struct build *b)
+{
+	char *path = config_state_path(b), *state = NULL, *cfg = NULL;
+	char commit[41], recipe[41], hash[41], now[41];
+	int ok = 0, hold, rc;
+
+	if (!b->req->repo || !is_file(path) || !is_file(b->cfg_path) ||
+	    read_file(path, 4096, &state, NULL) < 0 ||
+	    sscanf(state, "commit %40s\nrecipe %40s\nconfig %40s", commit, recipe, hash) != 3 ||
+	    strcmp(recipe, b->res->recipe_id) || read_file(b->cfg_path, 16 << 20, &cfg, NULL) < 0)
+		goto out;
+	blob_hash(cfg, strlen(cfg), now);
+	if (strcmp(now, hash))
+		goto out;
+	/* a commit the repository lost (re-created): configure anew */
+	hold = error_hold(1);
+	rc = kbuild_config_inputs_changed(b->req->repo, commit, b->req->commit);
+	error_hold(hold);
+	if (rc != 0)
+		goto out;
+	b->cfg_text = cfg;
+	cfg = NULL;
+	snprintf(b->res->config_from, sizeof(b->res->config_from), "%s", commit);
+	ok = 1;
+out:
+	free(cfg);
+	free(state);
+	free(path);
+	return ok;
+}
+
 /* The config step and its drift check.  0 configured: compile next; 1
  * the build ended here (config failed or drifted: res and its row
  * filled); -1 klab failed. */
@@ -1285,14 +1371,32 @@ static int config_step(struct build *b)
 	int rc;
 
 	b->cfg_path = xstrfmt("%s/.config", b->bd);
-	rc = make_config(b);
-	if (rc < 0)
-		return -1;
-	if (rc > 0)
-		return config_failed(b) < 0 ? -1 : 1;
-	if (read_file(b->cfg_path, 16 << 20, &b->cfg_text, NULL) < 0)
-		return -1;
+	if (config_reusable(b)) {
+		FILE *f = fopen(b->log, "a");
+
+		if (f) {
+			fprintf(f, "klab: config step skipped: .config of %s reused (no Kconfig*, Makefile*, Kbuild*, "
+				"scripts/, kernel/configs/ or arch/*/configs/ change since)\\n", res->config_from);
+			fclose(f);
+		}
+		progress_phase(&b->pg, "config reused");
+	} else {
+		/* until the step is whole, the directory's .config is no one's */
+		char *state = config_state_path(b);
+		unlink(state);
+		free(state);
+		rc = make_config(b);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return config_failed(b) < 0 ? -1 : 1;
+		if (read_file(b->cfg_path, 16 << 20, &b->cfg_text, NULL) < 0)
+			return -1;
+	}
 	blob_hash(b->cfg_text, strlen(b->cfg_text), res->config_hash);
+	/* the next commit starts from this one's (a reused one included) */
+	if (config_state_write(b) < 0)
+		return -1;
 	if (kbuild_check_drift(b->cfg_text, b->settings, b->nr_settings, &drift) == 0 || b->req->recipe->allow_drift) {
 		strbuf_release(&drift);
 		return 0;
@@ -1368,7 +1472,9 @@ static int record_build(struct build *b)
 		free(res->log);
 		res->log = NULL;
 		fill_paths(res, final);
-		res->message = xstrfmt("built %d objects", res->objects);
+		res->message = *res->config_from ? xstrfmt("built %d objects (config of %.12s reused)", res->objects,
+							   res->config_from)
+						 : xstrfmt("built %d objects", res->objects);
 	}
 	if (db_build_finish(b->lab->db, res->build_id,
 			    res->status == KBUILD_OK ? "ok" : res->status == KBUILD_FAILED ? "build-failed" : "env-failed",

@@ -9,6 +9,7 @@
 
 struct lab;
 struct strbuf;
+struct gitrepo;
 
 /* What config to build: a base (tinyconfig, defconfig, allnoconfig or a
  * path to a .config), fragments (paths) and single options. */
@@ -64,6 +65,7 @@ struct kbuild_request {
 	const char *commit;		/* hex, for the record */
 	const char *tree;		/* tree id of the commit */
 	const char *src_dir;		/* a checkout of that commit */
+	struct gitrepo *repo;		/* its repository: NULL, the config step always runs */
 	const struct kbuild_recipe *recipe;
 	const char *recipe_id;		/* kbuild_recipe_id(recipe), as looked up */
 	int jobs;			/* 0: lab config, else CPUs */
@@ -80,6 +82,7 @@ struct kbuild_result {
 	char *message;			/* one line */
 	char recipe_id[41];
 	char config_hash[41];
+	char config_from[41];		/* "" or the commit whose .config was reused (no config step) */
 	int64_t duration_ms;
 	int objects;
 	int64_t build_id;
@@ -122,5 +125,13 @@ int kbuild_count_objects(const char *output);
  * (NULL-terminated): no MAKEFLAGS of a make that runs klab, kbuild's quiet
  * output, the C locale. */
 extern const char *const kbuild_make_env_fixed[];
+
+/* 1 when a path of the source tree is read by the config step (make
+ * <base>, olddefconfig): Kconfig*, Makefile* and Kbuild* anywhere,
+ * scripts/, kernel/configs/, arch/<arch>/configs/.  Pure. */
+int kbuild_path_feeds_config(const char *path);
+/* 1 when the trees of two commits differ in such a path, 0 when not (the
+ * .config made for one serves the other), -1 after error(). */
+int kbuild_config_inputs_changed(struct gitrepo *repo, const char *from_hex, const char *to_hex);
 
 #endif

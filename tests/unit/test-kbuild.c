@@ -18,6 +18,7 @@
 #include "lab.h"
 #include "db.h"
 #include "tree.h"
+#include "gitrepo.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
@@ -35,6 +36,7 @@ static char *write_tmp(const char *name, const char *text)
 static int setup(void **state)
 {
 	assert_non_null(mkdtemp(dir));
+	gitrepo_global_init();
 	return 0;
 }
 
@@ -525,9 +527,9 @@ static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
 /* ---- kbuild_build against a fake make --------------------------------- */
 
 /* A `make` first on PATH that does what klab asks of kbuild, in a few
- * files: a .config for the base, nothing for olddefconfig (or a failure
- * with FAKE_MAKE_FAIL=olddefconfig), an image and a "  CC" line for
- * bzImage.  Each call's targets go to FAKE_MAKE_LOG. */
+ * files: a .config for the base, CONFIG_64BIT forced on by olddefconfig
+ * (a failure instead with FAKE_MAKE_FAIL=olddefconfig), an image and two
+ * "  CC" lines for bzImage.  Each call's targets go to FAKE_MAKE_LOG. */
 static char *saved_path;
 
 static void fake_make_install(void)
@@ -540,6 +542,7 @@ static void fake_make_install(void)
 		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"*** $a failed\"; exit 2; }\n"
 		"  case $a in\n"
 		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
+		"  olddefconfig) sed -i 's/^# CONFIG_64BIT is not set$/CONFIG_64BIT=y/' \"$O/.config\";;\n"
 		"  bzImage) mkdir -p \"$O/arch/x86/boot\"; echo '  CC      init/main.o'; echo '  CC      mm/mmap.o';\n"
 		"    echo kernel > \"$O/arch/x86/boot/bzImage\"; echo map > \"$O/System.map\";;\n"
 		"  esac\n"
@@ -645,6 +648,217 @@ static void test_kbuild__build_logs_are_private(void **state)
 	free(labdir);
 }
 
+/* ---- what the config step reads, on real repositories ----------------- */
+
+static void sh(const char *fmt, ...) KLAB_PRINTF(1, 2);
+static void sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd, *full;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	va_end(ap);
+	full = xstrfmt("set -e; %s", cmd);
+	assert_int_equal(system(full), 0);
+	free(full);
+	free(cmd);
+}
+
+/* A repository with a few files of a kernel tree, one commit. */
+static char *small_repo(const char *name)
+{
+	char *repo = xstrfmt("%s/%s", dir, name);
+
+	sh("git init -q '%s' && cd '%s' && git config user.email t@t && git config user.name t && "
+	   "mkdir -p mm arch/x86/configs arch/x86/kernel kernel/configs scripts/kconfig drivers/net Documentation && "
+	   "echo 'config MMU' > mm/Kconfig && echo 'int x;' > mm/mmap.c && echo 'obj-y += mmap.o' > mm/Makefile && "
+	   "echo 'CONFIG_64BIT=y' > arch/x86/configs/tiny.config && echo 'int y;' > arch/x86/kernel/setup.c && "
+	   "echo 'CONFIG_NOHIGHMEM=y' > kernel/configs/tiny.config && echo 'int c;' > scripts/kconfig/conf.c && "
+	   "echo 'obj-y += net/' > drivers/Kbuild && echo 'int n;' > drivers/net/e1000.c && "
+	   "echo 'text' > Documentation/mm.rst && echo 'VERSION = 6' > Makefile && "
+	   "git add -A && git commit -qm import", repo, repo);
+	return repo;
+}
+
+static void head_hex(const char *repo, char hex[41])
+{
+	char *out = xstrfmt("%s/head.txt", dir), *text = NULL;
+
+	sh("git -C '%s' rev-parse HEAD > '%s'", repo, out);
+	assert_int_equal(read_file(out, 100, &text, NULL), 0);
+	assert_true(strlen(text) >= 40);
+	memcpy(hex, text, 40);
+	hex[40] = '\0';
+	free(text);
+	free(out);
+}
+
+/* 1 when the commit made by `change` (shell, in the repository) touches
+ * what the config step reads. */
+static int change_feeds_config(const char *repo_dir, const char *change)
+{
+	struct gitrepo *repo;
+	char a[41], b[41];
+	int rc;
+
+	head_hex(repo_dir, a);
+	sh("cd '%s' && %s && git add -A && git commit -qm change", repo_dir, change);
+	head_hex(repo_dir, b);
+	assert_int_equal(gitrepo_open(&repo, repo_dir), 0);
+	rc = kbuild_config_inputs_changed(repo, a, b);
+	assert_int_equal(kbuild_config_inputs_changed(repo, b, a), rc);	/* either way */
+	assert_int_equal(kbuild_config_inputs_changed(repo, b, b), 0);
+	gitrepo_free(repo);
+	return rc;
+}
+
+static void test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs(void **state)
+{
+	char *repo = small_repo("repo-config-inputs");
+
+	/* what a tinyconfig + olddefconfig never reads */
+	assert_int_equal(change_feeds_config(repo, "echo 'int x, z;' > mm/mmap.c"), 0);
+	assert_int_equal(change_feeds_config(repo, "echo 'int y2;' >> arch/x86/kernel/setup.c && "
+					     "echo 'int n2;' >> drivers/net/e1000.c"), 0);
+	assert_int_equal(change_feeds_config(repo, "echo more >> Documentation/mm.rst && mkdir -p configs && "
+					     "echo x > configs/notes"), 0);
+	/* what it reads, changed, added, removed or renamed */
+	assert_int_equal(change_feeds_config(repo, "echo 'config THP' >> mm/Kconfig"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'config X' > mm/Kconfig.debug"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'obj-y += x.o' >> mm/Makefile"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'PATCHLEVEL = 1' >> Makefile"), 1);
+	assert_int_equal(change_feeds_config(repo, "git rm -q drivers/Kbuild"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'int d;' >> scripts/kconfig/conf.c"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'CONFIG_SMP=y' >> arch/x86/configs/tiny.config"), 1);
+	assert_int_equal(change_feeds_config(repo, "git mv kernel/configs/tiny.config kernel/configs/small.config"), 1);
+	assert_int_equal(change_feeds_config(repo, "git mv mm/Kconfig mm/Kconfig.mm"), 1);
+	/* a commit the repository does not have: an error, never "unchanged" */
+	{
+		struct gitrepo *r;
+		char h[41];
+		int hold;
+
+		head_hex(repo, h);
+		assert_int_equal(gitrepo_open(&r, repo), 0);
+		hold = error_hold(1);
+		assert_int_equal(kbuild_config_inputs_changed(r, "0123456789abcdef0123456789abcdef01234567", h), -1);
+		error_hold(hold);
+		gitrepo_free(r);
+	}
+	assert_true(kbuild_path_feeds_config("arch/arm64/configs/defconfig"));
+	assert_false(kbuild_path_feeds_config("arch/x86/configs"));	/* a file named so */
+	assert_false(kbuild_path_feeds_config("tools/perf/util/config.c"));
+	assert_true(kbuild_path_feeds_config("tools/perf/Makefile.perf"));
+	free(repo);
+}
+
+/* Consecutive builds in one build directory: the config step runs for the
+ * first commit and for one that changes a Kconfig file, not for one that
+ * changes only a .c file; the reused .config is still drift-checked. */
+static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	struct gitrepo *repo;
+	char *labdir = xstrfmt("%s/lab-reuse", dir), *src = small_repo("repo-reuse"), c1[41], c2[41], c3[41];
+	struct kbuild_recipe r = { .base = "tinyconfig" };
+	struct kbuild_request req = { 0 };
+	char id[41];
+	int created;
+	int64_t repo_id;
+
+	fake_make_install();
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, src, &repo_id), 0);
+	assert_int_equal(gitrepo_open(&repo, src), 0);
+	assert_int_equal(kbuild_recipe_id(&r, id), 0);
+	req.lab = &lab;
+	req.repo_id = repo_id;
+	req.repo = repo;
+	req.src_dir = src;
+	req.recipe = &r;
+	req.recipe_id = id;
+	req.jobs = 1;
+	req.progress = PROGRESS_QUIET;
+
+	head_hex(src, c1);
+	req.commit = req.tree = c1;
+	assert_int_equal(kbuild_build(&req, &res), 0);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_string_equal(res.config_from, "");
+	kbuild_result_release(&res);
+	assert_int_equal(fake_make_calls("olddefconfig"), 1);
+
+	sh("cd '%s' && echo 'int x2;' >> mm/mmap.c && git commit -qam c", src);
+	head_hex(src, c2);
+	req.commit = req.tree = c2;
+	assert_int_equal(kbuild_build(&req, &res), 0);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_string_equal(res.config_from, c1);
+	assert_non_null(strstr(res.message, "reused"));
+	kbuild_result_release(&res);
+	assert_int_equal(fake_make_calls("olddefconfig"), 1);
+	assert_int_equal(fake_make_calls("tinyconfig"), 1);
+	assert_int_equal(fake_make_calls("bzImage"), 2);
+
+	sh("cd '%s' && echo 'config THP' >> mm/Kconfig && git commit -qam k", src);
+	head_hex(src, c3);
+	req.commit = req.tree = c3;
+	assert_int_equal(kbuild_build(&req, &res), 0);
+	assert_string_equal(res.config_from, "");
+	kbuild_result_release(&res);
+	assert_int_equal(fake_make_calls("olddefconfig"), 2);
+
+	/* a .config rewritten behind klab's back is not taken for the one
+	 * klab made */
+	{
+		char *bd = kbuild_build_dir(&lab, repo_id, id), *cfg = xstrfmt("%s/.config", bd);
+
+		sh("echo '# edited' >> '%s'", cfg);
+		sh("cd '%s' && echo 'int x4;' >> mm/mmap.c && git commit -qam e", src);
+		head_hex(src, c2);
+		req.commit = req.tree = c2;
+		assert_int_equal(kbuild_build(&req, &res), 0);
+		assert_string_equal(res.config_from, "");
+		kbuild_result_release(&res);
+		assert_int_equal(fake_make_calls("olddefconfig"), 3);
+		free(cfg);
+		free(bd);
+	}
+
+	/* the drift check holds for a reused .config: asked CONFIG_64BIT=n,
+	 * the fake config has y */
+	r.options = (char *[]){ "CONFIG_64BIT=n" };
+	r.nr_options = 1;
+	{
+		char id2[41];
+
+		assert_int_equal(kbuild_recipe_id(&r, id2), 0);
+		req.recipe_id = id2;
+		/* a new recipe: its own directory, configured */
+		assert_int_equal(kbuild_build(&req, &res), 0);
+		assert_int_equal(res.status, KBUILD_DRIFT);
+		kbuild_result_release(&res);
+		assert_int_equal(fake_make_calls("olddefconfig"), 4);
+		sh("cd '%s' && echo 'int x5;' >> mm/mmap.c && git commit -qam c5", src);
+		head_hex(src, c3);
+		req.commit = req.tree = c3;
+		assert_int_equal(kbuild_build(&req, &res), 0);
+		assert_int_equal(res.status, KBUILD_DRIFT);
+		assert_string_equal(res.config_from, c2);
+		assert_non_null(strstr(res.excerpt, "CONFIG_64BIT"));
+		kbuild_result_release(&res);
+		assert_int_equal(fake_make_calls("olddefconfig"), 4);
+	}
+	gitrepo_free(repo);
+	lab_close(&lab);
+	fake_make_remove();
+	free(src);
+	free(labdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -666,6 +880,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild__objects_counted_from_captured_make_output),
 		cmocka_unit_test(test_kbuild__make_env_undoes_a_parent_makes_silence),
 		cmocka_unit_test(test_kbuild__build_logs_are_private),
+		cmocka_unit_test(test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs),
+		cmocka_unit_test(test_kbuild__config_step_skipped_when_nothing_it_reads_changed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
