@@ -714,6 +714,8 @@ cleanup:
 	return ret;
 }
 
+static int worktree_exclude_build_dirs(git_repository *repo);
+
 int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir)
 {
 	git_repository *repo = NULL;
@@ -759,6 +761,8 @@ int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir)
 			free(p);
 		}
 	}
+	if (worktree_exclude_build_dirs(repo) < 0)
+		goto cleanup;
 	wt = xcalloc(1, sizeof(*wt));
 	wt->repo = repo;
 	wt->path = xstrdup(dir);
@@ -1242,5 +1246,28 @@ out:
 	git_diff_free(diff);
 	git_tree_free(a);
 	git_tree_free(b);
+	return ret;
+}
+
+/* klab's build directories live in its worktrees (kbuild.h): untracked
+ * files git status must not count, whatever the tree's .gitignore says. */
+static int worktree_exclude_build_dirs(git_repository *repo)
+{
+	static const char line[] = "/.klab-build-*/\n";
+	char *info = xstrfmt("%sinfo", git_repository_path(repo)), *path = xstrfmt("%s/exclude", info);
+	char *text = NULL, *more;
+	int ret = 0;
+
+	if (access(path, F_OK) == 0 && read_file(path, 1 << 20, &text, NULL) < 0)
+		ret = -1;
+	else if (!text || !strstr(text, line)) {
+		more = xstrfmt("%s%s%s", text ? text : "", text && *text && text[strlen(text) - 1] != '\n' ? "\n" : "",
+			       line);
+		ret = mkdir_p(info, 0755) < 0 ? -1 : write_file_atomic(path, more, strlen(more));
+		free(more);
+	}
+	free(text);
+	free(path);
+	free(info);
 	return ret;
 }

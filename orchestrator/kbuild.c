@@ -508,9 +508,16 @@ static char *common_dir(const char *a, const char *b)
 	return ret;
 }
 
-char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id)
+char *kbuild_build_dir(const char *src_dir, const char *recipe_id)
 {
-	return xstrfmt("%s/builds/repo-%lld-%.12s", lab->state_dir, (long long)repo_id, recipe_id);
+	return xstrfmt("%s/" KBUILD_DIR_PREFIX "%.12s", src_dir, recipe_id);
+}
+
+char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id)
+{
+	const char *slash = strrchr(src_dir, '/');
+
+	return xstrfmt("build-%s-%.12s", slash ? slash + 1 : src_dir, recipe_id);
 }
 
 void kbuild_result_release(struct kbuild_result *res)
@@ -702,8 +709,9 @@ void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure)
 }
 
 /* Compiler messages name files through the build dir's path to the
- * source ("../../worktrees/repo-1/kernel/fork.c"): keep the part that
- * is the repository's path. */
+ * source: "../kernel/fork.c" (srctree ".."), or in an older layout's log
+ * "../../worktrees/repo-1/kernel/fork.c": keep the part that is the
+ * repository's path. */
 static char *strip_src_prefix(const char *excerpt, const char *src_dir)
 {
 	const char *slash = strrchr(src_dir, '/');
@@ -722,6 +730,8 @@ static char *strip_src_prefix(const char *excerpt, const char *src_dir)
 				hit = q + tl + 1;
 			q += tl;
 		}
+		if (!hit && !strncmp(p, "../", 3) && colon && p + 3 < colon)
+			hit = p + 3;
 		if (hit)
 			strbuf_add(&out, hit, (size_t)(eol - hit));
 		else
@@ -1139,7 +1149,7 @@ struct build {
 	int64_t start;
 };
 
-/* The build directory of this repository and recipe, or the next copy
+/* The build directory of this worktree and recipe, or the next copy
  * when a build runs in the first one, marked as in use by this build
  * (a marker left by a build klab died in is handled first). */
 static int take_build_dir(struct build *b)
@@ -1148,14 +1158,14 @@ static int take_build_dir(struct build *b)
 	char *lock_name, *m;
 	int copy = 0, rc;
 
-	/* a build of this repository and config running elsewhere has the
+	/* a build of this worktree and config running elsewhere has the
 	 * first directory: take the next copy (cold, but ccache helps) */
-	lock_name = xstrfmt("build-%lld-%.12s", (long long)req->repo_id, b->res->recipe_id);
+	lock_name = kbuild_build_lock_name(req->src_dir, b->res->recipe_id);
 	b->lock_fd = lab_lock_copy(b->lab, lock_name, &copy);
 	free(lock_name);
 	if (b->lock_fd < 0)
 		return -1;
-	b->bd = kbuild_build_dir(b->lab, req->repo_id, b->res->recipe_id);
+	b->bd = kbuild_build_dir(req->src_dir, b->res->recipe_id);
 	if (copy) {
 		char *c = xstrfmt("%s.%d", b->bd, copy);
 		free(b->bd);
@@ -1188,12 +1198,17 @@ static void make_env(struct build *b)
 		else
 			b->env[b->nenv++] = xstrfmt("CCACHE_DIR=%s/ccache", lab->state_dir);
 	}
-	/* paths under the directory the checkout and the build directory
-	 * share become relative for ccache: labs, repositories' copies and
-	 * test labs laid out alike share compiled objects */
+	/* The build directory is a direct subdirectory of the checkout, so
+	 * kbuild's srctree is ".." and compile lines name no worktree
+	 * (-I../include, -fmacro-prefix-map=../=); ccache makes whatever
+	 * absolute path under the checkout remains relative, and does not
+	 * hash the directory it runs in (debug info's, where a recipe asks
+	 * for it): every repository, worktree copy and lab with this
+	 * ccache_dir shares the compiled objects of the same sources. */
 	base = common_dir(b->req->src_dir, b->bd);
 	b->env[b->nenv++] = xstrfmt("CCACHE_BASEDIR=%s", base ? base : b->req->src_dir);
 	free(base);
+	b->env[b->nenv++] = xstrdup("CCACHE_NOHASHDIR=1");
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");

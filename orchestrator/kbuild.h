@@ -101,8 +101,17 @@ int kbuild_find(struct lab *lab, int64_t repo_id, const char *commit, const char
 		const struct kbuild_recipe *recipe, const char *recipe_id, struct kbuild_result *res);
 void kbuild_result_release(struct kbuild_result *res);
 
-/* Build directory and artifact paths. */
-char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id);
+/* The build directory of a recipe for a checkout: a direct subdirectory
+ * of it (<src>/.klab-build-<recipe12>, copies .N), where kbuild's srctree
+ * is ".." and no compile line names the checkout, so ccache shares
+ * objects across repositories and worktree copies.  The kernel's
+ * .gitignore (".*") and the worktree's info/exclude keep it out of git
+ * status. */
+#define KBUILD_DIR_PREFIX ".klab-build-"
+char *kbuild_build_dir(const char *src_dir, const char *recipe_id);
+/* The lock a build in that directory holds (lab_lock_copy: copy k of the
+ * directory is copy k of the lock): build-<checkout's name>-<recipe12>. */
+char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id);
 
 /* Pull file:line: error lines (and linker errors) out of a build log;
  * classify environment failures.  Pure: exposed for tests. */

@@ -528,7 +528,8 @@ static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
 
 /* A `make` first on PATH that does what klab asks of kbuild, in a few
  * files: a .config for the base, CONFIG_64BIT forced on by olddefconfig
- * (a failure instead with FAKE_MAKE_FAIL=olddefconfig), an image and two
+ * (a compiler's error instead for the target FAKE_MAKE_FAIL names, with
+ * the path a build directory in the checkout gives), an image and two
  * "  CC" lines for bzImage.  Each call's targets go to FAKE_MAKE_LOG. */
 static char *saved_path;
 
@@ -539,7 +540,7 @@ static void fake_make_install(void)
 		"for a; do case $a in O=*) O=${a#O=};; esac; done\n"
 		"echo \"$*\" >> \"$FAKE_MAKE_LOG\"\n"
 		"for a; do\n"
-		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"*** $a failed\"; exit 2; }\n"
+		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"../kernel/fork.c:12:5: error: $a failed\"; exit 2; }\n"
 		"  case $a in\n"
 		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
 		"  olddefconfig) sed -i 's/^# CONFIG_64BIT is not set$/CONFIG_64BIT=y/' \"$O/.config\";;\n"
@@ -605,6 +606,13 @@ static void fake_build(struct lab *lab, int64_t repo_id, const char *src, const 
 	assert_int_equal(kbuild_build(&req, res), 0);
 }
 
+static int is_dir_for_test(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static mode_t file_mode(const char *path)
 {
 	struct stat st;
@@ -639,7 +647,8 @@ static void test_kbuild__build_logs_are_private(void **state)
 	assert_int_equal(res.status, KBUILD_FAILED);
 	assert_non_null(res.log);
 	assert_int_equal(file_mode(res.log), 0600);
-	assert_non_null(strstr(res.excerpt, "olddefconfig failed"));
+	/* named by its path in the repository, not the build dir's "../" */
+	assert_string_equal(res.excerpt, "kernel/fork.c:12:5: error: olddefconfig failed");
 	kbuild_result_release(&res);
 	lab_close(&lab);
 	fake_make_remove();
@@ -814,7 +823,7 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	/* a .config rewritten behind klab's back is not taken for the one
 	 * klab made */
 	{
-		char *bd = kbuild_build_dir(&lab, repo_id, id), *cfg = xstrfmt("%s/.config", bd);
+		char *bd = kbuild_build_dir(src, id), *cfg = xstrfmt("%s/.config", bd);
 
 		sh("echo '# edited' >> '%s'", cfg);
 		sh("cd '%s' && echo 'int x4;' >> mm/mmap.c && git commit -qam e", src);
@@ -859,6 +868,108 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	free(labdir);
 }
 
+/* The build directory is a direct subdirectory of the checkout (kbuild's
+ * srctree is then ".."), and the make command lines of two checkouts
+ * differ in nothing but -C and O=: what ccache sees is the same. */
+static void test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-layout", dir), *src[2], *text = NULL, *line[2] = { NULL, NULL };
+	char *log = xstrfmt("%s/make.log", dir);
+	int created;
+	int64_t repo_id[2];
+
+	fake_make_install();
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	for (int i = 0; i < 2; i++) {
+		char *repo = xstrfmt("/nonexistent/repo-%d", i), *bd, id[41];
+		struct kbuild_recipe r = { .base = "tinyconfig" };
+
+		src[i] = xstrfmt("%s/worktrees/repo-%d", labdir, i + 1);
+		assert_int_equal(mkdir_p(src[i], 0700), 0);
+		assert_int_equal(db_repo_id(lab.db, repo, &repo_id[i]), 0);
+		unlink(log);
+		fake_build(&lab, repo_id[i], src[i], i ? "4444444444444444444444444444444444444444"
+							: "3333333333333333333333333333333333333333", &res);
+		assert_int_equal(res.status, KBUILD_OK);
+		assert_int_equal(kbuild_recipe_id(&r, id), 0);
+		bd = kbuild_build_dir(src[i], id);
+		assert_int_equal(strncmp(bd, src[i], strlen(src[i])), 0);
+		assert_null(strchr(bd + strlen(src[i]) + 1, '/'));
+		assert_true(is_dir_for_test(bd));
+		assert_int_equal(read_file(log, 1 << 16, &text, NULL), 0);
+		/* every make call, the checkout's path written as SRC */
+		{
+			struct strbuf sb = STRBUF_INIT;
+			const char *p = text, *hit;
+			char *o = xstrfmt("O=%s/" KBUILD_DIR_PREFIX, src[i]);
+
+			assert_non_null(strstr(text, o));	/* directly in the checkout */
+			while ((hit = strstr(p, src[i]))) {
+				strbuf_add(&sb, p, (size_t)(hit - p));
+				strbuf_addstr(&sb, "SRC");
+				p = hit + strlen(src[i]);
+			}
+			strbuf_addstr(&sb, p);
+			line[i] = strbuf_detach(&sb, NULL);
+			free(o);
+		}
+		kbuild_result_release(&res);
+		free(text);
+		free(bd);
+		free(repo);
+	}
+	assert_string_equal(line[0], line[1]);
+	{
+		/* ccache leaves the directory it runs in out of its hash */
+		char *cmd = xstrfmt("grep -q 'CCACHE_NOHASHDIR=1' %s/artifacts/*/build.log", labdir);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+	lab_close(&lab);
+	fake_make_remove();
+	for (int i = 0; i < 2; i++) {
+		free(src[i]);
+		free(line[i]);
+	}
+	free(log);
+	free(labdir);
+}
+
+/* A build directory in klab's worktree is no stray file: a checkout of
+ * the next commit keeps it (a tree without the kernel's ".*" ignore). */
+static void test_kbuild__build_dir_survives_checkouts_of_the_worktree(void **state)
+{
+	struct gitrepo *repo;
+	struct worktree *wt;
+	char *src = small_repo("repo-wt"), *wtdir = xstrfmt("%s/wt-1", dir), *cfg, c1[41], c2[41];
+
+	head_hex(src, c1);
+	sh("cd '%s' && echo 'int w;' >> mm/mmap.c && git commit -qam w", src);
+	head_hex(src, c2);
+	assert_int_equal(gitrepo_open(&repo, src), 0);
+	assert_int_equal(worktree_open(&wt, repo, wtdir), 0);
+	assert_int_equal(worktree_checkout(wt, c1), 0);
+	cfg = xstrfmt("%s/" KBUILD_DIR_PREFIX "0123456789ab/.config", wtdir);
+	sh("mkdir -p \"$(dirname '%s')\" && echo CONFIG_64BIT=y > '%s'", cfg, cfg);
+	assert_int_equal(worktree_checkout(wt, c2), 0);
+	assert_int_equal(access(cfg, F_OK), 0);
+	worktree_free(wt);
+	/* opened again: the exclude line is not added twice */
+	assert_int_equal(worktree_open(&wt, repo, wtdir), 0);
+	sh("test \"$(grep -c klab-build '%s/.git/info/exclude')\" = 1", wtdir);
+	assert_int_equal(worktree_checkout(wt, c1), 0);
+	assert_int_equal(access(cfg, F_OK), 0);
+	worktree_free(wt);
+	gitrepo_free(repo);
+	free(cfg);
+	free(wtdir);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -882,6 +993,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild__build_logs_are_private),
 		cmocka_unit_test(test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs),
 		cmocka_unit_test(test_kbuild__config_step_skipped_when_nothing_it_reads_changed),
+		cmocka_unit_test(test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free),
+		cmocka_unit_test(test_kbuild__build_dir_survives_checkouts_of_the_worktree),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
