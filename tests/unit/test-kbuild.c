@@ -1,6 +1,9 @@
 /* Unit tests of the pure parts of kernel builds: fragments and drift,
- * recipe ids and text, build-log scanning, the tarball's .gitignore; and
- * which process group an interrupted build's marker lets klab kill. */
+ * recipe ids and text, build-log scanning, make's output lines, the
+ * tarball's .gitignore; which process group an interrupted build's marker
+ * lets klab kill; what the config step reads, on small git repositories;
+ * and kbuild_build whole against a fake make (log modes, the config step
+ * skipped, the build directory inside the checkout). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
