@@ -765,6 +765,18 @@ static void test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs
 	free(repo);
 }
 
+/* Commit `change` (shell, in src; none: build HEAD as it is), then build
+ * that commit (hex) with req. */
+static void build_change(struct kbuild_request *req, const char *src, const char *change, char hex[41],
+			 struct kbuild_result *res)
+{
+	if (change)
+		sh("cd '%s' && %s && git commit -qam change", src, change);
+	head_hex(src, hex);
+	req->commit = req->tree = hex;
+	assert_int_equal(kbuild_build(req, res), 0);
+}
+
 /* Consecutive builds in one build directory: the config step runs for the
  * first commit and for one that changes a Kconfig file, not for one that
  * changes only a .c file; the reused .config is still drift-checked. */
@@ -795,18 +807,13 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	req.jobs = 1;
 	req.progress = PROGRESS_QUIET;
 
-	head_hex(src, c1);
-	req.commit = req.tree = c1;
-	assert_int_equal(kbuild_build(&req, &res), 0);
+	build_change(&req, src, NULL, c1, &res);
 	assert_int_equal(res.status, KBUILD_OK);
 	assert_string_equal(res.config_from, "");
 	kbuild_result_release(&res);
 	assert_int_equal(fake_make_calls("olddefconfig"), 1);
 
-	sh("cd '%s' && echo 'int x2;' >> mm/mmap.c && git commit -qam c", src);
-	head_hex(src, c2);
-	req.commit = req.tree = c2;
-	assert_int_equal(kbuild_build(&req, &res), 0);
+	build_change(&req, src, "echo 'int x2;' >> mm/mmap.c", c2, &res);
 	assert_int_equal(res.status, KBUILD_OK);
 	assert_string_equal(res.config_from, c1);
 	assert_non_null(strstr(res.message, "reused"));
@@ -815,10 +822,7 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	assert_int_equal(fake_make_calls("tinyconfig"), 1);
 	assert_int_equal(fake_make_calls("bzImage"), 2);
 
-	sh("cd '%s' && echo 'config THP' >> mm/Kconfig && git commit -qam k", src);
-	head_hex(src, c3);
-	req.commit = req.tree = c3;
-	assert_int_equal(kbuild_build(&req, &res), 0);
+	build_change(&req, src, "echo 'config THP' >> mm/Kconfig", c3, &res);
 	assert_string_equal(res.config_from, "");
 	kbuild_result_release(&res);
 	assert_int_equal(fake_make_calls("olddefconfig"), 2);
@@ -829,10 +833,7 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 		char *bd = kbuild_build_dir(src, id), *cfg = xstrfmt("%s/.config", bd);
 
 		sh("echo '# edited' >> '%s'", cfg);
-		sh("cd '%s' && echo 'int x4;' >> mm/mmap.c && git commit -qam e", src);
-		head_hex(src, c2);
-		req.commit = req.tree = c2;
-		assert_int_equal(kbuild_build(&req, &res), 0);
+		build_change(&req, src, "echo 'int x4;' >> mm/mmap.c", c2, &res);
 		assert_string_equal(res.config_from, "");
 		kbuild_result_release(&res);
 		assert_int_equal(fake_make_calls("olddefconfig"), 3);
@@ -854,10 +855,7 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 		assert_int_equal(res.status, KBUILD_DRIFT);
 		kbuild_result_release(&res);
 		assert_int_equal(fake_make_calls("olddefconfig"), 4);
-		sh("cd '%s' && echo 'int x5;' >> mm/mmap.c && git commit -qam c5", src);
-		head_hex(src, c3);
-		req.commit = req.tree = c3;
-		assert_int_equal(kbuild_build(&req, &res), 0);
+		build_change(&req, src, "echo 'int x5;' >> mm/mmap.c", c3, &res);
 		assert_int_equal(res.status, KBUILD_DRIFT);
 		assert_string_equal(res.config_from, c2);
 		assert_non_null(strstr(res.excerpt, "CONFIG_64BIT"));
