@@ -113,8 +113,6 @@ char *kbuild_build_dir(const char *src_dir, const char *recipe_id);
  * directory is copy k of the lock): build-<checkout's name>-<recipe12>. */
 char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id);
 
-/* Pull file:line: error lines (and linker errors) out of a build log;
- * classify environment failures.  Pure: exposed for tests. */
 /* A build's marker (.klab-building) found at the start of the next one:
  * klab died during that build.  Kills what is left of its make process
  * group, and only that: the group is recognised by its leader's start
@@ -122,6 +120,8 @@ char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id);
  * left alone; a marker without it is never acted on).  Returns how many
  * kills were sent (a group counts once). */
 int kbuild_reap_interrupted(const char *marker, const char *indent, const char *bd);
+/* Pull file:line: error lines (and linker errors) out of a build log;
+ * classify environment failures.  Pure: exposed for tests. */
 void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure);
 
 /* What a line of make's output (kbuild's quiet form) says: an object
