@@ -1409,9 +1409,14 @@ static int config_step(struct build *b)
 			return -1;
 	}
 	blob_hash(b->cfg_text, strlen(b->cfg_text), res->config_hash);
-	/* the next commit starts from this one's (a reused one included) */
-	if (config_state_write(b) < 0)
-		return -1;
+	/* the next commit starts from this one's (a reused one included);
+	 * without the record (a full disk) it only configures again, and an
+	 * old record left in place is still true of this .config */
+	{
+		int hold = error_hold(1);
+		config_state_write(b);
+		error_hold(hold);
+	}
 	if (kbuild_check_drift(b->cfg_text, b->settings, b->nr_settings, &drift) == 0 || b->req->recipe->allow_drift) {
 		strbuf_release(&drift);
 		return 0;
