@@ -1394,10 +1394,14 @@ static int config_step(struct build *b)
 				"scripts/, kernel/configs/ or arch/*/configs/ change since)\\n", res->config_from);
 			fclose(f);
 		}
-		progress_phase(&b->pg, "config reused");
+		b->pg.phase = "config reused";
+		progress_show(&b->pg, 1);
 	} else {
 		/* until the step is whole, the directory's .config is no one's */
 		char *state = config_state_path(b);
+
+		b->pg.phase = "config";
+		progress_show(&b->pg, 1);
 		unlink(state);
 		free(state);
 		rc = make_config(b);
@@ -1550,8 +1554,6 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 	b.pg.mode = pick_progress(req->progress);
 	b.pg.indent = req->indent ? req->indent : "";
 	b.pg.start = b.start;
-	b.pg.phase = "config";
-	progress_show(&b.pg, 1);
 	make_env(&b);
 
 	rc = config_step(&b);
