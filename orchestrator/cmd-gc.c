@@ -2,6 +2,7 @@
 #include "klab.h"
 #include "lab.h"
 #include "db.h"
+#include "kbuild.h"
 #include "util/util.h"
 #include "util/run-command.h"
 
@@ -78,6 +79,15 @@ static int parse_size(const char *s, uint64_t *out)
 
 /* Collect the subdirectories of dir (skipping temp copies, which are
  * removed when their writer is gone). */
+static void add_entry(struct entry **e, size_t *nr, size_t *alloc, char *path, const struct stat *st)
+{
+	ALLOC_GROW(*e, *nr + 1, *alloc);
+	(*e)[*nr].path = path;
+	(*e)[*nr].mtime = st->st_mtime;
+	(*e)[*nr].size = du(path);
+	(*nr)++;
+}
+
 static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
 {
 	DIR *d = opendir(dir);
@@ -111,15 +121,73 @@ static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
 			free(p);
 			continue;
 		}
-		ALLOC_GROW(*out, *nr + 1, alloc);
-		(*out)[*nr].path = p;
-		(*out)[*nr].mtime = st.st_mtime;
-		(*out)[*nr].size = du(p);
-		(*nr)++;
+		add_entry(out, nr, &alloc, p, &st);
 	}
 	closedir(d);
 	qsort(*out, *nr, sizeof(**out), cmp_newest);
 	return 0;
+}
+
+/* The build directories inside klab's worktrees (kbuild_build_dir), added
+ * to e: worktrees/<wt>/.klab-build-<recipe12>[.N]. */
+static void collect_worktree_builds(const struct lab *lab, struct entry **e, size_t *nr)
+{
+	char *wts = lab_path(lab, "worktrees");
+	DIR *d = opendir(wts);
+	struct dirent *w;
+	size_t alloc = *nr;
+
+	while (d && (w = readdir(d))) {
+		char *wt;
+		DIR *in;
+		struct dirent *b;
+
+		if (w->d_name[0] == '.')
+			continue;
+		wt = xstrfmt("%s/%s", wts, w->d_name);
+		in = opendir(wt);
+		while (in && (b = readdir(in))) {
+			struct stat st;
+			char *p;
+
+			if (strncmp(b->d_name, KBUILD_DIR_PREFIX, strlen(KBUILD_DIR_PREFIX)))
+				continue;
+			p = xstrfmt("%s/%s", wt, b->d_name);
+			if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+				free(p);
+				continue;
+			}
+			add_entry(e, nr, &alloc, p, &st);
+		}
+		if (in)
+			closedir(in);
+		free(wt);
+	}
+	if (d)
+		closedir(d);
+	free(wts);
+	qsort(*e, *nr, sizeof(**e), cmp_newest);
+}
+
+/* The lock a build in directory path holds: build-<wt>-<recipe12>[.N]
+ * for one in a worktree, build-<repo>-<recipe12>[.N] for builds/repo-... */
+static char *build_lock_of(const char *path)
+{
+	const char *base = strrchr(path, '/') + 1;
+	char *wt, *lock;
+
+	if (strncmp(base, KBUILD_DIR_PREFIX, strlen(KBUILD_DIR_PREFIX)))
+		return xstrfmt("build-%s", base + 5);	/* "repo-" */
+	wt = xstrndup(path, (size_t)(base - 1 - path));
+	lock = kbuild_build_lock_name(wt, base + strlen(KBUILD_DIR_PREFIX));
+	/* the copy's ".N" is past the 12 characters the name keeps */
+	if (strlen(base + strlen(KBUILD_DIR_PREFIX)) > 12) {
+		char *c = xstrfmt("%s%s", lock, base + strlen(KBUILD_DIR_PREFIX) + 12);
+		free(lock);
+		lock = c;
+	}
+	free(wt);
+	return lock;
 }
 
 static void prune(struct lab *lab, const char *what, struct entry *e, size_t nr, long keep_last,
@@ -221,14 +289,16 @@ int cmd_gc(int argc, char **argv, const struct global_opts *g)
 			free(e);
 			free(dir);
 		}
+		/* builds/ holds those of klab before build directories moved
+		 * into the worktrees */
 		dir = lab_path(&lab, "builds");
 		collect(dir, &e, &nr, dry_run);
+		collect_worktree_builds(&lab, &e, &nr);
 		{
 			/* skip build directories with a build running now */
 			size_t k = 0;
 			for (size_t i = 0; i < nr; i++) {
-				const char *base = strrchr(e[i].path, '/') + 1;
-				char *lock = xstrfmt("build-%s", base + 5);	/* "repo-" */
+				char *lock = build_lock_of(e[i].path);
 				int lfd = lab_try_lock(&lab, lock);
 				free(lock);
 				if (lfd < 0) {

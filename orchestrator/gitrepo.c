@@ -753,6 +753,8 @@ cleanup:
 	return ret;
 }
 
+static int worktree_exclude_build_dirs(git_repository *repo);
+
 int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir)
 {
 	git_repository *repo = NULL;
@@ -798,6 +800,8 @@ int worktree_open(struct worktree **out, struct gitrepo *src, const char *dir)
 			free(p);
 		}
 	}
+	if (worktree_exclude_build_dirs(repo) < 0)
+		goto cleanup;
 	wt = xcalloc(1, sizeof(*wt));
 	wt->repo = repo;
 	wt->path = xstrdup(dir);
@@ -1491,4 +1495,78 @@ int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_inf
 	struct gitrepo view = { .repo = wt->repo, .path = wt->path, .objects_dir = NULL };
 
 	return gitrepo_commit_info(&view, hex, out);
+
+void blob_hash(const char *data, size_t len, char hex[41])
+{
+	git_oid oid;
+
+	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
+	git_oid_tostr(hex, 41, &oid);
+}
+
+/* The tree of commit hex, or NULL after git_fail(). */
+static git_tree *commit_tree(git_repository *repo, const char *hex)
+{
+	git_oid oid;
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+
+	if (git_oid_fromstr(&oid, hex) < 0 || git_commit_lookup(&c, repo, &oid) < 0 ||
+	    git_commit_tree(&t, c) < 0)
+		git_fail("cannot read commit", hex);
+	git_commit_free(c);
+	return t;
+}
+
+int gitrepo_diff_matches(struct gitrepo *r, const char *from_hex, const char *to_hex,
+			 int (*match)(const char *path, void *data), void *data)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	int ret = -1;
+
+	if (!(a = commit_tree(r->repo, from_hex)) || !(b = commit_tree(r->repo, to_hex)))
+		goto out;
+	/* names only: no content is read, equal subtrees are skipped by id */
+	if (git_diff_tree_to_tree(&diff, r->repo, a, b, &opts) < 0) {
+		git_fail("cannot compare trees of", to_hex);
+		goto out;
+	}
+	ret = 0;
+	for (size_t i = 0; i < git_diff_num_deltas(diff) && !ret; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if ((d->old_file.path && match(d->old_file.path, data)) ||
+		    (d->new_file.path && match(d->new_file.path, data)))
+			ret = 1;
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	return ret;
+}
+
+/* klab's build directories live in its worktrees (kbuild.h): untracked
+ * files git status must not count, whatever the tree's .gitignore says. */
+static int worktree_exclude_build_dirs(git_repository *repo)
+{
+	static const char line[] = "/.klab-build-*/\n";
+	char *info = xstrfmt("%sinfo", git_repository_path(repo)), *path = xstrfmt("%s/exclude", info);
+	char *text = NULL, *more;
+	int ret = 0;
+
+	if (access(path, F_OK) == 0 && read_file(path, 1 << 20, &text, NULL) < 0)
+		ret = -1;
+	else if (!text || !strstr(text, line)) {
+		more = xstrfmt("%s%s%s", text ? text : "", text && *text && text[strlen(text) - 1] != '\n' ? "\n" : "",
+			       line);
+		ret = mkdir_p(info, 0755) < 0 ? -1 : write_file_atomic(path, more, strlen(more));
+		free(more);
+	}
+	free(text);
+	free(path);
+	free(info);
+	return ret;
 }

@@ -115,4 +115,14 @@ int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41]);
 /* gitrepo_commit_info for a commit the worktree can read. */
 int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_info *out);
 
+/* The git blob id of data (what `git hash-object` prints): klab's content
+ * hash of job files, recipes and configs. */
+void blob_hash(const char *data, size_t len, char hex[41]);
+
+/* 1 when a path the trees of two commits differ in (either side's name
+ * of a rename, a deletion, an addition) satisfies match, 0 when none
+ * does, -1 after error() (a commit the repository does not have). */
+int gitrepo_diff_matches(struct gitrepo *repo, const char *from_hex, const char *to_hex,
+			 int (*match)(const char *path, void *data), void *data);
+
 #endif

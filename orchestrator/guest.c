@@ -374,7 +374,8 @@ static int write_raw(const char *path, const struct result *r)
 		strbuf_addstr(&sb, r->out[i]);
 		strbuf_addch(&sb, '\n');
 	}
-	ret = write_file_atomic(path, sb.buf, sb.len);
+	/* private as the console beside it: the guest's output is the lab's */
+	ret = write_file_atomic_mode(path, sb.buf, sb.len, 0600);
 	strbuf_release(&sb);
 	return ret;
 }

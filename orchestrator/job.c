@@ -4,13 +4,13 @@
  * differs between suites (testcases, params, defaults, argv) is asked of
  * the suite registry (suite.h). */
 #include "job.h"
+#include "gitrepo.h"
 #include "suite.h"
 #include "monitor.h"
 #include "resultproto.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 
-#include <git2.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
@@ -1109,14 +1109,6 @@ static void job_defaults(struct job *job)
 	job->aslr = -1;
 	job->drop_caches = -1;
 	job->monitors = JOB_MONITORS_ALL;
-}
-
-static void blob_hash(const char *data, size_t len, char hex[41])
-{
-	git_oid oid;
-
-	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
-	git_oid_tostr(hex, 41, &oid);
 }
 
 static int walk(struct parser *p, const struct node *root)

@@ -5,6 +5,7 @@
 #include "kbuild.h"
 #include "lab.h"
 #include "db.h"
+#include "gitrepo.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
@@ -28,6 +29,14 @@
 #ifndef KLAB_ABS_SRCDIR
 #define KLAB_ABS_SRCDIR ""
 #endif
+
+const char *const kbuild_make_env_fixed[] = {
+	/* klab run by a make (make -s check, make bench) passed its flags
+	 * down: an 's' there silences kbuild, whose "  CC" lines are the
+	 * only count of what compiled (builds said "0 objects"); and kbuild
+	 * honours KBUILD_VERBOSE from the environment */
+	"MAKEFLAGS=", "KBUILD_VERBOSE=0", "LC_ALL=C", NULL
+};
 
 static const char *const kconfig_targets[] = { "tinyconfig", "defconfig", "allnoconfig", "kvm_guest.config" };
 
@@ -360,14 +369,6 @@ fail:
 	return -1;
 }
 
-static void blob_hash(const char *data, size_t len, char hex[41])
-{
-	git_oid oid;
-
-	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
-	git_oid_tostr(hex, 41, &oid);
-}
-
 /* First line of `gcc --version`, cached. */
 static const char *compiler_version(void)
 {
@@ -507,9 +508,16 @@ static char *common_dir(const char *a, const char *b)
 	return ret;
 }
 
-char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id)
+char *kbuild_build_dir(const char *src_dir, const char *recipe_id)
 {
-	return xstrfmt("%s/builds/repo-%lld-%.12s", lab->state_dir, (long long)repo_id, recipe_id);
+	return xstrfmt("%s/" KBUILD_DIR_PREFIX "%.12s", src_dir, recipe_id);
+}
+
+char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id)
+{
+	const char *slash = strrchr(src_dir, '/');
+
+	return xstrfmt("build-%s-%.12s", slash ? slash + 1 : src_dir, recipe_id);
 }
 
 void kbuild_result_release(struct kbuild_result *res)
@@ -701,8 +709,9 @@ void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure)
 }
 
 /* Compiler messages name files through the build dir's path to the
- * source ("../../worktrees/repo-1/kernel/fork.c"): keep the part that
- * is the repository's path. */
+ * source: "../kernel/fork.c" (srctree ".."), or in an older layout's log
+ * "../../worktrees/repo-1/kernel/fork.c": keep the part that is the
+ * repository's path. */
 static char *strip_src_prefix(const char *excerpt, const char *src_dir)
 {
 	const char *slash = strrchr(src_dir, '/');
@@ -721,6 +730,8 @@ static char *strip_src_prefix(const char *excerpt, const char *src_dir)
 				hit = q + tl + 1;
 			q += tl;
 		}
+		if (!hit && !strncmp(p, "../", 3) && colon && p + 3 < colon)
+			hit = p + 3;
 		if (hit)
 			strbuf_add(&out, hit, (size_t)(eol - hit));
 		else
@@ -846,19 +857,53 @@ int kbuild_reap_interrupted(const char *marker, const char *indent, const char *
 	return killed;
 }
 
+enum kbuild_line kbuild_line_kind(const char *line)
+{
+	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5))
+		return KBUILD_LINE_OBJECT;
+	if (!strncmp(line, "  LD      vmlinux", 17) || !strncmp(line, "  LD      .tmp_vmlinux", 22) ||
+	    !strncmp(line, "  KSYMS", 7))
+		return KBUILD_LINE_LINK;
+	if (!strncmp(line, "  BUILD   arch/x86/boot/bzImage", 31))
+		return KBUILD_LINE_IMAGE;
+	return KBUILD_LINE_OTHER;
+}
+
+int kbuild_count_objects(const char *output)
+{
+	int n = 0;
+
+	for (const char *p = output; *p;) {
+		const char *eol = strchrnul(p, '\n');
+		char line[64];
+		size_t len = (size_t)(eol - p) < sizeof(line) - 1 ? (size_t)(eol - p) : sizeof(line) - 1;
+
+		memcpy(line, p, len);
+		line[len] = '\0';
+		n += kbuild_line_kind(line) == KBUILD_LINE_OBJECT;
+		p = *eol ? eol + 1 : eol;
+	}
+	return n;
+}
+
 static void on_make_line(const char *line, size_t len, void *data)
 {
 	struct progress *pg = data;
 
-	if (!strncmp(line, "  CC ", 5) || !strncmp(line, "  AS ", 5)) {
+	switch (kbuild_line_kind(line)) {
+	case KBUILD_LINE_OBJECT:
 		pg->objects++;
 		if (!strcmp(pg->phase, "config") || !strcmp(pg->phase, "prepare"))
 			progress_phase(pg, "compile");
-	} else if (!strncmp(line, "  LD      vmlinux", 17) || !strncmp(line, "  LD      .tmp_vmlinux", 22) ||
-		   !strncmp(line, "  KSYMS", 7)) {
+		break;
+	case KBUILD_LINE_LINK:
 		progress_phase(pg, "link");
-	} else if (!strncmp(line, "  BUILD   arch/x86/boot/bzImage", 31)) {
+		break;
+	case KBUILD_LINE_IMAGE:
 		progress_phase(pg, "image");
+		break;
+	case KBUILD_LINE_OTHER:
+		break;
 	}
 	progress_show(pg, 0);
 	(void)len;
@@ -949,7 +994,7 @@ static int apply_settings(const char *path, const struct kconfig_setting *s, siz
 	return ret;
 }
 
-static int copy_file(const char *from, const char *to)
+static int copy_file(const char *from, const char *to, mode_t mode)
 {
 	int in = -1, out = -1, ret = -1;
 	char buf[1 << 16];
@@ -960,7 +1005,7 @@ static int copy_file(const char *from, const char *to)
 		error("cannot open '%s': %s", from, strerror(errno));
 		goto out;
 	}
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (out < 0) {
 		error("cannot create '%s': %s", to, strerror(errno));
 		goto out;
@@ -1036,7 +1081,7 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		char *from = xstrfmt("%s/%s", bd, files[i][0]);
 		char *to = xstrfmt("%s/%s", tmp, files[i][1]);
-		int rc = copy_file(from, to);
+		int rc = copy_file(from, to, 0644);
 		free(from);
 		free(to);
 		if (rc < 0)
@@ -1044,7 +1089,8 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 	}
 	{
 		char *to = xstrfmt("%s/build.log", tmp);
-		int rc = copy_file(log, to);
+		/* the log, like every log of the lab, is its owner's only */
+		int rc = copy_file(log, to, 0600);
 		free(to);
 		if (rc < 0)
 			goto out;
@@ -1087,235 +1133,434 @@ static enum kbuild_progress pick_progress(enum kbuild_progress p)
 	return isatty(2) ? PROGRESS_TTY : PROGRESS_LINES;
 }
 
-int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
+/* One build while kbuild_build runs it: what every step reads and what
+ * the end releases. */
+struct build {
+	const struct kbuild_request *req;
+	struct kbuild_result *res;
+	struct lab *lab;
+	struct kconfig_setting *settings;
+	size_t nr_settings;
+	struct strbuf recipe_text;
+	struct progress pg;
+	char *bd, *log, *marker, *cfg_path, *cfg_text;
+	char *env[16];
+	int nenv, lock_fd, marker_written;
+	int64_t start;
+};
+
+/* The build directory of this worktree and recipe, or the next copy
+ * when a build runs in the first one, marked as in use by this build
+ * (a marker left by a build klab died in is handled first). */
+static int take_build_dir(struct build *b)
 {
-	struct lab *lab = req->lab;
-	struct kconfig_setting *settings = NULL;
-	size_t nr_settings = 0;
-	struct strbuf recipe_text = STRBUF_INIT, drift = STRBUF_INIT, excerpt = STRBUF_INIT;
-	struct progress pg = { 0 };
-	struct run_result rr;
-	char *bd = NULL, *log = NULL, *marker = NULL, *cfg_path = NULL, *cfg_text = NULL, *ccache_dir = NULL;
-	char *lock_name = NULL, *key = NULL, *jobs_arg = NULL, *final = NULL;
-	char *env[9] = { NULL };
-	int lock_fd = -1, ret = -1, nenv = 0, env_failure = 0, copy = 0, marker_written = 0;
-	int64_t start = now_ms();
-	char recipe_id[41];
+	const struct kbuild_request *req = b->req;
+	char *lock_name, *m;
+	int copy = 0, rc;
 
-	memset(res, 0, sizeof(*res));
-	if (kbuild_recipe_id(req->recipe, recipe_id) < 0)
-		return -1;
-	{
-		int rc = kbuild_find(lab, req->repo_id, req->commit, req->tree, req->recipe, recipe_id, res);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;
-		/* a miss leaves res empty but for the id */
-		memcpy(res->recipe_id, recipe_id, sizeof(recipe_id));
-	}
-	if (kbuild_recipe_settings(req->recipe, &settings, &nr_settings) < 0)
-		return -1;
-	kbuild_recipe_to_text(req->recipe, &recipe_text);
-
-	/* a build of this repository and config running elsewhere has the
+	/* a build of this worktree and config running elsewhere has the
 	 * first directory: take the next copy (cold, but ccache helps) */
-	lock_name = xstrfmt("build-%lld-%.12s", (long long)req->repo_id, res->recipe_id);
-	lock_fd = lab_lock_copy(lab, lock_name, &copy);
-	if (lock_fd < 0)
-		goto out;
-	bd = kbuild_build_dir(lab, req->repo_id, res->recipe_id);
+	lock_name = kbuild_build_lock_name(req->src_dir, b->res->recipe_id);
+	b->lock_fd = lab_lock_copy(b->lab, lock_name, &copy);
+	free(lock_name);
+	if (b->lock_fd < 0)
+		return -1;
+	b->bd = kbuild_build_dir(req->src_dir, b->res->recipe_id);
 	if (copy) {
-		char *c = xstrfmt("%s.%d", bd, copy);
-		free(bd);
-		bd = c;
+		char *c = xstrfmt("%s.%d", b->bd, copy);
+		free(b->bd);
+		b->bd = c;
 	}
-	if (mkdir_p(bd, 0755) < 0)
-		goto out;
-	marker = xstrfmt("%s/.klab-building", bd);
-	if (is_file(marker))
-		kbuild_reap_interrupted(marker, req->indent ? req->indent : "", bd);
-	{
-		char *m = xstrfmt("commit %s\npid %ld\n", req->commit, (long)getpid());
-		int rc = write_file_atomic(marker, m, strlen(m));
-		free(m);
-		if (rc < 0)
-			goto out;
-		marker_written = 1;
-	}
-	if (db_build_begin(lab->db, req->repo_id, req->commit, req->tree, res->recipe_id, recipe_text.buf,
-			   &res->build_id) < 0)
-		goto out;
+	if (mkdir_p(b->bd, 0755) < 0)
+		return -1;
+	b->marker = xstrfmt("%s/.klab-building", b->bd);
+	if (is_file(b->marker))
+		kbuild_reap_interrupted(b->marker, req->indent ? req->indent : "", b->bd);
+	m = xstrfmt("commit %s\npid %ld\n", req->commit, (long)getpid());
+	rc = write_file_atomic(b->marker, m, strlen(m));
+	free(m);
+	if (rc < 0)
+		return -1;
+	b->marker_written = 1;
+	return 0;
+}
 
-	log = xstrfmt("%s/build.log", bd);
-	if (write_file_atomic(log, "", 0) < 0)
-		goto out;
-	pg.marker = marker;
-	pg.commit = req->commit;
-	pg.mode = pick_progress(req->progress);
-	pg.indent = req->indent ? req->indent : "";
-	pg.start = start;
-	pg.phase = "config";
-	progress_show(&pg, 1);
+/* The environment make runs in: ccache's, and what makes the image the
+ * same whenever it is built from the same tree and config. */
+static void make_env(struct build *b)
+{
+	struct lab *lab = b->lab;
+	char *base;
 
-	/* environment for make */
-	ccache_dir = lab->ccache_dir ? xstrdup(lab->ccache_dir) : xstrfmt("%s/ccache", lab->state_dir);
-	if (!getenv("CCACHE_DIR"))
-		env[nenv++] = xstrfmt("CCACHE_DIR=%s", ccache_dir);
-	/* paths under the directory the checkout and the build directory
-	 * share become relative for ccache: labs, repositories' copies and
-	 * test labs laid out alike share compiled objects */
-	{
-		char *base = common_dir(req->src_dir, bd);
-		env[nenv++] = xstrfmt("CCACHE_BASEDIR=%s", base ? base : req->src_dir);
-		free(base);
+	if (!getenv("CCACHE_DIR")) {
+		if (lab->ccache_dir)
+			b->env[b->nenv++] = xstrfmt("CCACHE_DIR=%s", lab->ccache_dir);
+		else
+			b->env[b->nenv++] = xstrfmt("CCACHE_DIR=%s/ccache", lab->state_dir);
 	}
+	/* The build directory is a direct subdirectory of the checkout, so
+	 * kbuild's srctree is ".." and compile lines name no worktree
+	 * (-I../include, -fmacro-prefix-map=../=); ccache makes whatever
+	 * absolute path under the checkout remains relative, and does not
+	 * hash the directory it runs in (debug info's, where a recipe asks
+	 * for it): every repository, worktree copy and lab with this
+	 * ccache_dir shares the compiled objects of the same sources. */
+	base = common_dir(b->req->src_dir, b->bd);
+	b->env[b->nenv++] = xstrfmt("CCACHE_BASEDIR=%s", base ? base : b->req->src_dir);
+	free(base);
+	b->env[b->nenv++] = xstrdup("CCACHE_NOHASHDIR=1");
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
-		env[nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
-	env[nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
-	env[nenv++] = xstrdup("KBUILD_BUILD_USER=klab");
-	env[nenv++] = xstrdup("KBUILD_BUILD_HOST=klab");
+		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
+	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
+	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_USER=klab");
+	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_HOST=klab");
 	/* the "#N" of the version string, else each link of one build
 	 * directory counts up and no two images are alike */
-	env[nenv++] = xstrdup("KBUILD_BUILD_VERSION=1");
-	env[nenv++] = xstrdup("LC_ALL=C");
+	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_VERSION=1");
+	for (size_t i = 0; kbuild_make_env_fixed[i]; i++)
+		b->env[b->nenv++] = xstrdup(kbuild_make_env_fixed[i]);
+}
 
-	/* 1. config */
-	cfg_path = xstrfmt("%s/.config", bd);
-	{
-		int is_target = 0;
-		for (size_t i = 0; i < ARRAY_SIZE(kconfig_targets); i++)
-			if (!strcmp(req->recipe->base, kconfig_targets[i]))
-				is_target = 1;
-		if (is_target) {
-			const char *extra[] = { "-s", req->recipe->base, NULL };
-			if (run_make(req->src_dir, bd, extra, (const char *const *)env, log, NULL, &rr) < 0)
-				goto out;
-			if (rr.status != RUN_EXITED || rr.exit_code)
-				goto config_failed;
-		} else if (copy_file(req->recipe->base, cfg_path) < 0) {
-			goto out;
-		}
+static int build_make(struct build *b, const char *const *extra, struct progress *pg, struct run_result *rr)
+{
+	return run_make(b->req->src_dir, b->bd, extra, (const char *const *)b->env, b->log, pg, rr);
+}
+
+/* The build's error lines out of its log (at most max bytes read),
+ * named by their path in the repository; *env_failure when the machine
+ * failed rather than the commit. */
+static char *log_excerpt(struct build *b, size_t max, int *env_failure, const struct run_result *rr)
+{
+	struct strbuf excerpt = STRBUF_INIT;
+	char *text = NULL, *ret;
+
+	read_file(b->log, max, &text, NULL);
+	kbuild_scan_log(text ? text : "", &excerpt, env_failure);
+	free(text);
+	if (rr && rr->status == RUN_SIGNALED) {
+		*env_failure = 1;
+		strbuf_addf(&excerpt, "%smake killed by signal %d", excerpt.len ? "\n" : "", rr->signal);
 	}
-	if (apply_settings(cfg_path, settings, nr_settings) < 0)
-		goto out;
-	{
-		const char *extra[] = { "-s", "olddefconfig", NULL };
-		if (run_make(req->src_dir, bd, extra, (const char *const *)env, log, NULL, &rr) < 0)
-			goto out;
+	ret = strip_src_prefix(excerpt.buf, b->req->src_dir);
+	strbuf_release(&excerpt);
+	return ret;
+}
+
+/* A config step that failed: the build ends as failed (or env-failed). */
+static int config_failed(struct build *b)
+{
+	struct kbuild_result *res = b->res;
+	int env_failure = 0;
+
+	progress_end(&b->pg);
+	res->excerpt = log_excerpt(b, 64 << 20, &env_failure, NULL);
+	res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
+	res->message = xstrdup("the kernel configuration step failed");
+	res->log = xstrdup(b->log);
+	res->duration_ms = now_ms() - b->start;
+	return db_build_finish(b->lab->db, res->build_id, env_failure ? "env-failed" : "build-failed", NULL, NULL,
+			       NULL, res->excerpt, b->log, res->duration_ms, 0);
+}
+
+/* make the base config (or copy the base file), apply the settings,
+ * olddefconfig.  0 done, 1 make failed (see the log), -1 klab failed. */
+static int make_config(struct build *b)
+{
+	const struct kbuild_recipe *recipe = b->req->recipe;
+	const char *olddef[] = { "-s", "olddefconfig", NULL };
+	struct run_result rr;
+	int is_target = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(kconfig_targets); i++)
+		if (!strcmp(recipe->base, kconfig_targets[i]))
+			is_target = 1;
+	if (is_target) {
+		const char *extra[] = { "-s", recipe->base, NULL };
+		if (build_make(b, extra, NULL, &rr) < 0)
+			return -1;
 		if (rr.status != RUN_EXITED || rr.exit_code)
-			goto config_failed;
+			return 1;
+	} else if (copy_file(recipe->base, b->cfg_path, 0644) < 0) {
+		return -1;
 	}
-	if (read_file(cfg_path, 16 << 20, &cfg_text, NULL) < 0)
-		goto out;
-	blob_hash(cfg_text, strlen(cfg_text), res->config_hash);
-	if (kbuild_check_drift(cfg_text, settings, nr_settings, &drift) > 0 && !req->recipe->allow_drift) {
-		strbuf_rtrim(&drift);
-		res->status = KBUILD_DRIFT;
-		res->excerpt = xstrdup(drift.buf);
-		res->message = xstrdup("the config differs from what was asked (--allow-config-drift to build anyway)");
-		res->log = xstrdup(log);
-		res->duration_ms = now_ms() - start;
-		if (db_build_finish(lab->db, res->build_id, "config-drift", NULL, res->config_hash, cfg_text,
-				    res->excerpt, log, res->duration_ms, 0) < 0)
-			goto out;
-		ret = 0;
-		goto out;
-	}
+	if (apply_settings(b->cfg_path, b->settings, b->nr_settings) < 0)
+		return -1;
+	if (build_make(b, olddef, NULL, &rr) < 0)
+		return -1;
+	return rr.status != RUN_EXITED || rr.exit_code ? 1 : 0;
+}
 
-	/* 2. compile */
-	progress_phase(&pg, "prepare");
-	{
-		int jobs = req->jobs > 0 ? req->jobs : lab->build_jobs > 0 ? lab->build_jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-		const char *extra[] = { NULL, "CC=ccache gcc", "bzImage", NULL };
-		jobs_arg = xstrfmt("-j%d", jobs > 0 ? jobs : 1);
-		extra[0] = jobs_arg;
-		if (run_make(req->src_dir, bd, extra, (const char *const *)env, log, &pg, &rr) < 0)
-			goto out;
+int kbuild_path_feeds_config(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "Kconfig", 7) || !strncmp(base, "Makefile", 8) || !strncmp(base, "Kbuild", 6))
+		return 1;
+	/* conf and merge_config.sh, Kconfig's $(shell) helpers; the targets'
+	 * fragments (tinyconfig merges kernel/ and arch/x86/configs/tiny.config) */
+	if (!strncmp(path, "scripts/", 8) || !strncmp(path, "kernel/configs/", 15))
+		return 1;
+	if (!strncmp(path, "arch/", 5)) {
+		const char *arch_end = strchr(path + 5, '/');
+		return arch_end && !strncmp(arch_end, "/configs/", 9);
 	}
-	progress_end(&pg);
-	res->objects = pg.objects;
-	res->duration_ms = now_ms() - start;
+	return 0;
+}
+
+static int feeds_config(const char *path, void *data)
+{
+	(void)data;
+	return kbuild_path_feeds_config(path);
+}
+
+int kbuild_config_inputs_changed(struct gitrepo *repo, const char *from_hex, const char *to_hex)
+{
+	if (!strcmp(from_hex, to_hex))
+		return 0;
+	return gitrepo_diff_matches(repo, from_hex, to_hex, feeds_config, NULL);
+}
+
+/* What the build directory's .config was made from (.klab-config): the
+ * commit, the recipe id, and the blob id of the .config make_config left
+ * (so a .config anything rewrote since is not taken for it). */
+static char *config_state_path(const struct build *b)
+{
+	return xstrfmt("%s/.klab-config", b->bd);
+}
+
+static int config_state_write(struct build *b)
+{
+	char *path = config_state_path(b);
+	char *text = xstrfmt("commit %s\nrecipe %s\nconfig %s\n", b->req->commit, b->res->recipe_id,
+			     b->res->config_hash);
+	int rc = write_file_atomic_mode(path, text, strlen(text), 0600);
+
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* The build directory's .config serves this commit as it is when it was
+ * made for the same recipe from a commit that differs from this one in
+ * nothing the config step reads: 1 (b->cfg_text read, b->config_from
+ * set), else 0 and the config step runs. */
+static int config_reusable(struct build *b)
+{
+	char *path = config_state_path(b), *state = NULL, *cfg = NULL;
+	char commit[41], recipe[41], hash[41], now[41];
+	int ok = 0, hold, rc;
+
+	if (!b->req->repo || !is_file(path) || !is_file(b->cfg_path) ||
+	    read_file(path, 4096, &state, NULL) < 0 ||
+	    sscanf(state, "commit %40s\nrecipe %40s\nconfig %40s", commit, recipe, hash) != 3 ||
+	    strcmp(recipe, b->res->recipe_id) || read_file(b->cfg_path, 16 << 20, &cfg, NULL) < 0)
+		goto out;
+	blob_hash(cfg, strlen(cfg), now);
+	if (strcmp(now, hash))
+		goto out;
+	/* a commit the repository lost (re-created): configure anew */
+	hold = error_hold(1);
+	rc = kbuild_config_inputs_changed(b->req->repo, commit, b->req->commit);
+	error_hold(hold);
+	if (rc != 0)
+		goto out;
+	b->cfg_text = cfg;
+	cfg = NULL;
+	snprintf(b->res->config_from, sizeof(b->res->config_from), "%s", commit);
+	ok = 1;
+out:
+	free(cfg);
+	free(state);
+	free(path);
+	return ok;
+}
+
+/* The config step and its drift check.  0 configured: compile next; 1
+ * the build ended here (config failed or drifted: res and its row
+ * filled); -1 klab failed. */
+static int config_step(struct build *b)
+{
+	struct kbuild_result *res = b->res;
+	struct strbuf drift = STRBUF_INIT;
+	int rc;
+
+	b->cfg_path = xstrfmt("%s/.config", b->bd);
+	if (config_reusable(b)) {
+		FILE *f = fopen(b->log, "a");
+
+		if (f) {
+			fprintf(f, "klab: config step skipped: .config of %s reused (no Kconfig*, Makefile*, Kbuild*, "
+				"scripts/, kernel/configs/ or arch/*/configs/ change since)\\n", res->config_from);
+			fclose(f);
+		}
+		b->pg.phase = "config reused";
+		progress_show(&b->pg, 1);
+	} else {
+		/* until the step is whole, the directory's .config is no one's */
+		char *state = config_state_path(b);
+
+		b->pg.phase = "config";
+		progress_show(&b->pg, 1);
+		unlink(state);
+		free(state);
+		rc = make_config(b);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			return config_failed(b) < 0 ? -1 : 1;
+		if (read_file(b->cfg_path, 16 << 20, &b->cfg_text, NULL) < 0)
+			return -1;
+	}
+	blob_hash(b->cfg_text, strlen(b->cfg_text), res->config_hash);
+	/* the next commit starts from this one's (a reused one included);
+	 * without the record (a full disk) it only configures again, and an
+	 * old record left in place is still true of this .config */
+	{
+		int hold = error_hold(1);
+		config_state_write(b);
+		error_hold(hold);
+	}
+	if (kbuild_check_drift(b->cfg_text, b->settings, b->nr_settings, &drift) == 0 || b->req->recipe->allow_drift) {
+		strbuf_release(&drift);
+		return 0;
+	}
+	strbuf_rtrim(&drift);
+	res->status = KBUILD_DRIFT;
+	res->excerpt = strbuf_detach(&drift, NULL);
+	res->message = xstrdup("the config differs from what was asked (--allow-config-drift to build anyway)");
+	res->log = xstrdup(b->log);
+	res->duration_ms = now_ms() - b->start;
+	if (db_build_finish(b->lab->db, res->build_id, "config-drift", NULL, res->config_hash, b->cfg_text,
+			    res->excerpt, b->log, res->duration_ms, 0) < 0)
+		return -1;
+	return 1;
+}
+
+/* make bzImage; res->status from how it ended. */
+static int compile_step(struct build *b)
+{
+	const struct kbuild_request *req = b->req;
+	struct kbuild_result *res = b->res;
+	struct run_result rr;
+	int jobs = req->jobs > 0 ? req->jobs : b->lab->build_jobs > 0 ? b->lab->build_jobs
+								       : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	char *jobs_arg = xstrfmt("-j%d", jobs > 0 ? jobs : 1);
+	const char *extra[] = { jobs_arg, "CC=ccache gcc", "bzImage", NULL };
+	int rc, env_failure = 0;
+
+	progress_phase(&b->pg, "prepare");
+	rc = build_make(b, extra, &b->pg, &rr);
+	free(jobs_arg);
+	if (rc < 0)
+		return -1;
+	progress_end(&b->pg);
+	res->objects = b->pg.objects;
+	res->duration_ms = now_ms() - b->start;
 	if (rr.status == RUN_EXEC_FAILED) {
 		res->status = KBUILD_ENV_FAILED;
 		res->message = xstrfmt("cannot run make: %s", strerror(rr.errno_value));
 		res->excerpt = xstrdup(res->message);
 	} else if (rr.status != RUN_EXITED || rr.exit_code) {
-		char *text = NULL;
-		if (read_file(log, 256 << 20, &text, NULL) < 0)
-			goto out;
-		kbuild_scan_log(text, &excerpt, &env_failure);
-		free(text);
-		if (rr.status == RUN_SIGNALED) {
-			env_failure = 1;
-			strbuf_addf(&excerpt, "%smake killed by signal %d", excerpt.len ? "\n" : "", rr.signal);
-		}
+		res->excerpt = log_excerpt(b, 256 << 20, &env_failure, &rr);
 		res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
-		res->excerpt = strip_src_prefix(excerpt.buf, req->src_dir);
 		res->message = xstrdup(env_failure ? "the build failed for a reason outside the commit"
 						   : "the commit does not build");
 	} else {
 		res->status = KBUILD_OK;
 	}
-	res->log = xstrdup(log);
+	res->log = xstrdup(b->log);
+	return 0;
+}
+
+/* A compiled kernel into the store, and the build's row finished. */
+static int record_build(struct build *b)
+{
+	const struct kbuild_request *req = b->req;
+	struct kbuild_result *res = b->res;
+	char *final = NULL;
+	int ret = -1;
+
 	if (res->status == KBUILD_OK) {
-		key = xstrfmt("%s-%s", req->tree, res->recipe_id);
-		if (store_artifacts(lab, bd, key, log, &final) < 0) {
+		char *key = xstrfmt("%s-%s", req->tree, res->recipe_id);
+		int rc = store_artifacts(b->lab, b->bd, key, b->log, &final);
+
+		free(key);
+		if (rc < 0) {
 			/* the machine failed (a full disk), not the commit: built
 			 * again next time; the row says so if it still can */
-			db_build_finish(lab->db, res->build_id, "env-failed", NULL, res->config_hash, cfg_text,
-					"klab could not store the artifacts", log, res->duration_ms, res->objects);
-			goto out;
+			db_build_finish(b->lab->db, res->build_id, "env-failed", NULL, res->config_hash, b->cfg_text,
+					"klab could not store the artifacts", b->log, res->duration_ms, res->objects);
+			return -1;
 		}
 		free(res->log);
 		res->log = NULL;
 		fill_paths(res, final);
-		res->message = xstrfmt("built %d objects", res->objects);
+		res->message = *res->config_from ? xstrfmt("built %d objects (config of %.12s reused)", res->objects,
+							   res->config_from)
+						 : xstrfmt("built %d objects", res->objects);
 	}
-	if (db_build_finish(lab->db, res->build_id,
+	if (db_build_finish(b->lab->db, res->build_id,
 			    res->status == KBUILD_OK ? "ok" : res->status == KBUILD_FAILED ? "build-failed" : "env-failed",
-			    final, res->config_hash, cfg_text, res->excerpt, res->log, res->duration_ms, res->objects) < 0)
-		goto out;
-	ret = 0;
-	goto out;
-
-config_failed:
-	progress_end(&pg);
-	{
-		char *text = NULL;
-		read_file(log, 64 << 20, &text, NULL);
-		kbuild_scan_log(text ? text : "", &excerpt, &env_failure);
-		free(text);
-	}
-	res->status = env_failure ? KBUILD_ENV_FAILED : KBUILD_FAILED;
-	res->excerpt = strip_src_prefix(excerpt.buf, req->src_dir);
-	res->message = xstrdup("the kernel configuration step failed");
-	res->log = xstrdup(log);
-	res->duration_ms = now_ms() - start;
-	if (db_build_finish(lab->db, res->build_id, env_failure ? "env-failed" : "build-failed", NULL, NULL, NULL,
-			    res->excerpt, log, res->duration_ms, 0) == 0)
+			    final, res->config_hash, b->cfg_text, res->excerpt, res->log, res->duration_ms,
+			    res->objects) == 0)
 		ret = 0;
-out:
+	free(final);
+	return ret;
+}
+
+static void build_release(struct build *b)
+{
 	/* No make runs once we are here, whatever became of the build: the
 	 * marker only tells a later build that klab died during this one. */
-	if (marker_written)
-		unlink(marker);
-	progress_end(&pg);
-	for (int i = 0; i < nenv; i++)
-		free(env[i]);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	kconfig_settings_release(settings, nr_settings);
-	strbuf_release(&recipe_text);
-	strbuf_release(&drift);
-	strbuf_release(&excerpt);
-	free(bd);
-	free(log);
-	free(marker);
-	free(cfg_path);
-	free(cfg_text);
-	free(ccache_dir);
-	free(lock_name);
-	free(key);
-	free(jobs_arg);
-	free(final);
+	if (b->marker_written)
+		unlink(b->marker);
+	progress_end(&b->pg);
+	for (int i = 0; i < b->nenv; i++)
+		free(b->env[i]);
+	if (b->lock_fd >= 0)
+		close(b->lock_fd);
+	kconfig_settings_release(b->settings, b->nr_settings);
+	strbuf_release(&b->recipe_text);
+	free(b->bd);
+	free(b->log);
+	free(b->marker);
+	free(b->cfg_path);
+	free(b->cfg_text);
+}
+
+int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
+{
+	struct build b = { .req = req, .res = res, .lab = req->lab, .lock_fd = -1,
+			   .recipe_text = STRBUF_INIT, .start = now_ms() };
+	int ret = -1, rc;
+
+	memset(res, 0, sizeof(*res));
+	snprintf(res->recipe_id, sizeof(res->recipe_id), "%s", req->recipe_id);
+	if (kbuild_recipe_settings(req->recipe, &b.settings, &b.nr_settings) < 0)
+		goto out;
+	kbuild_recipe_to_text(req->recipe, &b.recipe_text);
+	if (take_build_dir(&b) < 0)
+		goto out;
+	if (db_build_begin(b.lab->db, req->repo_id, req->commit, req->tree, res->recipe_id, b.recipe_text.buf,
+			   &res->build_id) < 0)
+		goto out;
+	b.log = xstrfmt("%s/build.log", b.bd);
+	/* 0600 as run_command's logs: the log names the lab's paths */
+	if (write_file_atomic_mode(b.log, "", 0, 0600) < 0)
+		goto out;
+	b.pg.marker = b.marker;
+	b.pg.commit = req->commit;
+	b.pg.mode = pick_progress(req->progress);
+	b.pg.indent = req->indent ? req->indent : "";
+	b.pg.start = b.start;
+	make_env(&b);
+
+	rc = config_step(&b);
+	if (rc == 0)
+		rc = compile_step(&b) < 0 ? -1 : record_build(&b);
+	ret = rc < 0 ? -1 : 0;
+out:
+	build_release(&b);
 	return ret;
 }

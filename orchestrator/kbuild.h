@@ -9,6 +9,7 @@
 
 struct lab;
 struct strbuf;
+struct gitrepo;
 
 /* What config to build: a base (tinyconfig, defconfig, allnoconfig or a
  * path to a .config), fragments (paths) and single options. */
@@ -64,7 +65,9 @@ struct kbuild_request {
 	const char *commit;		/* hex, for the record */
 	const char *tree;		/* tree id of the commit */
 	const char *src_dir;		/* a checkout of that commit */
+	struct gitrepo *repo;		/* its repository: NULL, the config step always runs */
 	const struct kbuild_recipe *recipe;
+	const char *recipe_id;		/* kbuild_recipe_id(recipe), as looked up */
 	int jobs;			/* 0: lab config, else CPUs */
 	enum kbuild_progress progress;
 	const char *indent;		/* prefix for progress lines */
@@ -79,13 +82,15 @@ struct kbuild_result {
 	char *message;			/* one line */
 	char recipe_id[41];
 	char config_hash[41];
+	char config_from[41];		/* "" or the commit whose .config was reused (no config step) */
 	int64_t duration_ms;
 	int objects;
 	int64_t build_id;
 };
 
-/* Build (or find in the store) the kernel of req->tree.  Returns 0 with
- * res->status set, or -1 when klab itself failed. */
+/* Build the kernel of req->tree, which the caller looked up in the store
+ * (kbuild_find) and missed: kernel_for_commit is the one caller.  Returns
+ * 0 with res->status set, or -1 when klab itself failed. */
 int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res);
 /* Only look the store up: 1 hit (res filled), 0 miss, -1 error. */
 int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, struct kbuild_result *res);
@@ -96,11 +101,18 @@ int kbuild_find(struct lab *lab, int64_t repo_id, const char *commit, const char
 		const struct kbuild_recipe *recipe, const char *recipe_id, struct kbuild_result *res);
 void kbuild_result_release(struct kbuild_result *res);
 
-/* Build directory and artifact paths. */
-char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recipe_id);
+/* The build directory of a recipe for a checkout: a direct subdirectory
+ * of it (<src>/.klab-build-<recipe12>, copies .N), where kbuild's srctree
+ * is ".." and no compile line names the checkout, so ccache shares
+ * objects across repositories and worktree copies.  The kernel's
+ * .gitignore (".*") and the worktree's info/exclude keep it out of git
+ * status. */
+#define KBUILD_DIR_PREFIX ".klab-build-"
+char *kbuild_build_dir(const char *src_dir, const char *recipe_id);
+/* The lock a build in that directory holds (lab_lock_copy: copy k of the
+ * directory is copy k of the lock): build-<checkout's name>-<recipe12>. */
+char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id);
 
-/* Pull file:line: error lines (and linker errors) out of a build log;
- * classify environment failures.  Pure: exposed for tests. */
 /* A build's marker (.klab-building) found at the start of the next one:
  * klab died during that build.  Kills what is left of its make process
  * group, and only that: the group is recognised by its leader's start
@@ -108,6 +120,27 @@ char *kbuild_build_dir(const struct lab *lab, int64_t repo_id, const char *recip
  * left alone; a marker without it is never acted on).  Returns how many
  * kills were sent (a group counts once). */
 int kbuild_reap_interrupted(const char *marker, const char *indent, const char *bd);
+/* Pull file:line: error lines (and linker errors) out of a build log;
+ * classify environment failures.  Pure: exposed for tests. */
 void kbuild_scan_log(const char *log, struct strbuf *excerpt, int *env_failure);
+
+/* What a line of make's output (kbuild's quiet form) says: an object
+ * compiled ("  CC", "  AS"), the link, the image.  Pure. */
+enum kbuild_line { KBUILD_LINE_OTHER, KBUILD_LINE_OBJECT, KBUILD_LINE_LINK, KBUILD_LINE_IMAGE };
+enum kbuild_line kbuild_line_kind(const char *line);
+/* The objects a captured make output says it compiled. */
+int kbuild_count_objects(const char *output);
+/* Environment entries every make of a build gets whatever klab inherited
+ * (NULL-terminated): no MAKEFLAGS of a make that runs klab, kbuild's quiet
+ * output, the C locale. */
+extern const char *const kbuild_make_env_fixed[];
+
+/* 1 when a path of the source tree is read by the config step (make
+ * <base>, olddefconfig): Kconfig*, Makefile* and Kbuild* anywhere,
+ * scripts/, kernel/configs/, arch/<arch>/configs/.  Pure. */
+int kbuild_path_feeds_config(const char *path);
+/* 1 when the trees of two commits differ in such a path, 0 when not (the
+ * .config made for one serves the other), -1 after error(). */
+int kbuild_config_inputs_changed(struct gitrepo *repo, const char *from_hex, const char *to_hex);
 
 #endif

@@ -40,7 +40,8 @@ static char *result_line(const struct kbuild_result *br)
 
 	if (br->status == KBUILD_OK)
 		return br->cache_hit ? xstrdup("artifact store hit")
-				     : xstrfmt("compiled %s", fmt_duration(br->duration_ms, dur, sizeof(dur)));
+				     : xstrfmt("compiled %s%s", fmt_duration(br->duration_ms, dur, sizeof(dur)),
+					       *br->config_from ? " (config reused)" : "");
 	ex = br->excerpt && *br->excerpt ? br->excerpt : br->message ? br->message : "";
 	n = strcspn(ex, "\n");
 	return xstrfmt("%s: %.*s", br->status == KBUILD_DRIFT ? "config drift" :
@@ -69,7 +70,9 @@ static int kernel_for_tree(const struct kernel_request *rq, const char *tree, st
 		req.commit = rq->hex;
 		req.tree = tree;
 		req.src_dir = worktree_path(rq->wt);
+		req.repo = rq->repo;
 		req.recipe = rq->recipe;
+		req.recipe_id = recipe_id;
 		req.jobs = rq->jobs;
 		req.progress = rq->progress;
 		req.indent = rq->indent;
@@ -115,7 +118,8 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		indent = "";
 	printf("%sbuild:      %s%s", indent, names[res->status], res->cache_hit ? " (cache hit: not rebuilt)" : "");
 	if (!res->cache_hit && res->status == KBUILD_OK)
-		printf(", %d objects compiled in %s", res->objects, fmt_duration(res->duration_ms, dur, sizeof(dur)));
+		printf(", %d objects compiled in %s%s", res->objects, fmt_duration(res->duration_ms, dur, sizeof(dur)),
+		       *res->config_from ? " (config step skipped)" : "");
 	printf("\n");
 	if (res->message)
 		print_line("%smessage:    %s", indent, res->message);

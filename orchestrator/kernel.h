@@ -39,7 +39,8 @@ struct kernel_result {
 };
 
 /* Get the kernel of rq->hex: resolve its tree, ask the artifact store
- * (kbuild_lookup: a hit, built or known broken, checks nothing out), else
+ * (kbuild_find: a hit, built, known broken or in the shared store, checks
+ * nothing out; looked up once), else
  * check it out in rq->wt (unless rq->checked_out) and build.  0 ok
  * (kr->kernel, kr->build_id); 1 skip: the commit does not build or its
  * config drifts (kr->message the reason); -1 an environment failure: the

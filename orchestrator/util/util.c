@@ -244,11 +244,16 @@ char *real_path(const char *path)
 
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
+	return write_file_atomic_mode(path, data, len, 0644);
+}
+
+int write_file_atomic_mode(const char *path, const char *data, size_t len, unsigned mode)
+{
 	char *tmp = xstrfmt("%s.tmp.%ld", path, (long)getpid());
 	int fd, ret = -1;
 	size_t off = 0;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0) {
 		error("cannot create '%s': %s", tmp, strerror(errno));
 		goto cleanup;

@@ -72,6 +72,9 @@ int mkdir_p(const char *path, unsigned mode);
 char *real_path(const char *path);
 /* Write a whole file atomically (temp + fsync + rename). */
 int write_file_atomic(const char *path, const char *data, size_t len);
+/* The same with the file's mode (less the umask): 0600 for what only
+ * the lab's owner may read (logs, guest output). */
+int write_file_atomic_mode(const char *path, const char *data, size_t len, unsigned mode);
 /* Read a whole file, at most max bytes; NUL-terminated. */
 int read_file(const char *path, size_t max, char **out, size_t *len);
 /* 1 when both files hold the same bytes, 0 when they differ, -1 (with a

@@ -36,12 +36,12 @@ one=$(build HEAD)
 ( cd "$B/linux" && sed -i '0,/^ \* /s// * bench: /' include/linux/mm.h && git commit -qam "mm.h: comment" )
 hdr=$(build HEAD)
 hit=$(build "$base")
-bd=$(ls -d "$B"/lab/builds/repo-*)
+bd=$(ls -d "$B"/lab/worktrees/repo-1/.klab-build-*)
 t0=$(ms)
 # the same environment klab gives make (a different build timestamp alone
 # would relink vmlinux)
 CCACHE_DIR="$B/ccache" KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 1970" KBUILD_BUILD_USER=klab \
-	KBUILD_BUILD_HOST=klab LC_ALL=C make -s -C "$B/lab/worktrees/repo-1" O="$bd" CC="ccache gcc" \
+	KBUILD_BUILD_HOST=klab KBUILD_BUILD_VERSION=1 LC_ALL=C make -s -C "$B/lab/worktrees/repo-1" O="$bd" CC="ccache gcc" \
 	-j"$(nproc)" bzImage >/dev/null 2>&1
 noop=$(( $(ms) - t0 ))
 pct() { awk "BEGIN{printf \"%.1f%%\", 100*$1/$cold}"; }

@@ -114,7 +114,7 @@ KLAB_TEST_FILL="$disk/fill" k build --repo "$kern" --rev HEAD~1 --no-default-fra
 check "artifact copy on a full disk: non-zero exit" test "$rc" -ne 0
 check "artifact copy on a full disk: the error names the copy" \
 	grep -q "^klab: error: cannot write '$lab/artifacts/.*': No space left on device" "$T/b1.err"
-check "no build marker left" test -z "$(find "$lab/builds" -name .klab-building)"
+check "no build marker left" test -z "$(find "$lab/builds" "$lab/worktrees" -name .klab-building)"
 check "no temp copy left" test -z "$(find "$lab/artifacts" -name '.tmp-*')"
 rm -f "$disk/fill"
 k build --repo "$kern" --rev HEAD~1 --no-default-fragments --quiet > "$T/b2.out" 2> "$T/b2.err"; rc=$?
@@ -123,7 +123,7 @@ check "space back: no 'interrupted' build" test "$(grep -c interrupted "$T/b2.er
 check "space back: the artifact is complete" cmp -s "$kern/image" "$(find "$lab/artifacts" -name bzImage)"
 k build --repo "$kern" --rev HEAD --no-default-fragments --quiet > "$T/b3.out" 2> "$T/b3.err"; rc=$?
 check "a compile error: exit 1" test "$rc" -eq 1
-check "a compile error: no build marker left" test -z "$(find "$lab/builds" -name .klab-building)"
+check "a compile error: no build marker left" test -z "$(find "$lab/builds" "$lab/worktrees" -name .klab-building)"
 rm -rf "$kern/broken.c"
 git -C "$kern" commit -qam fixed
 k build --repo "$kern" --rev HEAD --no-default-fragments --quiet > "$T/b4.out" 2> "$T/b4.err"; rc=$?

@@ -1,6 +1,9 @@
 /* Unit tests of the pure parts of kernel builds: fragments and drift,
- * recipe ids and text, build-log scanning, the tarball's .gitignore; and
- * which process group an interrupted build's marker lets klab kill. */
+ * recipe ids and text, build-log scanning, make's output lines, the
+ * tarball's .gitignore; which process group an interrupted build's marker
+ * lets klab kill; what the config step reads, on small git repositories;
+ * and kbuild_build whole against a fake make (log modes, the config step
+ * skipped, the build directory inside the checkout). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,9 +21,11 @@
 #include "lab.h"
 #include "db.h"
 #include "tree.h"
+#include "gitrepo.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/klab-test-kbuild.XXXXXX";
 
@@ -33,6 +39,7 @@ static char *write_tmp(const char *name, const char *text)
 static int setup(void **state)
 {
 	assert_non_null(mkdtemp(dir));
+	gitrepo_global_init();
 	return 0;
 }
 
@@ -453,6 +460,517 @@ static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **stat
 	free(labdir);
 }
 
+static void test_kbuild__objects_counted_from_captured_make_output(void **state)
+{
+	char *path = data_path("kbuild/make-bzimage.txt"), *text;
+
+	assert_int_equal(read_file(path, 1 << 20, &text, NULL), 0);
+	/* 8 CC (with .s and [M]) and 3 AS lines; HOSTCC, AR, LD are not */
+	assert_int_equal(kbuild_count_objects(text), 11);
+	assert_int_equal(kbuild_line_kind("  HOSTCC  scripts/kconfig/conf.o"), KBUILD_LINE_OTHER);
+	assert_int_equal(kbuild_line_kind("  CC [M]  fs/fuse/dev.o"), KBUILD_LINE_OBJECT);
+	assert_int_equal(kbuild_line_kind("  LD      vmlinux.o"), KBUILD_LINE_LINK);
+	assert_int_equal(kbuild_line_kind("  BUILD   arch/x86/boot/bzImage"), KBUILD_LINE_IMAGE);
+	/* what a build run under `make -s` logged: kbuild silent, nothing
+	 * to count (the "0 objects compiled" builds) */
+	assert_int_equal(kbuild_count_objects("make[4]: warning: -j2 forced in submake: resetting jobserver mode.\n"), 0);
+	free(text);
+	free(path);
+}
+
+/* Run a Makefile that decides on silence as Linux 6.1's top Makefile
+ * does, with klab's environment for make or without it; objects seen. */
+static int objects_under_parent_silence(int with_fixed_env)
+{
+	static const char mk[] =
+		"silence:=$(findstring s,$(firstword -$(MAKEFLAGS)))\n"
+		"ifeq ($(silence),s)\nquiet=silent_\nelse ifeq ($(KBUILD_VERBOSE),1)\nquiet=\nelse\nquiet=quiet_\nendif\n"
+		"all:\n"
+		"\t@$(if $(filter quiet_,$(quiet)),echo '  CC      init/main.o',:)\n"
+		"\t@$(if $(filter quiet_,$(quiet)),echo '  AS      arch/x86/entry/entry_64.o',:)\n";
+	char *mkpath = write_tmp("Makefile.silence", mk), *out = xstrfmt("%s/make.out", dir), *text = NULL;
+	const char *argv[] = { "make", "-f", mkpath, NULL };
+	struct run_opts o = { .argv = argv, .output_path = out,
+			      .env = with_fixed_env ? kbuild_make_env_fixed : NULL };
+	struct run_result rr;
+	int n;
+
+	unlink(out);
+	assert_int_equal(run_command(&o, &rr), 0);
+	assert_int_equal(rr.status, RUN_EXITED);
+	assert_int_equal(rr.exit_code, 0);
+	assert_int_equal(read_file(out, 1 << 16, &text, NULL), 0);
+	n = kbuild_count_objects(text);
+	free(text);
+	free(out);
+	free(mkpath);
+	return n;
+}
+
+static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
+{
+	char *saved = getenv("MAKEFLAGS") ? xstrdup(getenv("MAKEFLAGS")) : NULL;
+
+	/* klab under `make -s check`: MAKEFLAGS=s reaches the kernel's make */
+	setenv("MAKEFLAGS", "s", 1);
+	assert_int_equal(objects_under_parent_silence(0), 0);
+	assert_int_equal(objects_under_parent_silence(1), 2);
+	setenv("MAKEFLAGS", "", 1);
+	setenv("KBUILD_VERBOSE", "1", 1);
+	assert_int_equal(objects_under_parent_silence(0), 0);
+	assert_int_equal(objects_under_parent_silence(1), 2);
+	unsetenv("KBUILD_VERBOSE");
+	if (saved)
+		setenv("MAKEFLAGS", saved, 1);
+	else
+		unsetenv("MAKEFLAGS");
+	free(saved);
+}
+
+/* ---- kbuild_build against a fake make --------------------------------- */
+
+/* A `make` first on PATH that does what klab asks of kbuild, in a few
+ * files: a .config for the base, CONFIG_64BIT forced on by olddefconfig
+ * (a compiler's error instead for the target FAKE_MAKE_FAIL names, with
+ * the path a build directory in the checkout gives), an image and two
+ * "  CC" lines for bzImage.  Each call's targets go to FAKE_MAKE_LOG. */
+static char *saved_path;
+
+static void fake_make_install(void)
+{
+	static const char script[] =
+		"#!/bin/sh\n"
+		"for a; do case $a in O=*) O=${a#O=};; esac; done\n"
+		"echo \"$*\" >> \"$FAKE_MAKE_LOG\"\n"
+		"for a; do\n"
+		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"../kernel/fork.c:12:5: error: $a failed\"; exit 2; }\n"
+		"  case $a in\n"
+		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
+		"  olddefconfig) sed -i 's/^# CONFIG_64BIT is not set$/CONFIG_64BIT=y/' \"$O/.config\";;\n"
+		"  bzImage) mkdir -p \"$O/arch/x86/boot\"; echo '  CC      init/main.o'; echo '  CC      mm/mmap.o';\n"
+		"    echo kernel > \"$O/arch/x86/boot/bzImage\"; echo map > \"$O/System.map\";;\n"
+		"  esac\n"
+		"done\n";
+	char *bin = xstrfmt("%s/bin", dir), *make = xstrfmt("%s/make", bin), *path, *log = xstrfmt("%s/make.log", dir);
+
+	assert_int_equal(mkdir_p(bin, 0755), 0);
+	assert_int_equal(write_file_atomic(make, script, strlen(script)), 0);
+	assert_int_equal(chmod(make, 0755), 0);
+	saved_path = xstrdup(getenv("PATH"));
+	path = xstrfmt("%s:%s", bin, saved_path);
+	setenv("PATH", path, 1);
+	setenv("FAKE_MAKE_LOG", log, 1);
+	unlink(log);
+	free(path);
+	free(make);
+	free(bin);
+	free(log);
+}
+
+static void fake_make_remove(void)
+{
+	setenv("PATH", saved_path, 1);
+	free(saved_path);
+	unsetenv("FAKE_MAKE_LOG");
+	unsetenv("FAKE_MAKE_FAIL");
+}
+
+/* How many of the fake make's calls named target. */
+static int fake_make_calls(const char *target)
+{
+	char *log = xstrfmt("%s/make.log", dir), *text = NULL;
+	int n = 0;
+
+	if (read_file(log, 1 << 20, &text, NULL) == 0)
+		for (const char *p = text; (p = strstr(p, target)); p += strlen(target))
+			n++;
+	free(text);
+	free(log);
+	return n;
+}
+
+static void fake_build(struct lab *lab, int64_t repo_id, const char *src, const char *tree,
+		       struct kbuild_result *res)
+{
+	struct kbuild_recipe r = { .base = "tinyconfig" };
+	struct kbuild_request req = { 0 };
+	char id[41];
+
+	assert_int_equal(kbuild_recipe_id(&r, id), 0);
+	req.lab = lab;
+	req.repo_id = repo_id;
+	req.commit = tree;
+	req.tree = tree;
+	req.src_dir = src;
+	req.recipe = &r;
+	req.recipe_id = id;
+	req.jobs = 1;
+	req.progress = PROGRESS_QUIET;
+	assert_int_equal(kbuild_build(&req, res), 0);
+}
+
+static int is_dir_for_test(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static mode_t file_mode(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+static void test_kbuild__build_logs_are_private(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-modes", dir), *src = xstrfmt("%s/src-modes", dir);
+	int created;
+	int64_t repo_id;
+	mode_t old = umask(022);
+
+	fake_make_install();
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	fake_build(&lab, repo_id, src, "1111111111111111111111111111111111111111", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_int_equal(res.objects, 2);
+	assert_int_equal(fake_make_calls("bzImage"), 1);
+	assert_int_equal(file_mode(res.log), 0600);		/* the store's copy */
+	kbuild_result_release(&res);
+	/* a config step that fails leaves its log in the build directory */
+	setenv("FAKE_MAKE_FAIL", "olddefconfig", 1);
+	fake_build(&lab, repo_id, src, "2222222222222222222222222222222222222222", &res);
+	assert_int_equal(res.status, KBUILD_FAILED);
+	assert_non_null(res.log);
+	assert_int_equal(file_mode(res.log), 0600);
+	/* named by its path in the repository, not the build dir's "../" */
+	assert_string_equal(res.excerpt, "kernel/fork.c:12:5: error: olddefconfig failed");
+	kbuild_result_release(&res);
+	lab_close(&lab);
+	fake_make_remove();
+	umask(old);
+	free(src);
+	free(labdir);
+}
+
+/* ---- what the config step reads, on real repositories ----------------- */
+
+static void sh(const char *fmt, ...) KLAB_PRINTF(1, 2);
+static void sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd, *full;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	va_end(ap);
+	full = xstrfmt("set -e; %s", cmd);
+	assert_int_equal(system(full), 0);
+	free(full);
+	free(cmd);
+}
+
+/* A repository with a few files of a kernel tree, one commit. */
+static char *small_repo(const char *name)
+{
+	char *repo = xstrfmt("%s/%s", dir, name);
+
+	sh("git init -q '%s' && cd '%s' && git config user.email t@t && git config user.name t && "
+	   "mkdir -p mm arch/x86/configs arch/x86/kernel kernel/configs scripts/kconfig drivers/net Documentation && "
+	   "echo 'config MMU' > mm/Kconfig && echo 'int x;' > mm/mmap.c && echo 'obj-y += mmap.o' > mm/Makefile && "
+	   "echo 'CONFIG_64BIT=y' > arch/x86/configs/tiny.config && echo 'int y;' > arch/x86/kernel/setup.c && "
+	   "echo 'CONFIG_NOHIGHMEM=y' > kernel/configs/tiny.config && echo 'int c;' > scripts/kconfig/conf.c && "
+	   "echo 'obj-y += net/' > drivers/Kbuild && echo 'int n;' > drivers/net/e1000.c && "
+	   "echo 'text' > Documentation/mm.rst && echo 'VERSION = 6' > Makefile && "
+	   "git add -A && git commit -qm import", repo, repo);
+	return repo;
+}
+
+static void head_hex(const char *repo, char hex[41])
+{
+	char *out = xstrfmt("%s/head.txt", dir), *text = NULL;
+
+	sh("git -C '%s' rev-parse HEAD > '%s'", repo, out);
+	assert_int_equal(read_file(out, 100, &text, NULL), 0);
+	assert_true(strlen(text) >= 40);
+	memcpy(hex, text, 40);
+	hex[40] = '\0';
+	free(text);
+	free(out);
+}
+
+/* 1 when the commit made by `change` (shell, in the repository) touches
+ * what the config step reads. */
+static int change_feeds_config(const char *repo_dir, const char *change)
+{
+	struct gitrepo *repo;
+	char a[41], b[41];
+	int rc;
+
+	head_hex(repo_dir, a);
+	sh("cd '%s' && %s && git add -A && git commit -qm change", repo_dir, change);
+	head_hex(repo_dir, b);
+	assert_int_equal(gitrepo_open(&repo, repo_dir), 0);
+	rc = kbuild_config_inputs_changed(repo, a, b);
+	assert_int_equal(kbuild_config_inputs_changed(repo, b, a), rc);	/* either way */
+	assert_int_equal(kbuild_config_inputs_changed(repo, b, b), 0);
+	gitrepo_free(repo);
+	return rc;
+}
+
+static void test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs(void **state)
+{
+	char *repo = small_repo("repo-config-inputs");
+
+	/* what a tinyconfig + olddefconfig never reads */
+	assert_int_equal(change_feeds_config(repo, "echo 'int x, z;' > mm/mmap.c"), 0);
+	assert_int_equal(change_feeds_config(repo, "echo 'int y2;' >> arch/x86/kernel/setup.c && "
+					     "echo 'int n2;' >> drivers/net/e1000.c"), 0);
+	assert_int_equal(change_feeds_config(repo, "echo more >> Documentation/mm.rst && mkdir -p configs && "
+					     "echo x > configs/notes"), 0);
+	/* what it reads, changed, added, removed or renamed */
+	assert_int_equal(change_feeds_config(repo, "echo 'config THP' >> mm/Kconfig"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'config X' > mm/Kconfig.debug"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'obj-y += x.o' >> mm/Makefile"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'PATCHLEVEL = 1' >> Makefile"), 1);
+	assert_int_equal(change_feeds_config(repo, "git rm -q drivers/Kbuild"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'int d;' >> scripts/kconfig/conf.c"), 1);
+	assert_int_equal(change_feeds_config(repo, "echo 'CONFIG_SMP=y' >> arch/x86/configs/tiny.config"), 1);
+	assert_int_equal(change_feeds_config(repo, "git mv kernel/configs/tiny.config kernel/configs/small.config"), 1);
+	assert_int_equal(change_feeds_config(repo, "git mv mm/Kconfig mm/Kconfig.mm"), 1);
+	/* a commit the repository does not have: an error, never "unchanged" */
+	{
+		struct gitrepo *r;
+		char h[41];
+		int hold;
+
+		head_hex(repo, h);
+		assert_int_equal(gitrepo_open(&r, repo), 0);
+		hold = error_hold(1);
+		assert_int_equal(kbuild_config_inputs_changed(r, "0123456789abcdef0123456789abcdef01234567", h), -1);
+		error_hold(hold);
+		gitrepo_free(r);
+	}
+	assert_true(kbuild_path_feeds_config("arch/arm64/configs/defconfig"));
+	assert_false(kbuild_path_feeds_config("arch/x86/configs"));	/* a file named so */
+	assert_false(kbuild_path_feeds_config("tools/perf/util/config.c"));
+	assert_true(kbuild_path_feeds_config("tools/perf/Makefile.perf"));
+	free(repo);
+}
+
+/* Commit `change` (shell, in src; none: build HEAD as it is), then build
+ * that commit (hex) with req. */
+static void build_change(struct kbuild_request *req, const char *src, const char *change, char hex[41],
+			 struct kbuild_result *res)
+{
+	if (change)
+		sh("cd '%s' && %s && git commit -qam change", src, change);
+	head_hex(src, hex);
+	req->commit = req->tree = hex;
+	assert_int_equal(kbuild_build(req, res), 0);
+}
+
+/* Consecutive builds in one build directory: the config step runs for the
+ * first commit and for one that changes a Kconfig file, not for one that
+ * changes only a .c file; the reused .config is still drift-checked. */
+static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	struct gitrepo *repo;
+	char *labdir = xstrfmt("%s/lab-reuse", dir), *src = small_repo("repo-reuse"), c1[41], c2[41], c3[41];
+	struct kbuild_recipe r = { .base = "tinyconfig" };
+	struct kbuild_request req = { 0 };
+	char id[41];
+	int created;
+	int64_t repo_id;
+
+	fake_make_install();
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, src, &repo_id), 0);
+	assert_int_equal(gitrepo_open(&repo, src), 0);
+	assert_int_equal(kbuild_recipe_id(&r, id), 0);
+	req.lab = &lab;
+	req.repo_id = repo_id;
+	req.repo = repo;
+	req.src_dir = src;
+	req.recipe = &r;
+	req.recipe_id = id;
+	req.jobs = 1;
+	req.progress = PROGRESS_QUIET;
+
+	build_change(&req, src, NULL, c1, &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_string_equal(res.config_from, "");
+	kbuild_result_release(&res);
+	assert_int_equal(fake_make_calls("olddefconfig"), 1);
+
+	build_change(&req, src, "echo 'int x2;' >> mm/mmap.c", c2, &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_string_equal(res.config_from, c1);
+	assert_non_null(strstr(res.message, "reused"));
+	kbuild_result_release(&res);
+	assert_int_equal(fake_make_calls("olddefconfig"), 1);
+	assert_int_equal(fake_make_calls("tinyconfig"), 1);
+	assert_int_equal(fake_make_calls("bzImage"), 2);
+
+	build_change(&req, src, "echo 'config THP' >> mm/Kconfig", c3, &res);
+	assert_string_equal(res.config_from, "");
+	kbuild_result_release(&res);
+	assert_int_equal(fake_make_calls("olddefconfig"), 2);
+
+	/* a .config rewritten behind klab's back is not taken for the one
+	 * klab made */
+	{
+		char *bd = kbuild_build_dir(src, id), *cfg = xstrfmt("%s/.config", bd);
+
+		sh("echo '# edited' >> '%s'", cfg);
+		build_change(&req, src, "echo 'int x4;' >> mm/mmap.c", c2, &res);
+		assert_string_equal(res.config_from, "");
+		kbuild_result_release(&res);
+		assert_int_equal(fake_make_calls("olddefconfig"), 3);
+		free(cfg);
+		free(bd);
+	}
+
+	/* the drift check holds for a reused .config: asked CONFIG_64BIT=n,
+	 * the fake config has y */
+	r.options = (char *[]){ "CONFIG_64BIT=n" };
+	r.nr_options = 1;
+	{
+		char id2[41];
+
+		assert_int_equal(kbuild_recipe_id(&r, id2), 0);
+		req.recipe_id = id2;
+		/* a new recipe: its own directory, configured */
+		assert_int_equal(kbuild_build(&req, &res), 0);
+		assert_int_equal(res.status, KBUILD_DRIFT);
+		kbuild_result_release(&res);
+		assert_int_equal(fake_make_calls("olddefconfig"), 4);
+		build_change(&req, src, "echo 'int x5;' >> mm/mmap.c", c3, &res);
+		assert_int_equal(res.status, KBUILD_DRIFT);
+		assert_string_equal(res.config_from, c2);
+		assert_non_null(strstr(res.excerpt, "CONFIG_64BIT"));
+		kbuild_result_release(&res);
+		assert_int_equal(fake_make_calls("olddefconfig"), 4);
+	}
+	gitrepo_free(repo);
+	lab_close(&lab);
+	fake_make_remove();
+	free(src);
+	free(labdir);
+}
+
+/* The build directory is a direct subdirectory of the checkout (kbuild's
+ * srctree is then ".."), and the make command lines of two checkouts
+ * differ in nothing but -C and O=: what ccache sees is the same. */
+static void test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-layout", dir), *src[2], *text = NULL, *line[2] = { NULL, NULL };
+	char *log = xstrfmt("%s/make.log", dir);
+	int created;
+	int64_t repo_id[2];
+
+	fake_make_install();
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	for (int i = 0; i < 2; i++) {
+		char *repo = xstrfmt("/nonexistent/repo-%d", i), *bd, id[41];
+		struct kbuild_recipe r = { .base = "tinyconfig" };
+
+		src[i] = xstrfmt("%s/worktrees/repo-%d", labdir, i + 1);
+		assert_int_equal(mkdir_p(src[i], 0700), 0);
+		assert_int_equal(db_repo_id(lab.db, repo, &repo_id[i]), 0);
+		unlink(log);
+		fake_build(&lab, repo_id[i], src[i], i ? "4444444444444444444444444444444444444444"
+							: "3333333333333333333333333333333333333333", &res);
+		assert_int_equal(res.status, KBUILD_OK);
+		assert_int_equal(kbuild_recipe_id(&r, id), 0);
+		bd = kbuild_build_dir(src[i], id);
+		assert_int_equal(strncmp(bd, src[i], strlen(src[i])), 0);
+		assert_null(strchr(bd + strlen(src[i]) + 1, '/'));
+		assert_true(is_dir_for_test(bd));
+		assert_int_equal(read_file(log, 1 << 16, &text, NULL), 0);
+		/* every make call, the checkout's path written as SRC */
+		{
+			struct strbuf sb = STRBUF_INIT;
+			const char *p = text, *hit;
+			char *o = xstrfmt("O=%s/" KBUILD_DIR_PREFIX, src[i]);
+
+			assert_non_null(strstr(text, o));	/* directly in the checkout */
+			while ((hit = strstr(p, src[i]))) {
+				strbuf_add(&sb, p, (size_t)(hit - p));
+				strbuf_addstr(&sb, "SRC");
+				p = hit + strlen(src[i]);
+			}
+			strbuf_addstr(&sb, p);
+			line[i] = strbuf_detach(&sb, NULL);
+			free(o);
+		}
+		kbuild_result_release(&res);
+		free(text);
+		free(bd);
+		free(repo);
+	}
+	assert_string_equal(line[0], line[1]);
+	{
+		/* ccache leaves the directory it runs in out of its hash */
+		char *cmd = xstrfmt("grep -q 'CCACHE_NOHASHDIR=1' %s/artifacts/*/build.log", labdir);
+
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+	lab_close(&lab);
+	fake_make_remove();
+	for (int i = 0; i < 2; i++) {
+		free(src[i]);
+		free(line[i]);
+	}
+	free(log);
+	free(labdir);
+}
+
+/* A build directory in klab's worktree is no stray file: a checkout of
+ * the next commit keeps it (a tree without the kernel's ".*" ignore). */
+static void test_kbuild__build_dir_survives_checkouts_of_the_worktree(void **state)
+{
+	struct gitrepo *repo;
+	struct worktree *wt;
+	char *src = small_repo("repo-wt"), *wtdir = xstrfmt("%s/wt-1", dir), *cfg, c1[41], c2[41];
+
+	head_hex(src, c1);
+	sh("cd '%s' && echo 'int w;' >> mm/mmap.c && git commit -qam w", src);
+	head_hex(src, c2);
+	assert_int_equal(gitrepo_open(&repo, src), 0);
+	assert_int_equal(worktree_open(&wt, repo, wtdir), 0);
+	assert_int_equal(worktree_checkout(wt, c1), 0);
+	cfg = xstrfmt("%s/" KBUILD_DIR_PREFIX "0123456789ab/.config", wtdir);
+	sh("mkdir -p \"$(dirname '%s')\" && echo CONFIG_64BIT=y > '%s'", cfg, cfg);
+	assert_int_equal(worktree_checkout(wt, c2), 0);
+	assert_int_equal(access(cfg, F_OK), 0);
+	worktree_free(wt);
+	/* opened again: the exclude line is not added twice */
+	assert_int_equal(worktree_open(&wt, repo, wtdir), 0);
+	sh("test \"$(grep -c klab-build '%s/.git/info/exclude')\" = 1", wtdir);
+	assert_int_equal(worktree_checkout(wt, c1), 0);
+	assert_int_equal(access(cfg, F_OK), 0);
+	worktree_free(wt);
+	gitrepo_free(repo);
+	free(cfg);
+	free(wtdir);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +989,13 @@ int main(void)
 		cmocka_unit_test(test_kbuild__reap_kills_the_build_group_it_recorded),
 		cmocka_unit_test(test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died),
 		cmocka_unit_test(test_kbuild__shared_store_entry_is_adopted_once_recorded),
+		cmocka_unit_test(test_kbuild__objects_counted_from_captured_make_output),
+		cmocka_unit_test(test_kbuild__make_env_undoes_a_parent_makes_silence),
+		cmocka_unit_test(test_kbuild__build_logs_are_private),
+		cmocka_unit_test(test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs),
+		cmocka_unit_test(test_kbuild__config_step_skipped_when_nothing_it_reads_changed),
+		cmocka_unit_test(test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free),
+		cmocka_unit_test(test_kbuild__build_dir_survives_checkouts_of_the_worktree),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -294,6 +295,28 @@ static void test_util__write_file_atomic_and_read_limit(void **state)
 	free(p);
 }
 
+static void test_util__write_file_atomic_mode_replaces_a_public_file_privately(void **state)
+{
+	char tmpl[] = "/tmp/klab-test-mode.XXXXXX";
+	mode_t old = umask(022);
+	struct stat st;
+	char *p;
+
+	assert_non_null(mkdtemp(tmpl));
+	p = xstrfmt("%s/build.log", tmpl);
+	assert_int_equal(write_file_atomic(p, "old", 3), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(write_file_atomic_mode(p, "", 0, 0600), 0);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_size, 0);
+	umask(old);
+	unlink(p);
+	rmdir(tmpl);
+	free(p);
+}
+
 static void test_util__mkdir_p(void **state)
 {
 	char tmpl[] = "/tmp/klab-test-mkdir.XXXXXX";
@@ -394,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_run_command__streams_lines_and_still_logs),
 		cmocka_unit_test(test_run_command__should_stop_cancels),
 		cmocka_unit_test(test_util__write_file_atomic_and_read_limit),
+		cmocka_unit_test(test_util__write_file_atomic_mode_replaces_a_public_file_privately),
 		cmocka_unit_test(test_util__mkdir_p),
 		cmocka_unit_test(test_util__process_gone),
 		cmocka_unit_test(test_util__name_owner_pid),
