@@ -1495,6 +1495,7 @@ int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_inf
 	struct gitrepo view = { .repo = wt->repo, .path = wt->path, .objects_dir = NULL };
 
 	return gitrepo_commit_info(&view, hex, out);
+}
 
 void blob_hash(const char *data, size_t len, char hex[41])
 {
