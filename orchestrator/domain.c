@@ -211,7 +211,8 @@ static int check_spec(const struct domain_spec *spec, uint64_t *memory_mb)
 		return error("unknown accelerator %d", (int)spec->accel);
 	if (check_name(spec->name) < 0 || (spec->uuid && check_uuid(spec->uuid) < 0) ||
 	    check_path("emulator", spec->emulator, 0) < 0 || check_path("kernel", spec->kernel, 1) < 0 ||
-	    check_path("initrd", spec->initrd, 0) < 0 || (spec->cmdline && check_text("kernel command line", spec->cmdline) < 0))
+	    check_path("initrd", spec->initrd, 0) < 0 || check_path("swap disk", spec->swap_disk, 0) < 0 ||
+	    (spec->cmdline && check_text("kernel command line", spec->cmdline) < 0))
 		return -1;
 	if (!spec->lab_id)
 		return error("guest has no lab id");
@@ -302,6 +303,15 @@ static void add_devices(struct strbuf *sb, const struct domain_spec *spec)
 	strbuf_addstr(sb, "  <devices>\n");
 	if (spec->emulator)
 		add_element(sb, 4, "emulator", spec->emulator);
+	if (spec->swap_disk) {
+		strbuf_addstr(sb, "    <disk type='file' device='disk'>\n"
+				  "      <driver name='qemu' type='raw' cache='unsafe'/>\n"
+				  "      <source file='");
+		strbuf_add_xml_escaped(sb, spec->swap_disk);
+		strbuf_addstr(sb, "'/>\n"
+				  "      <target dev='vda' bus='virtio'/>\n"
+				  "    </disk>\n");
+	}
 	strbuf_addstr(sb,
 		      "    <controller type='usb' model='none'/>\n"
 		      "    <controller type='virtio-serial' index='0'/>\n"

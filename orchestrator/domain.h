@@ -29,6 +29,9 @@ struct domain_spec {
 	const struct guest_plan *plan;	/* vcpus, pinning, cells, numatune; pinning omitted when `pin` is 0 */
 	int pin;
 	enum hugepage_backing hugepages;
+	/* a raw file attached as the first virtio disk (vda), the job's
+	 * swap (absolute path; optional) */
+	const char *swap_disk;
 	/* klab metadata (in <metadata><klab:guest xmlns:klab=NS>): owner
 	 * process and lab so orphans can be recognised and cleaned. */
 	const char *lab_id;		/* required */
@@ -48,7 +51,9 @@ struct domain_spec {
  * serial console; a virtio-serial channel named DOMAIN_RESULT_CHANNEL
  * on a unix socket that libvirt places (<source mode='bind'/>);
  * <panic model='isa'> at 0x505; <memballoon model='none'/>; no USB
- * controller, no disks, no network, no graphics; klab metadata.
+ * controller, no network, no graphics, no disk but the swap disk when
+ * asked (a raw file as virtio vda, cache='unsafe': it holds only what
+ * the guest swaps out during one run); klab metadata.
  * Pinning (cputune, numatune) only when spec->pin, which needs a pinned
  * plan.  Multi-threaded TCG is QEMU's default for x86 on x86 hosts, so
  * nothing TCG-specific is written.

@@ -13,6 +13,8 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,7 +384,7 @@ static int write_raw(const char *path, const struct result *r)
 
 /* The domain XML of one boot of ge's kernel on `plan`. */
 static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *plan, const char *name,
-			   int64_t created_s, struct strbuf *xml)
+			   int64_t created_s, const char *swap_disk, struct strbuf *xml)
 {
 	const struct job *job = ge->job;
 	struct domain_spec spec = { 0 };
@@ -397,10 +399,38 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 	spec.pin = ge->pin;
 	spec.hugepages = job->guest.hugepages == JOB_HUGEPAGES_2M ? BACKING_2M
 		       : job->guest.hugepages == JOB_HUGEPAGES_1G ? BACKING_1G : BACKING_NONE;
+	spec.swap_disk = swap_disk;
 	spec.lab_id = ge->lab->state_dir;
 	spec.owner_pid = (int)getpid();
 	spec.created_s = created_s;
 	return domain_xml(&spec, xml);
+}
+
+/* A job's swap disk for one boot: a sparse file of guest.swap's size
+ * beside the staged kernel (QEMU's user can reach it there; libvirt
+ * hands it over), fresh for every boot so that no run starts with
+ * another's pages.  NULL without swap; "" after error(). */
+static char *make_swap_disk(const struct guest_env *ge, const char *name)
+{
+	uint64_t bytes = ge->job->guest.swap_mb << 20;
+	char *path;
+	int fd;
+
+	if (!bytes)
+		return NULL;
+	path = xstrfmt("%s/swap-%s.img", ge->image_dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)bytes) < 0) {
+		error("cannot make the swap disk %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		free(path);
+		return xstrdup("");
+	}
+	close(fd);
+	return path;
 }
 
 /* What the guest said, kept even when the run failed: the raw output, the
@@ -485,7 +515,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	struct vm_run_opts vo = { 0 };
 	struct vm_run vr;
 	struct db_boot boot = { 0 };
-	char *name = NULL, *dir = NULL, *plan_text = NULL;
+	char *name = NULL, *dir = NULL, *plan_text = NULL, *swap = NULL;
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
 	int have_vr = 0, ret = -1;
@@ -504,7 +534,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	plan_text = guest_plan_describe(&plan);
 
 	name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
-	if (boot_domain_xml(ge, &plan, name, started, &xml) < 0)
+	swap = make_swap_disk(ge, name);
+	if ((swap && !*swap) || boot_domain_xml(ge, &plan, name, started, swap, &xml) < 0)
 		goto cleanup;
 
 	boot.run_set_id = run_set_id;
@@ -564,6 +595,9 @@ cleanup:
 		close(pc.plan_fd);
 	if (have_vr)
 		vm_run_release(&vr);
+	if (swap && *swap)
+		unlink(swap);
+	free(swap);
 	free(busy);
 	free(name);
 	free(dir);

@@ -30,6 +30,7 @@
 #define MAX_PERCENT 1000
 #define MAX_RUNTIME_S 86400
 #define MAX_MONITOR_S 3600
+#define MAX_SWAP_MB (64 * 1024)
 /* job->monitors when the job does not choose: every registered monitor */
 #define JOB_MONITORS_ALL ((1u << monitor_count()) - 1)
 #define MIN_MEMORY_MB 128
@@ -448,6 +449,17 @@ static int parse_memory_mb(const char *s, uint64_t *mb)
 	return 0;
 }
 
+int job_parse_share(const char *s, unsigned *pct)
+{
+	const char *end;
+	uint64_t v;
+
+	if (!s || parse_digits(s, &end, &v) < 0 || strcmp(end, "%") || v < 1 || v > 100)
+		return -1;
+	*pct = (unsigned)v;
+	return 0;
+}
+
 /* usemem sizes: bytes, or with a k/m/g/t suffix (powers of 1024). */
 int job_parse_bytes(const char *s, uint64_t *bytes)
 {
@@ -647,10 +659,13 @@ static int key_runtime(struct parser *p, const struct node *k, const struct node
 static int key_size(struct parser *p, const struct node *k, const struct node *v)
 {
 	uint64_t bytes;
+	unsigned pct;
 
 	(void)k;
-	if (job_parse_bytes(scalar(v), &bytes) < 0)
-		return expected(p, v, "size", "a size per task like 256m, 1g or 4096 (bytes; k/m/g/t suffixes, at most 1t)");
+	if (job_parse_bytes(scalar(v), &bytes) < 0 && job_parse_share(scalar(v), &pct) < 0)
+		return expected(p, v, "size",
+				"a size per task like 256m, 1g or 4096 (bytes; k/m/g/t suffixes, at most 1t), "
+				"or a share of the guest's memory plus swap for all tasks, like 75%");
 	p->job->size = xstrdup(v->text);
 	return 0;
 }
@@ -853,7 +868,7 @@ out:
 
 static int key_guest(struct parser *p, const struct node *k, const struct node *v)
 {
-	static const char *const keys[] = { "vcpus", "numa_nodes", "memory", "hugepages" };
+	static const char *const keys[] = { "vcpus", "numa_nodes", "memory", "hugepages", "swap" };
 	static const char *const hugepages[] = { "none", "2M", "1G" };
 	struct job_guest *g = &p->job->guest;
 	int line[ARRAY_SIZE(keys)] = { 0 };
@@ -868,7 +883,7 @@ static int key_guest(struct parser *p, const struct node *k, const struct node *
 
 		if (which < 0) {
 			char b[80];
-			return error("%s:%d: guest: unknown key %s (known: vcpus, numa_nodes, memory, hugepages)",
+			return error("%s:%d: guest: unknown key %s (known: vcpus, numa_nodes, memory, hugepages, swap)",
 				     p->path, gk->line, shown(gk, b, sizeof(b)));
 		}
 		line[which] = gv->line;
@@ -899,6 +914,15 @@ static int key_guest(struct parser *p, const struct node *k, const struct node *
 			g->hugepages = h == 0 ? JOB_HUGEPAGES_NONE : h == 1 ? JOB_HUGEPAGES_2M : JOB_HUGEPAGES_1G;
 			break;
 		}
+		case 4:
+			if (scalar(gv) && !strcasecmp(scalar(gv), "none")) {
+				g->swap_mb = 0;
+				break;
+			}
+			if (parse_memory_mb(scalar(gv), &g->swap_mb) < 0 || g->swap_mb > MAX_SWAP_MB)
+				return expected(p, gv, "guest.swap",
+						"none or a size like 1G or 512M (MiB), from 128M to 64G: a swap disk");
+			break;
 		}
 	}
 	if (g->numa_nodes > g->vcpus)
@@ -1485,6 +1509,9 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 	if (job->drop_caches >= 0)
 		strbuf_addf(&sb, "drop_caches %d\n", job->drop_caches);
 	strbuf_addf(&sb, "timeout %u\n", job->runtime_s + warmup + TIMEOUT_MARGIN_S);
+	/* the disk guest.c attaches: the first virtio disk */
+	if (job->guest.swap_mb)
+		strbuf_addstr(&sb, "swap " JOB_SWAP_DEVICE "\n");
 	strbuf_addf(&sb, "monitor_interval %u\n", job->monitor_interval_s);
 	/* all (the default) is said by saying nothing: the same file as before */
 	if (job->monitors != JOB_MONITORS_ALL) {

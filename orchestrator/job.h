@@ -28,7 +28,11 @@ struct job_guest {
 	unsigned numa_nodes;	/* default 1; vcpus and memory split evenly */
 	uint64_t memory_mb;	/* default 2048 */
 	enum job_hugepages hugepages;	/* backing of guest memory on the host */
+	uint64_t swap_mb;	/* a swap disk of this size (0: none, the default) */
 };
+
+/* The guest device of a job's swap disk (domain.c attaches it there). */
+#define JOB_SWAP_DEVICE "/dev/vda"
 
 struct job {
 	char *path;		/* as given (for messages) */
@@ -113,6 +117,8 @@ const char *job_default_kpi(const struct job *job);
  * powers of 1024, at most 1t) syntax; -1 when s is not one. */
 int job_parse_duration(const char *s, uint64_t min, uint64_t max, unsigned *out);
 int job_parse_bytes(const char *s, uint64_t *bytes);
+/* "75%": a share from 1% to 100% (of the guest's memory plus swap). */
+int job_parse_share(const char *s, unsigned *pct);
 /* One job.conf directive "key value" (value one line of printable
  * text, else an error and nothing added); the same for an "argv" line
  * made by a format. */

@@ -38,21 +38,27 @@ static char *default_kpi(const struct job *job)
 	return xstrdup("vm-scalability.throughput");
 }
 
-/* Each task's bytes: the job's size when it fits in the guest. */
+/* Each task's bytes: the job's size when it fits in the guest's memory
+ * and swap, or its share of them (LKP's usemem over memory plus swap). */
 static int task_bytes(const struct job *job, unsigned nr_task, uint64_t *out)
 {
-	uint64_t mem_bytes = job->guest.memory_mb << 20;
+	uint64_t mem_bytes = job->guest.memory_mb << 20, swap_bytes = job->guest.swap_mb << 20;
+	unsigned pct;
 
 	if (!job->size) {
 		/* half the memory leaves the kernel and page cache room */
 		*out = mem_bytes / 2 / nr_task;
 		return 0;
 	}
+	if (job_parse_share(job->size, &pct) == 0) {
+		*out = (mem_bytes + swap_bytes) * pct / 100 / nr_task;
+		return 0;
+	}
 	if (job_parse_bytes(job->size, out) < 0)
 		return error("job '%s': size '%s' is not a size", job->path, job->size);
-	if (*out > mem_bytes / nr_task)
-		return error("job '%s': %u tasks of %s do not fit in the guest's %lluM", job->path, nr_task, job->size,
-			     (unsigned long long)job->guest.memory_mb);
+	if (*out > (mem_bytes + swap_bytes) / nr_task)
+		return error("job '%s': %u tasks of %s do not fit in the guest's %lluM%s", job->path, nr_task,
+			     job->size, (unsigned long long)job->guest.memory_mb, swap_bytes ? " and its swap" : "");
 	return 0;
 }
 
@@ -74,7 +80,7 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 		return -1;
 	if (job_conf_line(sb, "argv", "--runtime") < 0 || job_conf_argvf(sb, "%u", job->runtime_s) < 0)
 		return -1;
-	if (job->size)
+	if (job->size && !strchr(job->size, '%'))
 		return job_conf_line(sb, "argv", job->size);
 	return job_conf_argvf(sb, "%lluk", (unsigned long long)(bytes >> 10));
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <linux/fs.h>
 #include <linux/serial.h>
 #include <limits.h>
 #include <poll.h>
@@ -21,6 +22,7 @@
 #include <sys/reboot.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -509,6 +511,60 @@ static int apply_settings(const struct job_conf *jc)
 			return -1;
 		logmsg("set %s = %s", jc->settings[i].path, jc->settings[i].value);
 	}
+	return 0;
+}
+
+/*
+ * The swap disk the host attached (a job's guest.swap): a version-1 swap
+ * header written as mkswap(8) writes it (bootbits, version, last page and
+ * no bad pages at 1024, "SWAPSPACE2" in the last ten bytes of the first
+ * page), then swapon(2).  Not in --test mode: the host's own swap is not
+ * the agent's to change.
+ */
+static int setup_swap(const struct job_conf *jc)
+{
+	static unsigned char page[65536];
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t bytes = 0, pages;
+	uint32_t info[3];
+	int fd, tries;
+
+	if (!jc->swap)
+		return 0;
+	if (test_mode) {
+		logmsg("test mode: swap on %s not enabled", jc->swap);
+		return 0;
+	}
+	if (psz <= 0 || (size_t)psz > sizeof(page))
+		return fail("swap: odd page size %ld", psz);
+	/* a built-in virtio disk is probed before init runs; wait a little anyway */
+	for (tries = 0; (fd = open(jc->swap, O_RDWR | O_CLOEXEC)) < 0 && errno == ENOENT && tries < 50; tries++)
+		usleep(100 * 1000);
+	if (fd < 0)
+		return fail("swap: cannot open %s: %s (is CONFIG_VIRTIO_BLK in the kernel?)", jc->swap,
+			    strerror(errno));
+	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || bytes / (uint64_t)psz < 16) {
+		close(fd);
+		return fail("swap: %s is not a usable disk (%llu bytes)", jc->swap, (unsigned long long)bytes);
+	}
+	pages = bytes / (uint64_t)psz;
+	if (pages - 1 > UINT32_MAX)
+		pages = (uint64_t)UINT32_MAX + 1;
+	memset(page, 0, (size_t)psz);
+	info[0] = 1;			/* version */
+	info[1] = (uint32_t)(pages - 1);	/* last_page */
+	info[2] = 0;			/* nr_badpages */
+	memcpy(page + 1024, info, sizeof(info));
+	memcpy(page + psz - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, page, (size_t)psz, 0) != (ssize_t)psz || fsync(fd) < 0) {
+		close(fd);
+		return fail("swap: cannot write the header on %s: %s", jc->swap, strerror(errno));
+	}
+	close(fd);
+	if (swapon(jc->swap, 0) < 0)
+		return fail("swap: swapon %s: %s%s", jc->swap, strerror(errno),
+			    errno == ENOSYS ? " (the kernel has no CONFIG_SWAP)" : "");
+	logmsg("swap on %s: %llu MiB", jc->swap, (unsigned long long)((pages * (uint64_t)psz) >> 20));
 	return 0;
 }
 
@@ -1216,7 +1272,7 @@ int main(int argc, char **argv)
 	}
 	record("hello %d", AGENT_VERSION);
 
-	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0) {
+	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0 && setup_swap(&jc) == 0) {
 		if (jc.name)
 			logmsg("job %s", jc.name);
 		if (!jc.timeout_s)

@@ -117,6 +117,10 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 		if (!value || jc->monitors)
 			return jobconf_fail("job.conf:%d: expected one 'monitors NAME...' or 'monitors none'", lineno);
 		jc->monitors = value;
+	} else if (!strcmp(key, "swap")) {
+		if (!value || strncmp(value, "/dev/", 5) || has_dotdot(value) || strchr(value, ' ') || jc->swap)
+			return jobconf_fail("job.conf:%d: expected one 'swap /dev/<device>'", lineno);
+		jc->swap = value;
 	} else if (!strcmp(key, "argv")) {
 		if (!value)
 			return jobconf_fail("job.conf:%d: argv without a value", lineno);

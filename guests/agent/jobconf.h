@@ -26,6 +26,7 @@ struct job_conf {
 	char **env;		/* extra NAME=value, not terminated */
 	size_t nr_env;
 	const char *monitors;	/* the monitors to read, space-separated; NULL: all */
+	const char *swap;	/* a device to make swap on and enable, or NULL */
 };
 
 /* Parse the len bytes at jc->buf (which holds at least len + 1 bytes,

@@ -104,6 +104,24 @@ argv /bin/true
 EOF
 check "two monitors lines: refused" test "$rc" -ne 0
 
+# a swap disk: in --test mode the host's swap is left alone; a path that is
+# not a device is refused
+agent swap-test <<EOF
+version 1
+timeout 10
+swap /dev/vda
+argv /bin/true
+EOF
+check "swap line in --test mode: run goes on, swap not enabled" \
+	sh -c "test $rc -eq 0 && grep -q 'test mode: swap on /dev/vda not enabled' '$T/swap-test.err'"
+agent swap-bad <<EOF
+version 1
+timeout 10
+swap /etc/passwd
+argv /bin/true
+EOF
+check "swap on a path outside /dev: refused" test "$rc" -ne 0
+
 agent exit3 <<EOF
 version 1
 timeout 10

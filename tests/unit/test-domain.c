@@ -131,7 +131,8 @@ static xmlDocPtr check_domain(const struct domain_spec *spec, const char *file)
 		assert_xpath(doc, "/domain/os/cmdline", spec->cmdline);
 	assert_xpath(doc, "/domain/metadata/klab:guest/klab:lab", spec->lab_id);
 	assert_xpath(doc, "/domain/devices/channel/target/@name", DOMAIN_RESULT_CHANNEL);
-	assert_xpath_count(doc, "/domain/devices/disk|/domain/devices/interface|/domain/devices/graphics", 0);
+	assert_xpath_count(doc, "/domain/devices/disk", spec->swap_disk ? 1 : 0);
+	assert_xpath_count(doc, "/domain/devices/interface|/domain/devices/graphics", 0);
 	return doc;
 }
 
@@ -176,6 +177,38 @@ static void test_domain__kvm_8vcpu_2cell_2m_hugepages_on_big_host(void **state)
 	assert_xpath(doc, "/domain/numatune/memnode[@cellid='1']/@nodeset", "1");
 	assert_xpath(doc, "/domain/cputune/emulatorpin/@cpuset", "128");
 	xmlFreeDoc(doc);
+	guest_plan_release(&p);
+}
+
+/* a job's swap: one raw file as virtio vda, nothing else */
+static void test_domain__swap_disk_is_one_virtio_disk(void **state)
+{
+	struct guest_plan p;
+	struct domain_spec spec;
+	xmlDocPtr doc;
+
+	(void)state;
+	plan_on(&p, "small-1socket-2cpu-1node", 2, 1, 1024);
+	spec = base_spec(&p);
+	spec.memory_mb = 1024;
+	spec.swap_disk = "/var/lib/klab/images/swap-klab-1-2.img";
+	doc = check_domain(&spec, "tcg-swap-disk");
+	assert_xpath(doc, "/domain/devices/disk/source/@file", spec.swap_disk);
+	assert_xpath(doc, "/domain/devices/disk/target/@dev", "vda");
+	assert_xpath(doc, "/domain/devices/disk/target/@bus", "virtio");
+	assert_xpath(doc, "/domain/devices/disk/driver/@type", "raw");
+	xmlFreeDoc(doc);
+	guest_plan_release(&p);
+	/* a relative path is refused before libvirt sees it */
+	plan_on(&p, "small-1socket-2cpu-1node", 2, 1, 1024);
+	spec = base_spec(&p);
+	spec.memory_mb = 1024;
+	spec.swap_disk = "swap.img";
+	{
+		struct strbuf sb = STRBUF_INIT;
+		assert_int_equal(domain_xml(&spec, &sb), -1);
+		strbuf_release(&sb);
+	}
 	guest_plan_release(&p);
 }
 
@@ -447,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_domain__tcg_2vcpu_2cell_pinned_on_small_host),
 		cmocka_unit_test(test_domain__kvm_8vcpu_2cell_2m_hugepages_on_big_host),
 		cmocka_unit_test(test_domain__tcg_1vcpu_unpinned),
+		cmocka_unit_test(test_domain__swap_disk_is_one_virtio_disk),
 		cmocka_unit_test(test_domain__kvm_4vcpu_4cell_1g_hugepages_on_four_node_host),
 		cmocka_unit_test(test_domain__uneven_cells_share_one_socket),
 		cmocka_unit_test(test_domain__hostile_values_are_escaped),

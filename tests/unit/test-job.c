@@ -285,6 +285,42 @@ static void test_job__monitors_unknown_name_is_refused(void **state)
 			   "t.yaml:3: monitors: expected all, none or a list of");
 }
 
+/* The swap job: a 1G disk, usemem over 3/4 of memory plus swap. */
+static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void **state)
+{
+	char *path = xstrfmt("%s/jobs/usemem-swap-defrag.yaml", srcdir());
+	struct strbuf sb = STRBUF_INIT;
+	struct job job;
+
+	(void)state;
+	assert_int_equal(job_parse_file(&job, path), 0);
+	assert_int_equal(job.guest.swap_mb, 1024);
+	assert_int_equal(job.guest.memory_mb, 1024);
+	assert_int_equal(job.nr_fragments, 1);
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_non_null(strstr(sb.buf, "swap /dev/vda\n"));
+	/* (1G + 1G) * 75% / 2 tasks = 768M each */
+	assert_non_null(strstr(sb.buf, "argv -n\nargv 2\n"));
+	assert_non_null(strstr(sb.buf, "argv 786432k\n"));
+	assert_non_null(strstr(sb.buf, "sysfs /sys/kernel/mm/transparent_hugepage/defrag always\n"));
+	strbuf_release(&sb);
+	job_release(&job);
+	free(path);
+	/* without swap no swap line, and the share is of memory alone */
+	parse_text(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nnr_task: 1\nsize: 50%\n"
+			 "guest: { vcpus: 1, memory: 1G }\n");
+	assert_int_equal(job_agent_conf(&job, 1, &sb), 0);
+	assert_null(strstr(sb.buf, "swap"));
+	assert_non_null(strstr(sb.buf, "argv 524288k\n"));
+	strbuf_release(&sb);
+	job_release(&job);
+	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 16M }\n",
+			   "t.yaml:3: guest.swap: expected none or a size like 1G");
+	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 128G }\n",
+			   "t.yaml:3: guest.swap: expected none or a size");
+	expect_parse_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 101%\n", "t.yaml:3: size: expected");
+}
+
 /* ---- values and defaults ------------------------------------------------------ */
 
 static void test_job__minimal_job_gets_documented_defaults(void **state)
@@ -513,7 +549,7 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 			  "size, kpi, direction, repeat, confirm_share, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
-			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages)");
+			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages, swap)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nthp: { enable: always }\n",
 			  "t.yaml:3: thp: unknown key 'enable' (known: enabled, defrag)");
 }
@@ -1002,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(test_job__minimal_job_gets_documented_defaults),
 		cmocka_unit_test(test_job__monitors_choose_what_the_agent_reads),
 		cmocka_unit_test(test_job__monitors_unknown_name_is_refused),
+		cmocka_unit_test(test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap),
 		cmocka_unit_test(test_job__design_example_parses),
 		cmocka_unit_test(test_job__default_kpi_per_suite_and_mode),
 		cmocka_unit_test(test_job__percent_nr_task_resolves_against_vcpus),
