@@ -27,6 +27,7 @@
 static const char *const reproduce_usage[] = {
 	"usage: klab reproduce REPORT [--repo R] [--job-out FILE] [--accel auto|kvm|tcg]",
 	"                [--no-measure] [--runs N] [--uri URI | --host NAME] [--quiet]",
+	"                [--bisect GOOD]",
 	"",
 	"Read an LKP regression report (a file, or - for stdin; a mail with its",
 	"headers, '> ' quoting, CRLF lines and wrapped lines is fine): the",
@@ -43,8 +44,12 @@ static const char *const reproduce_usage[] = {
 	"(report said -95.6%)\" or \"not reproduced: ...\", then the comparison",
 	"(what changed, LKP's table).",
 	"",
-	"Not built yet: --bisect GOOD (run the printed 'klab bisect start' line,",
-	"or 'klab submit bisect').",
+	"With --bisect GOOD, once the change reproduced (or right away with",
+	"--no-measure), bisect from GOOD (the parent, or an older good",
+	"revision) to the report's commit with the job, as 'klab bisect start'",
+	"does: references, verdicts, the confirmation and its exit status.",
+	"Not built yet: queueing a reproduction ('klab submit bisect' queues the",
+	"printed bisection).",
 	"",
 	"  --repo R        the kernel repository: the report's commit and parent",
 	"                  must be in it (printed as full ids), and the printed",
@@ -59,13 +64,28 @@ static const char *const reproduce_usage[] = {
 	"  --runs N        first runs per side (default: the job's repeat)",
 	"  --uri URI, --host NAME  the guests, as for 'klab run'",
 	"  --quiet         no progress lines while building and measuring",
+	"  --bisect GOOD   then bisect GOOD..commit (needs --repo); exit status as",
+	"                  'klab bisect start''s",
 	"",
 	"Exit status: 0 written (and reproduced, when measured), 1 not reproduced",
 	"or an error, 2 usage.",
 	NULL
 };
 
-enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS };
+enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_BISECT };
+
+/* --bisect: the bisection the printed line describes, run here. */
+static int bisect_report(const struct global_opts *g, const char *repo, const char *good, const char *bad,
+			 const char *job)
+{
+	char *argv[] = { "bisect", "start", "--repo", (char *)repo, "--good", (char *)good,
+			 "--bad", (char *)bad, "--job", (char *)job, NULL };
+
+	print_line("bisecting %s..%.12s with %s", good, bad, job);
+	fflush(stdout);
+	optind = 0;	/* a fresh getopt for bisect start */
+	return cmd_bisect((int)ARRAY_SIZE(argv) - 1, argv, g);
+}
 
 /* The whole of stdin, at most max bytes (one more is an error). */
 static int read_stdin(size_t max, char **out, size_t *len)
@@ -253,13 +273,14 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		{ "accel", required_argument, NULL, OPT_ACCEL },
 		{ "no-measure", no_argument, NULL, OPT_NO_MEASURE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "bisect", required_argument, NULL, OPT_BISECT },
 		{ "uri", required_argument, NULL, GUEST_OPT_URI },
 		{ "host", required_argument, NULL, GUEST_OPT_HOST },
 		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *repo = NULL, *job_out = NULL, *accel_arg = NULL, *why, *path;
+	const char *repo = NULL, *job_out = NULL, *accel_arg = NULL, *bisect_good = NULL, *why, *path;
 	struct lkp_report r = { 0 };
 	struct lkp_klab_job j = { 0 };
 	struct strbuf sb = STRBUF_INIT;
@@ -290,6 +311,9 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_BISECT:
+			bisect_good = optarg;
+			break;
 		case 'h':
 			print_usage(reproduce_usage, 0);
 			return EXIT_OK;
@@ -305,7 +329,12 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		return EXIT_USAGE;
 	}
 	path = argv[optind];
+	if (bisect_good && !repo) {
+		error("--bisect needs --repo (the kernel repository to bisect in)");
+		return EXIT_USAGE;
+	}
 	if (check_no_controls("REPORT", path) < 0 || check_no_controls("--repo", repo) < 0 ||
+	    check_no_controls("--bisect", bisect_good) < 0 ||
 	    check_no_controls("--job-out", job_out) < 0 || guest_opts_check(&geo, "reproduce") < 0)
 		return EXIT_USAGE;
 	if (lkp_accel_option(accel_arg, &accel, &why) < 0)
@@ -363,6 +392,13 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 			geo.accel = accel_arg;
 		fputc('\n', stdout);
 		ret = measure_report(g, repo, dest, &r, &geo, runs);
+	}
+	if (bisect_good) {
+		fputc('\n', stdout);
+		if (ret == EXIT_OK)
+			ret = bisect_report(g, repo, bisect_good, r.commit, dest);
+		else
+			print_line("not bisected: the change did not reproduce here (the line above bisects anyway)");
 	}
 out:
 	strbuf_release(&sb);

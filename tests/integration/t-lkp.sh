@@ -50,6 +50,9 @@ for want in "commit:   a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a (\"mm/gup: Remov
 done
 check "reproduce stress-ng: klab's job parser accepts the job" job_accepted vm-splice-reproduce.yaml
 check "reproduce stress-ng: runtime scaled in the job" grep -q '^runtime: 5s$' vm-splice-reproduce.yaml
+"$KLAB" reproduce --bisect 1a0cf26323c80e2f "$data/stress-ng-vm-splice.txt" >"$T/bis.out" 2>&1; rc=$?
+check "reproduce --bisect without --repo: a usage error" test "$rc" -eq 2
+check "reproduce --bisect without --repo: says why" grep -q "^klab: error: --bisect needs --repo" "$T/bis.out"
 
 out=$("$KLAB" reproduce --accel kvm --job-out "$T/m.yaml" - < "$data/will-it-scale-malloc1.mbox" 2>&1); rc=$?
 check "reproduce a mail from stdin: exit 0" test "$rc" -eq 0
