@@ -830,7 +830,20 @@ static void monitor_names(struct strbuf *sb)
 		strbuf_addf(sb, "%s%s", i ? ", " : "", monitor_at(i)->name);
 }
 
-/* monitors: all | none | [ vmstat, meminfo, ... ] */
+/* One monitor's name into the job's set: 0, or -1 after error(). */
+static int add_monitor(struct parser *p, const char *name, int line, const struct strbuf *names)
+{
+	int idx = monitor_index(name);
+
+	if (idx < 0)
+		return error("%s:%d: monitors: '%s' is not a monitor (klab has %s)", p->path, line,
+			     name && result_name_valid(name) ? name : "?", names->buf);
+	p->job->monitors |= 1u << idx;
+	return 0;
+}
+
+/* monitors: all | none | [ vmstat, meminfo, ... ] | vmstat,meminfo (the
+ * last for --set monitors=...) */
 static int key_monitors(struct parser *p, const struct node *k, const struct node *v)
 {
 	struct strbuf names = STRBUF_INIT;
@@ -839,29 +852,24 @@ static int key_monitors(struct parser *p, const struct node *k, const struct nod
 
 	(void)k;
 	monitor_names(&names);
+	p->job->monitors = 0;
 	if (s && (!strcmp(s, "all") || !strcmp(s, "none"))) {
 		p->job->monitors = !strcmp(s, "all") ? JOB_MONITORS_ALL : 0;
 		ret = 0;
-		goto out;
-	}
-	if (v->type != NODE_SEQ) {
-		error("%s:%d: monitors: expected all, none or a list of %s", p->path, v->line, names.buf);
-		goto out;
-	}
-	p->job->monitors = 0;
-	for (size_t i = 0; i < v->nr; i++) {
-		const char *name = scalar(v->kids[i]);
-		int idx = monitor_index(name);
+	} else if (s && *s) {
+		char *copy = xstrdup(s), *save = NULL;
 
-		if (idx < 0) {
-			error("%s:%d: monitors: '%s' is not a monitor (klab has %s)", p->path, v->kids[i]->line,
-			      name && result_name_valid(name) ? name : "?", names.buf);
-			goto out;
-		}
-		p->job->monitors |= 1u << idx;
+		ret = 0;
+		for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save))
+			ret = add_monitor(p, t, v->line, &names);
+		free(copy);
+	} else if (v->type == NODE_SEQ) {
+		ret = 0;
+		for (size_t i = 0; i < v->nr && !ret; i++)
+			ret = add_monitor(p, scalar(v->kids[i]), v->kids[i]->line, &names);
+	} else {
+		error("%s:%d: monitors: expected all, none or a list of %s", p->path, v->line, names.buf);
 	}
-	ret = 0;
-out:
 	strbuf_release(&names);
 	return ret;
 }

@@ -256,6 +256,7 @@ static void test_job__monitors_choose_what_the_agent_reads(void **state)
 		{ "monitors: [ meminfo, vmstat ]\n", "monitors vmstat meminfo\n" },
 		{ "monitors: [ interrupts ]\n", "monitors interrupts\n" },
 		{ "monitors: []\n", "monitors none\n" },
+		{ "monitors: meminfo,vmstat\n", "monitors vmstat meminfo\n" },
 	};
 
 	(void)state;
@@ -282,6 +283,8 @@ static void test_job__monitors_unknown_name_is_refused(void **state)
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: [ vmstat, perf ]\n",
 			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat)");
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: some\n",
+			   "t.yaml:3: monitors: 'some' is not a monitor (klab has");
+	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: { a: b }\n",
 			   "t.yaml:3: monitors: expected all, none or a list of");
 }
 
