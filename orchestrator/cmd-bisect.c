@@ -232,9 +232,38 @@ int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 	return queue_bisection(lab, b, 1, queue_id);
 }
 
-/* submit: create the bisection (everything checked as for start) and
- * queue it for a worker instead of running it. */
-static int start(int argc, char **argv, const struct global_opts *g, int submit)
+/* What `bisect start` was told, and what it made of it. */
+struct start_args {
+	const char *repo_arg, *bad_arg, *job_arg, *kpi_arg;
+	const char **good_args, **path_args;
+	size_t nr_good, alloc_good, nr_paths, alloc_paths;
+	int no_run, first_parent, build, recipe_given;
+	unsigned long timeout, slots;
+	int cmd;			/* argv index of the test command */
+	struct recipe_opts ro;
+	struct kbuild_recipe recipe;
+	struct strbuf recipe_text;
+	struct job job;
+	int job_parsed;
+	char *job_text, *job_abs, *cmd_path;
+};
+
+static void start_args_release(struct start_args *a)
+{
+	recipe_opts_release(&a->ro);
+	kbuild_recipe_release(&a->recipe);
+	strbuf_release(&a->recipe_text);
+	free(a->good_args);
+	free(a->path_args);
+	free(a->cmd_path);
+	free(a->job_text);
+	free(a->job_abs);
+	if (a->job_parsed)
+		job_release(&a->job);
+}
+
+/* The options of start.  0 go on; 1 stop with *ret. */
+static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 {
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, 'r' },
@@ -256,80 +285,61 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct recipe_opts ro = { 0 };
-	struct kbuild_recipe recipe = { 0 };
-	struct strbuf recipe_text = STRBUF_INIT;
-	struct bisect_dag dag;
-	struct range_info info = { 0 };
-	int build = 0, recipe_given = 0, dag_loaded = 0;
-	const char *repo_arg = NULL, *bad_arg = NULL, *job_arg = NULL, *kpi_arg = NULL;
-	struct job job = { 0 };
-	int job_parsed = 0;
-	char *job_text = NULL, *job_abs = NULL;
-	const char **good_args = NULL, **path_args = NULL;
-	size_t nr_good = 0, alloc_good = 0, nr_paths = 0, alloc_paths = 0;
-	int no_run = 0, first_parent = 0, c, ret = EXIT_FAIL;
-	unsigned long timeout = 0, slots = 1;
-	struct gitrepo *repo = NULL;
-	struct bisection b;
-	struct lab lab;
-	char *cmd_path = NULL, *abs_repo = NULL;
-	int lab_opened = 0;
+	int c;
 
-	memset(&b, 0, sizeof(b));
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			repo_arg = optarg;
+			a->repo_arg = optarg;
 			break;
 		case 'g':
-			ALLOC_GROW(good_args, nr_good + 1, alloc_good);
-			good_args[nr_good++] = optarg;
+			ALLOC_GROW(a->good_args, a->nr_good + 1, a->alloc_good);
+			a->good_args[a->nr_good++] = optarg;
 			break;
 		case 'b':
-			if (bad_arg) {
-				ret = usage_error("only one --bad revision");
-				goto out;
+			if (a->bad_arg) {
+				*ret = usage_error("only one --bad revision");
+				return 1;
 			}
-			bad_arg = optarg;
+			a->bad_arg = optarg;
 			break;
 		case 'f':
-			first_parent = 1;
+			a->first_parent = 1;
 			break;
 		case 'p':
-			ALLOC_GROW(path_args, nr_paths + 1, alloc_paths);
-			path_args[nr_paths++] = optarg;
+			ALLOC_GROW(a->path_args, a->nr_paths + 1, a->alloc_paths);
+			a->path_args[a->nr_paths++] = optarg;
 			/* --paths a b c: take following words up to an option */
 			while (optind < argc && argv[optind][0] != '-') {
-				ALLOC_GROW(path_args, nr_paths + 1, alloc_paths);
-				path_args[nr_paths++] = argv[optind++];
+				ALLOC_GROW(a->path_args, a->nr_paths + 1, a->alloc_paths);
+				a->path_args[a->nr_paths++] = argv[optind++];
 			}
 			break;
 		case 't':
-			if (parse_uint(optarg, 30 * 86400, &timeout) < 0 || !timeout) {
-				ret = usage_error("--timeout takes a number of seconds (1 to 2592000)");
-				goto out;
+			if (parse_uint(optarg, 30 * 86400, &a->timeout) < 0 || !a->timeout) {
+				*ret = usage_error("--timeout takes a number of seconds (1 to 2592000)");
+				return 1;
 			}
 			break;
 		case 'n':
-			no_run = 1;
+			a->no_run = 1;
 			break;
 		case 'B':
-			build = 1;
+			a->build = 1;
 			break;
 		case 'J':
-			job_arg = optarg;
+			a->job_arg = optarg;
 			break;
 		case 'K':
-			kpi_arg = optarg;
+			a->kpi_arg = optarg;
 			break;
 		case 'S':
 			/* each slot needs a worktree copy (or a guest) of its own */
-			if (parse_uint(optarg, BISECT_MAX_SLOTS, &slots) < 0 || !slots) {
+			if (parse_uint(optarg, BISECT_MAX_SLOTS, &a->slots) < 0 || !a->slots) {
 				char msg[96];
 				snprintf(msg, sizeof(msg), "--slots takes 1 to %d (commits tested at once)", BISECT_MAX_SLOTS);
-				ret = usage_error(msg);
-				goto out;
+				*ret = usage_error(msg);
+				return 1;
 			}
 			break;
 		case RECIPE_OPT_CONFIG:
@@ -337,221 +347,277 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		case RECIPE_OPT_OPTION:
 		case RECIPE_OPT_NO_DEFAULTS:
 		case RECIPE_OPT_DRIFT:
-			recipe_opts_add(&ro, c, optarg);
-			recipe_given = 1;
+			recipe_opts_add(&a->ro, c, optarg);
+			a->recipe_given = 1;
 			break;
 		case 'h':
 			print_usage(bisect_usage, 0);
-			ret = EXIT_OK;
-			goto out;
+			*ret = EXIT_OK;
+			return 1;
 		default:
-			ret = usage_error(NULL);
-			goto out;
+			*ret = usage_error(NULL);
+			return 1;
 		}
 	}
-	if (!repo_arg || !bad_arg || !nr_good) {
-		ret = usage_error("start needs --repo, --bad and at least one --good");
-		goto out;
+	a->cmd = optind;
+	return 0;
+}
+
+/* --job FILE: the job parsed and read (a job bisection always builds,
+ * with the job's fragments).  0 go on; 1 stop with *ret. */
+static int start_job(struct start_args *a, int argc, int *ret)
+{
+	if (a->cmd < argc) {
+		*ret = usage_error("start takes either --job or a test command, not both");
+		return 1;
+	}
+	if (job_parse_file(&a->job, a->job_arg) < 0)
+		return 1;
+	a->job_parsed = 1;
+	if (a->kpi_arg) {
+		struct strbuf why = STRBUF_INIT;
+		if (check_kpi(&a->job, a->kpi_arg, &why) < 0) {
+			error("--kpi '%s': expected %s", a->kpi_arg, why.buf);
+			strbuf_release(&why);
+			*ret = EXIT_USAGE;
+			return 1;
+		}
+	}
+	if (read_file(a->job_arg, 64 << 10, &a->job_text, NULL) < 0 || !(a->job_abs = real_path(a->job_arg)))
+		return 1;
+	a->build = 1;
+	for (size_t i = 0; i < a->job.nr_fragments; i++)
+		recipe_opts_add(&a->ro, RECIPE_OPT_FRAGMENT, a->job.fragments[i]);
+	return 0;
+}
+
+/* Everything about the arguments that needs no lab or repository.
+ * 0 go on; 1 stop with *ret. */
+static int start_check(struct start_args *a, int argc, char **argv, int *ret)
+{
+	if (!a->repo_arg || !a->bad_arg || !a->nr_good) {
+		*ret = usage_error("start needs --repo, --bad and at least one --good");
+		return 1;
 	}
 	/* what is stored as a name or path (or a KPI) is one line of text */
-	if (check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--job", job_arg) < 0 ||
-	    check_no_controls("--kpi", kpi_arg) < 0) {
-		ret = EXIT_USAGE;
-		goto out;
+	if (check_no_controls("--repo", a->repo_arg) < 0 || check_no_controls("--job", a->job_arg) < 0 ||
+	    check_no_controls("--kpi", a->kpi_arg) < 0) {
+		*ret = EXIT_USAGE;
+		return 1;
 	}
-	for (size_t i = 0; i < nr_paths; i++)
-		if (check_no_controls("--paths", path_args[i]) < 0) {
-			ret = EXIT_USAGE;
-			goto out;
+	for (size_t i = 0; i < a->nr_paths; i++)
+		if (check_no_controls("--paths", a->path_args[i]) < 0) {
+			*ret = EXIT_USAGE;
+			return 1;
 		}
-	if (job_arg) {
-		/* A job bisection builds every commit and decides by itself. */
-		if (optind < argc) {
-			ret = usage_error("start takes either --job or a test command, not both");
-			goto out;
-		}
-		if (job_parse_file(&job, job_arg) < 0)
-			goto out;
-		job_parsed = 1;
-		if (kpi_arg) {
-			struct strbuf why = STRBUF_INIT;
-			if (check_kpi(&job, kpi_arg, &why) < 0) {
-				error("--kpi '%s': expected %s", kpi_arg, why.buf);
-				strbuf_release(&why);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-		}
-		if (read_file(job_arg, 64 << 10, &job_text, NULL) < 0 || !(job_abs = real_path(job_arg)))
-			goto out;
-		build = 1;
-		for (size_t i = 0; i < job.nr_fragments; i++)
-			recipe_opts_add(&ro, RECIPE_OPT_FRAGMENT, job.fragments[i]);
-	} else if (kpi_arg) {
-		ret = usage_error("--kpi needs --job");
-		goto out;
-	} else if (optind >= argc) {
-		ret = usage_error("start needs a test command after '--' (or --job FILE)");
-		goto out;
+	if (a->job_arg) {
+		if (start_job(a, argc, ret))
+			return 1;
+	} else if (a->kpi_arg) {
+		*ret = usage_error("--kpi needs --job");
+		return 1;
+	} else if (a->cmd >= argc) {
+		*ret = usage_error("start needs a test command after '--' (or --job FILE)");
+		return 1;
 	}
-	if (job_parsed && slots > 1) {
+	if (a->job_parsed && a->slots > 1) {
 		/* the slots' guests run at once, each pinned to CPUs of its own */
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		if (cpus > 0 && (long)slots * (long)job.guest.vcpus > cpus)
+		if (cpus > 0 && (long)a->slots * (long)a->job.guest.vcpus > cpus)
 			warning("--slots %lu runs %lu guests of %u vCPU%s at once; this host has %ld CPU%s, so a slot "
 				"whose guest does not fit stops the bisection (use a job with fewer vCPUs, or fewer slots)",
-				slots, slots, job.guest.vcpus, job.guest.vcpus == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s");
+				a->slots, a->slots, a->job.guest.vcpus, a->job.guest.vcpus == 1 ? "" : "s", cpus,
+				cpus == 1 ? "" : "s");
 	}
-	if (recipe_given && !build) {
-		ret = usage_error("config options (--config, --fragment, ...) need --build");
-		goto out;
+	if (a->recipe_given && !a->build) {
+		*ret = usage_error("config options (--config, --fragment, ...) need --build");
+		return 1;
 	}
-	if (build) {
-		if (recipe_from_opts(&ro, &recipe) < 0)
-			goto out;
-		kbuild_recipe_to_text(&recipe, &recipe_text);
+	if (a->build) {
+		if (recipe_from_opts(&a->ro, &a->recipe) < 0)
+			return 1;
+		kbuild_recipe_to_text(&a->recipe, &a->recipe_text);
 	}
-	if (!job_arg && !find_executable(argv[optind], &cmd_path)) {
-		error("test command '%s' not found%s", argv[optind],
-		      strchr(argv[optind], '/') ? " or not executable" : " in $PATH");
-		goto out;
+	if (!a->job_arg && !find_executable(argv[a->cmd], &a->cmd_path)) {
+		error("test command '%s' not found%s", argv[a->cmd],
+		      strchr(argv[a->cmd], '/') ? " or not executable" : " in $PATH");
+		return 1;
 	}
-	for (size_t i = 0; i < nr_paths; i++) {
-		const char *p = path_args[i];
+	for (size_t i = 0; i < a->nr_paths; i++) {
+		const char *p = a->path_args[i];
 		if (!*p || p[0] == '/' || strstr(p, "..")) {
 			error("--paths '%s': give a path relative to the repository top", p);
-			goto out;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+/* The revisions resolved into b and the range loaded (*dag_loaded), with
+ * the mistakes a user makes with them refused.  -1 after error(). */
+static int start_range(struct start_args *a, struct gitrepo *repo, struct bisection *b, struct bisect_dag *dag,
+		       struct range_info *info, int *dag_loaded)
+{
+	if (gitrepo_resolve(repo, a->bad_arg, b->bad) < 0)
+		return -1;
+	b->goods = xcalloc(a->nr_good, 41);
+	for (size_t i = 0; i < a->nr_good; i++) {
+		if (gitrepo_resolve(repo, a->good_args[i], b->goods[b->nr_goods]) < 0)
+			return -1;
+		if (!strcmp(b->goods[b->nr_goods], b->bad))
+			return error("good revision '%s' and bad revision '%s' are the same commit %.12s",
+				     a->good_args[i], a->bad_arg, b->bad);
+		if (!hash_listed(b->goods, b->nr_goods, b->goods[b->nr_goods]))
+			b->nr_goods++;
+	}
+	/* One walk gives the range, and tells whether bad is in it. */
+	if (gitrepo_load_dag_info(repo, b->bad, b->goods, b->nr_goods, a->first_parent, a->path_args, a->nr_paths,
+				  dag, info) < 0)
+		return -1;
+	*dag_loaded = 1;
+	if (!info->bad_is_candidate) {
+		for (size_t i = 0; i < b->nr_goods; i++)
+			if (gitrepo_is_ancestor(repo, b->bad, b->goods[i]) == 1)
+				return error("bad revision '%s' is an ancestor of good revision %.12s: "
+					     "did you swap --good and --bad?", a->bad_arg, b->goods[i]);
+		return error("no candidate commits between the good and bad revisions");
+	}
+	if (a->nr_paths) {
+		size_t touching = 0;
+		for (size_t i = 0; i < dag->nr; i++)
+			if (!(dag->commits[i].flags & BISECT_TREESAME))
+				touching++;
+		if (!touching)
+			return error("no commit between the good and bad revisions touches the given paths");
+	}
+	return 0;
+}
+
+/* The rest of the row from the arguments. */
+static void start_fill(struct start_args *a, int argc, char **argv, struct bisection *b)
+{
+	b->first_parent = a->first_parent;
+	b->build = a->build;
+	b->config = a->build ? a->recipe_text.buf : NULL;
+	b->timeout_ms = (int64_t)a->timeout * 1000;
+	b->paths = (char **)a->path_args;
+	b->nr_paths = a->nr_paths;
+	b->argv = argv + a->cmd;
+	b->argc = (size_t)(argc - a->cmd);
+	b->job_path = a->job_abs;
+	b->job_text = a->job_text;
+	b->kpi = a->job_parsed ? (char *)(a->kpi_arg ? a->kpi_arg : a->job.kpi) : NULL;
+}
+
+/* Store bisection b (with its slots) and say so.  -1 on error. */
+static int start_create(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots)
+{
+	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0)
+		return -1;
+	if (slots > 1) {
+		/* the row and its slots together: a resume never sees one slot */
+		if (db_begin(lab->db) < 0)
+			return -1;
+		if (db_bisection_create(lab->db, b) < 0 || db_bisection_set_slots(lab->db, b->id, (int)slots) < 0) {
+			db_rollback(lab->db);
+			return -1;
+		}
+		if (db_commit(lab->db) < 0)
+			return -1;
+	} else if (db_bisection_create(lab->db, b) < 0) {
+		return -1;
+	}
+	printf("bisection %lld: %s, bad %.12s, %zu good", (long long)b->id, abs_repo, b->bad, b->nr_goods);
+	if (slots > 1)
+		printf(", %lu slots", slots);
+	printf("\n");
+	return 0;
+}
+
+/* submit: queue the bisection for a worker.  An exit code. */
+static int start_submit(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots)
+{
+	int64_t qid;
+
+	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0 || queue_bisection(lab, b, (int)slots, &qid) < 0)
+		return EXIT_FAIL;
+	printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good", (long long)qid, (long long)b->id,
+	       abs_repo, b->bad, b->nr_goods);
+	if (slots > 1)
+		printf(", %lu slots", slots);
+	printf("\n");
+	return EXIT_OK;
+}
+
+/* Run the bisection just created, from the range start loaded. */
+static int start_run(struct lab *lab, int64_t id, struct bisect_dag *dag, struct range_info *info)
+{
+	struct bisection loaded;
+	int ret;
+
+	if (db_bisection_load(lab->db, id, &loaded) < 0)
+		return EXIT_FAIL;
+	ret = run_bisection(lab, &loaded, dag, info);
+	bisection_release(&loaded);
+	notify_if_finished(lab, id);
+	return ret;
+}
+
+/* submit: create the bisection (everything checked as for start) and
+ * queue it for a worker instead of running it. */
+static int start(int argc, char **argv, const struct global_opts *g, int submit)
+{
+	struct start_args a;
+	struct bisect_dag dag;
+	struct range_info info = { 0 };
+	struct gitrepo *repo = NULL;
+	struct bisection b;
+	struct lab lab;
+	char *abs_repo = NULL;
+	int dag_loaded = 0, lab_opened = 0, ret = EXIT_FAIL;
+
+	memset(&a, 0, sizeof(a));
+	strbuf_init(&a.recipe_text, 0);
+	a.slots = 1;
+	memset(&b, 0, sizeof(b));
+	if (start_parse(&a, argc, argv, &ret) || start_check(&a, argc, argv, &ret))
+		goto out;
 
 	/* Everything is checked before the database sees anything. */
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (job_parsed) {
+	if (a.job_parsed) {
 		/* the guests' side, as klab run checks it (the kernels come later) */
 		struct guest_env_opts geo = { 0 };
-		if (guest_env_check(&lab, &job, &geo) < 0)
+		if (guest_env_check(&lab, &a.job, &geo) < 0)
 			goto out;
 	}
-	if (gitrepo_open(&repo, repo_arg) < 0)
+	if (gitrepo_open(&repo, a.repo_arg) < 0)
 		goto out;
 	abs_repo = real_path(gitrepo_path(repo));
-	if (!abs_repo)
+	if (!abs_repo || start_range(&a, repo, &b, &dag, &info, &dag_loaded) < 0)
 		goto out;
-	if (gitrepo_resolve(repo, bad_arg, b.bad) < 0)
-		goto out;
-	b.goods = xcalloc(nr_good, 41);
-	for (size_t i = 0; i < nr_good; i++) {
-		if (gitrepo_resolve(repo, good_args[i], b.goods[b.nr_goods]) < 0)
-			goto out;
-		if (!strcmp(b.goods[b.nr_goods], b.bad)) {
-			error("good revision '%s' and bad revision '%s' are the same commit %.12s",
-			      good_args[i], bad_arg, b.bad);
-			goto out;
-		}
-		if (!hash_listed(b.goods, b.nr_goods, b.goods[b.nr_goods]))
-			b.nr_goods++;
-	}
-	/* One walk gives the range, and tells whether bad is in it. */
-	if (gitrepo_load_dag_info(repo, b.bad, b.goods, b.nr_goods, first_parent, path_args, nr_paths,
-				  &dag, &info) < 0)
-		goto out;
-	dag_loaded = 1;
-	if (!info.bad_is_candidate) {
-		for (size_t i = 0; i < b.nr_goods; i++) {
-			if (gitrepo_is_ancestor(repo, b.bad, b.goods[i]) == 1) {
-				error("bad revision '%s' is an ancestor of good revision %.12s: "
-				      "did you swap --good and --bad?", bad_arg, b.goods[i]);
-				goto out;
-			}
-		}
-		error("no candidate commits between the good and bad revisions");
-		goto out;
-	}
-	if (nr_paths) {
-		size_t touching = 0;
-		for (size_t i = 0; i < dag.nr; i++)
-			if (!(dag.commits[i].flags & BISECT_TREESAME))
-				touching++;
-		if (!touching) {
-			error("no commit between the good and bad revisions touches the given paths");
-			goto out;
-		}
-	}
-
-	b.first_parent = first_parent;
-	b.build = build;
-	b.config = build ? recipe_text.buf : NULL;
-	b.timeout_ms = (int64_t)timeout * 1000;
-	b.paths = (char **)path_args;
-	b.nr_paths = nr_paths;
-	b.argv = argv + optind;
-	b.argc = (size_t)(argc - optind);
-	b.job_path = job_abs;
-	b.job_text = job_text;
-	b.kpi = job_parsed ? (char *)(kpi_arg ? kpi_arg : job.kpi) : NULL;
+	start_fill(&a, argc, argv, &b);
 	if (submit) {
-		int64_t qid;
-		if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0 || queue_bisection(&lab, &b, (int)slots, &qid) < 0)
-			goto out;
-		printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good", (long long)qid,
-		       (long long)b.id, abs_repo, b.bad, b.nr_goods);
-		if (slots > 1)
-			printf(", %lu slots", slots);
-		printf("\n");
-		ret = EXIT_OK;
+		ret = start_submit(&lab, &b, abs_repo, a.slots);
 		goto out;
 	}
-	if (db_repo_id(lab.db, abs_repo, &b.repo_id) < 0)
+	if (start_create(&lab, &b, abs_repo, a.slots) < 0)
 		goto out;
-	if (slots > 1) {
-		/* the row and its slots together: a resume never sees one slot */
-		if (db_begin(lab.db) < 0)
-			goto out;
-		if (db_bisection_create(lab.db, &b) < 0 || db_bisection_set_slots(lab.db, b.id, (int)slots) < 0) {
-			db_rollback(lab.db);
-			goto out;
-		}
-		if (db_commit(lab.db) < 0)
-			goto out;
-	} else if (db_bisection_create(lab.db, &b) < 0) {
-		goto out;
-	}
-	printf("bisection %lld: %s, bad %.12s, %zu good", (long long)b.id, abs_repo, b.bad, b.nr_goods);
-	if (slots > 1)
-		printf(", %lu slots", slots);
-	printf("\n");
-	if (no_run) {
+	if (a.no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
 		ret = EXIT_OK;
 		goto out;
 	}
-	{
-		struct bisection loaded;
-		int64_t id = b.id;
-		if (db_bisection_load(lab.db, id, &loaded) < 0)
-			goto out;
-		ret = run_bisection(&lab, &loaded, &dag, &info);
-		bisection_release(&loaded);
-		notify_if_finished(&lab, id);
-	}
+	ret = start_run(&lab, b.id, &dag, &info);
 out:
 	if (dag_loaded)
 		bisect_dag_release(&dag);
 	free(info.good_below);
-	recipe_opts_release(&ro);
-	kbuild_recipe_release(&recipe);
-	strbuf_release(&recipe_text);
 	free(b.goods);
-	free(good_args);
-	free(path_args);
-	free(cmd_path);
 	free(abs_repo);
-	free(job_text);
-	free(job_abs);
-	if (job_parsed)
-		job_release(&job);
+	start_args_release(&a);
 	gitrepo_free(repo);
 	if (lab_opened)
 		lab_close(&lab);
