@@ -47,7 +47,7 @@ static void command_verdict(struct bisect_run *r, const struct run_result *rr, s
 	struct strbuf *reason = &out->reason;
 	char dur[32];
 
-	out->result = STEP_ABORT;
+	out->result = BISECT_UNMARKED;
 	switch (rr->status) {
 	case RUN_EXEC_FAILED:
 		strbuf_addf(reason, "cannot run '%s': %s", r->b->argv[0], strerror(rr->errno_value));
@@ -60,17 +60,17 @@ static void command_verdict(struct bisect_run *r, const struct run_result *rr, s
 		break;
 	case RUN_TIMEOUT:
 		strbuf_addf(reason, "timeout after %s", fmt_duration(r->b->timeout_ms, dur, sizeof(dur)));
-		out->result = STEP_SKIP;
+		out->result = BISECT_SKIP;
 		break;
 	case RUN_EXITED:
 		out->exit_code = rr->exit_code;
 		strbuf_addf(reason, "exit %d", rr->exit_code);
 		if (rr->exit_code == 0)
-			out->result = STEP_GOOD;
+			out->result = BISECT_GOOD;
 		else if (rr->exit_code == 125)
-			out->result = STEP_SKIP;
+			out->result = BISECT_SKIP;
 		else if (rr->exit_code < 128)
-			out->result = STEP_BAD;
+			out->result = BISECT_BAD;
 		else
 			strbuf_addstr(reason, ": 128 or more stops the bisection");
 		break;
@@ -116,7 +116,7 @@ static void command_test(struct bisect_run *r, const struct step *s, struct step
 	}
 	out->test_ms = rr.elapsed_ms;
 	command_verdict(r, &rr, out);
-	if (out->result == STEP_ABORT) {
+	if (out->result == BISECT_UNMARKED) {
 		out->error = xstrfmt("%s on %.12s (log: %s)", out->reason.buf, s->hash, s->log_path);
 		out->why = xstrfmt("the test command did not give a verdict (%s)", out->reason.buf);
 	}

@@ -21,38 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const step_result_names[] = {
-	[STEP_GOOD] = "good",
-	[STEP_BAD] = "bad",
-	[STEP_SKIP] = "skip",
-	[STEP_ABORT] = "aborted",
-};
-
-const char *step_result_to_string(enum step_result res)
-{
-	return (unsigned)res < ARRAY_SIZE(step_result_names) ? step_result_names[res] : "aborted";
-}
-
-enum step_result step_result_from_string(const char *verdict)
-{
-	if (!verdict)
-		return STEP_ABORT;
-	if (!strcmp(verdict, step_result_names[STEP_GOOD]))
-		return STEP_GOOD;
-	if (!strcmp(verdict, step_result_names[STEP_BAD]))
-		return STEP_BAD;
-	return STEP_SKIP;
-}
-
-static enum bisect_mark mark_of(enum step_result res)
-{
-	return res == STEP_GOOD ? BISECT_GOOD : res == STEP_BAD ? BISECT_BAD : BISECT_SKIP;
-}
-
 void step_outcome_init(struct step_outcome *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->result = STEP_ABORT;
+	o->result = BISECT_UNMARKED;
 	strbuf_init(&o->reason, 0);
 	o->exit_code = -1;
 }
@@ -84,12 +56,12 @@ int hash_listed(char (*arr)[41], size_t nr, const char *hex)
 
 static int is_bisect_phase(const struct step *s)
 {
-	return !strcmp(s->phase, "bisect") || !strcmp(s->phase, "merge-base");
+	return s->phase_id == STEP_PHASE_BISECT || s->phase_id == STEP_PHASE_MERGE_BASE;
 }
 
 static int is_done(const struct step *s)
 {
-	return !strcmp(s->status, "done");
+	return s->status_id == STEP_DONE;
 }
 
 static void print_commit_line(struct bisect_run *r, const char *hex)
@@ -104,19 +76,19 @@ static void print_commit_line(struct bisect_run *r, const char *hex)
 	}
 }
 
-static void apply_result(struct bisect_run *r, const char *hex, enum step_result res)
+static void apply_result(struct bisect_run *r, const char *hex, enum bisect_mark res)
 {
-	if (res == STEP_GOOD)
+	if (res == BISECT_GOOD)
 		add_hash(&r->goods, &r->nr_goods, &r->alloc_goods, hex);
-	else if (res == STEP_SKIP)
+	else if (res == BISECT_SKIP)
 		add_hash(&r->skips, &r->nr_skips, &r->alloc_skips, hex);
-	else if (res == STEP_BAD)
+	else if (res == BISECT_BAD)
 		memcpy(r->bad, hex, 41);
 }
 
 int bisect_run_stop(struct bisect_run *r, const char *msg)
 {
-	db_bisection_set_state(r->lab->db, r->b->id, "stopped", NULL, NULL, msg);
+	db_bisection_enter(r->lab->db, r->b->id, BISECTION_STOPPED, BISECTION_NO_RESULT, NULL, msg);
 	fprintf(stderr, "klab: bisection %lld stopped: %s\n"
 			"klab: continue it with 'klab bisect resume %lld'\n",
 		(long long)r->b->id, msg, (long long)r->b->id);
@@ -125,7 +97,7 @@ int bisect_run_stop(struct bisect_run *r, const char *msg)
 
 int bisect_run_fail(struct bisect_run *r, const char *msg)
 {
-	db_bisection_set_state(r->lab->db, r->b->id, "failed", "error", NULL, msg);
+	db_bisection_enter(r->lab->db, r->b->id, BISECTION_FAILED, BISECTION_ERROR, NULL, msg);
 	error("bisection %lld failed: %s", (long long)r->b->id, msg);
 	return EXIT_FAIL;
 }
@@ -162,19 +134,19 @@ int bisect_run_step_kernel(struct bisect_run *r, const struct step *s, int check
 		strbuf_addstr(&out->reason, kr->checkout_failed ? "checkout failed" : "klab could not run the build");
 		out->why = kr->checkout_failed ? xstrfmt("klab could not check out %.12s", hex)
 					       : xstrfmt("klab could not run the build of %.12s", hex);
-		out->result = STEP_ABORT;
+		out->result = BISECT_UNMARKED;
 	} else if (rc == 0) {
 		printf("  built: %s\n", kr->message);
 	} else {
 		kernel_print_build(&kr->build, "  ");
 		strbuf_addstr(&out->reason, kr->message);
 		if (rc < 0) {
-			out->result = STEP_ABORT;
+			out->result = BISECT_UNMARKED;
 			out->why = xstrdup(kr->message);
 			out->error = xstrfmt("%s on %.12s: fix the machine, then 'klab bisect resume %lld'", kr->message,
 					     hex, (long long)r->b->id);
 		} else {
-			out->result = STEP_SKIP;
+			out->result = BISECT_SKIP;
 			out->untested = 1;
 		}
 	}
@@ -182,13 +154,13 @@ int bisect_run_step_kernel(struct bisect_run *r, const struct step *s, int check
 }
 
 /* Store what the tester found for step sp and print the step's line. */
-static enum step_result record_outcome(struct bisect_run *r, const struct step *sp, int64_t choose_ms,
+static enum bisect_mark record_outcome(struct bisect_run *r, const struct step *sp, int64_t choose_ms,
 				       struct step_outcome *o)
 {
 	struct step s = *sp;
 	char dur[32];
 
-	if (o->result == STEP_ABORT) {
+	if (o->result == BISECT_UNMARKED) {
 		db_step_abort(r->lab->db, s.id, o->reason.buf);
 		if (o->error)
 			error("%s", o->error);
@@ -197,16 +169,16 @@ static enum step_result record_outcome(struct bisect_run *r, const struct step *
 			r->why = o->why;
 			o->why = NULL;
 		}
-		return STEP_ABORT;
+		return BISECT_UNMARKED;
 	}
 	s.choose_ms = choose_ms;
 	s.checkout_ms = o->checkout_ms;
 	s.test_ms = o->test_ms;
 	s.exit_code = o->exit_code;
-	s.verdict = (char *)step_result_to_string(o->result);
+	s.verdict = (char *)bisect_mark_to_string(o->result);
 	s.reason = o->reason.buf;
 	if (db_step_finish(r->lab->db, &s) < 0)
-		return STEP_ABORT;
+		return BISECT_UNMARKED;
 	r->steps_done++;
 	if (o->untested)
 		print_line("step %d: %.12s is %s (%s)", s.seq, s.hash, s.verdict, s.reason);
@@ -219,10 +191,10 @@ static enum step_result record_outcome(struct bisect_run *r, const struct step *
 }
 
 /* The test of a step that is a running row, its verdict stored. */
-static enum step_result step_exec(struct bisect_run *r, const struct step *s, int64_t choose_ms)
+static enum bisect_mark step_exec(struct bisect_run *r, const struct step *s, int64_t choose_ms)
 {
 	struct step_outcome o;
-	enum step_result res;
+	enum bisect_mark res;
 
 	step_outcome_init(&o);
 	r->tester->test(r, s, &o);
@@ -233,20 +205,20 @@ static enum step_result step_exec(struct bisect_run *r, const struct step *s, in
 
 /* Test one commit; the step is a database row before the test starts
  * and carries its verdict before this returns. */
-static enum step_result run_step(struct bisect_run *r, const char *hex, const char *phase, int remaining,
+static enum bisect_mark run_step(struct bisect_run *r, const char *hex, enum step_phase phase, int remaining,
 				 int64_t choose_ms)
 {
 	struct step s;
 	struct commit_info ci;
 	char *log_path;
-	enum step_result res = STEP_ABORT;
+	enum bisect_mark res = BISECT_UNMARKED;
 
 	memset(&s, 0, sizeof(s));
 	memcpy(s.hash, hex, 41);
-	s.phase = (char *)phase;
+	s.phase = (char *)step_phase_to_string(phase);
 	s.remaining = remaining;
 	s.exit_code = -1;
-	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, phase);
+	log_path = xstrfmt("%s/%.12s-%s.log", r->log_dir, hex, s.phase);
 	s.log_path = log_path;
 
 	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
@@ -300,7 +272,7 @@ static int merge_base_phase(struct bisect_run *r)
 		return bisect_run_fail(r, "cannot compute merge bases");
 	for (;;) {
 		const char *todo = NULL;
-		enum step_result res;
+		enum bisect_mark res;
 
 		for (size_t i = 0; i < nr_mbs; i++) {
 			if (!strcmp(mbs[i], r->bad)) {
@@ -326,8 +298,8 @@ static int merge_base_phase(struct bisect_run *r)
 			break;
 		printf("Bisecting: a merge base must be tested\n");
 		print_commit_line(r, todo);
-		res = run_step(r, todo, "merge-base", -1, 0);
-		if (res == STEP_ABORT) {
+		res = run_step(r, todo, STEP_PHASE_MERGE_BASE, -1, 0);
+		if (res == BISECT_UNMARKED) {
 			ret = bisect_run_stop(r, r->why ? r->why : "the step on a merge base could not finish");
 			goto out;
 		}
@@ -402,7 +374,7 @@ static void print_progress(struct bisect_run *r, int done, int steps_after)
 static int round_child(struct bisect_run *r, int slot, const struct step *s, int64_t choose_ms)
 {
 	struct step_outcome o;
-	enum step_result res;
+	enum bisect_mark res;
 	sqlite3 *db;
 	int rc = 0;
 
@@ -421,7 +393,7 @@ static int round_child(struct bisect_run *r, int slot, const struct step *s, int
 		r->tester->test(r, s, &o);
 	if (rc == 0) {
 		res = record_outcome(r, s, choose_ms, &o);
-		rc = res == STEP_ABORT;
+		rc = res == BISECT_UNMARKED;
 	} else {
 		/* 1: the first runs are stored, the parent decides */
 		rc = rc < 0;
@@ -438,7 +410,7 @@ static int round_begin(struct bisect_run *r, struct step *s, char (*hex)[41], in
 		struct commit_info ci;
 
 		memcpy(s[i].hash, hex[i], 41);
-		s[i].phase = "bisect";
+		s[i].phase = (char *)step_phase_to_string(STEP_PHASE_BISECT);
 		s[i].remaining = all;
 		s[i].exit_code = -1;
 		s[i].log_path = xstrfmt("%s/%.12s-bisect.log", r->log_dir, hex[i]);
@@ -498,7 +470,7 @@ static void round_fork_wait(struct bisect_run *r, struct step *s, char (*hex)[41
 /* The round's verdicts from the database: decided in a slot, or decided
  * here when the tester leaves a slot's rest to the parent. */
 static int round_collect(struct bisect_run *r, struct step *s, int n, const int *child_ok, int64_t choose_ms,
-			 enum step_result *res)
+			 enum bisect_mark *res)
 {
 	struct step *steps = NULL;
 	size_t nr_steps = 0;
@@ -512,9 +484,9 @@ static int round_collect(struct bisect_run *r, struct step *s, int n, const int 
 			if (steps[j].id == s[i].id)
 				got = &steps[j];
 		if (got && is_done(got)) {
-			res[i] = step_result_from_string(got->verdict);
+			res[i] = got->mark;
 			r->steps_done++;
-		} else if (got && !strcmp(got->status, "running") && r->tester->round_rest &&
+		} else if (got && got->status_id == STEP_RUNNING && r->tester->round_rest &&
 			   r->tester->round_rest(r, i, child_ok[i])) {
 			res[i] = step_exec(r, &s[i], choose_ms);
 		}
@@ -525,17 +497,17 @@ static int round_collect(struct bisect_run *r, struct step *s, int n, const int 
 
 /* Test n commits at once: all step rows first (one transaction), then
  * the tester readies the slots, one child per slot, then the verdicts
- * read back from the database.  res[i] gets each verdict, STEP_ABORT for
+ * read back from the database.  res[i] gets each verdict, BISECT_UNMARKED for
  * a slot that could not finish (its row aborted). */
 static void run_round(struct bisect_run *r, char (*hex)[41], int n, int round, int all, int64_t choose_ms,
-		      enum step_result *res)
+		      enum bisect_mark *res)
 {
 	struct step *s = xcalloc(n, sizeof(*s));
 	int *fork_slot = xmalloc(n * sizeof(int)), *child_ok = xcalloc(n, sizeof(int));
 	int prepared = 0;
 
 	for (int i = 0; i < n; i++) {
-		res[i] = STEP_ABORT;
+		res[i] = BISECT_UNMARKED;
 		fork_slot[i] = 1;
 	}
 	if (round_begin(r, s, hex, n, round, all) < 0)
@@ -547,7 +519,7 @@ static void run_round(struct bisect_run *r, char (*hex)[41], int n, int round, i
 	round_collect(r, s, n, child_ok, choose_ms, res);
 abort_rows:
 	for (int i = 0; i < n; i++) {
-		if (res[i] != STEP_ABORT || !s[i].id)
+		if (res[i] != BISECT_UNMARKED || !s[i].id)
 			continue;
 		if (!r->why)
 			r->why = xstrfmt("the test of %.12s in slot %d did not finish", hex[i], i + 1);
@@ -603,21 +575,21 @@ static int replay_marks(struct bisect_run *r, const struct bisect_dag *dag, stru
 		round = round_of(ids, rounds, nr_rounds, steps[i].id);
 		for (size_t j = i; j < nr_steps; j++) {
 			unsigned char oid[20];
-			enum step_result v;
+			enum bisect_mark v;
 
 			if (applied[j] || !is_done(&steps[j]) || !is_bisect_phase(&steps[j]))
 				continue;
 			if (j != i && (!round || round_of(ids, rounds, nr_rounds, steps[j].id) != round))
 				continue;
 			applied[j] = 1;
-			v = step_result_from_string(steps[j].verdict);
+			v = steps[j].mark;
 			hex_to_oid(steps[j].hash, oid);
 			commits[n] = bisect_dag_find(dag, oid);
-			*nr_tested += !strcmp(steps[j].phase, "bisect");
-			if (v == STEP_SKIP)
+			*nr_tested += steps[j].phase_id == STEP_PHASE_BISECT;
+			if (v == BISECT_SKIP)
 				marks[n++] = BISECT_SKIP;
-			else if (commits[n] >= 0 && !strcmp(steps[j].phase, "bisect"))
-				marks[n++] = mark_of(v);
+			else if (commits[n] >= 0 && steps[j].phase_id == STEP_PHASE_BISECT)
+				marks[n++] = v == BISECT_UNMARKED ? BISECT_SKIP : v;
 		}
 		bisect_mark_round(dag, st, commits, marks, n, ignored);
 	}
@@ -640,7 +612,7 @@ struct loop {
 	int nr_tested;		/* bisect steps done, earlier runs included */
 	int round;		/* multisection: the last round */
 	int *picks;		/* its commits */
-	enum step_result *res;
+	enum bisect_mark *res;
 	char (*hexes)[41];
 };
 
@@ -661,7 +633,7 @@ static int loop_load(struct bisect_run *r, struct loop *l, int *dag_ok, int *st_
 	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		goto out;
 	for (size_t i = 0; i < nr_steps; i++)
-		if (!strcmp(steps[i].phase, "merge-base") && step_result_from_string(steps[i].verdict) == STEP_GOOD)
+		if (steps[i].phase_id == STEP_PHASE_MERGE_BASE && steps[i].mark == BISECT_GOOD)
 			add_hash(&all_goods, &nr_all, &alloc_all, steps[i].hash);
 
 	if (r->dag && nr_all == r->b->nr_goods) {
@@ -707,7 +679,7 @@ static int loop_skipped_only(struct bisect_run *r, struct loop *l, const struct 
 	printf("We cannot bisect more!\n");
 	msg = xstrfmt("only skipped commits left: %d possible first bad commits", ch->nr_candidates);
 	if (db_bisection_set_candidates(r->lab->db, r->b->id, cands, (size_t)ch->nr_candidates) == 0 &&
-	    db_bisection_set_state(r->lab->db, r->b->id, "done", "skipped-only", NULL, msg) == 0)
+	    db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_SKIPPED_ONLY, NULL, msg) == 0)
 		ret = EXIT_UNDECIDED;
 	free(msg);
 	free(cands);
@@ -728,11 +700,11 @@ static int loop_found(struct bisect_run *r, const char *hex)
 	}
 	if (!confirmed) {
 		/* the commit stays recorded as the suspect, never as the culprit */
-		if (db_bisection_set_state(r->lab->db, r->b->id, "done", "unconfirmed", hex, msg) == 0) {
+		if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_UNCONFIRMED, hex, msg) == 0) {
 			printf("bisection %lld: unconfirmed, no culprit named: %s\n", (long long)r->b->id, msg);
 			ret = EXIT_UNCONFIRMED;
 		}
-	} else if (db_bisection_set_state(r->lab->db, r->b->id, "done", "culprit", hex, msg) == 0) {
+	} else if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_CULPRIT, hex, msg) == 0) {
 		if (!r->tester->confirm)
 			print_first_bad(r, hex);
 		ret = EXIT_OK;
@@ -750,12 +722,12 @@ static int loop_mark_round(struct bisect_run *r, struct loop *l, int npicks)
 	int n = 0, abort_any = 0;
 
 	for (int i = 0; i < npicks; i++) {
-		if (l->res[i] == STEP_ABORT) {
+		if (l->res[i] == BISECT_UNMARKED) {
 			abort_any = 1;
 			continue;
 		}
 		l->picks[n] = l->picks[i];
-		marks[n] = mark_of(l->res[i]);
+		marks[n] = l->res[i];
 		memcpy(l->hexes[n], l->hexes[i], 41);
 		n++;
 	}
@@ -810,14 +782,14 @@ static int loop_step(struct bisect_run *r, struct loop *l, const struct bisect_c
 	print_progress(r, l->nr_tested, ch->steps);
 	print_commit_line(r, hex);
 	t0 = now_ms();
-	l->res[0] = run_step(r, hex, "bisect", ch->all, choose_ms);
+	l->res[0] = run_step(r, hex, STEP_PHASE_BISECT, ch->all, choose_ms);
 	r->step_ms_sum += now_ms() - t0;
 	r->steps_timed++;
 	l->nr_tested++;
-	if (l->res[0] == STEP_ABORT)
+	if (l->res[0] == BISECT_UNMARKED)
 		return bisect_run_stop(r, r->why ? r->why : "the step could not finish");
 	hex_to_oid(hex, oid);
-	bisect_mark(&l->st, bisect_dag_find(&l->dag, oid), mark_of(l->res[0]));
+	bisect_mark(&l->st, bisect_dag_find(&l->dag, oid), l->res[0]);
 	return 0;
 }
 
@@ -898,15 +870,15 @@ int bisect_run_open(struct bisect_run *r)
 	struct step *steps = NULL;
 	size_t nr_steps = 0, done = 0;
 
-	if (db_bisection_set_state(r->lab->db, r->b->id, "running", NULL, NULL, NULL) < 0 ||
+	if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_RUNNING, BISECTION_NO_RESULT, NULL, NULL) < 0 ||
 	    db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		return -1;
 	for (size_t i = 0; i < nr_steps; i++) {
 		if (!is_done(&steps[i]))
 			continue;
 		done++;
-		if (!strcmp(steps[i].phase, "merge-base"))
-			apply_result(r, steps[i].hash, step_result_from_string(steps[i].verdict));
+		if (steps[i].phase_id == STEP_PHASE_MERGE_BASE)
+			apply_result(r, steps[i].hash, steps[i].mark);
 	}
 	if (nr_steps)
 		printf("bisection %lld: resuming after %zu recorded step%s\n", (long long)r->b->id, done,
@@ -927,7 +899,7 @@ int bisect_run(struct bisect_run *r)
 		r->ref_ms = now_ms() - t0;
 		if (rc > 0) {
 			printf("%s\n", msg);
-			db_bisection_set_state(r->lab->db, r->b->id, "done", "not-reproduced", NULL, msg);
+			db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_NOT_REPRODUCED, NULL, msg);
 		} else if (rc < 0 && msg) {
 			bisect_run_fail(r, msg);
 		}

@@ -22,26 +22,16 @@ struct worktree;
 struct range_info;
 struct bisect_run;
 
-/* A step's verdict.  STEP_ABORT: the step could not finish (klab or the
- * machine failed, the test gave no verdict); the bisection stops. */
-enum step_result { STEP_GOOD, STEP_BAD, STEP_SKIP, STEP_ABORT };
-
-/* The verdict names the database stores ("good", "bad", "skip";
- * "aborted" for STEP_ABORT), and back (NULL or unknown: STEP_ABORT for
- * NULL, STEP_SKIP for anything else, as a stored step has always been
- * read). */
-const char *step_result_to_string(enum step_result res);
-enum step_result step_result_from_string(const char *verdict);
-
 /* What a tester found for one step (step_outcome_init first). */
 struct step_outcome {
-	enum step_result result;
-	struct strbuf reason;	/* stored with the verdict; STEP_ABORT: the aborted row's reason */
+	enum bisect_mark result;	/* BISECT_UNMARKED: the step could not finish (klab
+					 * or the machine failed, no verdict): the bisection stops */
+	struct strbuf reason;	/* stored with the verdict; BISECT_UNMARKED: the aborted row's reason */
 	int exit_code;		/* the test command's, -1 none */
 	int64_t checkout_ms, test_ms;
 	int untested;		/* skipped before any test ran (no build): no test time printed */
-	char *why;		/* STEP_ABORT: why the bisection stops, or NULL (a default) */
-	char *error;		/* STEP_ABORT: a line to report with error(), or NULL */
+	char *why;		/* BISECT_UNMARKED: why the bisection stops, or NULL (a default) */
+	char *error;		/* BISECT_UNMARKED: a line to report with error(), or NULL */
 };
 
 void step_outcome_init(struct step_outcome *o);

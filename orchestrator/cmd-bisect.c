@@ -170,7 +170,7 @@ static int run_bisection(struct lab *lab, struct bisection *b, struct bisect_dag
 	}
 	if (open_worktree(&br, &wfd) < 0 || bisect_run_open(&br) < 0)
 		goto out;
-	if (!strcmp(b->kind, "job")) {
+	if (b->kind_id == BISECTION_JOB) {
 		if (job_tester_init(&br, &perf) < 0)
 			goto out;
 		job = 1;
@@ -198,7 +198,7 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 
 	if (db_bisection_load(lab->db, id, &fin) < 0)
 		return;
-	if (!strcmp(fin.state, "done") || !strcmp(fin.state, "failed"))
+	if (fin.state_id == BISECTION_DONE || fin.state_id == BISECTION_FAILED)
 		notify_bisection(lab, id);
 	bisection_release(&fin);
 }
@@ -651,7 +651,7 @@ static int with_bisection(int argc, char **argv, const struct global_opts *g, co
 /* "running" in the database but nobody holds the lock: the process died. */
 static const char *live_state(struct lab *lab, const struct bisection *b)
 {
-	if (!strcmp(b->state, "running")) {
+	if (b->state_id == BISECTION_RUNNING) {
 		char *name = xstrfmt("bisect-%lld", (long long)b->id);
 		int fd = lab_try_lock(lab, name);
 
@@ -673,7 +673,7 @@ static int count_done(struct lab *lab, int64_t id, int *done)
 	if (db_steps_load(lab->db, id, &steps, &nr) < 0)
 		return -1;
 	for (size_t i = 0; i < nr; i++)
-		if (!strcmp(steps[i].status, "done"))
+		if (steps[i].status_id == STEP_DONE)
 			(*done)++;
 	steps_release(steps, nr);
 	return 0;
@@ -687,12 +687,12 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
-	if (!strcmp(b.state, "done")) {
+	if (b.state_id == BISECTION_DONE) {
 		print_line("bisection %lld is already done: %s", (long long)b.id, b.message ? b.message : "");
-		ret = !strcmp(b.result, "culprit") ? EXIT_OK : EXIT_UNDECIDED;
-		if (!strcmp(b.result, "unconfirmed"))
+		ret = b.result_id == BISECTION_CULPRIT ? EXIT_OK : EXIT_UNDECIDED;
+		if (b.result_id == BISECTION_UNCONFIRMED)
 			ret = EXIT_UNCONFIRMED;
-	} else if (!strcmp(b.state, "failed")) {
+	} else if (b.state_id == BISECTION_FAILED) {
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
 		ret = EXIT_FAIL;
 	} else {
@@ -809,7 +809,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		return EXIT_FAIL;
 	}
 	for (size_t i = 0; i < nr; i++)
-		if (!strcmp(steps[i].status, "done"))
+		if (steps[i].status_id == STEP_DONE)
 			done++;
 	printf("bisection:  %lld (%s)\n", (long long)b.id, b.kind);
 	print_line("repository: %s", b.repo_path);
@@ -853,7 +853,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	print_rounds(&lab, &b, steps, nr);
 	if (b.culprit) {
 		char *subj = db_commit_subject(lab.db, b.repo_id, b.culprit);
-		int unconfirmed = b.result && !strcmp(b.result, "unconfirmed");
+		int unconfirmed = b.result_id == BISECTION_UNCONFIRMED;
 
 		/* a failed confirmation names a suspect, never a culprit */
 		printf("%s %s ", unconfirmed ? "suspect:   " : "culprit:   ", b.culprit);
@@ -945,7 +945,7 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		printf("# step %d (%s): [%s] ", s->seq, s->phase, s->hash);
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
-		if (!strcmp(s->status, "done")) {
+		if (s->status_id == STEP_DONE) {
 			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);
 		} else {

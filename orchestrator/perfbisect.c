@@ -185,7 +185,7 @@ static void reference_run(struct bisect_run *r)
 /* A commit's runs until the rules decide: more runs while they ask, each
  * extra one after a fresh reference run (good and bad in turn); a skip
  * when the guest fails (with its reason) or the cap is reached. */
-static enum step_result perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
+static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
 				  struct strbuf *reason)
 {
 	struct perf *p = perf_of(r);
@@ -193,11 +193,11 @@ static enum step_result perf_step(struct bisect_run *r, const struct step *s, co
 	double *vals = NULL;
 	size_t n = 0, want = p->pol.ladder[0];
 	char *why = NULL;
-	enum step_result res = STEP_ABORT;
+	enum bisect_mark res = BISECT_UNMARKED;
 
 	if (!kernel) {
 		strbuf_addstr(reason, "no kernel to boot");
-		return STEP_ABORT;
+		return BISECT_UNMARKED;
 	}
 	for (;;) {
 		/* the first runs in one go, extra runs one by one */
@@ -212,7 +212,7 @@ static enum step_result perf_step(struct bisect_run *r, const struct step *s, co
 		if (rc > 0) {
 			/* boot failure, panic, timeout: not a performance verdict */
 			strbuf_addstr(reason, why);
-			res = STEP_SKIP;
+			res = BISECT_SKIP;
 			goto out;
 		}
 		if (n < want)
@@ -226,7 +226,7 @@ static enum step_result perf_step(struct bisect_run *r, const struct step *s, co
 	}
 	store_verdict(r, s->id, &v);
 	strbuf_addf(reason, "%s: %s", v.rule, v.text);
-	res = v.kind == VERDICT_GOOD ? STEP_GOOD : v.kind == VERDICT_BAD ? STEP_BAD : STEP_SKIP;
+	res = verdict_mark(v.kind);
 out:
 	free(why);
 	free(vals);
@@ -262,14 +262,14 @@ struct pair_side {
 	size_t n;
 };
 
-static int pair_begin(struct bisect_run *r, struct pair_side *side, const char *hex, const char *phase)
+static int pair_begin(struct bisect_run *r, struct pair_side *side, const char *hex, enum step_phase phase)
 {
 	struct commit_info ci;
 
 	memset(side, 0, sizeof(*side));
 	side->hex = hex;
 	memcpy(side->s.hash, hex, 41);
-	side->s.phase = (char *)phase;
+	side->s.phase = (char *)step_phase_to_string(phase);
 	side->s.exit_code = -1;
 	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
 		return -1;
@@ -277,7 +277,7 @@ static int pair_begin(struct bisect_run *r, struct pair_side *side, const char *
 		commit_info_release(&ci);
 		return -1;
 	}
-	print_line("%s %.12s %s", phase, hex, ci.subject);
+	print_line("%s %.12s %s", side->s.phase, hex, ci.subject);
 	commit_info_release(&ci);
 	return build_for(r, hex, &side->kernel, &side->build_id);
 }
@@ -309,9 +309,9 @@ static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_s
 	return 0;
 }
 
-static int pair_finish(struct bisect_run *r, struct pair_side *side, const char *verdict, const char *reason)
+static int pair_finish(struct bisect_run *r, struct pair_side *side, enum bisect_mark verdict, const char *reason)
 {
-	side->s.verdict = (char *)verdict;
+	side->s.verdict = (char *)bisect_mark_to_string(verdict);
 	side->s.reason = (char *)reason;
 	return db_step_finish(r->lab->db, &side->s);
 }
@@ -334,12 +334,12 @@ static int reference_phase(struct bisect_run *r, char **message)
 	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		return -1;
 	for (size_t i = 0; i < nr_steps; i++) {
-		if (strcmp(steps[i].phase, "reference") || strcmp(steps[i].status, "done"))
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_DONE)
 			continue;
 		/* the latest pair decided; each end with its own verdict */
-		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].verdict && !strcmp(steps[i].verdict, "good"))
+		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].mark == BISECT_GOOD)
 			p->good_step = steps[i].id;
-		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].verdict && !strcmp(steps[i].verdict, "bad"))
+		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].mark == BISECT_BAD)
 			p->bad_step = steps[i].id;
 	}
 	steps_release(steps, nr_steps);
@@ -354,7 +354,8 @@ static int reference_phase(struct bisect_run *r, char **message)
 	memset(&good, 0, sizeof(good));
 	memset(&bad, 0, sizeof(bad));
 
-	if (pair_begin(r, &good, r->b->goods[0], "reference") < 0 || pair_begin(r, &bad, r->b->bad, "reference") < 0) {
+	if (pair_begin(r, &good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
+	    pair_begin(r, &bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
 		*message = xstrdup("cannot build the ends of the range");
 		goto out;
 	}
@@ -378,7 +379,7 @@ static int reference_phase(struct bisect_run *r, char **message)
 	}
 	store_verdict(r, good.s.id, &v);
 	store_verdict(r, bad.s.id, &v);
-	if (pair_finish(r, &good, "good", v.text) < 0 || pair_finish(r, &bad, "bad", v.text) < 0)
+	if (pair_finish(r, &good, BISECT_GOOD, v.text) < 0 || pair_finish(r, &bad, BISECT_BAD, v.text) < 0)
 		goto out;
 	p->good = good.vals;
 	p->ng = good.n;
@@ -479,7 +480,7 @@ static void print_skipped(struct bisect_run *r)
 		return;
 	for (size_t i = 0; i < nr; i++) {
 		struct commit_info ci;
-		if (strcmp(steps[i].phase, "bisect") || !steps[i].verdict || strcmp(steps[i].verdict, "skip"))
+		if (steps[i].phase_id != STEP_PHASE_BISECT || steps[i].mark != BISECT_SKIP || !steps[i].verdict)
 			continue;
 		if (!shown++)
 			printf("  skipped on the way:\n");
@@ -517,7 +518,7 @@ static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *
 		msg = xstrdup("culprit found; its parent could not be resolved for the confirmation");
 		goto report;
 	}
-	if (pair_begin(r, &parent, parent_hex, "confirm") < 0 || pair_begin(r, &cul, culprit, "confirm") < 0) {
+	if (pair_begin(r, &parent, parent_hex, STEP_PHASE_CONFIRM) < 0 || pair_begin(r, &cul, culprit, STEP_PHASE_CONFIRM) < 0) {
 		msg = xstrdup("culprit found; the confirmation could not build both commits");
 		goto report;
 	}
@@ -527,8 +528,8 @@ static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *
 		*confirmed = 0;
 		msg = xstrfmt("culprit %.12s NOT confirmed: its kernel is byte for byte its parent's, "
 			      "so the commit cannot cause the change", culprit);
-		pair_finish(r, &parent, "skip", msg);
-		pair_finish(r, &cul, "skip", msg);
+		pair_finish(r, &parent, BISECT_SKIP, msg);
+		pair_finish(r, &cul, BISECT_SKIP, msg);
 		goto report;
 	}
 	for (;;) {
@@ -550,8 +551,8 @@ static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *
 	store_verdict(r, parent.s.id, &vc);
 	store_verdict(r, cul.s.id, &vc);
 	ok = vc.kind == VERDICT_CONFIRMED;
-	pair_finish(r, &parent, ok ? "good" : "skip", vc.text);
-	pair_finish(r, &cul, ok ? "bad" : "skip", vc.text);
+	pair_finish(r, &parent, ok ? BISECT_GOOD : BISECT_SKIP, vc.text);
+	pair_finish(r, &cul, ok ? BISECT_BAD : BISECT_SKIP, vc.text);
 	*confirmed = ok;
 	/* vc.text starts "culprit confirmed: ..." or "culprit NOT confirmed: ..." */
 	msg = xstrfmt("culprit %.12s %s", culprit,
@@ -629,7 +630,7 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	t0 = now_ms();
 	out->result = perf_step(r, s, kernel, build_id, &out->reason);
 	out->test_ms = now_ms() - t0;
-	if (out->result == STEP_ABORT) {
+	if (out->result == BISECT_UNMARKED) {
 		out->why = xstrfmt("klab could not measure %.12s%s%s", s->hash, out->reason.len ? ": " : "",
 				   out->reason.buf);
 		if (!out->reason.len)
@@ -682,7 +683,7 @@ static int perf_slot_test(struct bisect_run *r, int i, const struct step *s, str
 			     &why);
 	if (rc > 0) {
 		/* boot failure, panic, timeout: a skip, as perf_step does */
-		out->result = STEP_SKIP;
+		out->result = BISECT_SKIP;
 		strbuf_addstr(&out->reason, why);
 		out->test_ms = now_ms() - t0;
 	}

@@ -69,13 +69,13 @@ static void fake_test(struct bisect_run *br, const struct step *s, struct step_o
 		return;
 	}
 	if (f->skip[ci] || (f->skip_first && f->tests == 1)) {
-		out->result = STEP_SKIP;
+		out->result = BISECT_SKIP;
 		strbuf_addstr(&out->reason, "fake: cannot tell");
 	} else if (ci == f->lie_good || ci < f->culprit) {
-		out->result = STEP_GOOD;
+		out->result = BISECT_GOOD;
 		strbuf_addstr(&out->reason, "fake: fast");
 	} else {
-		out->result = STEP_BAD;
+		out->result = BISECT_BAD;
 		strbuf_addstr(&out->reason, "fake: slow");
 	}
 	out->test_ms = 1;
