@@ -590,9 +590,8 @@ report:
 	return msg;
 }
 
-
-/* Build a round's commit before its guests start (job bisections): the
- * children only boot.  No kernel is not an error here: step_exec meets
+/* Build a round's commit before its guests start: the children only
+ * boot.  No kernel is not an error here: the parent's perf_test meets
  * the failure again (from the build records) and handles it as always. */
 static void round_prebuild(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id)
 {

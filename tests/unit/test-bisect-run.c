@@ -45,6 +45,8 @@ struct fake {
 	int exit_at_test;	/* the n-th test dies before its verdict (the step row begun) */
 	int exit_after_done;	/* the process dies after the n-th stored verdict */
 	int kill_round, kill_slot;	/* multisection: that slot kills the bisection after its verdict */
+	int abort_at_test;	/* the n-th test gives no verdict (the machine failed) */
+	int abort_round, abort_slot;	/* multisection: that slot gives no verdict */
 	/* counters of the process they run in */
 	int tests, dones, rounds, slot;
 };
@@ -64,6 +66,12 @@ static void fake_test(struct bisect_run *br, const struct step *s, struct step_o
 
 	if (++f->tests == f->exit_at_test)
 		_exit(KILLED);
+	if (f->tests == f->abort_at_test ||
+	    (f->abort_round && f->rounds == f->abort_round && f->slot == f->abort_slot)) {
+		strbuf_addstr(&out->reason, "fake: no verdict");
+		out->why = xstrdup("the fake machine failed");
+		return;
+	}
 	if (ci < 0) {
 		strbuf_addstr(&out->reason, "fake: not a commit of the history");
 		return;
@@ -264,7 +272,7 @@ static int run_child(const struct labfix *lf, struct fake *f)
 }
 
 struct outcome {
-	char result[32];
+	char state[32], result[32], message[256];
 	int culprit;		/* commit index, -1 none */
 	int done;		/* bisect steps done */
 	int rows;		/* bisect step rows, whatever their status */
@@ -289,7 +297,9 @@ static struct outcome outcome_of(const struct labfix *lf)
 	memset(&o, 0, sizeof(o));
 	assert_int_equal(lab_open(&lab, lf->state), 0);
 	assert_int_equal(db_bisection_load(lab.db, lf->id, &b), 0);
+	snprintf(o.state, sizeof(o.state), "%s", b.state);
 	snprintf(o.result, sizeof(o.result), "%s", b.result ? b.result : "-");
+	snprintf(o.message, sizeof(o.message), "%s", b.message ? b.message : "");
 	o.culprit = b.culprit ? commit_index(b.culprit) : -1;
 	for (size_t i = 0; i < b.nr_candidates; i++)
 		o.candidates[o.nr_candidates++] = commit_index(b.candidates[i]);
@@ -542,6 +552,57 @@ static void test_bisect_run__contradictory_round_first_bad_wins(void **state)
 	labfix_release(&probe);
 }
 
+/* A step without a verdict stops the bisection, resumable: its row
+ * aborted, the next run tests that commit again and goes on. */
+static void test_bisect_run__step_without_verdict_stops_and_resumes(void **state)
+{
+	struct outcome clean = clean_run(1, 7);
+
+	for (int k = 1; k <= clean.done; k++) {
+		struct labfix lf = new_bisection(1);
+		struct fake f = fake_for(7), again = fake_for(7);
+		struct outcome o;
+
+		f.abort_at_test = k;
+		assert_int_equal(run_child(&lf, &f), EXIT_FAIL);
+		o = outcome_of(&lf);
+		assert_string_equal(o.state, "stopped");
+		assert_string_equal(o.message, "the fake machine failed");
+		assert_int_equal(o.done, k - 1);
+		assert_true(file_has(&lf, "err", "klab: continue it with 'klab bisect resume"));
+		assert_int_equal(run_child(&lf, &again), EXIT_OK);
+		o = outcome_of(&lf);
+		assert_int_equal(o.culprit, 7);
+		assert_int_equal(o.done, clean.done);
+		assert_int_equal(o.twice, 0);
+		labfix_release(&lf);
+	}
+}
+
+/* A slot without a verdict: the round's other verdicts count, the
+ * bisection stops, and resume finds the culprit. */
+static void test_bisect_run__slot_without_verdict_stops_the_round(void **state)
+{
+	for (int slot = 0; slot < 3; slot++) {
+		struct labfix lf = new_bisection(3);
+		struct fake f = fake_for(10), again = fake_for(10);
+		struct outcome o;
+
+		f.abort_round = 1;
+		f.abort_slot = slot;
+		assert_int_equal(run_child(&lf, &f), EXIT_FAIL);
+		o = outcome_of(&lf);
+		assert_string_equal(o.state, "stopped");
+		assert_non_null(strstr(o.message, "did not finish"));
+		assert_int_equal(o.done, 2);
+		assert_int_equal(run_child(&lf, &again), EXIT_OK);
+		o = outcome_of(&lf);
+		assert_int_equal(o.culprit, 10);
+		assert_int_equal(o.twice, 0);
+		labfix_release(&lf);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +614,8 @@ int main(void)
 		cmocka_unit_test(test_bisect_run__multisection_takes_fewer_rounds_same_culprit),
 		cmocka_unit_test(test_bisect_run__resume_after_kill_mid_round),
 		cmocka_unit_test(test_bisect_run__contradictory_round_first_bad_wins),
+		cmocka_unit_test(test_bisect_run__step_without_verdict_stops_and_resumes),
+		cmocka_unit_test(test_bisect_run__slot_without_verdict_stops_the_round),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
