@@ -233,24 +233,34 @@ out:
 	return res;
 }
 
+/* kernel_for_commit for one of the bisection's commits: its result (kr
+ * for the caller to print and release), *kernel and *build_id on 0. */
+static int kernel_of(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id,
+		     struct kernel_result *kr)
+{
+	struct kernel_request rq = bisect_run_kernel_request(r, hex);
+	int rc = kernel_for_commit(&rq, kr);
+
+	if (rc == 0) {
+		*kernel = xstrdup(kr->kernel);
+		*build_id = kr->build_id;
+	}
+	return rc;
+}
+
 /* The kernel of one commit for a reference or confirmation step. */
 static int build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id)
 {
-	struct kernel_request rq = bisect_run_kernel_request(r, hex);
 	struct kernel_result kr;
-	int rc = kernel_for_commit(&rq, &kr), ret = -1;
+	int rc = kernel_of(r, hex, kernel, build_id, &kr);
 
-	if (rc == 0) {
-		*kernel = xstrdup(kr.kernel);
-		*build_id = kr.build_id;
-		ret = 0;
-	} else if (rc > 0 || kr.message) {
+	if (rc != 0 && (rc > 0 || kr.message)) {
 		kernel_print_build(&kr.build, "  ");
 		error("%.12s does not build (%s): a job bisection needs both ends built", hex,
 		      kr.build.message ? kr.build.message : "");
 	}
 	kernel_result_release(&kr);
-	return ret;
+	return rc == 0 ? 0 : -1;
 }
 
 struct pair_side {
@@ -595,15 +605,11 @@ report:
  * the failure again (from the build records) and handles it as always. */
 static void round_prebuild(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id)
 {
-	struct kernel_request rq = bisect_run_kernel_request(r, hex);
 	struct kernel_result kr;
 
 	*kernel = NULL;
-	if (kernel_for_commit(&rq, &kr) == 0) {
+	if (kernel_of(r, hex, kernel, build_id, &kr) == 0)
 		printf("  %.12s built: %s\n", hex, kr.message);
-		*kernel = xstrdup(kr.kernel);
-		*build_id = kr.build_id;
-	}
 	kernel_result_release(&kr);
 }
 

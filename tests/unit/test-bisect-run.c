@@ -414,54 +414,44 @@ static void test_bisect_run__skipped_culprit_neighbourhood_leaves_only_skipped(v
 	labfix_release(&lf);
 }
 
-/* Killed in a step's test (its row begun, no verdict) at each step in
- * turn: resume finds the same culprit in as many steps, the begun row
- * reused, nothing finished twice. */
-static void test_bisect_run__resume_after_kill_in_each_step(void **state)
+/* Kill a one-slot bisection (culprit c`culprit`) at the k-th of each
+ * point in turn, in the test (its row begun, no verdict) or right after
+ * a stored verdict, then resume: the same culprit in as many steps, the
+ * begun row reused (no row left over), nothing finished twice. */
+static void resume_after_each_kill(int culprit, int in_test)
 {
-	struct outcome clean = clean_run(1, 11);
+	struct outcome clean = clean_run(1, culprit);
 
 	for (int k = 1; k <= clean.done; k++) {
 		struct labfix lf = new_bisection(1);
-		struct fake f = fake_for(11), again = fake_for(11);
+		struct fake f = fake_for(culprit), again = fake_for(culprit);
 		struct outcome o;
 
-		f.exit_at_test = k;
+		if (in_test)
+			f.exit_at_test = k;
+		else
+			f.exit_after_done = k;
 		assert_int_equal(run_child(&lf, &f), KILLED);
-		assert_int_equal(outcome_of(&lf).done, k - 1);
+		assert_int_equal(outcome_of(&lf).done, in_test ? k - 1 : k);
 		assert_int_equal(run_child(&lf, &again), EXIT_OK);
 		o = outcome_of(&lf);
-		assert_int_equal(o.culprit, 11);
+		assert_int_equal(o.culprit, culprit);
 		assert_int_equal(o.done, clean.done);
-		assert_int_equal(o.twice, 0);
-		/* the begun row was reused: no row left over */
 		assert_int_equal(o.rows, clean.done);
+		assert_int_equal(o.twice, 0);
 		assert_true(file_has(&lf, "out", "resuming after"));
 		labfix_release(&lf);
 	}
 }
 
-/* Killed right after a verdict was stored, at each step in turn. */
+static void test_bisect_run__resume_after_kill_in_each_step(void **state)
+{
+	resume_after_each_kill(11, 1);
+}
+
 static void test_bisect_run__resume_after_kill_after_each_verdict(void **state)
 {
-	struct outcome clean = clean_run(1, 4);
-
-	for (int k = 1; k <= clean.done; k++) {
-		struct labfix lf = new_bisection(1);
-		struct fake f = fake_for(4), again = fake_for(4);
-		struct outcome o;
-
-		f.exit_after_done = k;
-		assert_int_equal(run_child(&lf, &f), KILLED);
-		assert_int_equal(outcome_of(&lf).done, k);
-		assert_int_equal(run_child(&lf, &again), EXIT_OK);
-		o = outcome_of(&lf);
-		assert_int_equal(o.culprit, 4);
-		assert_int_equal(o.done, clean.done);
-		assert_int_equal(o.twice, 0);
-		assert_int_equal(o.rows, clean.done);
-		labfix_release(&lf);
-	}
+	resume_after_each_kill(4, 0);
 }
 
 static void test_bisect_run__multisection_takes_fewer_rounds_same_culprit(void **state)
