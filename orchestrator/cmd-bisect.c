@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "notify.h"
 #include "perfbisect.h"
+#include "revert.h"
 #include "job.h"
 #include "util/util.h"
 #include "util/strbuf.h"
@@ -32,7 +33,8 @@ static const char *const bisect_usage[] = {
 	"                          [--allow-config-drift]]",
 	"                         [--slots K] [--no-run] -- CMD [ARGS...]",
 	"   or: klab bisect start --repo PATH --good REV --bad REV --job FILE",
-	"                         [--kpi METRIC] [--slots K] [config options] [--no-run]",
+	"                         [--kpi METRIC] [--slots K] [--no-revert-check]",
+	"                         [config options] [--no-run]",
 	"   or: klab bisect resume ID",
 	"   or: klab bisect list",
 	"   or: klab bisect show ID",
@@ -69,6 +71,15 @@ static const char *const bisect_usage[] = {
 	"                    clearly worse and carry the job's confirm_share (default",
 	"                    half) of the ends' gap, else the bisection ends",
 	"                    'unconfirmed' (exit 4) without naming a culprit.",
+	"                    A confirmed culprit gets a revert check: the bad end",
+	"                    with the culprit reverted (a commit klab makes in its",
+	"                    own worktree, never in your repository) is built and",
+	"                    measured against the ends: 'revert restores good',",
+	"                    'revert does not restore', 'revert does not apply'",
+	"                    (conflicts), 'reverted kernel does not build' (or",
+	"                    'could not be measured' when its guests fail).  It",
+	"                    never changes the result or the exit status.",
+	"  --no-revert-check  skip the revert check (kept by resume)",
 	"  --kpi METRIC      the metric that decides (default: the job's kpi)",
 	"  --slots K         multisection: test K commits at once (1 to 4, default 1),",
 	"                    splitting the range into K+1 parts, so about",
@@ -206,7 +217,7 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 /* ---- start ------------------------------------------------------------ */
 
 /* Create bisection b with its slots and its queue row. */
-static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int64_t *queue_id)
+static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int revert_check, int64_t *queue_id)
 {
 	char *cwd = getcwd(NULL, 0);
 	int ret = -1;
@@ -217,6 +228,7 @@ static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int6
 	if (db_begin(lab->db) < 0)
 		goto out;
 	if (db_bisection_create(lab->db, b) < 0 || (slots > 1 && db_bisection_set_slots(lab->db, b->id, slots) < 0) ||
+	    (!revert_check && db_bisection_set_revert_check(lab->db, b->id, 0) < 0) ||
 	    db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
 		db_rollback(lab->db);
 		goto out;
@@ -229,7 +241,7 @@ out:
 
 int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 {
-	return queue_bisection(lab, b, 1, queue_id);
+	return queue_bisection(lab, b, 1, 1, queue_id);
 }
 
 /* What `bisect start` was told, and what it made of it. */
@@ -238,6 +250,7 @@ struct start_args {
 	const char **good_args, **path_args;
 	size_t nr_good, alloc_good, nr_paths, alloc_paths;
 	int no_run, first_parent, build, recipe_given;
+	int revert_check;		/* 0: --no-revert-check */
 	unsigned long timeout, slots;
 	int cmd;			/* argv index of the test command */
 	struct recipe_opts ro;
@@ -277,6 +290,7 @@ static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 		{ "job", required_argument, NULL, 'J' },
 		{ "kpi", required_argument, NULL, 'K' },
 		{ "slots", required_argument, NULL, 'S' },
+		{ "no-revert-check", no_argument, NULL, 'R' },
 		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
 		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
 		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
@@ -323,6 +337,9 @@ static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 			break;
 		case 'n':
 			a->no_run = 1;
+			break;
+		case 'R':
+			a->revert_check = 0;
 			break;
 		case 'B':
 			a->build = 1;
@@ -509,8 +526,10 @@ static void start_fill(struct start_args *a, int argc, char **argv, struct bisec
 	b->kpi = a->job_parsed ? (char *)(a->kpi_arg ? a->kpi_arg : a->job.kpi) : NULL;
 }
 
-/* Store bisection b (with its slots) and say so.  -1 on error. */
-static int start_create(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots)
+/* Store bisection b (with its slots, whether it checks a revert) and say
+ * so.  -1 on error. */
+static int start_create(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots,
+			int revert_check)
 {
 	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0)
 		return -1;
@@ -527,6 +546,8 @@ static int start_create(struct lab *lab, struct bisection *b, const char *abs_re
 	} else if (db_bisection_create(lab->db, b) < 0) {
 		return -1;
 	}
+	if (!revert_check && db_bisection_set_revert_check(lab->db, b->id, 0) < 0)
+		return -1;
 	printf("bisection %lld: %s, bad %.12s, %zu good", (long long)b->id, abs_repo, b->bad, b->nr_goods);
 	if (slots > 1)
 		printf(", %lu slots", slots);
@@ -535,11 +556,12 @@ static int start_create(struct lab *lab, struct bisection *b, const char *abs_re
 }
 
 /* submit: queue the bisection for a worker.  An exit code. */
-static int start_submit(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots)
+static int start_submit(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots,
+			int revert_check)
 {
 	int64_t qid;
 
-	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0 || queue_bisection(lab, b, (int)slots, &qid) < 0)
+	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0 || queue_bisection(lab, b, (int)slots, revert_check, &qid) < 0)
 		return EXIT_FAIL;
 	printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good", (long long)qid, (long long)b->id,
 	       abs_repo, b->bad, b->nr_goods);
@@ -579,6 +601,7 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 	memset(&a, 0, sizeof(a));
 	strbuf_init(&a.recipe_text, 0);
 	a.slots = 1;
+	a.revert_check = 1;
 	memset(&b, 0, sizeof(b));
 	if (start_parse(&a, argc, argv, &ret) || start_check(&a, argc, argv, &ret))
 		goto out;
@@ -600,10 +623,10 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		goto out;
 	start_fill(&a, argc, argv, &b);
 	if (submit) {
-		ret = start_submit(&lab, &b, abs_repo, a.slots);
+		ret = start_submit(&lab, &b, abs_repo, a.slots, a.revert_check);
 		goto out;
 	}
-	if (start_create(&lab, &b, abs_repo, a.slots) < 0)
+	if (start_create(&lab, &b, abs_repo, a.slots, a.revert_check) < 0)
 		goto out;
 	if (a.no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
@@ -863,6 +886,8 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	}
 	for (size_t i = 0; i < b.nr_candidates; i++)
 		printf("candidate:  %s\n", b.candidates[i]);
+	if (b.job_path)
+		revert_check_print(&lab, b.id);
 	if (nr) {
 		printf("\n%4s  %-12s  %-10s  %-7s  %-28s  %8s  %s\n", "step", "commit", "phase", "verdict",
 		       "reason", "test", "subject");
@@ -945,7 +970,10 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		printf("# step %d (%s): [%s] ", s->seq, s->phase, s->hash);
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
-		if (s->status_id == STEP_DONE) {
+		if (s->phase_id == STEP_PHASE_REVERT) {
+			/* klab's own commit: git bisect cannot replay it */
+			print_line("# revert check: %s: %s", s->verdict ? s->verdict : s->status, s->reason ? s->reason : "");
+		} else if (s->status_id == STEP_DONE) {
 			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);
 		} else {

@@ -137,11 +137,7 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, 'r' },
 		{ "rev", required_argument, NULL, 'R' },
-		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
-		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
-		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
-		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
-		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
+		RECIPE_OPTION_ROWS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,11 +174,7 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 			print_usage(build_usage, 0);
 			ret = EXIT_OK;
 			goto out;
-		case RECIPE_OPT_CONFIG:
-		case RECIPE_OPT_FRAGMENT:
-		case RECIPE_OPT_OPTION:
-		case RECIPE_OPT_NO_DEFAULTS:
-		case RECIPE_OPT_DRIFT:
+		RECIPE_OPT_CASES:
 			recipe_opts_add(&ro, c, optarg);
 			break;
 		default:

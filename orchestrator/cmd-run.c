@@ -267,7 +267,17 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 }
 
 /* submit: check everything and queue the run instead of running it. */
-static int run_main(int argc, char **argv, const struct global_opts *g, int submit)
+/* What `klab run` was given. */
+struct run_args {
+	const char *job_path, *kernel_arg, *repo_arg, *rev, *kpi;
+	unsigned long repeat;
+	struct guest_env_opts geo;
+	struct recipe_opts ro;
+};
+
+/* Parse the options: 0 to go on, else 1 with *code the exit code (help
+ * printed, or a usage error). */
+static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 {
 	static const struct option opts[] = {
 		{ "job", required_argument, NULL, OPT_JOB },
@@ -284,172 +294,191 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		{ "boot-timeout", required_argument, NULL, OPT_BOOT_TIMEOUT },
 		{ "run-timeout", required_argument, NULL, OPT_RUN_TIMEOUT },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
-		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
-		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
-		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
-		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
-		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
+		RECIPE_OPTION_ROWS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *job_path = NULL, *kernel_arg = NULL, *repo_arg = NULL, *rev = NULL, *kpi = NULL;
-	struct guest_env_opts geo = { 0 };
-	struct recipe_opts ro = { 0 };
+	struct guest_env_opts *geo = &a->geo;
+	unsigned long secs;
+	int c;
+
+	*code = EXIT_USAGE;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JOB:
+			a->job_path = optarg;
+			break;
+		case OPT_KERNEL:
+			a->kernel_arg = optarg;
+			break;
+		case OPT_REPO:
+			a->repo_arg = optarg;
+			break;
+		case OPT_REV:
+			a->rev = optarg;
+			break;
+		case OPT_REPEAT:
+			if (parse_uint(optarg, 1000, &a->repeat) < 0 || !a->repeat)
+				return error("--repeat takes a number from 1 to 1000"), 1;
+			break;
+		case OPT_KPI:
+			a->kpi = optarg;
+			break;
+		case OPT_URI:
+			geo->uri = optarg;
+			break;
+		case OPT_HOST:
+			geo->host = optarg;
+			break;
+		case OPT_ACCEL:
+			geo->accel = optarg;
+			break;
+		case OPT_NO_PIN:
+			geo->no_pin = 1;
+			break;
+		case OPT_CMDLINE:
+			if (strpbrk(optarg, "\n\r"))
+				return error("--cmdline: a kernel command line is one line"), 1;
+			geo->extra_cmdline = optarg;
+			break;
+		case OPT_BOOT_TIMEOUT:
+			if (parse_uint(optarg, 86400, &secs) < 0 || !secs)
+				return error("--boot-timeout takes seconds from 1 to 86400"), 1;
+			geo->boot_timeout_ms = (int64_t)secs * 1000;
+			break;
+		case OPT_RUN_TIMEOUT:
+			if (parse_uint(optarg, 7 * 86400, &secs) < 0 || !secs)
+				return error("--run-timeout takes seconds from 1 to 604800"), 1;
+			geo->run_timeout_ms = (int64_t)secs * 1000;
+			break;
+		case OPT_QUIET:
+			geo->quiet = 1;
+			break;
+		RECIPE_OPT_CASES:
+			recipe_opts_add(&a->ro, c, optarg);
+			break;
+		case 'h':
+			print_usage(run_usage, 0);
+			*code = EXIT_OK;
+			return 1;
+		default:
+			fprintf(stderr, "see 'klab run --help'\n");
+			return 1;
+		}
+	}
+	if (!a->job_path || optind < argc || !a->kernel_arg == !(a->repo_arg || a->rev) ||
+	    (!a->kernel_arg && (!a->repo_arg || !a->rev)))
+		return error("run needs --job and either --kernel or --repo with --rev (see 'klab run --help')"), 1;
+	/* names, paths and URIs that are stored and printed: one line each */
+	if (check_no_controls("--job", a->job_path) < 0 || check_no_controls("--kernel", a->kernel_arg) < 0 ||
+	    check_no_controls("--repo", a->repo_arg) < 0 || check_no_controls("--uri", geo->uri) < 0 ||
+	    check_no_controls("--host", geo->host) < 0 || check_no_controls("--cmdline", geo->extra_cmdline) < 0)
+		return 1;
+	if (geo->uri && geo->host)
+		return error("--uri and --host: choose one (see 'klab run --help')"), 1;
+	return 0;
+}
+
+/* The job file with --repeat and --kpi applied: 0, or the exit code. */
+static int run_job_load(struct job *job, const struct run_args *a)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (job_parse_file(job, a->job_path) < 0)
+		return EXIT_FAIL;
+	if (a->repeat)
+		job->repeat = (unsigned)a->repeat;
+	if (!a->kpi)
+		return 0;
+	if (check_kpi(job, a->kpi, &why) < 0) {
+		error("--kpi '%s': expected %s", a->kpi, why.buf);
+		strbuf_release(&why);
+		job_release(job);
+		return EXIT_USAGE;
+	}
+	free(job->kpi);
+	job->kpi = xstrdup(a->kpi);
+	return 0;
+}
+
+/* --host names a known host: 0, or -1 with the message printed. */
+static int check_host(struct lab *lab, const char *host)
+{
+	struct db_host h;
+	int rc;
+
+	if (!host)
+		return 0;
+	rc = db_host_find(lab->db, host, &h);
+	if (rc == 0)
+		error("--host '%s': no such host (see 'klab host list')", host);
+	if (rc <= 0)
+		return -1;
+	db_host_release(&h);
+	return 0;
+}
+
+/* The boots' summary: one line, then the KPI's row and every other. */
+static void print_summary(struct summary *sum, const struct job *job, const struct job_run *jr)
+{
+	printf("\n%u of %u boots ok; accelerator %s; guest %u vCPUs / %u nodes / %llu MiB\n", jr->nr_ok,
+	       job->repeat, accel_name(guest_env_accel(jr->ge)), job->guest.vcpus, job->guest.numa_nodes,
+	       (unsigned long long)job->guest.memory_mb);
+	if (!jr->nr_ok)
+		return;
+	printf("%16s %6s  %-3s %s\n", "mean", "%stddev", "n", "metric");
+	qsort(sum->rows, sum->nr, sizeof(sum->rows[0]), cmp_rows);
+	for (size_t i = 0; i < sum->nr; i++)
+		if (!strcmp(sum->rows[i].name, job->kpi))
+			print_row(&sum->rows[i], job->kpi);
+	for (size_t i = 0; i < sum->nr; i++)
+		if (strcmp(sum->rows[i].name, job->kpi))
+			print_row(&sum->rows[i], job->kpi);
+}
+
+static int run_main(int argc, char **argv, const struct global_opts *g, int submit)
+{
+	struct run_args a = { 0 };
+	struct guest_env_opts *geo = &a.geo;
 	struct job job = { 0 };
 	struct job_run jr = { 0 };
 	struct summary sum = { 0 };
 	struct lab lab;
-	unsigned long repeat = 0, secs;
 	char hex[41] = "", *kernel = NULL;
 	int64_t build_id = 0;
-	int c, ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0;
-	unsigned nr_ok = 0, nr_kpi = 0;
+	int ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JOB:
-			job_path = optarg;
-			break;
-		case OPT_KERNEL:
-			kernel_arg = optarg;
-			break;
-		case OPT_REPO:
-			repo_arg = optarg;
-			break;
-		case OPT_REV:
-			rev = optarg;
-			break;
-		case OPT_REPEAT:
-			if (parse_uint(optarg, 1000, &repeat) < 0 || !repeat) {
-				error("--repeat takes a number from 1 to 1000");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			break;
-		case OPT_KPI:
-			kpi = optarg;
-			break;
-		case OPT_URI:
-			geo.uri = optarg;
-			break;
-		case OPT_HOST:
-			geo.host = optarg;
-			break;
-		case OPT_ACCEL:
-			geo.accel = optarg;
-			break;
-		case OPT_NO_PIN:
-			geo.no_pin = 1;
-			break;
-		case OPT_CMDLINE:
-			if (strpbrk(optarg, "\n\r")) {
-				error("--cmdline: a kernel command line is one line");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			geo.extra_cmdline = optarg;
-			break;
-		case OPT_BOOT_TIMEOUT:
-			if (parse_uint(optarg, 86400, &secs) < 0 || !secs) {
-				error("--boot-timeout takes seconds from 1 to 86400");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			geo.boot_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_RUN_TIMEOUT:
-			if (parse_uint(optarg, 7 * 86400, &secs) < 0 || !secs) {
-				error("--run-timeout takes seconds from 1 to 604800");
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			geo.run_timeout_ms = (int64_t)secs * 1000;
-			break;
-		case OPT_QUIET:
-			geo.quiet = 1;
-			break;
-		case RECIPE_OPT_CONFIG:
-		case RECIPE_OPT_FRAGMENT:
-		case RECIPE_OPT_OPTION:
-		case RECIPE_OPT_NO_DEFAULTS:
-		case RECIPE_OPT_DRIFT:
-			recipe_opts_add(&ro, c, optarg);
-			break;
-		case 'h':
-			print_usage(run_usage, 0);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fprintf(stderr, "see 'klab run --help'\n");
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (!job_path || optind < argc || !kernel_arg == !(repo_arg || rev) || (!kernel_arg && (!repo_arg || !rev))) {
-		error("run needs --job and either --kernel or --repo with --rev (see 'klab run --help')");
-		ret = EXIT_USAGE;
+	if (run_parse(argc, argv, &a, &ret))
 		goto out;
-	}
-	/* names, paths and URIs that are stored and printed: one line each */
-	if (check_no_controls("--job", job_path) < 0 || check_no_controls("--kernel", kernel_arg) < 0 ||
-	    check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--uri", geo.uri) < 0 ||
-	    check_no_controls("--host", geo.host) < 0 || check_no_controls("--cmdline", geo.extra_cmdline) < 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (geo.uri && geo.host) {
-		error("--uri and --host: choose one (see 'klab run --help')");
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (job_parse_file(&job, job_path) < 0)
+	if ((ret = run_job_load(&job, &a)))
 		goto out;
 	job_parsed = 1;
-	if (repeat)
-		job.repeat = (unsigned)repeat;
-	if (kpi) {
-		struct strbuf why = STRBUF_INIT;
-		if (check_kpi(&job, kpi, &why) < 0) {
-			error("--kpi '%s': expected %s", kpi, why.buf);
-			strbuf_release(&why);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-		free(job.kpi);
-		job.kpi = xstrdup(kpi);
-	}
+	ret = EXIT_FAIL;
 	if (open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	if (geo.host) {
-		struct db_host h;
-		int rc = db_host_find(lab.db, geo.host, &h);
-		if (rc == 0)
-			error("--host '%s': no such host (see 'klab host list')", geo.host);
-		if (rc <= 0)
-			goto out;
-		db_host_release(&h);
-	}
+	if (check_host(&lab, geo->host) < 0)
+		goto out;
 	/* what the guests need, checked before anything is built or queued */
-	geo.kernel = kernel_arg;
-	if (guest_env_check(&lab, &job, &geo) < 0)
+	geo->kernel = a.kernel_arg;
+	if (guest_env_check(&lab, &job, geo) < 0)
 		goto out;
-	geo.kernel = NULL;
+	geo->kernel = NULL;
 	if (submit) {
-		ret = submit_checked(&lab, argc, argv, kernel_arg, repo_arg, rev, &ro, &job);
+		ret = submit_checked(&lab, argc, argv, a.kernel_arg, a.repo_arg, a.rev, &a.ro, &job);
 		goto out;
 	}
 
-	if (kernel_arg) {
-		if (!(kernel = real_path(kernel_arg)))
+	if (a.kernel_arg) {
+		if (!(kernel = real_path(a.kernel_arg)))
 			goto out;
-	} else if (build_kernel(&lab, repo_arg, rev, &ro, &job, geo.quiet, &kernel, &build_id, hex) < 0) {
+	} else if (build_kernel(&lab, a.repo_arg, a.rev, &a.ro, &job, geo->quiet, &kernel, &build_id, hex) < 0) {
 		goto out;
 	}
 
-	geo.kernel = kernel;
+	geo->kernel = kernel;
 	jr.job = &job;
-	jr.geo = &geo;
+	jr.geo = geo;
 	jr.build_id = build_id;
 	jr.commit_hash = hex[0] ? hex : NULL;
 	jr.boots = job.repeat;
@@ -458,33 +487,18 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	jr.data = &sum;
 	if (run_job_on_kernel(&lab, &jr) < 0)
 		goto out;
-	nr_ok = jr.nr_ok;
-	nr_kpi = jr.nr_kpi;
-
-	printf("\n%u of %u boots ok; accelerator %s; guest %u vCPUs / %u nodes / %llu MiB\n", nr_ok, job.repeat,
-	       accel_name(guest_env_accel(jr.ge)), job.guest.vcpus, job.guest.numa_nodes,
-	       (unsigned long long)job.guest.memory_mb);
-	if (nr_ok) {
-		printf("%16s %6s  %-3s %s\n", "mean", "%stddev", "n", "metric");
-		qsort(sum.rows, sum.nr, sizeof(sum.rows[0]), cmp_rows);
-		for (size_t i = 0; i < sum.nr; i++)
-			if (!strcmp(sum.rows[i].name, job.kpi))
-				print_row(&sum.rows[i], job.kpi);
-		for (size_t i = 0; i < sum.nr; i++)
-			if (strcmp(sum.rows[i].name, job.kpi))
-				print_row(&sum.rows[i], job.kpi);
-	}
-	if (nr_ok && !nr_kpi) {
+	print_summary(&sum, &job, &jr);
+	if (jr.nr_ok && !jr.nr_kpi) {
 		error("the KPI '%s' was not produced; the metrics above can be chosen with --kpi", job.kpi);
 		goto out;
 	}
-	ret = nr_ok == job.repeat && nr_kpi == nr_ok ? EXIT_OK : EXIT_FAIL;
+	ret = jr.nr_ok == job.repeat && jr.nr_kpi == jr.nr_ok ? EXIT_OK : EXIT_FAIL;
 out:
 	summary_release(&sum);
 	job_run_release(&jr);
 	if (job_parsed)
 		job_release(&job);
-	recipe_opts_release(&ro);
+	recipe_opts_release(&a.ro);
 	free(kernel);
 	if (lab_opened)
 		lab_close(&lab);

@@ -219,7 +219,25 @@ static int parse_threshold(const char *s, double *out)
 	return 0;
 }
 
-static int track_add(int argc, char **argv, const struct global_opts *g)
+/* What `track add` was given, checked before the database sees any of it. */
+struct add_args {
+	const char *name, *repo, *remote, *branch;
+	const char **jobs;
+	size_t nr_jobs, alloc_jobs;
+	struct strbuf notify;
+	struct recipe_opts ro;
+	double threshold;
+};
+
+static void add_args_release(struct add_args *a)
+{
+	free(a->jobs);
+	strbuf_release(&a->notify);
+	recipe_opts_release(&a->ro);
+}
+
+/* 0 parsed, else the exit code (message printed). */
+static int add_parse(int argc, char **argv, struct add_args *a)
 {
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, OPT_REPO },
@@ -228,146 +246,149 @@ static int track_add(int argc, char **argv, const struct global_opts *g)
 		{ "job", required_argument, NULL, OPT_JOB },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "notify", required_argument, NULL, OPT_NOTIFY },
-		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
-		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
-		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
-		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
-		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
+		RECIPE_OPTION_ROWS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *name = NULL, *repo_arg = NULL, *remote_arg = NULL, *branch = NULL;
-	const char **job_args = NULL;
-	size_t nr_job_args = 0, alloc_jobs = 0, alloc_abs = 0;
-	struct strbuf notify = STRBUF_INIT, recipe_text = STRBUF_INIT;
-	struct recipe_opts ro = { 0 };
-	struct kbuild_recipe recipe = { 0 };
-	struct db_track t = { 0 };
-	struct gitrepo *repo = NULL;
-	struct lab lab;
-	double threshold = 5.0;
-	int c, ret = EXIT_FAIL, lab_opened = 0;
-	int64_t id;
+	int c;
 
-	if (wants_help(argc, argv, add_usage))
-		return EXIT_OK;
 	if (argc < 2 || argv[1][0] == '-')
 		return usage_error("add", "add needs a NAME first");
-	name = argv[1];
+	a->name = argv[1];
 	argc--;
 	argv++;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REPO:
-			repo_arg = optarg;
+			a->repo = optarg;
 			break;
 		case OPT_REMOTE:
-			remote_arg = optarg;
+			a->remote = optarg;
 			break;
 		case OPT_BRANCH:
-			branch = optarg;
+			a->branch = optarg;
 			break;
 		case OPT_JOB:
-			ALLOC_GROW(job_args, nr_job_args + 1, alloc_jobs);
-			job_args[nr_job_args++] = optarg;
+			ALLOC_GROW(a->jobs, a->nr_jobs + 1, a->alloc_jobs);
+			a->jobs[a->nr_jobs++] = optarg;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_threshold(optarg, &threshold) < 0) {
-				ret = usage_error("add", "--threshold takes a percentage from 0 to 1000");
-				goto out;
-			}
+			if (parse_threshold(optarg, &a->threshold) < 0)
+				return usage_error("add", "--threshold takes a percentage from 0 to 1000");
 			break;
 		case OPT_NOTIFY:
 			if (!track_notify_kind(optarg)) {
 				error("--notify '%s': neither a mail address nor an http(s) URL", optarg);
-				ret = EXIT_USAGE;
-				goto out;
+				return EXIT_USAGE;
 			}
-			strbuf_addf(&notify, "%s%s", notify.len ? "\n" : "", optarg);
+			strbuf_addf(&a->notify, "%s%s", a->notify.len ? "\n" : "", optarg);
 			break;
-		case RECIPE_OPT_CONFIG:
-		case RECIPE_OPT_FRAGMENT:
-		case RECIPE_OPT_OPTION:
-		case RECIPE_OPT_NO_DEFAULTS:
-		case RECIPE_OPT_DRIFT:
-			recipe_opts_add(&ro, c, optarg);
+		RECIPE_OPT_CASES:
+			recipe_opts_add(&a->ro, c, optarg);
 			break;
 		default:
-			ret = usage_error("add", "unknown option");
-			goto out;
+			return usage_error("add", "unknown option");
 		}
 	}
-	if (optind < argc) {
-		ret = usage_error("add", "add takes one NAME");
-		goto out;
+	if (optind < argc)
+		return usage_error("add", "add takes one NAME");
+	return 0;
+}
+
+/* The values' own checks (no file, repository or database opened). */
+static int add_check(const struct add_args *a)
+{
+	if (!track_name_valid(a->name)) {
+		error("track name '%s': use 1-64 of [A-Za-z0-9._-], starting with a letter or digit", a->name);
+		return EXIT_USAGE;
 	}
-	if (!track_name_valid(name)) {
-		error("track name '%s': use 1-64 of [A-Za-z0-9._-], starting with a letter or digit", name);
-		ret = EXIT_USAGE;
-		goto out;
+	if (!a->repo || !a->remote || !a->branch || !a->nr_jobs)
+		return usage_error("add", "add needs --repo, --remote, --branch and at least one --job");
+	if (check_no_controls("--repo", a->repo) < 0 || check_no_controls("--remote", a->remote) < 0 ||
+	    check_no_controls("--branch", a->branch) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < a->nr_jobs; i++)
+		if (check_no_controls("--job", a->jobs[i]) < 0)
+			return EXIT_USAGE;
+	if (!gitrepo_branch_name_valid(a->branch)) {
+		error("--branch '%s': not a valid branch name", a->branch);
+		return EXIT_USAGE;
 	}
-	if (!repo_arg || !remote_arg || !branch || !nr_job_args) {
-		ret = usage_error("add", "add needs --repo, --remote, --branch and at least one --job");
+	return 0;
+}
+
+/* The track row from the arguments: repository, remote, jobs (each parsed
+ * and made absolute) and recipe.  0 ok, -1 error printed. */
+static int add_resolve(const struct add_args *a, struct db_track *t)
+{
+	struct strbuf recipe_text = STRBUF_INIT;
+	struct kbuild_recipe recipe = { 0 };
+	struct gitrepo *repo = NULL;
+	size_t alloc_abs = 0;
+	int ret = -1;
+
+	if (gitrepo_open(&repo, a->repo) < 0)
 		goto out;
-	}
-	if (check_no_controls("--repo", repo_arg) < 0 || check_no_controls("--remote", remote_arg) < 0 ||
-	    check_no_controls("--branch", branch) < 0) {
-		ret = EXIT_USAGE;
+	t->repo_path = real_path(gitrepo_path(repo));
+	if (!t->repo_path || resolve_remote(repo, a->remote, &t->remote) < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < nr_job_args; i++)
-		if (check_no_controls("--job", job_args[i]) < 0) {
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	if (!gitrepo_branch_name_valid(branch)) {
-		error("--branch '%s': not a valid branch name", branch);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	/* everything checked before the database sees anything */
-	if (gitrepo_open(&repo, repo_arg) < 0)
-		goto out;
-	t.repo_path = real_path(gitrepo_path(repo));
-	if (!t.repo_path || resolve_remote(repo, remote_arg, &t.remote) < 0)
-		goto out;
-	for (size_t i = 0; i < nr_job_args; i++) {
+	for (size_t i = 0; i < a->nr_jobs; i++) {
 		struct job job = { 0 };
 		char *abs;
-		if (job_parse_file(&job, job_args[i]) < 0)
+		if (job_parse_file(&job, a->jobs[i]) < 0)
 			goto out;
 		job_release(&job);
-		abs = real_path(job_args[i]);
+		abs = real_path(a->jobs[i]);
 		if (!abs)
 			goto out;
-		ALLOC_GROW(t.jobs, t.nr_jobs + 1, alloc_abs);
-		t.jobs[t.nr_jobs++] = abs;
+		ALLOC_GROW(t->jobs, t->nr_jobs + 1, alloc_abs);
+		t->jobs[t->nr_jobs++] = abs;
 	}
-	if (recipe_from_opts(&ro, &recipe) < 0)
+	if (recipe_from_opts(&a->ro, &recipe) < 0)
 		goto out;
 	kbuild_recipe_to_text(&recipe, &recipe_text);
-	if (open_lab(g, &lab) < 0)
+	t->name = xstrdup(a->name);
+	t->branch = xstrdup(a->branch);
+	t->config = strbuf_detach(&recipe_text, NULL);
+	t->threshold_pct = a->threshold;
+	t->notify = a->notify.len ? xstrdup(a->notify.buf) : NULL;
+	ret = 0;
+out:
+	strbuf_release(&recipe_text);
+	kbuild_recipe_release(&recipe);
+	gitrepo_free(repo);
+	return ret;
+}
+
+static int track_add(int argc, char **argv, const struct global_opts *g)
+{
+	struct add_args a = { .notify = STRBUF_INIT, .threshold = 5.0 };
+	struct db_track t = { 0 };
+	struct lab lab;
+	int ret, lab_opened = 0;
+	int64_t id;
+
+	if (wants_help(argc, argv, add_usage))
+		return EXIT_OK;
+	ret = add_parse(argc, argv, &a);
+	if (!ret)
+		ret = add_check(&a);
+	if (ret)
+		goto out;
+	/* everything checked before the database sees anything */
+	ret = EXIT_FAIL;
+	if (add_resolve(&a, &t) < 0 || open_lab(g, &lab) < 0)
 		goto out;
 	lab_opened = 1;
-	t.name = xstrdup(name);
-	t.branch = xstrdup(branch);
-	t.config = strbuf_detach(&recipe_text, NULL);
-	t.threshold_pct = threshold;
-	t.notify = notify.len ? strbuf_detach(&notify, NULL) : NULL;
 	if (db_repo_id(lab.db, t.repo_path, &t.repo_id) < 0 || db_track_add(lab.db, &t, &id) < 0)
 		goto out;
 	print_line("track %s: branch %s of %s into %s, %zu job%s, threshold %.1f%%", t.name, t.branch,
-	       shown_remote(t.remote), t.repo_path, t.nr_jobs, t.nr_jobs == 1 ? "" : "s", t.threshold_pct);
+		   shown_remote(t.remote), t.repo_path, t.nr_jobs, t.nr_jobs == 1 ? "" : "s", t.threshold_pct);
 	printf("run it with 'klab track run %s' (or the klab-track timer / a cron line)\n", t.name);
 	ret = EXIT_OK;
 out:
 	db_track_release(&t);
-	free(job_args);
-	strbuf_release(&notify);
-	strbuf_release(&recipe_text);
-	recipe_opts_release(&ro);
-	kbuild_recipe_release(&recipe);
-	gitrepo_free(repo);
+	add_args_release(&a);
 	if (lab_opened)
 		lab_close(&lab);
 	return ret;

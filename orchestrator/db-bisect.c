@@ -1,6 +1,7 @@
 /* Bisections, their steps (one per tested commit, rounds of a
  * multisection) and the verdict evidence stored with a step. */
 #include "db-int.h"
+#include "revert.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static const char *const bisection_state_names[] = { "created", "running", "stop
 static const char *const bisection_result_names[] = {
 	NULL, "culprit", "skipped-only", "not-reproduced", "unconfirmed", "error",
 };
-static const char *const step_phase_names[] = { "bisect", "merge-base", "reference", "confirm" };
+static const char *const step_phase_names[] = { "bisect", "merge-base", "reference", "confirm", "revert" };
 static const char *const step_status_names[] = { "running", "done", "aborted" };
 _Static_assert(ARRAY_SIZE(bisection_kind_names) == BISECTION_KIND_LAST, "one name per kind");
 _Static_assert(ARRAY_SIZE(bisection_state_names) == BISECTION_STATE_LAST, "one name per state");
@@ -656,4 +657,95 @@ fail:
 	free(stale);
 	db_rollback(db);
 	return -1;
+}
+
+/* ---- the revert check (migration 7) ----------------------------------------- */
+
+int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE bisections SET revert_check = ?2 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, on ? 1 : 0);
+	return step_done(db, st, "cannot record whether the bisection checks a revert");
+}
+
+int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*on = 1;
+	if (prepare(db, &st, "SELECT revert_check FROM bisections WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*on = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "cannot read whether the bisection checks a revert");
+}
+
+int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)
+{
+	sqlite3_stmt *st;
+	int measured = rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE;
+
+	if (prepare(db, &st, "UPDATE bisections SET revert_outcome = ?2, revert_commit = ?3, revert_runs = ?4, "
+			     "revert_median = ?5, revert_cv = ?6, revert_good_median = ?7, revert_bad_median = ?8, "
+			     "revert_detail = ?9 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (rc->outcome == REVERT_NONE)
+		sqlite3_bind_null(st, 2);
+	else
+		sqlite3_bind_text(st, 2, revert_outcome_name(rc->outcome), -1, SQLITE_STATIC);
+	bind_text_or_null(st, 3, rc->commit[0] ? rc->commit : NULL);
+	if (measured) {
+		sqlite3_bind_int64(st, 4, (int64_t)rc->runs);
+		sqlite3_bind_double(st, 5, rc->median);
+		sqlite3_bind_double(st, 6, rc->cv_percent);
+		sqlite3_bind_double(st, 7, rc->good_median);
+		sqlite3_bind_double(st, 8, rc->bad_median);
+	}
+	bind_text_or_null(st, 9, rc->detail);
+	return step_done(db, st, "cannot record the revert check");
+}
+
+int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc)
+{
+	sqlite3_stmt *st;
+	int r, found = 0;
+
+	memset(rc, 0, sizeof(*rc));
+	if (prepare(db, &st, "SELECT revert_outcome, revert_commit, revert_runs, revert_median, revert_cv, "
+			     "revert_good_median, revert_bad_median, revert_detail FROM bisections WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		/* the column's CHECK admits only names revert.c knows */
+		if (revert_outcome_from_name((const char *)sqlite3_column_text(st, 0), &rc->outcome) < 0) {
+			sqlite3_finalize(st);
+			return error("bisection %lld has a revert check outcome this klab does not know",
+				     (long long)id);
+		}
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			col_hex(st, 1, rc->commit);
+		rc->runs = (size_t)sqlite3_column_int64(st, 2);
+		rc->median = sqlite3_column_double(st, 3);
+		rc->cv_percent = sqlite3_column_double(st, 4);
+		rc->good_median = sqlite3_column_double(st, 5);
+		rc->bad_median = sqlite3_column_double(st, 6);
+		rc->detail = col_strdup(st, 7);
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	if (r == SQLITE_ROW || r == SQLITE_DONE)
+		return found;
+	return db_fail(db, "cannot read the revert check");
 }

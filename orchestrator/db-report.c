@@ -105,6 +105,16 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 	b->culprit_time = sqlite3_column_int64(st, 15);
 	b->created_at = sqlite3_column_int64(st, 16);
 	b->finished_at = sqlite3_column_int64(st, 17);
+	/* the revert check (migration 7); an unknown name reads as none */
+	if (revert_outcome_from_name((const char *)sqlite3_column_text(st, 18), &b->revert.outcome) == 0) {
+		col_hex(st, 19, b->revert.commit);
+		b->revert.runs = (size_t)sqlite3_column_int64(st, 20);
+		b->revert.median = sqlite3_column_double(st, 21);
+		b->revert.cv_percent = sqlite3_column_double(st, 22);
+		b->revert.good_median = sqlite3_column_double(st, 23);
+		b->revert.bad_median = sqlite3_column_double(st, 24);
+		b->revert.detail = col_strdup(st, 25);
+	}
 	return 0;
 }
 
@@ -393,7 +403,8 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 		return -1;
 	if (each_row(db, "SELECT b.id, r.path, b.kind, b.state, b.result, b.message, b.bad, b.job_path, b.job_text, "
 			 "b.kpi, b.config, b.build, b.culprit, c.subject, c.author, coalesce(c.author_time, 0), "
-			 "b.created_at, coalesce(b.finished_at, 0) "
+			 "b.created_at, coalesce(b.finished_at, 0), b.revert_outcome, b.revert_commit, b.revert_runs, "
+			 "b.revert_median, b.revert_cv, b.revert_good_median, b.revert_bad_median, b.revert_detail "
 			 "FROM bisections b JOIN repos r ON r.id = b.repo_id "
 			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = b.culprit "
 			 "WHERE b.created_at >= ?1 ORDER BY b.id DESC",

@@ -64,7 +64,11 @@ enum bisection_result {
 	BISECTION_NO_RESULT, BISECTION_CULPRIT, BISECTION_SKIPPED_ONLY, BISECTION_NOT_REPRODUCED,
 	BISECTION_UNCONFIRMED, BISECTION_ERROR, BISECTION_RESULT_LAST
 };
-enum step_phase { STEP_PHASE_BISECT, STEP_PHASE_MERGE_BASE, STEP_PHASE_REFERENCE, STEP_PHASE_CONFIRM, STEP_PHASE_LAST };
+enum step_phase {
+	STEP_PHASE_BISECT, STEP_PHASE_MERGE_BASE, STEP_PHASE_REFERENCE, STEP_PHASE_CONFIRM,
+	STEP_PHASE_REVERT,	/* the revert check's runs (revert.c): never a bisection mark */
+	STEP_PHASE_LAST
+};
 enum step_status { STEP_RUNNING, STEP_DONE, STEP_ABORTED, STEP_STATUS_LAST };
 
 const char *bisection_kind_to_string(enum bisection_kind v);
@@ -168,6 +172,16 @@ int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **
  * `round`; other unfinished bisect rows are dropped as db_step_begin
  * does.  Fills each step's id, seq and attempts. */
 int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t n, int round);
+
+/* The revert check (migration 7): whether it is on for the bisection
+ * (`--no-revert-check` stores 0; 1 unless set), and its result.
+ * db_bisection_revert: 1 a check is stored (rc filled, release it with
+ * revert_check_release), 0 none, -1 error. */
+struct revert_check;
+int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on);
+int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on);
+int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc);
+int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc);
 
 /* ---- kernel builds (db-build.c) -------------------------------------------- */
 

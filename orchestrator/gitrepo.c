@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -580,46 +581,33 @@ int gitrepo_load_dag(struct gitrepo *r, const char *bad, char (*goods)[41], size
 	return gitrepo_load_dag_info(r, bad, goods, nr_goods, first_parent, paths, nr_paths, dag, NULL);
 }
 
-int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41], size_t nr_goods,
-			  int first_parent, const char *const *paths, size_t nr_paths,
-			  struct bisect_dag *dag, struct range_info *info)
+/* bisect_rev_setup: bad, then the goods (uninteresting), as the walk's
+ * start list sorted by date; start_node[i] is bad's (0) or good i-1's
+ * node.  0 ok, -1 a commit could not be read. */
+static int walk_setup(struct walker *w, const char *bad, char (*goods)[41], size_t nr_goods, int *start_node,
+		      struct wlist *list)
 {
-	int *start_node = NULL;
-	struct walker w = { 0 };
-	struct wlist list = { 0 };
-	int *newlist = NULL, *dag_index = NULL;
-	size_t nr_new = 0, alloc_new = 0;
-	int64_t (*start)[2] = NULL, date = INT64_MAX;
+	int64_t (*start)[2] = xcalloc(nr_goods + 1, sizeof(*start));
 	size_t nr_start = 0;
-	git_oid **raw_parents = NULL;
-	int slop = W_SLOP, ret = -1;
+	int ret = -1;
 
-	bisect_dag_init(dag);
-	dag->first_parent = first_parent;
-	if (git_repository_odb(&w.odb, r->repo) < 0) {
-		git_fail("cannot read objects of", r->path);
-		goto cleanup;
-	}
-	/* bisect_rev_setup: bad, then the goods (uninteresting) */
-	start = xcalloc(nr_goods + 1, sizeof(*start));
-	start_node = xcalloc(nr_goods + 1, sizeof(int));
 	for (size_t i = 0; i <= nr_goods; i++) {
 		git_oid oid;
 		int c;
 
 		git_oid_fromstr(&oid, i ? goods[i - 1] : bad);
-		c = walker_find(&w, oid.id, 1);
+		c = walker_find(w, oid.id, 1);
 		start_node[i] = c;
-		if (walker_parse(&w, c) < 0)
-			goto cleanup;
+		if (walker_parse(w, c) < 0)
+			goto out;
 		if (i) {
-			w.n[c].flags |= W_UNINTERESTING;
-			mark_parents_uninteresting(&w, c);	/* handle_commit */
+			w->n[c].flags |= W_UNINTERESTING;
+			mark_parents_uninteresting(w, c);	/* handle_commit */
 		}
-		if (w.n[c].flags & W_SEEN)
+		if (w->n[c].flags & W_SEEN)
 			continue;
-		w.n[c].flags |= W_SEEN;
-		start[nr_start][0] = w.n[c].date;
+		w->n[c].flags |= W_SEEN;
+		start[nr_start][0] = w->n[c].date;
 		start[nr_start][1] = c;
 		nr_start++;
 	}
@@ -628,35 +616,54 @@ int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41],
 		start[i][1] = start[i][1] * 1024 + (int64_t)i;
 	qsort(start, nr_start, sizeof(*start), cmp_start);
 	for (size_t i = 0; i < nr_start; i++) {
-		ALLOC_GROW(list.v, list.len + 1, list.alloc);
-		list.v[list.len++] = (int)(start[i][1] / 1024);
+		ALLOC_GROW(list->v, list->len + 1, list->alloc);
+		list->v[list->len++] = (int)(start[i][1] / 1024);
 	}
-	/* limit_list */
-	while (list.len) {
-		int c = list.v[list.head++];
-		list.len--;
-		process_parents(&w, &list, c, first_parent);
-		if (w.failed)
-			goto cleanup;
-		if (w.n[c].flags & W_UNINTERESTING) {
-			mark_parents_uninteresting(&w, c);
-			slop = still_interesting(&w, &list, date, slop);
+	ret = 0;
+out:
+	free(start);
+	return ret;
+}
+
+/* limit_list: the interesting commits in walk order.  0 ok, -1 failed. */
+static int walk_limit(struct walker *w, struct wlist *list, int first_parent, int **newlist, size_t *nr_new)
+{
+	int64_t date = INT64_MAX;
+	size_t alloc_new = 0;
+	int slop = W_SLOP;
+
+	while (list->len) {
+		int c = list->v[list->head++];
+		list->len--;
+		process_parents(w, list, c, first_parent);
+		if (w->failed)
+			return -1;
+		if (w->n[c].flags & W_UNINTERESTING) {
+			mark_parents_uninteresting(w, c);
+			slop = still_interesting(w, list, date, slop);
 			if (slop)
 				continue;
 			break;
 		}
-		date = w.n[c].date;
-		ALLOC_GROW(newlist, nr_new + 1, alloc_new);
-		newlist[nr_new++] = c;
+		date = w->n[c].date;
+		ALLOC_GROW(*newlist, *nr_new + 1, alloc_new);
+		(*newlist)[(*nr_new)++] = c;
 	}
-	/* the candidates: what is still interesting after the walk */
-	dag_index = xmalloc((w.nr ? w.nr : 1) * sizeof(int));
-	memset(dag_index, 0xff, (w.nr ? w.nr : 1) * sizeof(int));
+	return 0;
+}
+
+/* The candidates (what is still interesting after the walk) into dag,
+ * dag_index[node] their index or -1, raw_parents[d] their parents' ids. */
+static git_oid **dag_from_walk(const struct walker *w, const int *newlist, size_t nr_new, struct bisect_dag *dag,
+			       int *dag_index)
+{
+	git_oid **raw_parents;
+
 	for (size_t i = 0; i < nr_new; i++) {
 		int c = newlist[i];
-		if (w.n[c].flags & W_UNINTERESTING || dag_index[c] >= 0)
+		if (w->n[c].flags & W_UNINTERESTING || dag_index[c] >= 0)
 			continue;
-		dag_index[c] = bisect_dag_add(dag, w.n[c].oid, w.n[c].date);
+		dag_index[c] = bisect_dag_add(dag, w->n[c].oid, w->n[c].date);
 	}
 	raw_parents = xcalloc(dag->nr ? dag->nr : 1, sizeof(*raw_parents));
 	for (size_t i = 0; i < nr_new; i++) {
@@ -666,28 +673,61 @@ int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41],
 		if (d < 0 || dag->commits[d].parents)
 			continue;
 		bc = &dag->commits[d];
-		bc->nr_parents = w.n[c].nr_parents;
+		bc->nr_parents = w->n[c].nr_parents;
 		bc->parents = xmalloc((bc->nr_parents ? bc->nr_parents : 1) * sizeof(int));
 		raw_parents[d] = xmalloc((bc->nr_parents ? bc->nr_parents : 1) * sizeof(git_oid));
 		for (int p = 0; p < bc->nr_parents; p++) {
-			int q = w.n[c].parents[p];
+			int q = w->n[c].parents[p];
 			bc->parents[p] = dag_index[q];
-			memcpy(raw_parents[d][p].id, w.n[q].oid, 20);
+			memcpy(raw_parents[d][p].id, w->n[q].oid, 20);
 		}
 	}
-	if (info) {
-		info->bad_is_candidate = dag_index[start_node[0]] >= 0;
-		info->good_below = xcalloc(nr_goods ? nr_goods : 1, 1);
-		for (size_t i = 0; i < nr_new; i++) {
-			int c = newlist[i];
-			if (dag_index[c] < 0)
-				continue;
-			for (int p = 0; p < w.n[c].nr_parents; p++)
-				for (size_t g = 0; g < nr_goods; g++)
-					if (w.n[c].parents[p] == start_node[g + 1])
-						info->good_below[g] = 1;
-		}
+	return raw_parents;
+}
+
+/* Whether bad is a candidate, and which goods some candidate sits on. */
+static void range_info_from_walk(const struct walker *w, const int *newlist, size_t nr_new, const int *dag_index,
+				 const int *start_node, size_t nr_goods, struct range_info *info)
+{
+	info->bad_is_candidate = dag_index[start_node[0]] >= 0;
+	info->good_below = xcalloc(nr_goods ? nr_goods : 1, 1);
+	for (size_t i = 0; i < nr_new; i++) {
+		int c = newlist[i];
+		if (dag_index[c] < 0)
+			continue;
+		for (int p = 0; p < w->n[c].nr_parents; p++)
+			for (size_t g = 0; g < nr_goods; g++)
+				if (w->n[c].parents[p] == start_node[g + 1])
+					info->good_below[g] = 1;
 	}
+}
+
+int gitrepo_load_dag_info(struct gitrepo *r, const char *bad, char (*goods)[41], size_t nr_goods,
+			  int first_parent, const char *const *paths, size_t nr_paths,
+			  struct bisect_dag *dag, struct range_info *info)
+{
+	int *start_node = xcalloc(nr_goods + 1, sizeof(int));
+	struct walker w = { 0 };
+	struct wlist list = { 0 };
+	int *newlist = NULL, *dag_index = NULL;
+	size_t nr_new = 0;
+	git_oid **raw_parents = NULL;
+	int ret = -1;
+
+	bisect_dag_init(dag);
+	dag->first_parent = first_parent;
+	if (git_repository_odb(&w.odb, r->repo) < 0) {
+		git_fail("cannot read objects of", r->path);
+		goto cleanup;
+	}
+	if (walk_setup(&w, bad, goods, nr_goods, start_node, &list) < 0 ||
+	    walk_limit(&w, &list, first_parent, &newlist, &nr_new) < 0)
+		goto cleanup;
+	dag_index = xmalloc((w.nr ? w.nr : 1) * sizeof(int));
+	memset(dag_index, 0xff, (w.nr ? w.nr : 1) * sizeof(int));
+	raw_parents = dag_from_walk(&w, newlist, nr_new, dag, dag_index);
+	if (info)
+		range_info_from_walk(&w, newlist, nr_new, dag_index, start_node, nr_goods, info);
 	if (nr_paths && simplify_paths(r, dag, raw_parents, paths, nr_paths) < 0)
 		goto cleanup;
 	ret = 0;
@@ -707,7 +747,6 @@ cleanup:
 	free(list.v);
 	free(newlist);
 	free(dag_index);
-	free(start);
 	git_odb_free(w.odb);
 	if (ret < 0)
 		bisect_dag_release(dag);
@@ -1191,4 +1230,265 @@ out:
 	free(url);
 	strbuf_release(&shown);
 	return ret;
+}
+
+/* ---- revert: klab's own commits ---------------------------------------------- */
+
+/* The revert is made over the worktree's repository, whose object
+ * directory is klab's (<state>/worktrees/repo-N/.git/objects) and whose
+ * alternates lend the user's objects; no ref is written (the commit is
+ * found by its id).  libgit2 never writes an object to an alternate, but
+ * before writing one it "freshens" a copy that exists anywhere, i.e.
+ * touches the user's loose object or pack file (git does the same).
+ * klab's promise is stronger (t-user-tree-untouched compares mtimes), so
+ * the revert runs in a repository over an object database of its own: a
+ * loose backend on klab's object directory, which takes the writes, and
+ * the worktree's whole object database (alternates included) behind a
+ * read-only backend without freshen: an object found there is used as
+ * it is and nothing of the user's is touched. */
+
+struct ro_backend {
+	git_odb_backend parent;
+	git_odb *odb;		/* the worktree's, with the user's alternates */
+};
+
+static int ro_read(void **data, size_t *len, git_object_t *type, git_odb_backend *b, const git_oid *oid)
+{
+	git_odb_object *obj;
+	int rc = git_odb_read(&obj, ((struct ro_backend *)b)->odb, oid);
+
+	if (rc < 0)
+		return rc;
+	*len = git_odb_object_size(obj);
+	*type = git_odb_object_type(obj);
+	*data = git_odb_backend_data_alloc(b, *len ? *len : 1);
+	if (!*data) {
+		git_odb_object_free(obj);
+		return -1;
+	}
+	memcpy(*data, git_odb_object_data(obj), *len);
+	git_odb_object_free(obj);
+	return 0;
+}
+
+static int ro_read_prefix(git_oid *out, void **data, size_t *len, git_object_t *type, git_odb_backend *b,
+			  const git_oid *short_id, size_t n)
+{
+	git_oid full;
+	int rc = git_odb_exists_prefix(&full, ((struct ro_backend *)b)->odb, short_id, n);
+
+	if (rc < 0)
+		return rc;
+	git_oid_cpy(out, &full);
+	return ro_read(data, len, type, b, &full);
+}
+
+static int ro_read_header(size_t *len, git_object_t *type, git_odb_backend *b, const git_oid *oid)
+{
+	return git_odb_read_header(len, type, ((struct ro_backend *)b)->odb, oid);
+}
+
+static int ro_exists(git_odb_backend *b, const git_oid *oid)
+{
+	return git_odb_exists(((struct ro_backend *)b)->odb, oid);
+}
+
+static int ro_exists_prefix(git_oid *out, git_odb_backend *b, const git_oid *short_id, size_t n)
+{
+	return git_odb_exists_prefix(out, ((struct ro_backend *)b)->odb, short_id, n);
+}
+
+static int ro_refresh(git_odb_backend *b)
+{
+	return git_odb_refresh(((struct ro_backend *)b)->odb);
+}
+
+static void ro_free(git_odb_backend *b)
+{
+	git_odb_free(((struct ro_backend *)b)->odb);
+	free(b);
+}
+
+/* A repository over: klab's object directory (writes) and, read only,
+ * everything the worktree can read. */
+static int revert_repo(git_repository **out, struct worktree *wt)
+{
+	git_odb *odb = NULL, *full = NULL;
+	git_odb_backend *loose = NULL;
+	struct ro_backend *ro;
+	char *objects = xstrfmt("%sobjects", git_repository_path(wt->repo));
+	int ret = -1;
+
+	*out = NULL;
+	if (git_odb_new(&odb) < 0 || git_repository_odb(&full, wt->repo) < 0 ||
+	    git_odb_backend_loose(&loose, objects, -1, 0, 0, 0) < 0) {
+		git_fail("cannot open the object store of klab worktree", wt->path);
+		goto out;
+	}
+	if (git_odb_add_backend(odb, loose, 2) < 0) {
+		loose->free(loose);
+		git_fail("cannot open the object store of klab worktree", wt->path);
+		goto out;
+	}
+	ro = xcalloc(1, sizeof(*ro));
+	git_odb_init_backend(&ro->parent, GIT_ODB_BACKEND_VERSION);
+	ro->parent.read = ro_read;
+	ro->parent.read_prefix = ro_read_prefix;
+	ro->parent.read_header = ro_read_header;
+	ro->parent.exists = ro_exists;
+	ro->parent.exists_prefix = ro_exists_prefix;
+	ro->parent.refresh = ro_refresh;
+	ro->parent.free = ro_free;
+	ro->odb = full;
+	full = NULL;
+	if (git_odb_add_backend(odb, &ro->parent, 1) < 0) {
+		ro_free(&ro->parent);
+		git_fail("cannot open the object store of klab worktree", wt->path);
+		goto out;
+	}
+	if (git_repository_wrap_odb(out, odb) < 0) {
+		git_fail("cannot open the object store of klab worktree", wt->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	git_odb_free(full);
+	git_odb_free(odb);
+	free(objects);
+	return ret;
+}
+
+void revert_result_release(struct revert_result *rr)
+{
+	for (size_t i = 0; i < rr->nr_paths; i++)
+		free(rr->paths[i]);
+	free(rr->reason);
+	memset(rr, 0, sizeof(*rr));
+}
+
+/* The conflicting paths of a merged index, at most REVERT_MAX_CONFLICTS
+ * kept, all counted; the reason names the kept ones. */
+static int revert_conflicts(git_index *idx, struct revert_result *rr, const char *culprit)
+{
+	git_index_conflict_iterator *it = NULL;
+	const git_index_entry *anc, *ours, *theirs;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	if (git_index_conflict_iterator_new(&it, idx) < 0)
+		return git_fail("cannot list the conflicts of the revert of", culprit);
+	while ((rc = git_index_conflict_next(&anc, &ours, &theirs, it)) == 0) {
+		const git_index_entry *e = ours ? ours : theirs ? theirs : anc;
+
+		if (rr->nr_paths < REVERT_MAX_CONFLICTS)
+			rr->paths[rr->nr_paths++] = xstrdup(e->path);
+		rr->nr_conflicts++;
+	}
+	git_index_conflict_iterator_free(it);
+	if (rc != GIT_ITEROVER)
+		return git_fail("cannot list the conflicts of the revert of", culprit);
+	strbuf_addf(&sb, "conflicts in %zu file%s: ", rr->nr_conflicts, rr->nr_conflicts == 1 ? "" : "s");
+	for (size_t i = 0; i < rr->nr_paths; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", rr->paths[i]);
+	if (rr->nr_conflicts > rr->nr_paths)
+		strbuf_addf(&sb, " and %zu more", rr->nr_conflicts - rr->nr_paths);
+	rr->reason = strbuf_detach(&sb, NULL);
+	return 0;
+}
+
+int worktree_revert(struct worktree *wt, const char *culprit, const char *onto, struct revert_result *rr)
+{
+	git_repository *repo = NULL;
+	git_commit *cc = NULL, *oc = NULL;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid coid, ooid, toid, roid;
+	char *msg = NULL;
+	unsigned mainline;
+	int ret = -1;
+
+	memset(rr, 0, sizeof(*rr));
+	if (git_oid_fromstr(&coid, culprit) < 0 || git_oid_fromstr(&ooid, onto) < 0)
+		return error("invalid object id '%s' or '%s'", culprit, onto);
+	if (revert_repo(&repo, wt) < 0)
+		return -1;
+	if (git_commit_lookup(&cc, repo, &coid) < 0) {
+		git_fail("cannot read commit", culprit);
+		goto out;
+	}
+	if (git_commit_lookup(&oc, repo, &ooid) < 0) {
+		git_fail("cannot read commit", onto);
+		goto out;
+	}
+	if (git_commit_parentcount(cc) == 0) {
+		rr->reason = xstrfmt("%.12s is a root commit: there is nothing to revert it to", culprit);
+		ret = 1;
+		goto out;
+	}
+	/* A merge is reverted against its first parent, the parent the
+	 * confirmation measured it against (git revert -m 1). */
+	mainline = git_commit_parentcount(cc) > 1 ? 1 : 0;
+	if (git_revert_commit(&idx, repo, cc, oc, mainline, NULL) < 0) {
+		git_fail("cannot revert", culprit);
+		goto out;
+	}
+	if (git_index_has_conflicts(idx)) {
+		ret = revert_conflicts(idx, rr, culprit) < 0 ? -1 : 1;
+		goto out;
+	}
+	if (git_index_write_tree_to(&toid, idx, repo) < 0 || git_tree_lookup(&tree, repo, &toid) < 0) {
+		git_fail("cannot write the tree of the revert of", culprit);
+		goto out;
+	}
+	/* Author, committer and date fixed by the inputs: the same revert
+	 * has the same id in every worktree copy and on every resume. */
+	if (git_signature_new(&sig, "klab", "klab@localhost", git_commit_time(oc), 0) < 0) {
+		git_fail("cannot make a signature for the revert of", culprit);
+		goto out;
+	}
+	msg = xstrfmt("Revert \"%s\"\n\nThis reverts commit %s%s.\n\nMade by klab's revert check, "
+		      "in klab's own object store.\n",
+		      git_commit_summary(cc) ? git_commit_summary(cc) : "", culprit,
+		      mainline ? ", reversing the changes made to its first parent" : "");
+	if (git_commit_create(&roid, repo, NULL, sig, sig, NULL, msg, tree, 1,
+			      (const git_commit **)&oc) < 0) {
+		git_fail("cannot write the revert commit of", culprit);
+		goto out;
+	}
+	git_oid_tostr(rr->hex, sizeof(rr->hex), &roid);
+	rr->applies = 1;
+	ret = 0;
+out:
+	free(msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(oc);
+	git_commit_free(cc);
+	git_repository_free(repo);
+	return ret;
+}
+
+int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41])
+{
+	git_commit *c = NULL;
+	git_oid oid;
+
+	if (git_oid_fromstr(&oid, hex) < 0)
+		return error("invalid object id '%s'", hex);
+	if (git_commit_lookup(&c, wt->repo, &oid) < 0)
+		return git_fail("cannot read commit", hex);
+	git_oid_tostr(tree, 41, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_info *out)
+{
+	/* gitrepo_commit_info on the worktree's repository, which reads its
+	 * own objects and, through the alternates, the user's */
+	struct gitrepo view = { .repo = wt->repo, .path = wt->path, .objects_dir = NULL };
+
+	return gitrepo_commit_info(&view, hex, out);
 }

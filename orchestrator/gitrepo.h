@@ -90,4 +90,29 @@ int worktree_checkout(struct worktree *wt, const char *hex);
 const char *worktree_path(const struct worktree *wt);
 void worktree_free(struct worktree *wt);
 
+/* The revert of `culprit` on top of `onto` (the bad end), made by klab in
+ * the worktree's own object store: libgit2's revert (a merge against its
+ * first parent, as `git revert -m 1`), the merged index's tree, a commit
+ * with onto as its parent, author and committer "klab" at onto's commit
+ * time (so the same revert has the same id wherever it is made).  No ref
+ * is written and nothing reaches the user's repository.  0 made (rr->hex);
+ * 1 it does not apply (rr->reason: the conflicting paths, at most
+ * REVERT_MAX_CONFLICTS named and all counted); -1 error.  Release rr with
+ * revert_result_release(). */
+#define REVERT_MAX_CONFLICTS 10
+struct revert_result {
+	int applies;
+	char hex[41];
+	char *paths[REVERT_MAX_CONFLICTS];
+	size_t nr_paths;	/* kept in paths[] */
+	size_t nr_conflicts;	/* all of them */
+	char *reason;		/* why it does not apply, one line */
+};
+int worktree_revert(struct worktree *wt, const char *culprit, const char *onto, struct revert_result *rr);
+void revert_result_release(struct revert_result *rr);
+/* The tree of a commit the worktree can read (klab's own commits too). */
+int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41]);
+/* gitrepo_commit_info for a commit the worktree can read. */
+int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_info *out);
+
 #endif

@@ -5,6 +5,8 @@
  * the suite registry (suite.h). */
 #include "job.h"
 #include "suite.h"
+#include "monitor.h"
+#include "resultproto.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 
@@ -28,6 +30,8 @@
 #define MAX_PERCENT 1000
 #define MAX_RUNTIME_S 86400
 #define MAX_MONITOR_S 3600
+/* job->monitors when the job does not choose: every registered monitor */
+#define JOB_MONITORS_ALL ((1u << monitor_count()) - 1)
 #define MIN_MEMORY_MB 128
 #define MAX_MEMORY_MB (1024 * 1024)
 #define TIMEOUT_MARGIN_S 60
@@ -52,7 +56,7 @@ struct node {
 
 enum top_key {
 	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_KPI, K_DIRECTION,
-	K_REPEAT, K_CONFIRM_SHARE, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_GUEST, K_KCONFIG,
+	K_REPEAT, K_CONFIRM_SHARE, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
 	K_PARAMS, NR_TOP_KEYS
 };
 
@@ -804,6 +808,49 @@ static int key_monitor_interval(struct parser *p, const struct node *k, const st
 	return 0;
 }
 
+/* The monitors' names, for messages: "vmstat, meminfo, ...". */
+static void monitor_names(struct strbuf *sb)
+{
+	for (size_t i = 0; i < monitor_count(); i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", monitor_at(i)->name);
+}
+
+/* monitors: all | none | [ vmstat, meminfo, ... ] */
+static int key_monitors(struct parser *p, const struct node *k, const struct node *v)
+{
+	struct strbuf names = STRBUF_INIT;
+	const char *s = scalar(v);
+	int ret = -1;
+
+	(void)k;
+	monitor_names(&names);
+	if (s && (!strcmp(s, "all") || !strcmp(s, "none"))) {
+		p->job->monitors = !strcmp(s, "all") ? JOB_MONITORS_ALL : 0;
+		ret = 0;
+		goto out;
+	}
+	if (v->type != NODE_SEQ) {
+		error("%s:%d: monitors: expected all, none or a list of %s", p->path, v->line, names.buf);
+		goto out;
+	}
+	p->job->monitors = 0;
+	for (size_t i = 0; i < v->nr; i++) {
+		const char *name = scalar(v->kids[i]);
+		int idx = monitor_index(name);
+
+		if (idx < 0) {
+			error("%s:%d: monitors: '%s' is not a monitor (klab has %s)", p->path, v->kids[i]->line,
+			      name && result_name_valid(name) ? name : "?", names.buf);
+			goto out;
+		}
+		p->job->monitors |= 1u << idx;
+	}
+	ret = 0;
+out:
+	strbuf_release(&names);
+	return ret;
+}
+
 static int key_guest(struct parser *p, const struct node *k, const struct node *v)
 {
 	static const char *const keys[] = { "vcpus", "numa_nodes", "memory", "hugepages" };
@@ -971,6 +1018,7 @@ static const struct {
 	[K_ASLR] = { "aslr", key_aslr },
 	[K_DROP_CACHES] = { "drop_caches", key_drop_caches },
 	[K_MONITOR_INTERVAL] = { "monitor_interval", key_monitor_interval },
+	[K_MONITORS] = { "monitors", key_monitors },
 	[K_GUEST] = { "guest", key_guest },
 	[K_KCONFIG] = { "kconfig", key_kconfig },
 	[K_PARAMS] = { "params", key_params },
@@ -1060,6 +1108,7 @@ static void job_defaults(struct job *job)
 	job->guest.hugepages = JOB_HUGEPAGES_NONE;
 	job->aslr = -1;
 	job->drop_caches = -1;
+	job->monitors = JOB_MONITORS_ALL;
 }
 
 static void blob_hash(const char *data, size_t len, char hex[41])
@@ -1287,6 +1336,14 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 		strbuf_addf(&sb, "drop_caches %d\n", job->drop_caches);
 	strbuf_addf(&sb, "timeout %u\n", job->runtime_s + warmup + TIMEOUT_MARGIN_S);
 	strbuf_addf(&sb, "monitor_interval %u\n", job->monitor_interval_s);
+	/* all (the default) is said by saying nothing: the same file as before */
+	if (job->monitors != JOB_MONITORS_ALL) {
+		strbuf_addstr(&sb, "monitors");
+		for (size_t i = 0; i < monitor_count(); i++)
+			if (job->monitors & (1u << i))
+				strbuf_addf(&sb, " %s", monitor_at(i)->name);
+		strbuf_addstr(&sb, job->monitors ? "\n" : " none\n");
+	}
 
 	ret = suite->agent_argv(job, vcpus, &sb);
 	if (!ret)

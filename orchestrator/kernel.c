@@ -48,38 +48,34 @@ static char *result_line(const struct kbuild_result *br)
 		       (int)(n > 300 ? 300 : n), ex);
 }
 
-int kernel_for_commit(const struct kernel_request *rq, struct kernel_result *kr)
+/* kernel_for_commit once the commit's tree is known. */
+static int kernel_for_tree(const struct kernel_request *rq, const char *tree, struct kernel_result *kr)
 {
 	struct kbuild_result *br = &kr->build;
-	struct commit_info ci;
 	struct kbuild_request req = { 0 };
 	char recipe_id[41];
 	int rc;
 
-	memset(kr, 0, sizeof(*kr));
-	if (gitrepo_commit_info(rq->repo, rq->hex, &ci) < 0)
-		return -1;
 	if (kbuild_recipe_id(rq->recipe, recipe_id) < 0)
-		goto klab_failed;
-	rc = kbuild_find(rq->lab, rq->repo_id, rq->hex, ci.tree, rq->recipe, recipe_id, br);
+		return -1;
+	rc = kbuild_find(rq->lab, rq->repo_id, rq->hex, tree, rq->recipe, recipe_id, br);
 	if (rc < 0)
-		goto klab_failed;
+		return -1;
 	if (rc == 0) {
 		if (!rq->checked_out && checkout(rq, kr) < 0)
-			goto klab_failed;
+			return -1;
 		req.lab = rq->lab;
 		req.repo_id = rq->repo_id;
 		req.commit = rq->hex;
-		req.tree = ci.tree;
+		req.tree = tree;
 		req.src_dir = worktree_path(rq->wt);
 		req.recipe = rq->recipe;
 		req.jobs = rq->jobs;
 		req.progress = rq->progress;
 		req.indent = rq->indent;
 		if (kbuild_build(&req, br) < 0)
-			goto klab_failed;
+			return -1;
 	}
-	commit_info_release(&ci);
 	kr->message = result_line(br);
 	if (br->status == KBUILD_ENV_FAILED)
 		return -1;
@@ -88,9 +84,19 @@ int kernel_for_commit(const struct kernel_request *rq, struct kernel_result *kr)
 	kr->kernel = br->bzimage;
 	kr->build_id = br->build_id;
 	return 0;
-klab_failed:
+}
+
+int kernel_for_commit(const struct kernel_request *rq, struct kernel_result *kr)
+{
+	struct commit_info ci;
+	int rc;
+
+	memset(kr, 0, sizeof(*kr));
+	if (gitrepo_commit_info(rq->repo, rq->hex, &ci) < 0)
+		return -1;
+	rc = kernel_for_tree(rq, ci.tree, kr);
 	commit_info_release(&ci);
-	return -1;
+	return rc;
 }
 
 void kernel_result_release(struct kernel_result *kr)
@@ -206,4 +212,17 @@ int kernel_for_rev(struct lab *lab, const char *repo_arg, const char *rev, const
 		kernel_print_build(&kr->build, "  ");
 	kernel_repo_release(&pr);
 	return rc;
+}
+
+/* A commit of klab's own (the revert check's) is in the worktree's object
+ * store only, so its tree is read there; the store, the checkout and the
+ * build are kernel_for_commit's. */
+int kernel_for_klab_commit(const struct kernel_request *rq, struct kernel_result *kr)
+{
+	char tree[41];
+
+	memset(kr, 0, sizeof(*kr));
+	if (worktree_commit_tree(rq->wt, rq->hex, tree) < 0)
+		return -1;
+	return kernel_for_tree(rq, tree, kr);
 }

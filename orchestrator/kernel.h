@@ -47,6 +47,10 @@ struct kernel_result {
  * NULL, error reported).  Release kr with kernel_result_release(). */
 int kernel_for_commit(const struct kernel_request *rq, struct kernel_result *kr);
 void kernel_result_release(struct kernel_result *kr);
+/* kernel_for_commit for a commit klab made in rq->wt's own object store
+ * (the revert check's), which the user's repository does not have: its
+ * tree is read from the worktree; rq->checked_out must be 0. */
+int kernel_for_klab_commit(const struct kernel_request *rq, struct kernel_result *kr);
 
 /* Print a build result the way `klab build` does. */
 void kernel_print_build(const struct kbuild_result *res, const char *indent);

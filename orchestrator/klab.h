@@ -49,6 +49,20 @@ enum {
 	RECIPE_OPT_DRIFT
 };
 
+/* The recipe options' rows of a getopt_long table, and their cases. */
+#define RECIPE_OPTION_ROWS                                                   \
+	{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },            \
+	{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },        \
+	{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },     \
+	{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS }, \
+	{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT }
+#define RECIPE_OPT_CASES                                                     \
+	case RECIPE_OPT_CONFIG:                                              \
+	case RECIPE_OPT_FRAGMENT:                                            \
+	case RECIPE_OPT_OPTION:                                              \
+	case RECIPE_OPT_NO_DEFAULTS:                                         \
+	case RECIPE_OPT_DRIFT
+
 struct recipe_opts {
 	const char *base;
 	const char **fragments;

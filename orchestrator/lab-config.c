@@ -49,6 +49,93 @@ static void set_optional(char **field, const char *val)
 	*field = *val ? xstrdup(val) : NULL;
 }
 
+static const char unknown_key[] = "unknown key";
+
+/* Set one key's value: NULL, or what is wrong with it (unknown_key for a
+ * key klab does not know). */
+static const char *set_key(struct lab *lab, const char *key, const char *val)
+{
+	unsigned long v;
+
+	if (!strcmp(key, "libvirt_uri")) {
+		free(lab->libvirt_uri);
+		lab->libvirt_uri = xstrdup(val);
+	} else if (!strcmp(key, "build_jobs")) {
+		if (parse_uint(val, 4096, &v) < 0)
+			return "build_jobs must be a number from 0 to 4096";
+		lab->build_jobs = (int)v;
+	} else if (!strcmp(key, "ccache_dir")) {
+		free(lab->ccache_dir);
+		lab->ccache_dir = *val ? xstrdup(val) : NULL;
+	} else if (!strcmp(key, "artifact_store")) {
+		if (*val && *val != '/')
+			return "artifact_store must be an absolute path";
+		free(lab->artifact_store);
+		lab->artifact_store = *val ? xstrdup(val) : NULL;
+	} else if (!strcmp(key, "accel")) {
+		if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg"))
+			return "accel must be auto, kvm or tcg";
+		free(lab->accel);
+		lab->accel = xstrdup(val);
+	} else if (!strcmp(key, "guest_cpus")) {
+		free(lab->guest_cpus);
+		lab->guest_cpus = *val ? xstrdup(val) : NULL;
+	} else if (!strcmp(key, "compiler_wrapper")) {
+		free(lab->compiler_wrapper);
+		lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
+	} else if (!strcmp(key, "notify_mail_to")) {
+		if (*val && !valid_mail_list(val))
+			return "notify_mail_to must be addresses like a@example.org, separated by commas";
+		set_optional(&lab->notify_mail_to, val);
+	} else if (!strcmp(key, "notify_mail_from")) {
+		if (*val && (!valid_mail_list(val) || strchr(val, ',')))
+			return "notify_mail_from must be one address like klab@example.org";
+		set_optional(&lab->notify_mail_from, val);
+	} else if (!strcmp(key, "smtp_url")) {
+		if (*val && !has_prefix(val, "smtp://") && !has_prefix(val, "smtps://"))
+			return "smtp_url must start with smtp:// or smtps://";
+		set_optional(&lab->smtp_url, val);
+	} else if (!strcmp(key, "smtp_user")) {
+		set_optional(&lab->smtp_user, val);
+	} else if (!strcmp(key, "smtp_password_file")) {
+		set_optional(&lab->smtp_password_file, val);
+	} else if (!strcmp(key, "smtp_tls")) {
+		if (strcmp(val, "none") && strcmp(val, "try") && strcmp(val, "required"))
+			return "smtp_tls must be none, try or required";
+		free(lab->smtp_tls);
+		lab->smtp_tls = xstrdup(val);
+	} else if (!strcmp(key, "notify_webhook")) {
+		if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://"))
+			return "notify_webhook must start with http:// or https://";
+		set_optional(&lab->notify_webhook, val);
+	} else if (!strcmp(key, "notify_timeout")) {
+		if (parse_uint(val, 3600, &v) < 0 || v == 0)
+			return "notify_timeout must be a number of seconds from 1 to 3600";
+		lab->notify_timeout = (int)v;
+	} else {
+		return unknown_key;
+	}
+	return NULL;
+}
+
+/* Split "key = value" in place, both trimmed; NULL when there is no '='. */
+static char *split_key_value(char *line, char **val)
+{
+	char *eq = strchr(line, '='), *end;
+
+	if (!eq)
+		return NULL;
+	*eq = '\0';
+	for (end = eq; end > line && isspace((unsigned char)end[-1]); end--)
+		end[-1] = '\0';
+	*val = eq + 1;
+	while (isspace((unsigned char)**val))
+		(*val)++;
+	for (end = *val + strlen(*val); end > *val && isspace((unsigned char)end[-1]); end--)
+		end[-1] = '\0';
+	return line;
+}
+
 int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t len)
 {
 	char *copy, *line, *next;
@@ -65,7 +152,8 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 	copy = xstrndup(text, len);
 	/* line by line, blank ones counted: messages say file:line */
 	for (line = copy; *line; line = next) {
-		char *eq, *key, *val, *end;
+		const char *bad;
+		char *key, *val;
 
 		next = strchrnul(line, '\n');
 		if (*next)
@@ -75,101 +163,18 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 			line++;
 		if (!*line || *line == '#')
 			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
+		key = split_key_value(line, &val);
+		if (!key) {
 			ret = error("%s:%d: expected 'key = value'", name, lineno);
 			break;
 		}
-		*eq = '\0';
-		key = line;
-		val = eq + 1;
-		for (end = eq; end > key && isspace((unsigned char)end[-1]); end--)
-			end[-1] = '\0';
-		while (isspace((unsigned char)*val))
-			val++;
-		for (end = val + strlen(val); end > val && isspace((unsigned char)end[-1]); end--)
-			end[-1] = '\0';
-		if (!strcmp(key, "libvirt_uri")) {
-			free(lab->libvirt_uri);
-			lab->libvirt_uri = xstrdup(val);
-		} else if (!strcmp(key, "build_jobs")) {
-			unsigned long v;
-			if (parse_uint(val, 4096, &v) < 0) {
-				ret = error("%s:%d: build_jobs must be a number from 0 to 4096", name, lineno);
-				break;
-			}
-			lab->build_jobs = (int)v;
-		} else if (!strcmp(key, "ccache_dir")) {
-			free(lab->ccache_dir);
-			lab->ccache_dir = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "artifact_store")) {
-			if (*val && *val != '/') {
-				ret = error("%s:%d: artifact_store must be an absolute path", name, lineno);
-				break;
-			}
-			free(lab->artifact_store);
-			lab->artifact_store = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "accel")) {
-			if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg")) {
-				ret = error("%s:%d: accel must be auto, kvm or tcg", name, lineno);
-				break;
-			}
-			free(lab->accel);
-			lab->accel = xstrdup(val);
-		} else if (!strcmp(key, "guest_cpus")) {
-			free(lab->guest_cpus);
-			lab->guest_cpus = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "compiler_wrapper")) {
-			free(lab->compiler_wrapper);
-			lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
-		} else if (!strcmp(key, "notify_mail_to")) {
-			if (*val && !valid_mail_list(val)) {
-				ret = error("%s:%d: notify_mail_to must be addresses like a@example.org, "
-					    "separated by commas", name, lineno);
-				break;
-			}
-			set_optional(&lab->notify_mail_to, val);
-		} else if (!strcmp(key, "notify_mail_from")) {
-			if (*val && (!valid_mail_list(val) || strchr(val, ','))) {
-				ret = error("%s:%d: notify_mail_from must be one address like klab@example.org",
-					    name, lineno);
-				break;
-			}
-			set_optional(&lab->notify_mail_from, val);
-		} else if (!strcmp(key, "smtp_url")) {
-			if (*val && !has_prefix(val, "smtp://") && !has_prefix(val, "smtps://")) {
-				ret = error("%s:%d: smtp_url must start with smtp:// or smtps://", name, lineno);
-				break;
-			}
-			set_optional(&lab->smtp_url, val);
-		} else if (!strcmp(key, "smtp_user")) {
-			set_optional(&lab->smtp_user, val);
-		} else if (!strcmp(key, "smtp_password_file")) {
-			set_optional(&lab->smtp_password_file, val);
-		} else if (!strcmp(key, "smtp_tls")) {
-			if (strcmp(val, "none") && strcmp(val, "try") && strcmp(val, "required")) {
-				ret = error("%s:%d: smtp_tls must be none, try or required", name, lineno);
-				break;
-			}
-			free(lab->smtp_tls);
-			lab->smtp_tls = xstrdup(val);
-		} else if (!strcmp(key, "notify_webhook")) {
-			if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://")) {
-				ret = error("%s:%d: notify_webhook must start with http:// or https://",
-					    name, lineno);
-				break;
-			}
-			set_optional(&lab->notify_webhook, val);
-		} else if (!strcmp(key, "notify_timeout")) {
-			unsigned long v;
-			if (parse_uint(val, 3600, &v) < 0 || v == 0) {
-				ret = error("%s:%d: notify_timeout must be a number of seconds from 1 to 3600",
-					    name, lineno);
-				break;
-			}
-			lab->notify_timeout = (int)v;
-		} else {
+		bad = set_key(lab, key, val);
+		if (bad == unknown_key) {
 			ret = error("%s:%d: unknown key '%s'", name, lineno, key);
+			break;
+		}
+		if (bad) {
+			ret = error("%s:%d: %s", name, lineno, bad);
 			break;
 		}
 	}

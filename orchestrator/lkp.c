@@ -1314,160 +1314,131 @@ static int thp_ok(const char *key, const char *v)
 	return ok;
 }
 
-int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_params *params, const char *kpi,
-	    enum lkp_accel accel, const char *origin, const char *name)
+/* What lkp_map learnt from the parameters, on its way to a job file. */
+struct lkp_mapping {
+	const char *testcase, *mode, *tasks, *thp_en, *thp_df, *class;
+	unsigned runtime, lkp_runtime;
+	int have_runtime;
+	struct strbuf lkp;	/* the parameters as given, for the file's comment */
+};
+
+/* One parameter: mapped onto the job, or listed as unmapped. */
+static void map_param(struct lkp_klab_job *out, const struct suite *suite, struct lkp_mapping *m, const char *k,
+		      const char *v, const char *has_nr_task, enum lkp_accel accel)
 {
-	const struct suite *suite;
-	struct strbuf y = STRBUF_INIT, nm = STRBUF_INIT, lkp = STRBUF_INIT;
-	const char *testcase = NULL, *mode = NULL, *tasks = NULL, *thp_en = NULL, *thp_df = NULL, *class = NULL;
-	const char *has_nr_task = lkp_param(params, "nr_task");
-	char *from_kpi = NULL, *pname = NULL;
-	unsigned runtime = 0, lkp_runtime = 0;
-	int have_runtime = 0, ret = -1;
-	struct job job;
+	if (!strcmp(k, "testcase")) {
+		if (strcmp(v, suite->name))
+			UNMAPPED(out, "testcase %s: not the suite %s", v, suite->name);
+		return;
+	}
+	if (!strcmp(k, "test") && !m->testcase && strlen(v) <= 64 && only(v, NAME_CHARS)) {
+		m->testcase = v;
+		return;
+	}
+	if (!strcmp(k, "mode") && (suite->keys & SUITE_KEY_MODE)) {
+		if (!strcmp(v, "process") || !strcmp(v, "thread")) {
+			m->mode = v;
+			MAPPED(out, "mode %s → mode: %s", v, v);
+		} else {
+			UNMAPPED(out, "mode %s: klab runs one mode per job, process (the default) or thread", v);
+		}
+		return;
+	}
+	if ((!strcmp(k, "nr_task") || (!strcmp(k, "nr_threads") && !has_nr_task)) && !m->tasks) {
+		if (is_count(v)) {
+			m->tasks = v;
+			MAPPED(out, "%s %s → nr_task: %s (of the guest's vCPUs when a share)", k, v, v);
+		} else {
+			UNMAPPED(out, "%s %s: not a count like 4 or 100%%", k, v);
+		}
+		return;
+	}
+	if ((!strcmp(k, "testtime") || !strcmp(k, "runtime")) && !m->have_runtime) {
+		if (job_parse_duration(v, 1, 86400, &m->lkp_runtime) == 0) {
+			m->have_runtime = 1;
+			m->runtime = lkp_scaled_runtime(m->lkp_runtime, accel);
+			if (accel == LKP_ACCEL_TCG)
+				MAPPED(out, "%s %s → runtime: %us: TCG guests run about 10x slower, so a tenth (at least 5s); KVM keeps the report's %us",
+				       k, v, m->runtime, m->lkp_runtime);
+			else
+				MAPPED(out, "%s %s → runtime: %us (KVM: the report's)", k, v, m->runtime);
+		} else {
+			UNMAPPED(out, "%s %s: not a duration like 30s or 300", k, v);
+		}
+		return;
+	}
+	if (!strcmp(k, "nr_threads") && has_nr_task) {
+		UNMAPPED(out, "nr_threads %s: nr_task decides klab's tasks", v);
+		return;
+	}
+	if (!strcmp(k, "class")) {
+		m->class = v;
+		return;
+	}
+	if (!strcmp(k, "thp_enabled") || !strcmp(k, "thp_defrag")) {
+		if (thp_ok(k, v)) {
+			*(!strcmp(k, "thp_enabled") ? &m->thp_en : &m->thp_df) = v;
+			MAPPED(out, "%s %s → thp.%s: %s", k, v, k + 4, v);
+		} else {
+			UNMAPPED(out, "%s %s: not one of%s", k, v, thp_values(k));
+		}
+		return;
+	}
+	for (size_t u = 0; u < ARRAY_SIZE(unmappable); u++) {
+		if (!strcmp(k, unmappable[u].key)) {
+			UNMAPPED(out, "%s %s: %s", k, v, unmappable[u].why);
+			return;
+		}
+	}
+	UNMAPPED(out, "%s %s: no klab equivalent", k, v);
+}
 
-	memset(out, 0, sizeof(*out));
-	suite = suite_get(suite_name);
-	if (!suite)
-		return -1;
-	for (size_t i = 0; i < params->nr; i++) {
-		const char *k = params->v[i].key, *v = params->v[i].value;
-		int done = 0;
-
-		if (!*v)
-			continue;
-		if (lkp.len < 400)
-			strbuf_addf(&lkp, "%s%s=%s", lkp.len ? " " : "", k, v);
-		if (!strcmp(k, "testcase")) {
-			if (strcmp(v, suite->name))
-				UNMAPPED(out, "testcase %s: not the suite %s", v, suite->name);
-			continue;
-		}
-		if (!strcmp(k, "test") && !testcase && strlen(v) <= 64 && only(v, NAME_CHARS)) {
-			testcase = v;
-			continue;
-		}
-		if (!strcmp(k, "mode") && (suite->keys & SUITE_KEY_MODE)) {
-			if (!strcmp(v, "process") || !strcmp(v, "thread")) {
-				mode = v;
-				MAPPED(out, "mode %s → mode: %s", v, v);
-			} else {
-				UNMAPPED(out, "mode %s: klab runs one mode per job, process (the default) or thread", v);
-			}
-			continue;
-		}
-		if ((!strcmp(k, "nr_task") || (!strcmp(k, "nr_threads") && !has_nr_task)) && !tasks) {
-			if (is_count(v)) {
-				tasks = v;
-				MAPPED(out, "%s %s → nr_task: %s (of the guest's vCPUs when a share)", k, v, v);
-			} else {
-				UNMAPPED(out, "%s %s: not a count like 4 or 100%%", k, v);
-			}
-			continue;
-		}
-		if ((!strcmp(k, "testtime") || !strcmp(k, "runtime")) && !have_runtime) {
-			if (job_parse_duration(v, 1, 86400, &lkp_runtime) == 0) {
-				have_runtime = 1;
-				runtime = lkp_scaled_runtime(lkp_runtime, accel);
-				if (accel == LKP_ACCEL_TCG)
-					MAPPED(out, "%s %s → runtime: %us: TCG guests run about 10x slower, so a tenth (at least 5s); KVM keeps the report's %us",
-					       k, v, runtime, lkp_runtime);
-				else
-					MAPPED(out, "%s %s → runtime: %us (KVM: the report's)", k, v, runtime);
-			} else {
-				UNMAPPED(out, "%s %s: not a duration like 30s or 300", k, v);
-			}
-			continue;
-		}
-		if (!strcmp(k, "nr_threads") && has_nr_task) {
-			UNMAPPED(out, "nr_threads %s: nr_task decides klab's tasks", v);
-			continue;
-		}
-		if (!strcmp(k, "class")) {
-			class = v;
-			continue;
-		}
-		if (!strcmp(k, "thp_enabled") || !strcmp(k, "thp_defrag")) {
-			if (thp_ok(k, v)) {
-				*(!strcmp(k, "thp_enabled") ? &thp_en : &thp_df) = v;
-				MAPPED(out, "%s %s → thp.%s: %s", k, v, k + 4, v);
-			} else {
-				UNMAPPED(out, "%s %s: not one of%s", k, v, thp_values(k));
-			}
-			continue;
-		}
-		for (size_t u = 0; u < ARRAY_SIZE(unmappable) && !done; u++) {
-			if (!strcmp(k, unmappable[u].key)) {
-				UNMAPPED(out, "%s %s: %s", k, v, unmappable[u].why);
-				done = 1;
-			}
-		}
-		if (!done)
-			UNMAPPED(out, "%s %s: no klab equivalent", k, v);
-	}
-	/* stress-ng's older reports name the stressor only in the KPI */
-	if (!testcase && kpi && !strcmp(suite->name, "stress-ng") && !strncmp(kpi, "stress-ng.", 10)) {
-		const char *s = kpi + 10, *dot = strchr(s, '.');
-		if (dot && dot > s) {
-			from_kpi = xstrndup(s, (size_t)(dot - s));
-			if (strlen(from_kpi) <= 64 && only(from_kpi, NAME_CHARS))
-				testcase = from_kpi;
-		}
-	}
-	if (!testcase) {
-		error("LKP %s parameters name no test klab could run (expected 'test: NAME'%s)", suite->name,
-		      !strcmp(suite->name, "stress-ng") ? " or a KPI stress-ng.<stressor>.<metric>" : "");
-		goto out;
-	}
-	if (!have_runtime)
-		MAPPED(out, "no testtime or runtime given → klab's default runtime (10s)");
-	if (class)
-		UNMAPPED(out, "class %s: klab runs the one stressor %s, not the whole class", class, testcase);
-	MAPPED(out, "%s %s → suite: %s, testcase: %s", suite->name, testcase, suite->name, testcase);
-	{
-		const char *kc = lkp_param(params, "kconfig");
-		if (!thp_en && kc && !strncmp(kc, "x86_64-rhel", 11)) {
-			thp_en = "always";
-			MAPPED(out, "kconfig %s → thp.enabled: always: RHEL configs make THP 'always' the default, klab's guest config may not",
-			       kc);
-		}
-	}
+/* The job's name: suite-testcase-mode-tasks-runtime-thp. */
+static char *mapped_name(const struct suite *suite, const struct lkp_mapping *m)
+{
+	struct strbuf nm = STRBUF_INIT;
 
 	strbuf_addstr(&nm, suite->name);
-	name_part(&nm, testcase);
-	if (mode)
-		name_part(&nm, mode);
-	if (tasks)
-		name_part(&nm, tasks);
-	if (have_runtime) {
+	name_part(&nm, m->testcase);
+	if (m->mode)
+		name_part(&nm, m->mode);
+	if (m->tasks)
+		name_part(&nm, m->tasks);
+	if (m->have_runtime) {
 		char b[16];
-		snprintf(b, sizeof(b), "%us", lkp_runtime);
+		snprintf(b, sizeof(b), "%us", m->lkp_runtime);
 		name_part(&nm, b);
 	}
-	if (thp_en)
-		name_part(&nm, thp_en);
-	if (thp_df)
-		name_part(&nm, thp_df);
-	out->name = strbuf_detach(&nm, NULL);
-	out->testcase = xstrdup(testcase);
+	if (m->thp_en)
+		name_part(&nm, m->thp_en);
+	if (m->thp_df)
+		name_part(&nm, m->thp_df);
+	return strbuf_detach(&nm, NULL);
+}
+
+/* The job file's text. */
+static char *mapped_yaml(struct lkp_klab_job *out, const struct suite *suite, const struct lkp_mapping *m,
+			 const char *kpi, const char *origin)
+{
+	struct strbuf y = STRBUF_INIT;
 
 	strbuf_addstr(&y, "# made by klab from ");
 	strbuf_add_clean(&y, origin ? origin : "LKP parameters");
 	strbuf_addstr(&y, "\n# LKP: ");
-	strbuf_add_clean(&y, lkp.buf);
-	strbuf_addf(&y, "\nsuite: %s\ntestcase: '%s'\n", suite->name, testcase);
-	if (mode)
-		strbuf_addf(&y, "mode: %s\n", mode);
-	if (tasks)
-		strbuf_addf(&y, "nr_task: '%s'\n", tasks);
-	if (have_runtime)
-		strbuf_addf(&y, "runtime: %us\n", runtime);
-	if (thp_en || thp_df) {
+	strbuf_add_clean(&y, m->lkp.buf);
+	strbuf_addf(&y, "\nsuite: %s\ntestcase: '%s'\n", suite->name, m->testcase);
+	if (m->mode)
+		strbuf_addf(&y, "mode: %s\n", m->mode);
+	if (m->tasks)
+		strbuf_addf(&y, "nr_task: '%s'\n", m->tasks);
+	if (m->have_runtime)
+		strbuf_addf(&y, "runtime: %us\n", m->runtime);
+	if (m->thp_en || m->thp_df) {
 		strbuf_addstr(&y, "thp:\n");
-		if (thp_en)
-			strbuf_addf(&y, "  enabled: %s\n", thp_en);
-		if (thp_df)
-			strbuf_addf(&y, "  defrag: %s\n", thp_df);
+		if (m->thp_en)
+			strbuf_addf(&y, "  enabled: %s\n", m->thp_en);
+		if (m->thp_df)
+			strbuf_addf(&y, "  defrag: %s\n", m->thp_df);
 	}
 	if (kpi) {
 		size_t n = strlen(suite->name);
@@ -1480,7 +1451,59 @@ int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_p
 		}
 	}
 	strbuf_addstr(&y, "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\nrepeat: 3\n");
-	out->yaml = strbuf_detach(&y, NULL);
+	return strbuf_detach(&y, NULL);
+}
+
+int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_params *params, const char *kpi,
+	    enum lkp_accel accel, const char *origin, const char *name)
+{
+	const struct suite *suite;
+	struct lkp_mapping m = { .lkp = STRBUF_INIT };
+	const char *has_nr_task = lkp_param(params, "nr_task"), *kc = lkp_param(params, "kconfig");
+	char *from_kpi = NULL, *pname = NULL;
+	int ret = -1;
+	struct job job;
+
+	memset(out, 0, sizeof(*out));
+	suite = suite_get(suite_name);
+	if (!suite)
+		return -1;
+	for (size_t i = 0; i < params->nr; i++) {
+		const char *k = params->v[i].key, *v = params->v[i].value;
+
+		if (!*v)
+			continue;
+		if (m.lkp.len < 400)
+			strbuf_addf(&m.lkp, "%s%s=%s", m.lkp.len ? " " : "", k, v);
+		map_param(out, suite, &m, k, v, has_nr_task, accel);
+	}
+	/* stress-ng's older reports name the stressor only in the KPI */
+	if (!m.testcase && kpi && !strcmp(suite->name, "stress-ng") && !strncmp(kpi, "stress-ng.", 10)) {
+		const char *s = kpi + 10, *dot = strchr(s, '.');
+		if (dot && dot > s) {
+			from_kpi = xstrndup(s, (size_t)(dot - s));
+			if (strlen(from_kpi) <= 64 && only(from_kpi, NAME_CHARS))
+				m.testcase = from_kpi;
+		}
+	}
+	if (!m.testcase) {
+		error("LKP %s parameters name no test klab could run (expected 'test: NAME'%s)", suite->name,
+		      !strcmp(suite->name, "stress-ng") ? " or a KPI stress-ng.<stressor>.<metric>" : "");
+		goto out;
+	}
+	if (!m.have_runtime)
+		MAPPED(out, "no testtime or runtime given → klab's default runtime (10s)");
+	if (m.class)
+		UNMAPPED(out, "class %s: klab runs the one stressor %s, not the whole class", m.class, m.testcase);
+	MAPPED(out, "%s %s → suite: %s, testcase: %s", suite->name, m.testcase, suite->name, m.testcase);
+	if (!m.thp_en && kc && !strncmp(kc, "x86_64-rhel", 11)) {
+		m.thp_en = "always";
+		MAPPED(out, "kconfig %s → thp.enabled: always: RHEL configs make THP 'always' the default, klab's guest config may not",
+		       kc);
+	}
+	out->name = mapped_name(suite, &m);
+	out->testcase = xstrdup(m.testcase);
+	out->yaml = mapped_yaml(out, suite, &m, kpi, origin);
 
 	/* what klab itself would say about the file */
 	pname = name ? xstrdup(name) : xstrfmt("%s.yaml", out->name);
@@ -1491,9 +1514,7 @@ int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_p
 out:
 	free(from_kpi);
 	free(pname);
-	strbuf_release(&lkp);
-	strbuf_release(&y);
-	strbuf_release(&nm);
+	strbuf_release(&m.lkp);
 	if (ret < 0)
 		lkp_klab_job_release(out);
 	return ret;

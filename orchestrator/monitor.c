@@ -7,7 +7,7 @@
 #include <string.h>
 
 extern const struct monitor monitor_vmstat, monitor_meminfo, monitor_stat, monitor_numa_meminfo, monitor_interrupts,
-	monitor_softirqs;
+	monitor_softirqs, monitor_numa_vmstat;
 
 /* The order the agent sends them in. */
 static const struct monitor *const monitors[] = {
@@ -17,6 +17,7 @@ static const struct monitor *const monitors[] = {
 	&monitor_numa_meminfo,
 	&monitor_interrupts,
 	&monitor_softirqs,
+	&monitor_numa_vmstat,
 };
 
 const struct monitor *monitor_find(const char *name)
@@ -25,6 +26,24 @@ const struct monitor *monitor_find(const char *name)
 		if (!strcmp(monitors[i]->name, name))
 			return monitors[i];
 	return NULL;
+}
+
+size_t monitor_count(void)
+{
+	return ARRAY_SIZE(monitors);
+}
+
+const struct monitor *monitor_at(size_t i)
+{
+	return i < ARRAY_SIZE(monitors) ? monitors[i] : NULL;
+}
+
+int monitor_index(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(monitors); i++)
+		if (!strcmp(monitors[i]->name, name))
+			return (int)i;
+	return -1;
 }
 
 int monitor_field_valid(const struct monitor *m, const char *field)

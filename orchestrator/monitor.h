@@ -23,5 +23,10 @@ struct monitor {
 const struct monitor *monitor_find(const char *name);
 /* 1 when field is a name this monitor's records may carry. */
 int monitor_field_valid(const struct monitor *m, const char *field);
+/* The registry in order (a job's `monitors:` is a bit set over it). */
+size_t monitor_count(void);
+const struct monitor *monitor_at(size_t i);
+/* Its index, or -1 for a name that is not a monitor. */
+int monitor_index(const char *name);
 
 #endif

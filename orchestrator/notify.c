@@ -2,6 +2,7 @@
  * for webhooks), keep it as a `notifications` row, deliver it through
  * libcurl (SMTP, HTTP POST) and retry failed deliveries with backoff. */
 #include "notify.h"
+#include "revert.h"
 #include "compare.h"
 #include "lab.h"
 #include "db.h"
@@ -387,6 +388,18 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 		strbuf_addch(sb, '\n');
 		add_kpi_table(sb, f);
 		add_counters(sb, f);
+	}
+	if (f->revert) {
+		struct strbuf line = STRBUF_INIT;
+
+		revert_check_line(&line, f->revert);
+		strbuf_addch(sb, '\n');
+		add_line(sb, line.buf, 600);
+		strbuf_addch(sb, '\n');
+		if (f->revert->commit[0])
+			strbuf_addf(sb, "  (the bad end with the culprit reverted: klab's commit %.12s, not in your "
+				    "repository)\n", f->revert->commit);
+		strbuf_release(&line);
 	} else if (!strcmp(f->kind, "command")) {
 		add_step_table(sb, f);
 	}
@@ -509,6 +522,34 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 			strbuf_addf(sb, "%d", s->exit_code);
 		else
 			strbuf_addstr(sb, "null");
+	}
+	if (f->revert) {
+		const struct revert_check *rc = f->revert;
+		int measured = rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE;
+
+		strbuf_addstr(sb, ",\n  \"revert_check\": {\"outcome\": ");
+		json_add_string(sb, revert_outcome_name(rc->outcome));
+		strbuf_addstr(sb, ", \"text\": ");
+		json_add_string(sb, revert_outcome_text(rc->outcome));
+		strbuf_addstr(sb, ", \"commit\": ");
+		if (rc->commit[0])
+			json_add_string(sb, rc->commit);
+		else
+			strbuf_addstr(sb, "null");
+		strbuf_addf(sb, ", \"runs\": %zu", measured ? rc->runs : 0);
+		if (measured) {
+			strbuf_addstr(sb, ", \"median\": ");
+			json_add_number(sb, rc->median);
+			strbuf_addstr(sb, ", \"stddev_percent\": ");
+			json_add_number(sb, rc->cv_percent);
+			strbuf_addstr(sb, ", \"good_median\": ");
+			json_add_number(sb, rc->good_median);
+			strbuf_addstr(sb, ", \"bad_median\": ");
+			json_add_number(sb, rc->bad_median);
+		}
+		strbuf_addstr(sb, ", \"detail\": ");
+		json_add_line(sb, rc->detail);
+		strbuf_addch(sb, '}');
 	}
 	reproduce_lines(f, "", &t);
 	strbuf_addstr(sb, ",\n  \"reproduce\": ");
@@ -721,6 +762,7 @@ struct loaded {
 	struct job job;
 	int have_job;
 	char host[256];
+	struct revert_check revert;
 };
 
 static void loaded_release(struct loaded *l)
@@ -737,6 +779,7 @@ static void loaded_release(struct loaded *l)
 	free(l->counters);
 	if (l->have_job)
 		job_release(&l->job);
+	revert_check_release(&l->revert);
 }
 
 /* The latest finished step of `phase` at `hash` (or, with other, at
@@ -834,6 +877,13 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 	/* the monitors that moved, as the bisection's own report picks them */
 	if (ids[1] && ids[2] && load_counters(lab, l, ids) < 0)
 		return -1;
+	switch (db_bisection_revert(lab->db, l->b.id, &l->revert)) {
+	case -1:
+		return -1;
+	case 1:
+		f->revert = &l->revert;
+		break;
+	}
 	return 0;
 }
 

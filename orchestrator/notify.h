@@ -79,6 +79,8 @@ struct notify_step {
 
 /* What a bisection report says; strings may hold anything a repository
  * or a guest put there. */
+struct revert_check;
+
 struct notify_facts {
 	const char *host;	/* the lab's host name */
 	int64_t bisection_id;
@@ -113,6 +115,8 @@ struct notify_facts {
 	size_t nr_kpis;
 	const struct notify_counter *counters;	/* monitor stats that moved, most significant first */
 	size_t nr_counters;
+	/* the revert check (revert.h), NULL when none was stored */
+	const struct revert_check *revert;
 };
 
 struct notify_message {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perfbisect.h"
+#include "revert.h"
 #include "bisect-run.h"
 #include "compare.h"
 #include "gitrepo.h"
@@ -644,6 +645,20 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	free(kernel);
 }
 
+/* The job tester's confirm: the confirmation and report, then for a
+ * confirmed culprit the revert check (issue 17: does the regression go
+ * away without it?), whose result never changes the bisection's. */
+static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confirmed)
+{
+	char *msg = confirm_and_report(r, culprit, confirmed);
+
+	if (*confirmed)
+		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
+			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
+			.good = r->b->goods[0], .bad = r->b->bad, .culprit = culprit, .perf = perf_of(r) });
+	return msg;
+}
+
 static int perf_begin(struct bisect_run *r, char **message)
 {
 	return reference_phase(r, message);
@@ -723,7 +738,7 @@ const struct step_tester_ops perf_tester = {
 	.progress = 1,
 	.begin = perf_begin,
 	.test = perf_test,
-	.confirm = confirm_and_report,
+	.confirm = perf_confirm,
 	.round_prepare = perf_round_prepare,
 	.slot_test = perf_slot_test,
 	.round_rest = perf_round_rest,

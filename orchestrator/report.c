@@ -535,6 +535,32 @@ static void kpi_table(struct strbuf *sb, const struct report_bisection *b, const
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
 }
 
+/* Does the regression go away without the culprit?  The bad end with
+ * it reverted (klab's own commit), measured against the references. */
+static void revert_section(struct strbuf *sb, const struct report_bisection *b)
+{
+	const struct revert_check *rc = &b->revert;
+	struct strbuf line = STRBUF_INIT;
+
+	if (rc->outcome == REVERT_NONE)
+		return;
+	revert_check_line(&line, rc);
+	strbuf_addf(sb, "<h2 id=\"revert\">Revert check</h2>\n<p class=\"%s\">",
+		    rc->outcome == REVERT_RESTORES_GOOD ? "good" : rc->outcome == REVERT_NO_RESTORE ? "bad" : "skip");
+	html_esc(sb, line.buf + strlen("revert check: "));
+	strbuf_addstr(sb, "</p>\n<p class=\"muted\">The bad end with the culprit reverted, a commit klab made in "
+			  "its own worktree (never in your repository)");
+	if (rc->commit[0]) {
+		strbuf_addstr(sb, ": <code>");
+		html_esc(sb, rc->commit);
+		strbuf_addstr(sb, "</code>");
+	}
+	strbuf_addstr(sb, ", built and measured against the good and bad ends by the rules of every step.</p>\n");
+	if (rc->detail && (rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE))
+		add_pre(sb, rc->detail);
+	strbuf_release(&line);
+}
+
 static void lkp_cell(struct strbuf *sb, double mean, size_t n, double cv)
 {
 	if (!n) {
@@ -815,6 +841,7 @@ void report_render_bisection(struct strbuf *out, const struct report_bisection *
 	if (job) {
 		bisection_chart(&body, b);
 		kpi_table(&body, b, parent, cul);
+		revert_section(&body, b);
 		if (parent && cul)
 			comparison_table(&body, b, parent, cul);
 	}
@@ -1036,6 +1063,7 @@ static void bisection_release_report(struct report_bisection *b)
 	free(b->culprit_author);
 	free(b->culprit_message);
 	free(b->culprit_files);
+	revert_check_release(&b->revert);
 	for (size_t i = 0; i < b->nr_steps; i++)
 		step_release(&b->steps[i]);
 	free(b->steps);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util/strbuf.h"
+#include "revert.h"
 
 /* A copied log: the page links `name` (relative to the report) when the
  * copy exists, else says "log gone". */
@@ -61,6 +62,7 @@ struct report_bisection {
 	int64_t created_at, finished_at;
 	struct report_step *steps;
 	size_t nr_steps, alloc_steps;
+	struct revert_check revert;	/* outcome REVERT_NONE: not checked */
 };
 
 struct report_tip {

@@ -643,8 +643,9 @@ static void send_softirqs(const char *phase, const char *source, const char *pat
 	send_table(phase, source, path, procmon_softirqs);
 }
 
-/* Every node's meminfo; a kernel without CONFIG_NUMA has none: nothing sent. */
-static void send_numa_meminfo(const char *phase, const char *source, const char *dirpath)
+/* Every node's meminfo or vmstat; a kernel without CONFIG_NUMA has none:
+ * nothing sent. */
+static void send_per_node(const char *phase, const char *source, const char *dirpath, const char *file)
 {
 	static char buf[PROC_FILE_MAX];
 	const char *pa[] = { phase, source };
@@ -656,13 +657,27 @@ static void send_numa_meminfo(const char *phase, const char *source, const char 
 	while ((de = readdir(dir))) {
 		char path[PATH_MAX];
 
-		if (strncmp(de->d_name, "node", 4) || !is_number(de->d_name + 4))
+		if (strncmp(de->d_name, "node", 4) || !is_number(de->d_name + 4) || strlen(de->d_name) > 10)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/meminfo", dirpath, de->d_name);
-		if (read_file(path, buf, sizeof(buf)) >= 0)
+		snprintf(path, sizeof(path), "%s/%s/%s", dirpath, de->d_name, file);
+		if (read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		if (!strcmp(file, "meminfo"))
 			procmon_node_meminfo(buf, send_parsed, pa);
+		else
+			procmon_node_vmstat(buf, (unsigned)strtoul(de->d_name + 4, NULL, 10), send_parsed, pa);
 	}
 	closedir(dir);
+}
+
+static void send_numa_meminfo(const char *phase, const char *source, const char *dirpath)
+{
+	send_per_node(phase, source, dirpath, "meminfo");
+}
+
+static void send_numa_vmstat(const char *phase, const char *source, const char *dirpath)
+{
+	send_per_node(phase, source, dirpath, "vmstat");
 }
 
 /* The monitors, one row each: the file read and what one of its lines
@@ -681,6 +696,7 @@ static const struct monitor {
 	{ "numa-meminfo", "/sys/devices/system/node", NULL, 1, send_numa_meminfo },
 	{ "interrupts", "/proc/interrupts", NULL, 0, send_interrupts },
 	{ "softirqs", "/proc/softirqs", NULL, 0, send_softirqs },
+	{ "numa-vmstat", "/sys/devices/system/node", NULL, 1, send_numa_vmstat },
 };
 
 static void send_monitor(const char *phase, const struct monitor *m)
@@ -706,11 +722,12 @@ static void send_monitor(const char *phase, const struct monitor *m)
 	}
 }
 
-/* Every monitor before and after the run, the sampled ones in between. */
-static void snapshot(const char *phase, int all)
+/* Every monitor the job wants before and after the run, the sampled
+ * ones in between. */
+static void snapshot(const struct job_conf *jc, const char *phase, int all)
 {
 	for (size_t i = 0; i < sizeof(monitors) / sizeof(monitors[0]); i++)
-		if (all || monitors[i].sampled)
+		if ((all || monitors[i].sampled) && jobconf_monitor_on(jc, monitors[i].name))
 			send_monitor(phase, &monitors[i]);
 }
 
@@ -936,7 +953,7 @@ static void supervise(struct run *r, const struct job_conf *jc, int64_t t0)
 
 			mon_s += jc->monitor_s;
 			snprintf(phase, sizeof(phase), "t%u", mon_s);
-			snapshot(phase, 0);
+			snapshot(jc, phase, 0);
 			next_mon += (int64_t)jc->monitor_s * 1000;
 			continue;	/* that took a while: look again */
 		}
@@ -996,7 +1013,7 @@ static void run_job(const struct job_conf *jc)
 		if (write_value("/proc/sys/vm/drop_caches", value) < 0)
 			return;
 	}
-	snapshot("before", 1);
+	snapshot(jc, "before", 1);
 
 	envp = build_env(jc);
 	if (!envp) {
@@ -1038,7 +1055,7 @@ static void run_job(const struct job_conf *jc)
 
 	supervise(&r, jc, t0);
 	report_exit(&r);
-	snapshot("after", 1);
+	snapshot(jc, "after", 1);
 
 cleanup:
 	if (r.out_fd >= 0)

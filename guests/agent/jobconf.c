@@ -113,6 +113,10 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 	} else if (!strcmp(key, "monitor_interval")) {
 		if (parse_uint(value, 86400, &jc->monitor_s) < 0)
 			return jobconf_fail("job.conf:%d: bad monitor_interval '%s'", lineno, value ? value : "");
+	} else if (!strcmp(key, "monitors")) {
+		if (!value || jc->monitors)
+			return jobconf_fail("job.conf:%d: expected one 'monitors NAME...' or 'monitors none'", lineno);
+		jc->monitors = value;
 	} else if (!strcmp(key, "argv")) {
 		if (!value)
 			return jobconf_fail("job.conf:%d: argv without a value", lineno);
@@ -162,6 +166,19 @@ int jobconf_parse(struct job_conf *jc, const char *path, size_t len)
 	}
 	if (!jc->argc)
 		return jobconf_fail("job.conf: no argv, nothing to run");
+	return 0;
+}
+
+int jobconf_monitor_on(const struct job_conf *jc, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	if (!jc->monitors)
+		return 1;
+	for (p = jc->monitors; (p = strstr(p, name)); p += n)
+		if ((p == jc->monitors || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
 	return 0;
 }
 

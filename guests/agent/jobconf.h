@@ -25,6 +25,7 @@ struct job_conf {
 	size_t argc;
 	char **env;		/* extra NAME=value, not terminated */
 	size_t nr_env;
+	const char *monitors;	/* the monitors to read, space-separated; NULL: all */
 };
 
 /* Parse the len bytes at jc->buf (which holds at least len + 1 bytes,
@@ -33,6 +34,8 @@ struct job_conf {
  * -1 after jobconf_fail(); unknown keys are jobconf_warn()ed. */
 int jobconf_parse(struct job_conf *jc, const char *path, size_t len);
 void jobconf_release(struct job_conf *jc);
+/* 1 when the job wants the monitor of that name read. */
+int jobconf_monitor_on(const struct job_conf *jc, const char *name);
 
 /* Provided by the program that links jobconf.c: a warning (the run goes
  * on) and an error (returns -1). */

@@ -197,3 +197,24 @@ void procmon_node_meminfo(const char *text, procmon_emit emit, void *ctx)
 		p = *end ? end + 1 : end;
 	}
 }
+
+void procmon_node_vmstat(const char *text, unsigned node, procmon_emit emit, void *ctx)
+{
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n'), *q;
+		unsigned long long v;
+		char name[PROCMON_MAX_NAME + 1];
+		size_t flen = 0;
+
+		if (!end)
+			end = p + strlen(p);
+		q = skip_blanks(p, end);
+		while (q + flen < end && flen < 64 && name_char(q[flen]) && q[flen] != ' ')
+			flen++;
+		if (flen && q + flen < end && q[flen] == ' ' && parse_u64(skip_blanks(q + flen, end), end, &v)) {
+			snprintf(name, sizeof(name), "node%u.%.*s", node, (int)flen, q);
+			emit(ctx, name, v);
+		}
+		p = *end ? end + 1 : end;
+	}
+}

@@ -1,5 +1,6 @@
 /* The agent's parsers of the per-CPU and per-node files it monitors
- * (/proc/interrupts, /proc/softirqs, /sys/devices/system/node/nodeN/meminfo)
+ * (/proc/interrupts, /proc/softirqs, /sys/devices/system/node/nodeN/meminfo
+ * and .../vmstat)
  * into LKP's stat names.  Pure and bounded: a kernel under test may print
  * anything, so nothing here trusts a length or a column count; the host
  * unit-tests and fuzzes the same file (tests/unit/test-procmon.c,
@@ -25,5 +26,7 @@ void procmon_interrupts(const char *text, procmon_emit emit, void *ctx);
 void procmon_softirqs(const char *text, procmon_emit emit, void *ctx);
 /* One node's meminfo, "Node 0 MemTotal:   123 kB" -> "node0.MemTotal" (kB). */
 void procmon_node_meminfo(const char *text, procmon_emit emit, void *ctx);
+/* Node `node`'s vmstat, "nr_free_pages 1234" -> "node0.nr_free_pages". */
+void procmon_node_vmstat(const char *text, unsigned node, procmon_emit emit, void *ctx);
 
 #endif

@@ -146,9 +146,69 @@ static void drain_output(const struct run_opts *o, int outpipe[2], int out_fd,
 	}
 }
 
+/* A child's end cut short: the whole group killed, the child reaped. */
+static void kill_child(pid_t pid, int *status, struct run_result *r, enum run_status why, int64_t start)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	r->status = why;
+	r->elapsed_ms = now_ms() - start;
+}
+
+/* Wait for the child, passing its output on, until it exits (1), the
+ * timeout or should_stop ends it (0, r->status set) or waitpid fails (-1). */
+static int wait_child(const struct run_opts *o, struct run_result *r, pid_t pid, int *status, int outpipe[2],
+		      int out_fd, char *linebuf, size_t *linelen, int64_t start)
+{
+	int pidfd = pidfd_open_compat(pid), ret = -1;
+
+	for (;;) {
+		struct pollfd pfd[2];
+		int nfds = 0, wait_ms = pidfd >= 0 ? 1000 : 5;
+		pid_t w = waitpid(pid, status, WNOHANG);
+		int64_t waited;
+
+		if (w == pid) {
+			ret = 1;
+			break;
+		}
+		if (w < 0 && errno != EINTR) {
+			error("waitpid failed: %s", strerror(errno));
+			break;
+		}
+		waited = now_ms() - start;
+		if (o->timeout_ms > 0 && waited >= o->timeout_ms) {
+			kill_child(pid, status, r, RUN_TIMEOUT, start);
+			ret = 0;
+			break;
+		}
+		if (o->should_stop && o->should_stop(o->on_line_data)) {
+			kill_child(pid, status, r, RUN_CANCELLED, start);
+			ret = 0;
+			break;
+		}
+		if (o->timeout_ms > 0 && o->timeout_ms - waited < wait_ms)
+			wait_ms = (int)(o->timeout_ms - waited);
+		if (pidfd >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		if (outpipe[0] >= 0)
+			pfd[nfds++] = (struct pollfd){ .fd = outpipe[0], .events = POLLIN };
+		if (nfds)
+			poll(pfd, nfds, wait_ms);
+		else
+			usleep(2000);
+		if (outpipe[0] >= 0)
+			drain_output(o, outpipe, out_fd, linebuf, linelen);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return ret;
+}
+
 int run_command(const struct run_opts *o, struct run_result *r)
 {
-	int out_fd = -1, pipefd[2] = { -1, -1 }, pidfd = -1, status = 0, ret = -1;
+	int out_fd = -1, pipefd[2] = { -1, -1 }, status = 0, ret = -1;
 	int outpipe[2] = { -1, -1 }, child_out;
 	char linebuf[4096];
 	size_t linelen = 0;
@@ -208,52 +268,12 @@ int run_command(const struct run_opts *o, struct run_result *r)
 
 	if (o->on_start)
 		o->on_start((int)pid, o->on_line_data);
-	pidfd = pidfd_open_compat(pid);
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		int64_t waited;
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			error("waitpid failed: %s", strerror(errno));
-			goto cleanup;
-		}
-		waited = now_ms() - start;
-		if (o->timeout_ms > 0 && waited >= o->timeout_ms) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			r->status = RUN_TIMEOUT;
-			r->elapsed_ms = now_ms() - start;
-			ret = 0;
-			goto cleanup;
-		}
-		if (o->should_stop && o->should_stop(o->on_line_data)) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			r->status = RUN_CANCELLED;
-			r->elapsed_ms = now_ms() - start;
-			ret = 0;
-			goto cleanup;
-		}
-		{
-			struct pollfd pfd[2];
-			int nfds = 0, wait_ms = pidfd >= 0 ? 1000 : 5;
-			if (o->timeout_ms > 0 && o->timeout_ms - waited < wait_ms)
-				wait_ms = (int)(o->timeout_ms - waited);
-			if (pidfd >= 0)
-				pfd[nfds++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-			if (outpipe[0] >= 0)
-				pfd[nfds++] = (struct pollfd){ .fd = outpipe[0], .events = POLLIN };
-			if (nfds)
-				poll(pfd, nfds, wait_ms);
-			else
-				usleep(2000);
-			if (outpipe[0] >= 0)
-				drain_output(o, outpipe, out_fd, linebuf, &linelen);
-		}
+	switch (wait_child(o, r, pid, &status, outpipe, out_fd, linebuf, &linelen, start)) {
+	case 0:
+		ret = 0;
+		/* fall through */
+	case -1:
+		goto cleanup;
 	}
 	/* the rest of the output, up to EOF (grandchildren may hold it) */
 	while (outpipe[0] >= 0) {
@@ -282,8 +302,6 @@ cleanup:
 		close(outpipe[0]);
 	if (outpipe[1] >= 0)
 		close(outpipe[1]);
-	if (pidfd >= 0)
-		close(pidfd);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)

@@ -60,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < jc.nr_env; i++)
 			if (!inside(&jc, size, jc.env[i]) || !strchr(jc.env[i], '='))
 				abort();
+		if (jc.monitors && !inside(&jc, size, jc.monitors))
+			abort();
 		for (size_t i = 0; i < jc.nr_settings; i++)
 			if (!inside(&jc, size, jc.settings[i].value) || strstr(jc.settings[i].path, "/../"))
 				abort();

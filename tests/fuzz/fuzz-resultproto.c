@@ -175,6 +175,7 @@ static void parse_procmon(const uint8_t *data, size_t size)
 	procmon_interrupts(text, procmon_check, "interrupts");
 	procmon_softirqs(text, procmon_check, "softirqs");
 	procmon_node_meminfo(text, procmon_check, "numa-meminfo");
+	procmon_node_vmstat(text, 7, procmon_check, "numa-vmstat");
 	free(text);
 }
 

@@ -76,6 +76,34 @@ fi
 check "start carries a unix time in ms" grep -q '^KLAB1 start [0-9]\{13\}$' "$T/echo.out"
 check "the console log says started" grep -q '^klab-agent: started$' "$T/echo.err"
 
+# a job that chooses its monitors: only those are read, and none is none
+agent mon-some <<EOF
+version 1
+timeout 10
+monitors meminfo interrupts
+argv /bin/true
+EOF
+check "monitors meminfo interrupts: exit 0" test "$rc" -eq 0
+check "monitors meminfo interrupts: only those two sources" \
+	test "$(awk '$2 == "mon" { print $4 }' "$T/mon-some.out" | sort -u | tr '\n' ' ')" = "interrupts meminfo "
+agent mon-none <<EOF
+version 1
+timeout 10
+monitors none
+argv /bin/true
+EOF
+check "monitors none: exit 0" test "$rc" -eq 0
+check "monitors none: no mon record, and done" \
+	sh -c "! grep -q '^KLAB1 mon ' '$T/mon-none.out' && grep -q '^KLAB1 done 1' '$T/mon-none.out'"
+agent mon-twice <<EOF
+version 1
+timeout 10
+monitors vmstat
+monitors meminfo
+argv /bin/true
+EOF
+check "two monitors lines: refused" test "$rc" -ne 0
+
 agent exit3 <<EOF
 version 1
 timeout 10

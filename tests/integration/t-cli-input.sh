@@ -193,7 +193,7 @@ cmd_of() {
 	case $1 in
 	main) echo "";; start) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
 	cmd_init) echo init;; cmd_test) echo "notify test";; cmd_flush) echo "notify flush";; cmd_worker) echo worker;;
-	cmd_report) echo report;; run_main) echo run;; track_add) echo "track add";; cmd_tree) echo "tree import";;
+	cmd_report) echo report;; run_parse) echo run;; add_parse) echo "track add";; cmd_tree) echo "tree import";;
 	job_import) echo "job import";; cmd_reproduce) echo reproduce;;
 	*) echo "?";;
 	esac
@@ -201,6 +201,8 @@ cmd_of() {
 awk '/^[a-z].*\(/ && !/;$/ { fn = $0; sub(/\(.*/, "", fn); n = split(fn, a, " "); fn = a[n]; sub(/^\*/, "", fn) }
      /struct option [a-z_]+\[\] = \{/ { inopt = 1; next }
      inopt && /\{ NULL/ { inopt = 0; next }
+     inopt && /RECIPE_OPTION_ROWS/ { print fn, "config"; print fn, "fragment"; print fn, "config-option";
+                                     print fn, "no-default-fragments"; print fn, "allow-config-drift"; next }
      inopt && match($0, /\{ "[a-z0-9-]+"/) { print fn, substr($0, RSTART + 3, RLENGTH - 4) }' \
 	"$KLAB_SRCDIR"/orchestrator/*.c > "$T/options"
 check "option tables found in the sources" test "$(wc -l < "$T/options")" -gt 50

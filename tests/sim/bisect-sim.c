@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bisect-sim.h"
+#include "revert.h"
 #include "util/util.h"
 
 #define SIM_MAX_RUNS 64
@@ -82,7 +83,7 @@ const char *sim_dist_name(enum sim_dist d)
 
 size_t sim_runs(const struct sim_result *r)
 {
-	return r->ref_runs + r->fresh_ref_runs + r->step_runs + r->confirm_runs;
+	return r->ref_runs + r->fresh_ref_runs + r->step_runs + r->confirm_runs + r->revert_runs;
 }
 
 void sim_result_add(struct sim_result *a, const struct sim_result *b)
@@ -103,6 +104,11 @@ void sim_result_add(struct sim_result *a, const struct sim_result *b)
 	a->ref_runs += b->ref_runs;
 	a->fresh_ref_runs += b->fresh_ref_runs;
 	a->confirm_runs += b->confirm_runs;
+	a->revert_runs += b->revert_runs;
+	a->revert_checked_right += b->revert_checked_right;
+	a->revert_restored_right += b->revert_restored_right;
+	a->revert_checked_wrong += b->revert_checked_wrong;
+	a->revert_restored_wrong += b->revert_restored_wrong;
 	a->fixed_correct += b->fixed_correct;
 	a->fixed_wrong += b->fixed_wrong;
 	a->fixed_steps += b->fixed_steps;
@@ -285,6 +291,40 @@ static int confirm(struct sim_result *res, const struct verdict_policy *p, struc
 	return v.kind == VERDICT_CONFIRMED;
 }
 
+/* revert_check_run(): the bad end with the culprit reverted, `repeat`
+ * runs and more while revert_decide asks, each extra one after a fresh
+ * reference run, against the references.  With one change point the
+ * reverted kernel is good exactly when the culprit is the real one.  1
+ * when it "restores good". */
+static int revert_check(struct sim_result *res, const struct verdict_policy *p, struct host *h, struct refs *r,
+			int reverted_bad)
+{
+	double v[SIM_MAX_RUNS];
+	size_t n = 0, want = h->cell->repeat;
+	enum revert_outcome o;
+	struct verdict vd;
+	int rc;
+
+	for (;;) {
+		size_t next = n ? n + 1 : want;
+
+		if (n)
+			fresh_reference_run(res, h, r);
+		while (n < next)
+			v[n++] = run_once(h, reverted_bad);
+		if (n < want)
+			continue;
+		rc = revert_decide(&vd, &o, p, r->g, r->ng, r->b, r->nb, v, n, h->cell->direction);
+		if (rc < 0)
+			abort();
+		if (rc == 0)
+			break;
+		want = vd.next_runs;
+	}
+	res->revert_runs += n;
+	return o == REVERT_RESTORES_GOOD;
+}
+
 /* A failed confirmation ends the bisection without a culprit. */
 static const int confirmation_decides = 1;
 
@@ -362,6 +402,17 @@ static void bisect_adaptive(struct sim_result *res, const struct verdict_policy 
 		res->found_wrong++;
 		res->confirmed_wrong += confirmed;
 	}
+	if (h->cell->revert_check && confirmed) {
+		int restored = revert_check(res, p, h, &r, hi != culprit);
+
+		if (right) {
+			res->revert_checked_right++;
+			res->revert_restored_right += restored;
+		} else {
+			res->revert_checked_wrong++;
+			res->revert_restored_wrong += restored;
+		}
+	}
 	if (confirmation_decides && !confirmed)
 		res->unconfirmed++;
 	else if (right)
@@ -397,6 +448,8 @@ static void bisect_fixed(struct sim_result *res, struct host *h, int culprit)
 			hi = m;
 	}
 	res->fixed_runs += 10;
+	if (h->cell->revert_check)
+		res->fixed_runs += 5;
 	if (hi == culprit && h->cell->effect_percent > 0)
 		res->fixed_correct++;
 	else

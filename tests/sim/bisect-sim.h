@@ -33,6 +33,7 @@ struct sim_cell {
 	size_t commits;		/* length of the history, ends included */
 	double slow_rate;	/* chance a run starts a slow spell (1-2 runs, -30..-60%) */
 	unsigned repeat;	/* the job's repeat: first runs of the ends and of the confirmation */
+	int revert_check;	/* after a confirmed culprit, measure the bad end without it (revert.c) */
 	int verbose;		/* trace refusals and wrong culprits on stderr */
 };
 
@@ -47,8 +48,13 @@ struct sim_result {
 	size_t ref_runs;	/* the ends before bisecting */
 	size_t fresh_ref_runs;	/* reference runs between a commit's extra runs */
 	size_t confirm_runs;
+	/* the revert check: its runs, and how often the revert of a right
+	 * (wrong) confirmed culprit was checked and said "restores good" */
+	size_t revert_runs, revert_checked_right, revert_restored_right, revert_checked_wrong,
+		revert_restored_wrong;
 	/* the same histories, fixed 5 runs per commit, nearest median, and a
-	 * 5 + 5 confirmation of parent and culprit */
+	 * 5 + 5 confirmation of parent and culprit (and 5 runs of the revert
+	 * when the cell has the revert check) */
 	size_t fixed_correct, fixed_wrong, fixed_steps, fixed_runs;
 };
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "revert.h"
 #include "lab.h"
 #include "util/util.h"
 
@@ -502,6 +503,87 @@ static void test_db__state_transitions_record_times(void **state)
 	free(path);
 }
 
+/* Migration 7 on a lab made by the klab before it (version 6, a
+ * bisection and a confirm step in it): the revert check is on by default,
+ * a 'revert' step can be stored, its result is set and read back, and the
+ * schema refuses an outcome klab does not know. */
+extern const char klab_schema_sql[], klab_migration_2_sql[], klab_migration_3_sql[], klab_migration_4_sql[],
+	klab_migration_5_sql[], klab_migration_6_sql[];
+
+static void test_db__migration_7_stores_the_revert_check(void **state)
+{
+	const char *const upto6[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
+				      klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql };
+	char *path = xstrfmt("%s/rv.db", tmpdir);
+	sqlite3 *db;
+	struct step s;
+	struct revert_check rc = { 0 }, got;
+	int on;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(upto6); i++)
+		assert_int_equal(sqlite3_exec(db, upto6[i], NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6; INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
+				      "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
+				      "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
+				      "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
+				      "VALUES (1, 1, 'x', 'confirm', 'done', 0)", NULL, NULL, NULL), SQLITE_OK);
+	/* version 6 knows no 'revert' phase */
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
+					      "VALUES (1, 2, 'y', 'revert', 'running', 0)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(db_open(&db, path, 0), 0);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), 7);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM steps WHERE phase = 'confirm'"), 1);
+	assert_int_equal(db_bisection_revert_check(db, 1, &on), 0);
+	assert_int_equal(on, 1);
+	assert_int_equal(db_bisection_revert(db, 1, &got), 0);
+	assert_int_equal(got.outcome, REVERT_NONE);
+	memset(&s, 0, sizeof(s));
+	strcpy(s.hash, "2222222222222222222222222222222222222222");
+	s.phase = "revert";
+	s.exit_code = -1;
+	assert_int_equal(db_step_begin(db, 1, &s), 0);
+
+	rc.outcome = REVERT_RESTORES_GOOD;
+	strcpy(rc.commit, s.hash);
+	rc.runs = 5;
+	rc.median = 12345;
+	rc.cv_percent = 0.5;
+	rc.good_median = 12400;
+	rc.bad_median = 9000;
+	rc.detail = "like-good: ...";
+	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
+	assert_int_equal(db_bisection_revert(db, 1, &got), 1);
+	assert_int_equal(got.outcome, REVERT_RESTORES_GOOD);
+	assert_string_equal(got.commit, s.hash);
+	assert_int_equal(got.runs, 5);
+	assert_true(got.median == 12345 && got.good_median == 12400 && got.bad_median == 9000);
+	assert_string_equal(got.detail, "like-good: ...");
+	revert_check_release(&got);
+
+	/* does not apply: no commit, no numbers */
+	memset(&rc, 0, sizeof(rc));
+	rc.outcome = REVERT_NO_APPLY;
+	rc.detail = "conflicts in 1 file: a";
+	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
+	assert_int_equal(db_bisection_revert(db, 1, &got), 1);
+	assert_int_equal(got.outcome, REVERT_NO_APPLY);
+	assert_string_equal(got.commit, "");
+	assert_int_equal(got.runs, 0);
+	revert_check_release(&got);
+
+	assert_int_equal(db_bisection_set_revert_check(db, 1, 0), 0);
+	assert_int_equal(db_bisection_revert_check(db, 1, &on), 0);
+	assert_int_equal(on, 0);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE bisections SET revert_outcome = 'maybe' WHERE id = 1", NULL,
+					  NULL, NULL), SQLITE_OK);
+	db_close(db);
+	free(path);
+}
+
 static void test_lab__init_creates_dirs_config_and_db(void **state)
 {
 	char *dir = xstrfmt("%s/lab/nested", tmpdir);
@@ -643,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_db__step_mon_values_are_per_run_deltas_and_levels),
 		cmocka_unit_test(test_db__round_steps_start_together_and_resume),
 		cmocka_unit_test(test_db__state_transitions_record_times),
+		cmocka_unit_test(test_db__migration_7_stores_the_revert_check),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),
 		cmocka_unit_test(test_lab__lost_database_is_not_re_created),

@@ -116,6 +116,21 @@ static void assert_file_error(const char *file, const char *want)
 	free(path);
 }
 
+/* text must fail to parse with a message containing want. */
+static void expect_parse_error(const char *text, const char *want)
+{
+	struct job job;
+	char *msg;
+	int rc;
+
+	capture_begin();
+	rc = job_parse_buffer(&job, "t.yaml", text, strlen(text));
+	msg = capture_end();
+	assert_int_equal(rc, -1);
+	assert_contains(msg, want);
+	free(msg);
+}
+
 static void parse_text(struct job *job, const char *text)
 {
 	if (job_parse_buffer(job, "t.yaml", text, strlen(text)) < 0)
@@ -228,6 +243,46 @@ static void test_job__demo_malloc1_job_conf_is_exact(void **state)
 	strbuf_release(&sb);
 	job_release(&job);
 	free(path);
+}
+
+static void test_job__monitors_choose_what_the_agent_reads(void **state)
+{
+	static const struct {
+		const char *text, *conf_line;	/* NULL: no monitors line (all) */
+	} cases[] = {
+		{ "monitors: all\n", NULL },
+		{ "", NULL },
+		{ "monitors: none\n", "monitors none\n" },
+		{ "monitors: [ meminfo, vmstat ]\n", "monitors vmstat meminfo\n" },
+		{ "monitors: [ interrupts ]\n", "monitors interrupts\n" },
+		{ "monitors: []\n", "monitors none\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf text = STRBUF_INIT, sb = STRBUF_INIT;
+		struct job job;
+
+		strbuf_addf(&text, "suite: stress-ng\ntestcase: mmapaddr\n%s", cases[i].text);
+		parse_text(&job, text.buf);
+		assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+		if (cases[i].conf_line)
+			assert_non_null(strstr(sb.buf, cases[i].conf_line));
+		else
+			assert_null(strstr(sb.buf, "monitors"));
+		strbuf_release(&sb);
+		strbuf_release(&text);
+		job_release(&job);
+	}
+}
+
+static void test_job__monitors_unknown_name_is_refused(void **state)
+{
+	(void)state;
+	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: [ vmstat, perf ]\n",
+			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat)");
+	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: some\n",
+			   "t.yaml:3: monitors: expected all, none or a list of");
 }
 
 /* ---- values and defaults ------------------------------------------------------ */
@@ -455,7 +510,7 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 	(void)state;
 	assert_file_error("unknown-key.yaml",
 			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
-			  "size, kpi, direction, repeat, confirm_share, sysctl, thp, aslr, drop_caches, monitor_interval, guest, "
+			  "size, kpi, direction, repeat, confirm_share, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
 			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages)");
@@ -945,6 +1000,8 @@ int main(void)
 		cmocka_unit_test(test_job__every_shipped_job_parses_and_makes_a_conf),
 		cmocka_unit_test(test_job__demo_malloc1_job_conf_is_exact),
 		cmocka_unit_test(test_job__minimal_job_gets_documented_defaults),
+		cmocka_unit_test(test_job__monitors_choose_what_the_agent_reads),
+		cmocka_unit_test(test_job__monitors_unknown_name_is_refused),
 		cmocka_unit_test(test_job__design_example_parses),
 		cmocka_unit_test(test_job__default_kpi_per_suite_and_mode),
 		cmocka_unit_test(test_job__percent_nr_task_resolves_against_vcpus),

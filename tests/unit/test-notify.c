@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "notify.h"
+#include "revert.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -122,6 +123,40 @@ static void test_notify__job_culprit_report_has_the_kpi_table(void **state)
 	job_facts(&f);
 	check_report(&f, "job-culprit", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
 					 "will-it-scale.per_process_ops -97.2% regression");
+}
+
+/* The revert check in the text (its line, the commit klab made) and in
+ * the JSON (outcome, commit, runs against the references); a check that
+ * did not apply names its conflicts and has no commit or numbers. */
+static void test_notify__job_report_carries_the_revert_check(void **state)
+{
+	struct notify_facts f;
+	struct revert_check rc = { 0 };
+	struct notify_message m;
+
+	(void)state;
+	job_facts(&f);
+	rc.outcome = REVERT_RESTORES_GOOD;
+	strcpy(rc.commit, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817");
+	rc.runs = 5;
+	rc.median = 9280;
+	rc.cv_percent = 1.2;
+	rc.good_median = 9300;
+	rc.bad_median = 262;
+	rc.detail = "like-good: -0.22% from good, +3442% from bad";
+	f.revert = &rc;
+	check_report(&f, "job-revert", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
+				       "will-it-scale.per_process_ops -97.2% regression");
+	rc.outcome = REVERT_NO_APPLY;
+	rc.commit[0] = '\0';
+	rc.detail = "conflicts in 2 files: mm/mmap.c, mm/huge_memory.c";
+	notify_compose_bisection(&f, &m);
+	assert_non_null(strstr(m.text, "revert check: revert does not apply (conflicts in 2 files: mm/mmap.c, "
+					"mm/huge_memory.c)\n"));
+	assert_null(strstr(m.text, "klab's commit"));
+	assert_non_null(strstr(m.json, "\"revert_check\": {\"outcome\": \"does-not-apply\", \"text\": \"revert "
+					"does not apply\", \"commit\": null, \"runs\": 0, \"detail\": "));
+	notify_message_release(&m);
 }
 
 static void test_notify__job_without_confirmation_names_the_bad_end(void **state)
@@ -424,6 +459,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_notify__job_culprit_report_has_the_kpi_table),
+		cmocka_unit_test(test_notify__job_report_carries_the_revert_check),
 		cmocka_unit_test(test_notify__job_without_confirmation_names_the_bad_end),
 		cmocka_unit_test(test_notify__command_culprit_report_with_hostile_subject),
 		cmocka_unit_test(test_notify__not_reproduced_report),

@@ -119,6 +119,35 @@ static void test_procmon__node_meminfo_as_node_dot_field(void **state)
 	free(text);
 }
 
+/* node vmstat has no node number in it: the caller names the node */
+static void node3_vmstat(const char *text, procmon_emit emit, void *ctx)
+{
+	procmon_node_vmstat(text, 3, emit, ctx);
+}
+
+static void test_procmon__node_vmstat_as_node_dot_field(void **state)
+{
+	char *text = fixture("node0-vmstat");
+	struct seen *s = parse("numa-vmstat", node3_vmstat, text);
+
+	(void)state;
+	assert_int_equal(value_of(s, "node3.nr_free_pages"), 1502730);
+	assert_int_equal(value_of(s, "node3.numa_hit"), 432204758);
+	assert_int_equal(s->n, 68);
+	free(s);
+	free(text);
+	/* lines that are not quite */
+	s = parse("numa-vmstat", node3_vmstat,
+		  "nr_ok 12\nnr_neg -1\nbad$ 3\nnr_novalue\nnr_novalue2 \nnr_big 99999999999999999999999\n"
+		  " nr_lead 4\nnr_trail 5 x\n\n");
+	assert_int_equal(value_of(s, "node3.nr_ok"), 12);
+	assert_int_equal(value_of(s, "node3.nr_lead"), 4);
+	assert_false(sent(s, "node3.nr_neg"));
+	assert_false(sent(s, "node3.bad$"));
+	assert_false(sent(s, "node3.nr_big"));
+	free(s);
+}
+
 static void test_procmon__hostile_tables_stay_bounded(void **state)
 {
 	struct strbuf big = STRBUF_INIT;
@@ -168,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_procmon__interrupts_per_cpu_and_summed_with_lkp_names),
 		cmocka_unit_test(test_procmon__softirqs_per_cpu_and_summed),
 		cmocka_unit_test(test_procmon__node_meminfo_as_node_dot_field),
+		cmocka_unit_test(test_procmon__node_vmstat_as_node_dot_field),
 		cmocka_unit_test(test_procmon__hostile_tables_stay_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

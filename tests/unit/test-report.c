@@ -100,6 +100,43 @@ static void test_report__job_bisection_page_matches_golden_file(void **state)
 	report_release(&r);
 }
 
+/* A stored revert check reaches the page (read by db_report_load): its
+ * outcome and numbers, the commit klab made; none stored, no section. */
+static void test_report__job_page_shows_the_revert_check(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	struct revert_check rc = { 0 };
+
+	(void)state;
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_null(strstr(sb.buf, "id=\"revert\""));
+	strbuf_reset(&sb);
+	report_release(&r);
+
+	rc.outcome = REVERT_RESTORES_GOOD;
+	strcpy(rc.commit, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817");
+	rc.runs = 5;
+	rc.median = 12345;
+	rc.cv_percent = 1;
+	rc.good_median = 12400;
+	rc.bad_median = 9000;
+	rc.detail = "like-good: <tag> & more";
+	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_non_null(strstr(sb.buf, "<h2 id=\"revert\">Revert check</h2>\n<p class=\"good\">revert restores good "
+					"(12345 ±1% vs good 12400, bad 9000; 5 runs)</p>"));
+	assert_non_null(strstr(sb.buf, "<code>9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817</code>"));
+	assert_non_null(strstr(sb.buf, "like-good: &lt;tag&gt; &amp; more"));
+	strbuf_release(&sb);
+	report_release(&r);
+	/* the other tests read the lab as lab.sql made it */
+	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET revert_outcome = NULL, revert_commit = NULL, "
+				      "revert_detail = NULL WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+}
+
 static void test_report__command_bisection_page_matches_golden_file(void **state)
 {
 	struct report r;
@@ -296,6 +333,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report__index_matches_golden_file),
+		cmocka_unit_test(test_report__job_page_shows_the_revert_check),
 		cmocka_unit_test(test_report__job_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__command_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__track_page_matches_golden_file),

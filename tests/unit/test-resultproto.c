@@ -165,13 +165,16 @@ static void test_resultproto__new_monitors_carry_lkp_names(void **state)
 		     "KLAB1 mon before numa-meminfo node0.AnonHugePages 0\n"
 		     "KLAB1 mon before numa-meminfo nodex.AnonHugePages 0\n"
 		     "KLAB1 mon before numa-meminfo node1. 0\n"
-		     "KLAB1 mon before numa-vmstat node0.x 0\n"
+		     "KLAB1 mon before numa-vmstat node0.nr_free_pages 9\n"
+		     "KLAB1 mon before numa-vmstat nr_free_pages 9\n"
 		     "KLAB1 done 1\n");
 	result_finish(&r);
-	assert_int_equal(r.nr_mon, 4);
+	assert_int_equal(r.nr_mon, 5);
 	assert_int_equal(r.bad_records, 3);
 	assert_string_equal(r.mon[0].name, "CPU0.CAL:Function_call_interrupts");
 	assert_string_equal(r.mon[3].source, "numa-meminfo");
+	assert_string_equal(r.mon[4].source, "numa-vmstat");
+	assert_string_equal(r.mon[4].name, "node0.nr_free_pages");
 	result_release(&r);
 }
 

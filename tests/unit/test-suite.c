@@ -268,7 +268,8 @@ static void test_monitor__registry_knows_vmstat_meminfo_and_stat(void **state)
 	assert_string_equal(monitor_find("vmstat")->reads, "/proc/vmstat");
 	assert_string_equal(monitor_find("meminfo")->reads, "/proc/meminfo");
 	assert_string_equal(monitor_find("stat")->reads, "/proc/stat");
-	assert_null(monitor_find("numa-vmstat"));
+	assert_null(monitor_find("numa-zoneinfo"));
+	assert_true(!monitor_find("numa-vmstat")->counters && monitor_find("numa-vmstat")->sampled);
 	assert_null(monitor_find(NULL));
 	/* issue 18's: per-CPU tables are counters read before/after only */
 	assert_true(!monitor_find("numa-meminfo")->counters && monitor_find("numa-meminfo")->sampled);
@@ -284,7 +285,7 @@ static void test_monitor__records_of_an_unknown_source_are_bad(void **state)
 {
 	static const char input[] = "KLAB1 hello t\n"
 				    "KLAB1 mon before vmstat nr_free_pages 5\n"
-				    "KLAB1 mon before numa-vmstat node0.nr_free_pages 5\n"
+				    "KLAB1 mon before numa-zoneinfo node0.nr_free_pages 5\n"
 				    "KLAB1 mon before meminfo bad;name 5\n"
 				    "KLAB1 mon t2 stat cpu.user 7\n";
 	struct result r;

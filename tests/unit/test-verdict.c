@@ -536,10 +536,49 @@ static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(voi
 	assert_true(sim_runs(&all) <= all.fixed_runs);
 }
 
+/* Issue 17: "the simulation counts every run", the revert check's too.
+ * With the check on, every confirmed culprit gets the bad end without it
+ * measured; with one change point that revert restores good exactly when
+ * the culprit is right, and klab must say so.  Its runs are in the total
+ * (and 5 of them in the fixed policy's), and the total stays within the
+ * fixed policy's. */
+static void test_verdict__simulated_revert_check_runs_are_counted(void **state)
+{
+	static const struct { double effect, cv; } cells[] = { { 10, 2 }, { 20, 5 }, { 50, 10 } };
+	struct sim_result all = { 0 };
+	struct sim_rng rng;
+
+	(void)state;
+	sim_rng_seed(&rng, 20261201);
+	for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
+		struct sim_cell cell = {
+			.dist = SIM_LOGNORMAL_SLOW, .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
+			.direction = i % 2 ? -1 : +1, .bisections = 60, .commits = 30, .slow_rate = 0.03,
+			.repeat = 3, .revert_check = 1,
+		};
+		struct sim_result r = { 0 };
+
+		sim_run_cell(&r, &policy, &cell, &rng);
+		sim_result_add(&all, &r);
+	}
+	printf("# revert check: %zu of %zu right culprits restored good, %zu of %zu wrong ones; %zu revert runs "
+	       "of %zu (fixed 5: %zu)\n",
+	       all.revert_restored_right, all.revert_checked_right, all.revert_restored_wrong,
+	       all.revert_checked_wrong, all.revert_runs, sim_runs(&all), all.fixed_runs);
+	assert_true(all.revert_checked_right + all.revert_checked_wrong == all.confirmed_right + all.confirmed_wrong);
+	assert_true(all.revert_runs >= 3 * (all.revert_checked_right + all.revert_checked_wrong));
+	assert_int_equal(sim_runs(&all), all.ref_runs + all.fresh_ref_runs + all.step_runs + all.confirm_runs +
+						 all.revert_runs);
+	assert_true(all.revert_restored_right * 100 >= all.revert_checked_right * 95);
+	assert_int_equal(all.revert_restored_wrong, 0);
+	assert_true(sim_runs(&all) <= all.fixed_runs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_verdict__ladder_steps_up_to_the_cap, setup),
+		cmocka_unit_test_setup(test_verdict__simulated_revert_check_runs_are_counted, setup),
 		cmocka_unit_test_setup(test_verdict__clear_regression_reproduces, setup),
 		cmocka_unit_test_setup(test_verdict__noise_is_not_reproduced, setup),
 		cmocka_unit_test_setup(test_verdict__improvement_is_refused_as_reversed, setup),

@@ -1,0 +1,29 @@
+/* numa-vmstat: each NUMA node's vmstat, from
+ * /sys/devices/system/node/node<N>/vmstat ("nr_free_pages 1234"), as LKP
+ * names them: node0.nr_free_pages.  Levels, sampled: most rows are page
+ * counts (nr_*), and the few event counters (numa_hit, ...) are compared
+ * the same way LKP does, as values over time.  A kernel without
+ * CONFIG_NUMA sends none. */
+#include "monitor.h"
+
+#include <string.h>
+
+/* "node<digits>.<name>" */
+static int node_field(const char *field)
+{
+	size_t i = 4;
+
+	if (strncmp(field, "node", 4))
+		return 0;
+	while (field[i] >= '0' && field[i] <= '9')
+		i++;
+	return i > 4 && field[i] == '.' && field[i + 1];
+}
+
+const struct monitor monitor_numa_vmstat = {
+	.name = "numa-vmstat",
+	.reads = "/sys/devices/system/node/node*/vmstat",
+	.counters = 0,
+	.sampled = 1,
+	.field_ok = node_field,
+};

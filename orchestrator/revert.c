@@ -1,0 +1,340 @@
+/* The revert check: the bad end without the culprit, made by klab in its
+ * own worktree (gitrepo.c's worktree_revert), built (kernel.c) and
+ * measured like a bisection step (perfbisect.c, verdict.c). */
+#include "revert.h"
+#include "db.h"
+#include "gitrepo.h"
+#include "kernel.h"
+#include "lab.h"
+#include "perfbisect.h"
+#include "stats.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	enum revert_outcome o;
+	const char *name, *text;
+} outcomes[] = {
+	{ REVERT_NONE, "none", "not checked" },
+	{ REVERT_RESTORES_GOOD, "restores-good", "revert restores good" },
+	{ REVERT_NO_RESTORE, "does-not-restore", "revert does not restore" },
+	{ REVERT_NO_APPLY, "does-not-apply", "revert does not apply" },
+	{ REVERT_NO_BUILD, "does-not-build", "reverted kernel does not build" },
+	{ REVERT_NOT_MEASURED, "not-measured", "reverted kernel could not be measured" },
+};
+
+const char *revert_outcome_name(enum revert_outcome o)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(outcomes); i++)
+		if (outcomes[i].o == o)
+			return outcomes[i].name;
+	return "none";
+}
+
+int revert_outcome_from_name(const char *name, enum revert_outcome *o)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(outcomes); i++)
+		if (!strcmp(outcomes[i].name, name)) {
+			*o = outcomes[i].o;
+			return 0;
+		}
+	*o = REVERT_NONE;
+	return -1;
+}
+
+const char *revert_outcome_text(enum revert_outcome o)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(outcomes); i++)
+		if (outcomes[i].o == o)
+			return outcomes[i].text;
+	return "not checked";
+}
+
+void revert_check_release(struct revert_check *rc)
+{
+	free(rc->detail);
+	memset(rc, 0, sizeof(*rc));
+}
+
+int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verdict_policy *p,
+		  const double *good, size_t ng, const double *bad, size_t nb, const double *rev, size_t nr,
+		  int direction)
+{
+	*out = REVERT_NONE;
+	if (verdict_classify(v, p, good, ng, bad, nb, rev, nr, direction) < 0)
+		return -1;
+	if (v->kind == VERDICT_NEED_MORE && v->next_runs > nr)
+		return 1;
+	/* at the cap, still unclear: not restored, whatever it resembles */
+	*out = v->kind == VERDICT_GOOD ? REVERT_RESTORES_GOOD : REVERT_NO_RESTORE;
+	return 0;
+}
+
+void revert_check_line(struct strbuf *sb, const struct revert_check *rc)
+{
+	strbuf_addf(sb, "revert check: %s", revert_outcome_text(rc->outcome));
+	if (rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE) {
+		strbuf_addf(sb, " (%.6g ±%.0f%% vs good %.6g, bad %.6g; %zu runs)", rc->median, rc->cv_percent,
+			    rc->good_median, rc->bad_median, rc->runs);
+	} else if (rc->outcome != REVERT_NONE && rc->detail && *rc->detail) {
+		size_t n = strcspn(rc->detail, "\n");
+		strbuf_addf(sb, " (%.*s)", (int)(n > 300 ? 300 : n), rc->detail);
+	}
+}
+
+/* ---- the whole check ------------------------------------------------------- */
+
+static void say(const struct revert_check *rc)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	revert_check_line(&sb, rc);
+	print_line("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* One more run of a reference end, good and bad in turn, between the
+ * revert's extra runs, as a bisection step's extra runs get (cmd-bisect.c's
+ * reference_run, which this mirrors: an ambiguous result is as often a
+ * drifting host as a kernel between the ends).  A failure is a warning:
+ * the references measured so far still hold. */
+static void fresh_reference_run(const struct revert_env *env)
+{
+	struct perf *p = env->perf;
+	int bad_end = p->ref_turn++ & 1;
+	const char *hex = bad_end ? env->bad : env->good;
+	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
+	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
+	double **vals = bad_end ? &p->bad : &p->good;
+	size_t *n = bad_end ? &p->nb : &p->ng;
+	int64_t step = bad_end ? p->bad_step : p->good_step;
+	double *nv = NULL;
+	size_t nn = 0;
+	char *why = NULL, label[64];
+
+	if (!hex || !step)
+		return;
+	if (!*kernel) {
+		/* a resumed bisection: the end's kernel is in the store */
+		struct kernel_request rq = { 0 };
+		struct kernel_result kr;
+
+		rq.lab = env->lab;
+		rq.repo = env->repo;
+		rq.repo_id = env->repo_id;
+		rq.wt = env->wt;
+		rq.hex = hex;
+		rq.recipe = env->recipe;
+		rq.jobs = env->jobs;
+		rq.progress = PROGRESS_AUTO;
+		rq.indent = "  ";
+		if (kernel_for_commit(&rq, &kr) == 0) {
+			*kernel = xstrdup(kr.kernel);
+			*build = kr.build_id;
+		}
+		kernel_result_release(&kr);
+		if (!*kernel) {
+			warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
+				bad_end ? "bad" : "good");
+			return;
+		}
+	}
+	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
+	if (perf_measure_to(p, *kernel, *build, step, label, *n + 1, &nv, &nn, &why) || nn <= *n) {
+		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
+			bad_end ? "bad" : "good", why ? why : "klab error");
+		free(nv);
+	} else {
+		free(*vals);
+		*vals = nv;
+		*n = nn;
+	}
+	free(why);
+}
+
+/* Runs of the reverted kernel under a 'revert' step until the rules
+ * decide.  0 decided or the guests failed (rc filled), -1 klab failed. */
+static int measure(const struct revert_env *env, const char *kernel, int64_t build_id, struct revert_check *rc)
+{
+	struct perf *p = env->perf;
+	struct step s;
+	struct verdict v;
+	double *vals = NULL;
+	size_t n = 0, want = p->job.repeat ? p->job.repeat : 3;
+	char *why = NULL, label[64];
+	int ret = -1, d;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hash, rc->commit, 41);
+	s.phase = "revert";
+	s.exit_code = -1;
+	if (db_step_begin(env->lab->db, env->bisection_id, &s) < 0)
+		return -1;
+	snprintf(label, sizeof(label), "  revert %.12s ", rc->commit);
+	for (;;) {
+		/* the first runs in one go, extra runs one by one */
+		size_t next = n ? n + 1 : want;
+		int m;
+
+		if (n)
+			fresh_reference_run(env);
+		free(vals);
+		vals = NULL;
+		m = perf_measure_to(p, kernel, build_id, s.id, label, next, &vals, &n, &why);
+
+		if (m < 0)
+			goto out;
+		if (m > 0) {
+			rc->outcome = REVERT_NOT_MEASURED;
+			rc->detail = xstrdup(why ? why : "guest failed");
+			s.verdict = "skip";
+			s.reason = rc->detail;
+			ret = db_step_finish(env->lab->db, &s);
+			goto out;
+		}
+		if (n < want)
+			continue;
+		d = revert_decide(&v, &rc->outcome, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction);
+		if (d < 0)
+			goto out;
+		if (d == 0)
+			break;
+		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
+		want = v.next_runs;
+	}
+	rc->runs = n;
+	rc->median = stats_median(vals, n);
+	rc->cv_percent = stats_cv_percent(vals, n);
+	rc->good_median = stats_median(p->good, p->ng);
+	rc->bad_median = stats_median(p->bad, p->nb);
+	rc->detail = xstrfmt("%s: %s", v.rule, v.text);
+	{
+		struct strbuf sb = STRBUF_INIT;
+		verdict_format(&sb, &v);
+		db_verdict_store(env->lab->db, s.id, v.rule, v.mwu_good.p_value, v.mwu_bad.p_value, NULL, sb.buf);
+		strbuf_release(&sb);
+	}
+	s.verdict = v.kind == VERDICT_GOOD ? "good" : v.kind == VERDICT_BAD ? "bad" : "skip";
+	s.reason = rc->detail;
+	ret = db_step_finish(env->lab->db, &s);
+out:
+	free(why);
+	free(vals);
+	return ret;
+}
+
+int revert_check_run(const struct revert_env *env, struct revert_check *out)
+{
+	struct revert_result rr;
+	struct kernel_request rq = { 0 };
+	struct kernel_result kr;
+	int rc, stored;
+
+	memset(out, 0, sizeof(*out));
+	stored = db_bisection_revert(env->lab->db, env->bisection_id, out);
+	if (stored < 0)
+		return -1;
+	if (stored > 0 && out->outcome != REVERT_NONE) {
+		say(out);
+		return 0;
+	}
+	revert_check_release(out);
+	printf("\nrevert check: the bad end %.12s with %.12s reverted (klab's own commit)\n", env->bad, env->culprit);
+	rc = worktree_revert(env->wt, env->culprit, env->bad, &rr);
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		out->outcome = REVERT_NO_APPLY;
+		out->detail = xstrdup(rr.reason);
+		revert_result_release(&rr);
+		goto done;
+	}
+	memcpy(out->commit, rr.hex, 41);
+	revert_result_release(&rr);
+	{
+		/* its subject for show and the report ('Revert "..."'), as
+		 * for every commit klab tests */
+		struct commit_info ci;
+
+		if (worktree_commit_info(env->wt, out->commit, &ci) < 0)
+			return -1;
+		rc = db_commit_store(env->lab->db, env->repo_id, &ci);
+		commit_info_release(&ci);
+		if (rc < 0)
+			return -1;
+	}
+	rq.lab = env->lab;
+	rq.repo = env->repo;
+	rq.repo_id = env->repo_id;
+	rq.wt = env->wt;
+	rq.hex = out->commit;
+	rq.recipe = env->recipe;
+	rq.jobs = env->jobs;
+	rq.progress = PROGRESS_AUTO;
+	rq.indent = "  ";
+	rc = kernel_for_klab_commit(&rq, &kr);
+	if (rc != 0) {
+		if (rc < 0 && !kr.message) {
+			kernel_result_release(&kr);
+			return -1;
+		}
+		kernel_print_build(&kr.build, "  ");
+		/* a machine that failed the build did not answer the question */
+		out->outcome = rc > 0 ? REVERT_NO_BUILD : REVERT_NOT_MEASURED;
+		out->detail = xstrdup(kr.message);
+		kernel_result_release(&kr);
+		goto done;
+	}
+	printf("  built: %s\n", kr.message);
+	rc = measure(env, kr.kernel, kr.build_id, out);
+	kernel_result_release(&kr);
+	if (rc < 0)
+		return -1;
+done:
+	say(out);
+	return db_bisection_set_revert(env->lab->db, env->bisection_id, out);
+}
+
+int revert_check_bisection(const struct revert_env *env)
+{
+	struct revert_check rc;
+	int on;
+
+	if (!env->perf)
+		return 0;
+	if (db_bisection_revert_check(env->lab->db, env->bisection_id, &on) < 0)
+		return -1;
+	if (!on) {
+		printf("revert check: off (--no-revert-check)\n");
+		return 0;
+	}
+	if (revert_check_run(env, &rc) < 0) {
+		revert_check_release(&rc);
+		warning("the revert check could not run: the culprit stands without it");
+		return -1;
+	}
+	revert_check_release(&rc);
+	return 0;
+}
+
+void revert_check_print(struct lab *lab, int64_t bisection_id)
+{
+	struct revert_check rc;
+	struct strbuf sb = STRBUF_INIT;
+	int on = 1, found = db_bisection_revert(lab->db, bisection_id, &rc);
+
+	if (found > 0) {
+		revert_check_line(&sb, &rc);
+		print_line("%s", sb.buf);
+		if (rc.commit[0])
+			printf("revert:     %s (klab's own commit, in its worktree)\n", rc.commit);
+	} else if (found == 0 && db_bisection_revert_check(lab->db, bisection_id, &on) == 0 && !on) {
+		printf("revert check: off (--no-revert-check)\n");
+	}
+	revert_check_release(&rc);
+	strbuf_release(&sb);
+}

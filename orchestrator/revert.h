@@ -1,0 +1,98 @@
+/* The revert check of a job bisection (issue 17): the bad end with the
+ * culprit reverted, a commit klab makes in its own worktree's object
+ * store, built and measured against the references: does the regression
+ * go away without that commit?  The decision and the one-line summary
+ * are pure; revert_check_run does the whole check. */
+#ifndef KLAB_REVERT_H
+#define KLAB_REVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strbuf.h"
+#include "verdict.h"
+
+struct lab;
+struct gitrepo;
+struct worktree;
+struct perf;
+struct kbuild_recipe;
+
+enum revert_outcome {
+	REVERT_NONE,		/* not checked (off, not a job, no culprit yet) */
+	REVERT_RESTORES_GOOD,	/* the reverted kernel classifies as good */
+	REVERT_NO_RESTORE,	/* ... as bad, or between the ends */
+	REVERT_NO_APPLY,	/* the revert conflicts on the bad end */
+	REVERT_NO_BUILD,	/* the reverted kernel does not build */
+	REVERT_NOT_MEASURED,	/* its guests failed (boot, panic, timeout) */
+};
+
+/* Stored names ("restores-good", "does-not-restore", "does-not-apply",
+ * "does-not-build", "not-measured"; "none" for REVERT_NONE) and back: -1
+ * for a name klab does not know. */
+const char *revert_outcome_name(enum revert_outcome o);
+int revert_outcome_from_name(const char *name, enum revert_outcome *o);
+/* What people read: "revert restores good", "revert does not restore",
+ * "revert does not apply", "reverted kernel does not build", "reverted
+ * kernel could not be measured". */
+const char *revert_outcome_text(enum revert_outcome o);
+
+/* A finished check, as stored with the bisection. */
+struct revert_check {
+	enum revert_outcome outcome;
+	char commit[41];	/* the revert commit ("" when it does not apply) */
+	size_t runs;		/* KPI runs of the reverted kernel */
+	double median, cv_percent;	/* of those runs */
+	double good_median, bad_median;	/* the references it was held to */
+	char *detail;		/* conflicts, build error, guest failure or verdict text */
+};
+void revert_check_release(struct revert_check *rc);
+
+/* The decision from measured values: the reverted kernel's runs rev[]
+ * classified against the references with verdict_classify (the rules of
+ * every bisection step).  GOOD is "revert restores good"; BAD or still
+ * ambiguous at the cap "does not restore".  0 decided (*out), 1 more runs
+ * wanted (v->next_runs), -1 after error(). */
+int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verdict_policy *p,
+		  const double *good, size_t ng, const double *bad, size_t nb, const double *rev, size_t nr,
+		  int direction);
+
+/* "revert check: revert restores good (12345 ±1% vs good 12400, bad
+ * 9000)", "revert check: revert does not apply (conflicts in 1 file:
+ * mm/mmap.c)", ...; no newline.  Untrusted parts (paths, build errors)
+ * are the caller's to clean when printing. */
+void revert_check_line(struct strbuf *sb, const struct revert_check *rc);
+
+/* What the whole check needs of a bisection. */
+struct revert_env {
+	struct lab *lab;
+	struct gitrepo *repo;
+	struct worktree *wt;		/* the bisection's worktree: the revert is made and built there */
+	int64_t repo_id, bisection_id;
+	const struct kbuild_recipe *recipe;
+	int jobs;
+	const char *good, *bad, *culprit;	/* the first good end, the bad end, the culprit */
+	struct perf *perf;		/* references, job, policy, guests */
+};
+
+/* Make the revert of env->culprit on env->bad, build it, measure it
+ * (runs under a 'revert' step, job.repeat first and more while the
+ * rules ask, up to the cap, each extra run after a fresh run of the good
+ * or the bad end as a bisection step's) and decide; print one line per stage and the
+ * summary; store the result with the bisection.  A check stored already
+ * (a resumed bisection) is loaded, not redone.  0 with *out filled; -1
+ * klab failed (reported; nothing stored). */
+int revert_check_run(const struct revert_env *env, struct revert_check *out);
+
+/* The check as a job bisection's end runs it, after a confirmed
+ * culprit: nothing for a test-command bisection (env->perf NULL), one
+ * line when the bisection has it off, else revert_check_run.  Its result
+ * never changes the bisection's: -1 (klab failed) is a warning. */
+int revert_check_bisection(const struct revert_env *env);
+
+/* `klab bisect show`'s line ("revert check: ..."; the revert commit on a
+ * second line when one was made; "revert check: off" when it was turned
+ * off), nothing when the check has not run. */
+void revert_check_print(struct lab *lab, int64_t bisection_id);
+
+#endif
