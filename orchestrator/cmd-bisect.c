@@ -814,6 +814,38 @@ static void print_rounds(struct lab *lab, const struct bisection *b, const struc
 	free(rounds);
 }
 
+/* The evidence of each statistical verdict of a job bisection: a step's
+ * KPI values, then its verdicts' texts (control bytes as '?'). */
+static void print_evidence(struct lab *lab, const struct bisection *b, const struct step *steps, size_t nr)
+{
+	for (size_t i = 0; b->job_path && i < nr; i++) {
+		char **ev = NULL;
+		size_t nev = 0;
+		double *vals = NULL;
+		size_t nv = 0;
+		if (db_step_verdicts(lab->db, steps[i].id, &ev, &nev) < 0)
+			continue;
+		db_step_metric_values(lab->db, steps[i].id, b->kpi ? b->kpi : "", &vals, &nv);
+		if (nev || nv) {
+			printf("\nstep %d (%s %.12s):", steps[i].seq, steps[i].phase, steps[i].hash);
+			for (size_t k = 0; k < nv; k++)
+				printf(" %g", vals[k]);
+			printf("\n");
+		}
+		for (size_t k = 0; k < nev; k++) {
+			printf("  ");
+			for (const char *p = ev[k]; *p; p++) {
+				putchar(*p == '\n' && p[1] ? '\n' : (unsigned char)*p >= 32 || *p == '\n' ? *p : '?');
+				if (*p == '\n' && p[1])
+					printf("  ");
+			}
+			free(ev[k]);
+		}
+		free(ev);
+		free(vals);
+	}
+}
+
 /* Subjects come from repositories: print them without control bytes. */
 static int cmd_show(int argc, char **argv, const struct global_opts *g)
 {
@@ -900,33 +932,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 			print_clean(stdout, s->subject ? s->subject : "");
 			printf("\n");
 		}
-		/* the evidence of each statistical verdict */
-		for (size_t i = 0; b.job_path && i < nr; i++) {
-			char **ev = NULL;
-			size_t nev = 0;
-			double *vals = NULL;
-			size_t nv = 0;
-			if (db_step_verdicts(lab.db, steps[i].id, &ev, &nev) < 0)
-				continue;
-			db_step_metric_values(lab.db, steps[i].id, b.kpi ? b.kpi : "", &vals, &nv);
-			if (nev || nv) {
-				printf("\nstep %d (%s %.12s):", steps[i].seq, steps[i].phase, steps[i].hash);
-				for (size_t k = 0; k < nv; k++)
-					printf(" %g", vals[k]);
-				printf("\n");
-			}
-			for (size_t k = 0; k < nev; k++) {
-				printf("  ");
-				for (const char *p = ev[k]; *p; p++) {
-					putchar(*p == '\n' && p[1] ? '\n' : (unsigned char)*p >= 32 || *p == '\n' ? *p : '?');
-					if (*p == '\n' && p[1])
-						printf("  ");
-				}
-				free(ev[k]);
-			}
-			free(ev);
-			free(vals);
-		}
+		print_evidence(&lab, &b, steps, nr);
 		printf("\nlogs: %s/logs/bisect-%lld/\n", lab.state_dir, (long long)b.id);
 	}
 	steps_release(steps, nr);
