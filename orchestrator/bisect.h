@@ -25,7 +25,16 @@ struct bisect_dag {
 	int first_parent;	/* only first parents count */
 };
 
-enum bisect_mark { BISECT_UNMARKED = 0, BISECT_GOOD, BISECT_BAD, BISECT_SKIP };
+/* A commit's verdict, klab's one verdict vocabulary: marks here, step
+ * results in bisect-run.c, the steps' verdict column.  BISECT_UNMARKED:
+ * none (untested, or a step that could not finish). */
+enum bisect_mark { BISECT_UNMARKED = 0, BISECT_GOOD, BISECT_BAD, BISECT_SKIP, BISECT_MARK_LAST };
+
+/* The stored names, git bisect's: "good", "bad", "skip"; NULL for
+ * BISECT_UNMARKED.  from_string: NULL gives BISECT_UNMARKED, a name not
+ * in the table -1. */
+const char *bisect_mark_to_string(enum bisect_mark mark);
+int bisect_mark_from_string(const char *name);
 
 /* Marks made so far.  `bad` is the current bad commit (index). */
 struct bisect_state {

@@ -6,6 +6,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the vocabulary: one table per column (db.h) ----------------------- */
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && name && !strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+static const char *const bisection_kind_names[] = { "command", "job" };
+static const char *const bisection_state_names[] = { "created", "running", "stopped", "done", "failed" };
+static const char *const bisection_result_names[] = {
+	NULL, "culprit", "skipped-only", "not-reproduced", "unconfirmed", "error",
+};
+static const char *const step_phase_names[] = { "bisect", "merge-base", "reference", "confirm", "revert" };
+static const char *const step_status_names[] = { "running", "done", "aborted" };
+_Static_assert(ARRAY_SIZE(bisection_kind_names) == BISECTION_KIND_LAST, "one name per kind");
+_Static_assert(ARRAY_SIZE(bisection_state_names) == BISECTION_STATE_LAST, "one name per state");
+_Static_assert(ARRAY_SIZE(bisection_result_names) == BISECTION_RESULT_LAST, "one name per result");
+_Static_assert(ARRAY_SIZE(step_phase_names) == STEP_PHASE_LAST, "one name per phase");
+_Static_assert(ARRAY_SIZE(step_status_names) == STEP_STATUS_LAST, "one name per status");
+
+#define NAME_TABLE(type, last)                                                        \
+	const char *type##_to_string(enum type v)                                     \
+	{                                                                             \
+		return (unsigned)v < (last) ? type##_names[v] : NULL;                 \
+	}                                                                             \
+	int type##_from_string(const char *name)                                      \
+	{                                                                             \
+		return name_index(type##_names, (last), name);                        \
+	}
+
+NAME_TABLE(bisection_kind, BISECTION_KIND_LAST)
+NAME_TABLE(bisection_state, BISECTION_STATE_LAST)
+NAME_TABLE(step_phase, STEP_PHASE_LAST)
+NAME_TABLE(step_status, STEP_STATUS_LAST)
+
+const char *bisection_result_to_string(enum bisection_result v)
+{
+	return (unsigned)v < BISECTION_RESULT_LAST ? bisection_result_names[v] : NULL;
+}
+
+int bisection_result_from_string(const char *name)
+{
+	return name ? name_index(bisection_result_names, BISECTION_RESULT_LAST, name) : BISECTION_NO_RESULT;
+}
+
+/* A stored name into its enum; one the table lacks (a newer klab's) as
+ * `other`. */
+static int parsed(int v, int other)
+{
+	return v < 0 ? other : v;
+}
+
 /* A bisection's list (paths, argv): one row per item, ?1 the bisection,
  * ?2 its index, ?3 the text. */
 static int insert_list(sqlite3 *db, const char *sql, int64_t bisection_id, char *const *items, size_t n,
@@ -41,7 +96,7 @@ int db_bisection_create(sqlite3 *db, struct bisection *b)
 		goto fail;
 	sqlite3_bind_int(st, 6, b->build);
 	sqlite3_bind_text(st, 7, b->config, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 8, b->job_path ? "job" : "command", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, bisection_kind_to_string(b->job_path ? BISECTION_JOB : BISECTION_COMMAND), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, b->job_path, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 10, b->job_text, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 11, b->kpi, -1, SQLITE_TRANSIENT);
@@ -136,6 +191,9 @@ int db_bisection_load(sqlite3 *db, int64_t id, struct bisection *b)
 	b->job_text = col_strdup(st, 17);
 	b->kpi = col_strdup(st, 18);
 	sqlite3_finalize(st);
+	b->kind_id = parsed(bisection_kind_from_string(b->kind), BISECTION_COMMAND);
+	b->state_id = parsed(bisection_state_from_string(b->state), BISECTION_CREATED);
+	b->result_id = parsed(bisection_result_from_string(b->result), BISECTION_ERROR);
 
 	alloc = 0;
 	if (prepare(db, &st, "SELECT hash FROM bisection_goods WHERE bisection_id = ?1 ORDER BY rowid") < 0)
@@ -205,7 +263,8 @@ int db_bisection_set_state(sqlite3 *db, int64_t id, const char *state, const cha
 			   const char *culprit, const char *message)
 {
 	sqlite3_stmt *st;
-	int finished = !strcmp(state, "done") || !strcmp(state, "failed");
+	int v = bisection_state_from_string(state);
+	int finished = v == BISECTION_DONE || v == BISECTION_FAILED;
 
 	if (prepare(db, &st, "UPDATE bisections SET state = ?2, result = ?3, culprit = ?4, message = ?5, "
 			     "started_at = CASE WHEN ?2 = 'running' THEN coalesce(started_at, ?6) ELSE started_at END, "
@@ -219,6 +278,13 @@ int db_bisection_set_state(sqlite3 *db, int64_t id, const char *state, const cha
 	sqlite3_bind_int64(st, 6, now_s());
 	sqlite3_bind_int(st, 7, finished);
 	return step_done(db, st, "cannot update bisection");
+}
+
+int db_bisection_enter(sqlite3 *db, int64_t id, enum bisection_state state, enum bisection_result result,
+		       const char *culprit, const char *message)
+{
+	return db_bisection_set_state(db, id, bisection_state_to_string(state), bisection_result_to_string(result),
+				      culprit, message);
 }
 
 int db_bisection_set_candidates(sqlite3 *db, int64_t id, char (*hashes)[41], size_t nr)
@@ -302,6 +368,10 @@ int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t
 		s->started_at = sqlite3_column_int64(st, 14);
 		s->finished_at = sqlite3_column_int64(st, 15);
 		s->subject = col_strdup(st, 16);
+		s->phase_id = parsed(step_phase_from_string(s->phase), STEP_PHASE_BISECT);
+		s->status_id = parsed(step_status_from_string(s->status), STEP_ABORTED);
+		/* a verdict this klab does not know: a skip, never a mark */
+		s->mark = parsed(bisect_mark_from_string(s->verdict), BISECT_SKIP);
 	}
 	sqlite3_finalize(st);
 	return 0;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
+#include "bisect.h"
 
 struct commit_info;
 struct report;
@@ -48,6 +49,39 @@ int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subje
 
 /* ---- bisections, steps, verdicts (db-bisect.c) ----------------------------- */
 
+/* The bisections' and steps' vocabulary: one enum each, the column's
+ * names in one table each (db-bisect.c; a step's verdict is bisect.h's
+ * enum bisect_mark), parsed once when a row is loaded.  x_to_string:
+ * the stored name; x_from_string: the enum, or -1 for a name not in the
+ * table. */
+enum bisection_kind { BISECTION_COMMAND, BISECTION_JOB, BISECTION_KIND_LAST };
+enum bisection_state {
+	BISECTION_CREATED, BISECTION_RUNNING, BISECTION_STOPPED, BISECTION_DONE, BISECTION_FAILED,
+	BISECTION_STATE_LAST
+};
+/* BISECTION_NO_RESULT: NULL in the column (not finished, or stopped) */
+enum bisection_result {
+	BISECTION_NO_RESULT, BISECTION_CULPRIT, BISECTION_SKIPPED_ONLY, BISECTION_NOT_REPRODUCED,
+	BISECTION_UNCONFIRMED, BISECTION_ERROR, BISECTION_RESULT_LAST
+};
+enum step_phase {
+	STEP_PHASE_BISECT, STEP_PHASE_MERGE_BASE, STEP_PHASE_REFERENCE, STEP_PHASE_CONFIRM,
+	STEP_PHASE_REVERT,	/* the revert check's runs (revert.c): never a bisection mark */
+	STEP_PHASE_LAST
+};
+enum step_status { STEP_RUNNING, STEP_DONE, STEP_ABORTED, STEP_STATUS_LAST };
+
+const char *bisection_kind_to_string(enum bisection_kind v);
+int bisection_kind_from_string(const char *name);
+const char *bisection_state_to_string(enum bisection_state v);
+int bisection_state_from_string(const char *name);
+const char *bisection_result_to_string(enum bisection_result v);	/* NULL for no result */
+int bisection_result_from_string(const char *name);			/* NULL: no result */
+const char *step_phase_to_string(enum step_phase v);
+int step_phase_from_string(const char *name);
+const char *step_status_to_string(enum step_status v);
+int step_status_from_string(const char *name);
+
 struct bisection {
 	int64_t id;
 	int64_t repo_id;
@@ -74,6 +108,10 @@ struct bisection {
 	size_t argc;
 	char (*candidates)[41];
 	size_t nr_candidates;
+	/* kind, state and result parsed */
+	enum bisection_kind kind_id;
+	enum bisection_state state_id;
+	enum bisection_result result_id;
 };
 
 struct step {
@@ -91,6 +129,10 @@ struct step {
 	int64_t choose_ms, checkout_ms, test_ms;
 	int64_t started_at, finished_at;
 	char *subject;		/* from commits, may be NULL */
+	/* phase, status and verdict parsed (by db_steps_load) */
+	enum step_phase phase_id;
+	enum step_status status_id;
+	enum bisect_mark mark;
 };
 
 int db_bisection_create(sqlite3 *db, struct bisection *b);
@@ -100,6 +142,9 @@ void bisection_release(struct bisection *b);
 int db_bisection_ids(sqlite3 *db, int64_t **ids, size_t *nr);
 int db_bisection_set_state(sqlite3 *db, int64_t id, const char *state, const char *result,
 			   const char *culprit, const char *message);
+/* db_bisection_set_state with the vocabulary's enums. */
+int db_bisection_enter(sqlite3 *db, int64_t id, enum bisection_state state, enum bisection_result result,
+		       const char *culprit, const char *message);
 int db_bisection_set_candidates(sqlite3 *db, int64_t id, char (*hashes)[41], size_t nr);
 
 int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr);

@@ -7,6 +7,12 @@
 #include <string.h>
 
 #include "perfbisect.h"
+#include "revert.h"
+#include "bisect-run.h"
+#include "compare.h"
+#include "gitrepo.h"
+#include "kernel.h"
+#include "verdict.h"
 #include "db.h"
 #include "guestimg.h"
 #include "lab.h"
@@ -116,3 +122,625 @@ void perf_describe(struct strbuf *sb, const double *v, size_t n)
 	}
 	strbuf_addf(sb, "%.6g ±%.0f%%", stats_median(v, n), stats_cv_percent(v, n));
 }
+
+/* ---- the job tester of a bisection ------------------------------------- */
+
+static struct perf *perf_of(struct bisect_run *r)
+{
+	return r->tester_data;
+}
+
+static void store_verdict(struct bisect_run *r, int64_t step_id, const struct verdict *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *stat = xstrfmt("position=%.3f z_good=%.2f z_bad=%.2f threshold=%.2f noise=%.2f%% n=%zu/%zu/%zu",
+			     v->position, v->z_good, v->z_bad, v->threshold, v->noise, v->n_good, v->n_bad, v->n_cand);
+
+	verdict_format(&sb, v);
+	db_verdict_store(r->lab->db, step_id, v->rule, v->mwu_good.p_value, v->mwu_bad.p_value, stat, sb.buf);
+	free(stat);
+	strbuf_release(&sb);
+}
+
+static int build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id);
+
+/* One more run of a reference end, taken between a commit's extra runs:
+ * a commit is ambiguous when the host drifts as often as when the commit
+ * sits between the ends, and reference runs from the same minutes keep
+ * the comparison fair.  A failure is a warning: the reference runs
+ * measured so far still hold. */
+static void reference_run(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+	int bad_end = p->ref_turn++ & 1;
+	const char *hex = bad_end ? r->b->bad : r->b->goods[0];
+	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
+	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
+	double **vals = bad_end ? &p->bad : &p->good;
+	size_t *n = bad_end ? &p->nb : &p->ng;
+	double *nv = NULL;
+	size_t nn = 0;
+	char *why = NULL, label[64];
+	int rc;
+
+	if (!*kernel && build_for(r, hex, kernel, build) < 0) {
+		warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
+			bad_end ? "bad" : "good");
+		return;
+	}
+	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
+	rc = perf_measure_to(p, *kernel, *build, bad_end ? p->bad_step : p->good_step, label, *n + 1, &nv, &nn,
+			     &why);
+	if (rc || nn <= *n) {
+		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
+			bad_end ? "bad" : "good", why ? why : "klab error");
+		free(nv);
+	} else {
+		free(*vals);
+		*vals = nv;
+		*n = nn;
+	}
+	free(why);
+}
+
+/* A commit's runs until the rules decide: more runs while they ask, each
+ * extra one after a fresh reference run (good and bad in turn); a skip
+ * when the guest fails (with its reason) or the cap is reached. */
+static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
+				  struct strbuf *reason)
+{
+	struct perf *p = perf_of(r);
+	struct verdict v;
+	double *vals = NULL;
+	size_t n = 0, want = p->pol.ladder[0];
+	char *why = NULL;
+	enum bisect_mark res = BISECT_UNMARKED;
+
+	if (!kernel) {
+		strbuf_addstr(reason, "no kernel to boot");
+		return BISECT_UNMARKED;
+	}
+	for (;;) {
+		/* the first runs in one go, extra runs one by one */
+		size_t next = n ? n + 1 : want;
+		int rc;
+
+		if (n)
+			reference_run(r);
+		rc = perf_measure_to(p, kernel, build_id, s->id, "  ", next, &vals, &n, &why);
+		if (rc < 0)
+			goto out;
+		if (rc > 0) {
+			/* boot failure, panic, timeout: not a performance verdict */
+			strbuf_addstr(reason, why);
+			res = BISECT_SKIP;
+			goto out;
+		}
+		if (n < want)
+			continue;
+		if (verdict_classify(&v, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= n)
+			break;
+		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
+		want = v.next_runs;
+	}
+	store_verdict(r, s->id, &v);
+	strbuf_addf(reason, "%s: %s", v.rule, v.text);
+	res = verdict_mark(v.kind);
+out:
+	free(why);
+	free(vals);
+	return res;
+}
+
+/* kernel_for_commit for one of the bisection's commits: its result (kr
+ * for the caller to print and release), *kernel and *build_id on 0. */
+static int kernel_of(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id,
+		     struct kernel_result *kr)
+{
+	struct kernel_request rq = bisect_run_kernel_request(r, hex);
+	int rc = kernel_for_commit(&rq, kr);
+
+	if (rc == 0) {
+		*kernel = xstrdup(kr->kernel);
+		*build_id = kr->build_id;
+	}
+	return rc;
+}
+
+/* The kernel of one commit for a reference or confirmation step. */
+static int build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id)
+{
+	struct kernel_result kr;
+	int rc = kernel_of(r, hex, kernel, build_id, &kr);
+
+	if (rc != 0 && (rc > 0 || kr.message)) {
+		kernel_print_build(&kr.build, "  ");
+		error("%.12s does not build (%s): a job bisection needs both ends built", hex,
+		      kr.build.message ? kr.build.message : "");
+	}
+	kernel_result_release(&kr);
+	return rc == 0 ? 0 : -1;
+}
+
+struct pair_side {
+	const char *hex;
+	struct step s;
+	char *kernel;
+	int64_t build_id;
+	double *vals;
+	size_t n;
+};
+
+static int pair_begin(struct bisect_run *r, struct pair_side *side, const char *hex, enum step_phase phase)
+{
+	struct commit_info ci;
+
+	memset(side, 0, sizeof(*side));
+	side->hex = hex;
+	memcpy(side->s.hash, hex, 41);
+	side->s.phase = (char *)step_phase_to_string(phase);
+	side->s.exit_code = -1;
+	if (gitrepo_commit_info(r->repo, hex, &ci) < 0)
+		return -1;
+	if (db_commit_store(r->lab->db, r->b->repo_id, &ci) < 0 || db_step_begin(r->lab->db, r->b->id, &side->s) < 0) {
+		commit_info_release(&ci);
+		return -1;
+	}
+	print_line("%s %.12s %s", side->s.phase, hex, ci.subject);
+	commit_info_release(&ci);
+	return build_for(r, hex, &side->kernel, &side->build_id);
+}
+
+static void pair_release(struct pair_side *side)
+{
+	free(side->kernel);
+	free(side->vals);
+}
+
+/* Runs of two kernels alternate (a, b, a, b, ...), so a slow spell of the
+ * host hits both sides instead of one. */
+static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+{
+	for (size_t k = 1; k <= want; k++) {
+		struct pair_side *sides[2] = { a, b };
+		for (int i = 0; i < 2; i++) {
+			char label[64];
+			int rc;
+			free(sides[i]->vals);
+			sides[i]->vals = NULL;
+			snprintf(label, sizeof(label), "  %s %.12s ", sides[i]->s.phase, sides[i]->hex);
+			rc = perf_measure_to(perf_of(r), sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
+					     &sides[i]->vals, &sides[i]->n, why);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int pair_finish(struct bisect_run *r, struct pair_side *side, enum bisect_mark verdict, const char *reason)
+{
+	side->s.verdict = (char *)bisect_mark_to_string(verdict);
+	side->s.reason = (char *)reason;
+	return db_step_finish(r->lab->db, &side->s);
+}
+
+/* Measure the good and the bad end (interleaved) and refuse to bisect
+ * unless the regression reproduces.  0 go on, 1 refused (*message: why),
+ * -1 error (*message: the bisection fails so, or NULL). */
+static int reference_phase(struct bisect_run *r, char **message)
+{
+	struct perf *p = perf_of(r);
+	struct pair_side good, bad;
+	struct verdict v;
+	char *why = NULL;
+	size_t want = p->job.repeat;
+	int ret = -1, rc;
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+
+	/* Resumed: the ends were measured and the regression reproduced. */
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		return -1;
+	for (size_t i = 0; i < nr_steps; i++) {
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_DONE)
+			continue;
+		/* the latest pair decided; each end with its own verdict */
+		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].mark == BISECT_GOOD)
+			p->good_step = steps[i].id;
+		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].mark == BISECT_BAD)
+			p->bad_step = steps[i].id;
+	}
+	steps_release(steps, nr_steps);
+	if (p->good_step && p->bad_step) {
+		if (db_step_metric_values(r->lab->db, p->good_step, p->job.kpi, &p->good, &p->ng) < 0 ||
+		    db_step_metric_values(r->lab->db, p->bad_step, p->job.kpi, &p->bad, &p->nb) < 0)
+			return -1;
+		printf("references from earlier runs: %zu good and %zu bad runs\n", p->ng, p->nb);
+		return 0;
+	}
+	p->good_step = p->bad_step = 0;
+	memset(&good, 0, sizeof(good));
+	memset(&bad, 0, sizeof(bad));
+
+	if (pair_begin(r, &good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
+	    pair_begin(r, &bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
+		*message = xstrdup("cannot build the ends of the range");
+		goto out;
+	}
+	for (;;) {
+		rc = pair_measure(r, &good, &bad, want, &why);
+		if (rc) {
+			char *msg = xstrfmt("the ends of the range cannot be measured (%s)", why ? why : "klab error");
+			if (rc > 0) {
+				free(msg);
+				msg = xstrfmt("an end of the range cannot be measured: %s", why);
+			}
+			*message = msg;
+			goto out;
+		}
+		if (verdict_reproduce(&v, &p->pol, good.vals, good.n, bad.vals, bad.n, p->job.direction) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
+			break;
+		printf("  %s: %u runs each\n", v.text, v.next_runs);
+		want = v.next_runs;
+	}
+	store_verdict(r, good.s.id, &v);
+	store_verdict(r, bad.s.id, &v);
+	if (pair_finish(r, &good, BISECT_GOOD, v.text) < 0 || pair_finish(r, &bad, BISECT_BAD, v.text) < 0)
+		goto out;
+	p->good = good.vals;
+	p->ng = good.n;
+	p->bad = bad.vals;
+	p->nb = bad.n;
+	good.vals = bad.vals = NULL;
+	p->good_step = good.s.id;
+	p->bad_step = bad.s.id;
+	p->good_kernel = good.kernel;
+	p->good_build = good.build_id;
+	p->bad_kernel = bad.kernel;
+	p->bad_build = bad.build_id;
+	good.kernel = bad.kernel = NULL;
+	{
+		struct strbuf gs = STRBUF_INIT, bs = STRBUF_INIT;
+		perf_describe(&gs, p->good, p->ng);
+		perf_describe(&bs, p->bad, p->nb);
+		printf("%s: good %s, bad %s (%zu and %zu runs)\n", p->job.kpi, gs.buf, bs.buf, p->ng, p->nb);
+		strbuf_release(&gs);
+		strbuf_release(&bs);
+	}
+	if (v.kind != VERDICT_REPRODUCED) {
+		char *msg = strstr(v.text, "not reproduced") ? xstrdup(v.text)
+							      : xstrfmt("regression not reproduced: %s", v.text);
+		/* bisect_run prints it and ends the bisection not-reproduced */
+		*message = msg;
+		ret = 1;
+		goto out;
+	}
+	printf("%s\n", v.text);
+	ret = 0;
+out:
+	free(why);
+	pair_release(&good);
+	pair_release(&bad);
+	return ret;
+}
+
+static void print_kpi_row(const char *label, const char *hex, const double *v, size_t n, double good_median)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	perf_describe(&sb, v, n);
+	printf("  %-8s %.12s  %-16s %+7.1f%%  (%zu runs)\n", label, hex, sb.buf,
+	       n ? stats_change_percent(good_median, stats_median(v, n)) : 0.0, n);
+	strbuf_release(&sb);
+}
+
+/* The monitors that moved between parent and culprit, by compare.c's rule
+ * (LKP's: the runs' ranges apart), most significant first: the top rows
+ * of each family, then the table. */
+static void print_mon_table(struct bisect_run *r, int64_t parent_step, int64_t culprit_step, int confirmed)
+{
+	struct db_mon_values *a = NULL, *b = NULL;
+	struct compare_stat *st = NULL;
+	struct compare_row *rows = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t na = 0, nb = 0, ns = 0, nr = 0, i = 0, j = 0;
+
+	if (db_step_mon_values(r->lab->db, parent_step, &a, &na) < 0 ||
+	    db_step_mon_values(r->lab->db, culprit_step, &b, &nb) < 0)
+		goto out;
+	st = xcalloc(na + 1, sizeof(*st));
+	/* both sorted by name: only the stats both sides have */
+	while (i < na && j < nb) {
+		int d = strcmp(a[i].name, b[j].name);
+		if (!d)
+			st[ns++] = (struct compare_stat){ a[i].name, a[i].v, b[j].v, a[i].n, b[j].n, 0 };
+		i += d <= 0;
+		j += d >= 0;
+	}
+	compare_sets(st, ns, &rows, &nr);
+	printf("  monitors per run (parent -> %s; ranges apart, most significant first): %zu of %zu changed\n",
+	       confirmed ? "culprit" : "suspect", nr, ns);
+	if (nr) {
+		compare_summary(&sb, rows, nr, 3, "    ");
+		strbuf_addch(&sb, '\n');
+		compare_format(&sb, rows, nr, "parent", confirmed ? "culprit" : "suspect", 25, "    ");
+		fputs(sb.buf, stdout);
+	}
+out:
+	strbuf_release(&sb);
+	free(rows);
+	free(st);
+	db_mon_values_free(a, na);
+	db_mon_values_free(b, nb);
+}
+
+/* Commits the bisection had to skip, with why: a panic or a build
+ * failure met on the way is news for the report, not a detail. */
+static void print_skipped(struct bisect_run *r)
+{
+	struct step *steps = NULL;
+	size_t nr = 0;
+	int shown = 0;
+
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		struct commit_info ci;
+		if (steps[i].phase_id != STEP_PHASE_BISECT || steps[i].mark != BISECT_SKIP || !steps[i].verdict)
+			continue;
+		if (!shown++)
+			printf("  skipped on the way:\n");
+		if (gitrepo_commit_info(r->repo, steps[i].hash, &ci) == 0) {
+			print_line("    %.12s %s", steps[i].hash, ci.subject);
+			commit_info_release(&ci);
+		} else {
+			printf("    %.12s\n", steps[i].hash);
+		}
+		fputs("      ", stdout);
+		print_clean(stdout, steps[i].reason ? steps[i].reason : "no reason recorded");
+		fputc('\n', stdout);
+	}
+	steps_release(steps, nr);
+}
+
+/* Re-measure the culprit and its parent (interleaved) until
+ * verdict_confirm decides, then the report.  Returns the one-line outcome
+ * (caller frees); *confirmed is 0 only when the measurements say the
+ * culprit is not the cause (a confirmation that could not run leaves the
+ * culprit standing, and says so). */
+static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *confirmed)
+{
+	struct perf *p = perf_of(r);
+	struct pair_side parent, cul;
+	struct verdict vc;
+	char parent_hex[41], *spec = xstrfmt("%s^", culprit), *why = NULL, *msg = NULL;
+	size_t want = p->job.repeat;
+	int ok = 0;
+
+	*confirmed = 1;
+	memset(&parent, 0, sizeof(parent));
+	memset(&cul, 0, sizeof(cul));
+	if (gitrepo_resolve(r->repo, spec, parent_hex) < 0) {
+		msg = xstrdup("culprit found; its parent could not be resolved for the confirmation");
+		goto report;
+	}
+	if (pair_begin(r, &parent, parent_hex, STEP_PHASE_CONFIRM) < 0 || pair_begin(r, &cul, culprit, STEP_PHASE_CONFIRM) < 0) {
+		msg = xstrdup("culprit found; the confirmation could not build both commits");
+		goto report;
+	}
+	if (parent.kernel && cul.kernel && files_identical(parent.kernel, cul.kernel) == 1) {
+		/* syzbot's no-op check: klab's builds are reproducible, so the
+		 * commit does not change what runs */
+		*confirmed = 0;
+		msg = xstrfmt("culprit %.12s NOT confirmed: its kernel is byte for byte its parent's, "
+			      "so the commit cannot cause the change", culprit);
+		pair_finish(r, &parent, BISECT_SKIP, msg);
+		pair_finish(r, &cul, BISECT_SKIP, msg);
+		goto report;
+	}
+	for (;;) {
+		int rc = pair_measure(r, &parent, &cul, want, &why);
+		if (rc) {
+			msg = xstrfmt("culprit found; the confirmation could not measure (%s)", why ? why : "klab error");
+			goto report;
+		}
+		if (verdict_confirm(&vc, &p->pol, p->good, p->ng, p->bad, p->nb, parent.vals, parent.n, cul.vals, cul.n,
+				    p->job.direction) < 0) {
+			msg = xstrdup("culprit found; the confirmation could not decide (klab error)");
+			goto report;
+		}
+		if (vc.kind != VERDICT_NEED_MORE || vc.next_runs <= want)
+			break;
+		printf("  %s\n", vc.text);
+		want = vc.next_runs;
+	}
+	store_verdict(r, parent.s.id, &vc);
+	store_verdict(r, cul.s.id, &vc);
+	ok = vc.kind == VERDICT_CONFIRMED;
+	pair_finish(r, &parent, ok ? BISECT_GOOD : BISECT_SKIP, vc.text);
+	pair_finish(r, &cul, ok ? BISECT_BAD : BISECT_SKIP, vc.text);
+	*confirmed = ok;
+	/* vc.text starts "culprit confirmed: ..." or "culprit NOT confirmed: ..." */
+	msg = xstrfmt("culprit %.12s %s", culprit,
+		      ok || vc.kind != VERDICT_NEED_MORE ? vc.text + strlen("culprit ")
+							 : "NOT confirmed: still unclear at the cap");
+report:
+	printf("\n%s %s: %s\n", p->job.suite, p->job.testcase, msg);
+	{
+		double gm = stats_median(p->good, p->ng);
+		printf("  %s (%s is better):\n", p->job.kpi, p->job.direction > 0 ? "higher" : "lower");
+		print_kpi_row("good", r->b->goods[0], p->good, p->ng, gm);
+		if (parent.n)
+			print_kpi_row("parent", parent.hex, parent.vals, parent.n, gm);
+		if (cul.n)
+			print_kpi_row(*confirmed ? "culprit" : "suspect", cul.hex, cul.vals, cul.n, gm);
+		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
+	}
+	if (parent.n && cul.n)
+		print_mon_table(r, parent.s.id, cul.s.id, *confirmed);
+	print_skipped(r);
+	{
+		struct strbuf rep = STRBUF_INIT;
+		strbuf_addstr(&rep, "  reproduce: klab run --job ");
+		strbuf_add_shell_word(&rep, r->b->job_path ? r->b->job_path : "JOB");
+		strbuf_addstr(&rep, " --repo ");
+		strbuf_add_shell_word(&rep, r->b->repo_path);
+		strbuf_addf(&rep, " --rev %.12s\n", culprit);
+		fputs(rep.buf, stdout);
+		strbuf_release(&rep);
+	}
+	pair_release(&parent);
+	pair_release(&cul);
+	free(spec);
+	free(why);
+	return msg;
+}
+
+/* Build a round's commit before its guests start: the children only
+ * boot.  No kernel is not an error here: the parent's perf_test meets
+ * the failure again (from the build records) and handles it as always. */
+static void round_prebuild(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id)
+{
+	struct kernel_result kr;
+
+	*kernel = NULL;
+	if (kernel_of(r, hex, kernel, build_id, &kr) == 0)
+		printf("  %.12s built: %s\n", hex, kr.message);
+	kernel_result_release(&kr);
+}
+
+/* A step of a job bisection: the commit's kernel (checked out only on a
+ * store miss), then runs until the rules decide. */
+static void perf_test(struct bisect_run *r, const struct step *s, struct step_outcome *out)
+{
+	struct kernel_result kr;
+	char *kernel = NULL;
+	int64_t build_id = 0, t0;
+
+	memset(&kr, 0, sizeof(kr));
+	if (r->b->build) {
+		int rc = bisect_run_step_kernel(r, s, 0, out, &kr);
+		if (rc) {
+			kernel_result_release(&kr);
+			return;
+		}
+		kernel = xstrdup(kr.kernel);
+		build_id = kr.build_id;
+	}
+	kernel_result_release(&kr);
+	t0 = now_ms();
+	out->result = perf_step(r, s, kernel, build_id, &out->reason);
+	out->test_ms = now_ms() - t0;
+	if (out->result == BISECT_UNMARKED) {
+		out->why = xstrfmt("klab could not measure %.12s%s%s", s->hash, out->reason.len ? ": " : "",
+				   out->reason.buf);
+		if (!out->reason.len)
+			strbuf_addstr(&out->reason, "klab could not run the guests");
+	}
+	free(kernel);
+}
+
+/* The job tester's confirm: the confirmation and report, then for a
+ * confirmed culprit the revert check (issue 17: does the regression go
+ * away without it?), whose result never changes the bisection's. */
+static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confirmed)
+{
+	char *msg = confirm_and_report(r, culprit, confirmed);
+
+	if (*confirmed)
+		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
+			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
+			.good = r->b->goods[0], .bad = r->b->bad, .culprit = culprit, .perf = perf_of(r) });
+	return msg;
+}
+
+static int perf_begin(struct bisect_run *r, char **message)
+{
+	return reference_phase(r, message);
+}
+
+/* A round's kernels, built here one after another (builds already use
+ * every CPU); a commit without one gets no child, its step meets the
+ * failure again in the parent. */
+static int perf_round_prepare(struct bisect_run *r, char (*hex)[41], int n, int *fork_slot)
+{
+	struct perf *p = perf_of(r);
+
+	p->slot_kernel = xcalloc(n, sizeof(char *));
+	p->slot_build = xcalloc(n, sizeof(int64_t));
+	for (int i = 0; i < n; i++) {
+		round_prebuild(r, hex[i], &p->slot_kernel[i], &p->slot_build[i]);
+		fork_slot[i] = p->slot_kernel[i] != NULL;
+	}
+	/* A libvirt connection must not be shared with children (their
+	 * event loops would read its socket): closed here, opened again
+	 * when the parent boots the next guest. */
+	guest_env_free(p->ge);
+	p->ge = NULL;
+	return 0;
+}
+
+/* In slot i's child: the first runs of the ladder under the step; the
+ * parent decides.  A guest failure is the step's skip here. */
+static int perf_slot_test(struct bisect_run *r, int i, const struct step *s, struct step_outcome *out)
+{
+	struct perf *p = perf_of(r);
+	double *vals = NULL;
+	size_t n = 0;
+	char *why = NULL, label[64];
+	int64_t t0 = now_ms();
+	int rc;
+
+	/* the parent closed its guests' connection before forking */
+	guest_env_detach(&p->ge);
+	snprintf(label, sizeof(label), "  %.12s ", s->hash);
+	rc = perf_measure_to(p, p->slot_kernel[i], p->slot_build[i], s->id, label, p->pol.ladder[0], &vals, &n,
+			     &why);
+	if (rc > 0) {
+		/* boot failure, panic, timeout: a skip, as perf_step does */
+		out->result = BISECT_SKIP;
+		strbuf_addstr(&out->reason, why);
+		out->test_ms = now_ms() - t0;
+	}
+	guest_env_free(p->ge);
+	p->ge = NULL;
+	free(vals);
+	free(why);
+	return rc > 0 ? 0 : rc == 0 ? 1 : -1;
+}
+
+/* The first runs are stored (or the commit did not build): the parent
+ * decides as one slot would, with any extra runs. */
+static int perf_round_rest(struct bisect_run *r, int i, int child_ok)
+{
+	return child_ok || !perf_of(r)->slot_kernel[i];
+}
+
+static void perf_round_release(struct bisect_run *r, int n)
+{
+	struct perf *p = perf_of(r);
+
+	for (int i = 0; p->slot_kernel && i < n; i++)
+		free(p->slot_kernel[i]);
+	free(p->slot_kernel);
+	free(p->slot_build);
+	p->slot_kernel = NULL;
+	p->slot_build = NULL;
+}
+
+const struct step_tester_ops perf_tester = {
+	.test_label = "",
+	.progress = 1,
+	.begin = perf_begin,
+	.test = perf_test,
+	.confirm = perf_confirm,
+	.round_prepare = perf_round_prepare,
+	.slot_test = perf_slot_test,
+	.round_rest = perf_round_rest,
+	.round_release = perf_round_release,
+};

@@ -1,6 +1,9 @@
-/* What a job bisection adds to a step: boots of the commit's kernel until
- * the verdict rules decide, the reference runs of the good and bad ends,
- * and the final report.  Used by cmd-bisect.c. */
+/* The job tester of a bisection (bisect-run.h's step tester): the
+ * reference phase (the good and bad ends measured, interleaved), boots of
+ * a commit's kernel until the verdict rules decide (the run ladder, each
+ * extra run after a fresh reference run), the confirmation of the
+ * culprit against its parent and the final report.  Used by
+ * cmd-bisect.c. */
 #ifndef KLAB_PERFBISECT_H
 #define KLAB_PERFBISECT_H
 
@@ -24,7 +27,14 @@ struct perf {
 	char *good_kernel, *bad_kernel;
 	int64_t good_build, bad_build;
 	unsigned ref_turn;	/* which end the next fresh run measures */
+	/* multisection: the kernels of the round's slots */
+	char **slot_kernel;
+	int64_t *slot_build;
 };
+
+struct step_tester_ops;
+/* The job tester: tester_data is the bisection's struct perf. */
+extern const struct step_tester_ops perf_tester;
 
 /* Parse the job text stored with the bisection; kpi overrides the job's. */
 int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char *job_text, const char *kpi);

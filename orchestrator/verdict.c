@@ -648,3 +648,8 @@ outliers:
 	if (v->kind == VERDICT_NEED_MORE)
 		strbuf_addf(sb, "  next: %u runs\n", v->next_runs);
 }
+
+enum bisect_mark verdict_mark(enum verdict_kind kind)
+{
+	return kind == VERDICT_GOOD ? BISECT_GOOD : kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
+}

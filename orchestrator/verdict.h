@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "bisect.h"
 #include "stats.h"
 #include "util/strbuf.h"
 
@@ -172,6 +173,9 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 
 /* "good", "bad", "skip", "reproduced", ... */
 const char *verdict_kind_name(enum verdict_kind kind);
+/* A step's verdict from a commit's: good and bad as they are, anything
+ * else (ambiguous at the cap) a skip. */
+enum bisect_mark verdict_mark(enum verdict_kind kind);
 
 /* The evidence as text lines (each ending in '\n'), for `klab bisect show`. */
 void verdict_format(struct strbuf *sb, const struct verdict *v);
