@@ -291,11 +291,7 @@ static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 		{ "kpi", required_argument, NULL, 'K' },
 		{ "slots", required_argument, NULL, 'S' },
 		{ "no-revert-check", no_argument, NULL, 'R' },
-		{ "config", required_argument, NULL, RECIPE_OPT_CONFIG },
-		{ "fragment", required_argument, NULL, RECIPE_OPT_FRAGMENT },
-		{ "config-option", required_argument, NULL, RECIPE_OPT_OPTION },
-		{ "no-default-fragments", no_argument, NULL, RECIPE_OPT_NO_DEFAULTS },
-		{ "allow-config-drift", no_argument, NULL, RECIPE_OPT_DRIFT },
+		RECIPE_OPTION_ROWS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -359,11 +355,7 @@ static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 				return 1;
 			}
 			break;
-		case RECIPE_OPT_CONFIG:
-		case RECIPE_OPT_FRAGMENT:
-		case RECIPE_OPT_OPTION:
-		case RECIPE_OPT_NO_DEFAULTS:
-		case RECIPE_OPT_DRIFT:
+		RECIPE_OPT_CASES:
 			recipe_opts_add(&a->ro, c, optarg);
 			a->recipe_given = 1;
 			break;

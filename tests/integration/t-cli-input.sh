@@ -192,7 +192,7 @@ done
 # list it.  A table in a function this list does not name fails the test.
 cmd_of() {
 	case $1 in
-	main) echo "";; start) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
+	main) echo "";; start|start_parse) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
 	cmd_init) echo init;; cmd_test) echo "notify test";; cmd_flush) echo "notify flush";; cmd_worker) echo worker;;
 	cmd_report) echo report;; run_parse) echo run;; add_parse) echo "track add";; cmd_tree) echo "tree import";;
 	job_import) echo "job import";; cmd_reproduce) echo reproduce;; cmd_compare) echo compare;;
