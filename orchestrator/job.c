@@ -30,8 +30,9 @@
 #define MAX_PERCENT 1000
 #define MAX_RUNTIME_S 86400
 #define MAX_MONITOR_S 3600
-/* job->monitors when the job does not choose: every registered monitor */
-#define JOB_MONITORS_ALL ((1u << monitor_count()) - 1)
+/* job->monitors when the job does not choose, and `all`: the cheap ones
+ * (perf-profile only when named) */
+#define JOB_MONITORS_DEFAULT monitor_default_set()
 #define MIN_MEMORY_MB 128
 #define MAX_MEMORY_MB (1024 * 1024)
 #define TIMEOUT_MARGIN_S 60
@@ -808,11 +809,24 @@ static int key_monitor_interval(struct parser *p, const struct node *k, const st
 	return 0;
 }
 
-/* The monitors' names, for messages: "vmstat, meminfo, ...". */
+/* The monitors' names, for messages: "vmstat, meminfo, ..., perf-profile". */
 static void monitor_names(struct strbuf *sb)
 {
 	for (size_t i = 0; i < monitor_count(); i++)
 		strbuf_addf(sb, "%s%s", i ? ", " : "", monitor_at(i)->name);
+}
+
+/* Those outside the default set, for messages: " (all is every one but perf-profile)". */
+static void monitor_not_default(struct strbuf *sb)
+{
+	unsigned def = monitor_default_set();
+	size_t n = 0;
+
+	for (size_t i = 0; i < monitor_count(); i++)
+		if (!(def & (1u << i)))
+			strbuf_addf(sb, "%s%s", n++ ? ", " : " (all is every one but ", monitor_at(i)->name);
+	if (n)
+		strbuf_addch(sb, ')');
 }
 
 /* monitors: all | none | [ vmstat, meminfo, ... ] */
@@ -825,11 +839,12 @@ static int key_monitors(struct parser *p, const struct node *k, const struct nod
 	(void)k;
 	monitor_names(&names);
 	if (s && (!strcmp(s, "all") || !strcmp(s, "none"))) {
-		p->job->monitors = !strcmp(s, "all") ? JOB_MONITORS_ALL : 0;
+		p->job->monitors = !strcmp(s, "all") ? JOB_MONITORS_DEFAULT : 0;
 		ret = 0;
 		goto out;
 	}
 	if (v->type != NODE_SEQ) {
+		monitor_not_default(&names);
 		error("%s:%d: monitors: expected all, none or a list of %s", p->path, v->line, names.buf);
 		goto out;
 	}
@@ -1108,7 +1123,7 @@ static void job_defaults(struct job *job)
 	job->guest.hugepages = JOB_HUGEPAGES_NONE;
 	job->aslr = -1;
 	job->drop_caches = -1;
-	job->monitors = JOB_MONITORS_ALL;
+	job->monitors = JOB_MONITORS_DEFAULT;
 }
 
 static int walk(struct parser *p, const struct node *root)
@@ -1486,8 +1501,9 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 		strbuf_addf(&sb, "drop_caches %d\n", job->drop_caches);
 	strbuf_addf(&sb, "timeout %u\n", job->runtime_s + warmup + TIMEOUT_MARGIN_S);
 	strbuf_addf(&sb, "monitor_interval %u\n", job->monitor_interval_s);
-	/* all (the default) is said by saying nothing: the same file as before */
-	if (job->monitors != JOB_MONITORS_ALL) {
+	/* the default set is said by saying nothing: the same file as before
+	 * perf-profile (a list of exactly the cheap ones too) */
+	if (job->monitors != JOB_MONITORS_DEFAULT) {
 		strbuf_addstr(&sb, "monitors");
 		for (size_t i = 0; i < monitor_count(); i++)
 			if (job->monitors & (1u << i))
