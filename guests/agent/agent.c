@@ -773,20 +773,23 @@ static void warn_perf(const char *what, const char *err)
 	}
 }
 
-/* perf record, right after the before snapshot; 1 when it runs */
-static int profile_start(struct perfprof_run *pr, const char *event)
+/* perf record, right after the before snapshot; 1 when it runs.  The
+ * job's timeout bounds the run, so the samples stay bounded too. */
+static int profile_start(struct perfprof_run *pr, const char *event, unsigned timeout_s)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned freq = perfprof_freq(timeout_s, cpus > 0 ? (unsigned)cpus : 1);
 	char err[256];
 
 	if (access(PERF_PATH, X_OK) < 0) {
 		warn("perf-profile: no %s: %s", PERF_PATH, strerror(errno));
 		return 0;
 	}
-	if (perfprof_start(pr, PERF_PATH, event, perf_data, perf_log, err, sizeof(err)) < 0) {
+	if (perfprof_start(pr, PERF_PATH, event, freq, perf_data, perf_log, err, sizeof(err)) < 0) {
 		warn_perf("cannot start perf record", err);
 		return 0;
 	}
-	logmsg("perf record -e %s started", event);
+	logmsg("perf record -e %s -F %u started", event, freq);
 	return 1;
 }
 
@@ -1119,7 +1122,7 @@ static void run_job(const struct job_conf *jc, const char *perf_event)
 			return;
 	}
 	snapshot(jc, "before", 1);
-	profiling = perf_event && profile_start(&perf, perf_event);
+	profiling = perf_event && profile_start(&perf, perf_event, jc->timeout_s);
 
 	envp = build_env(jc);
 	if (!envp) {

@@ -312,14 +312,25 @@ static void exec_perf(const char *const argv[], int out_fd, int err_fd)
 	_exit(127);
 }
 
-int perfprof_start(struct perfprof_run *pr, const char *perf, const char *event, const char *data,
+unsigned perfprof_freq(unsigned seconds, unsigned cpus)
+{
+	unsigned long long per_s = (unsigned long long)(seconds ? seconds : 1) * (cpus ? cpus : 1);
+	unsigned long long f = PERFPROF_MAX_SAMPLES / per_s;
+
+	return f > PERFPROF_FREQ ? PERFPROF_FREQ : f < PERFPROF_MIN_FREQ ? PERFPROF_MIN_FREQ : (unsigned)f;
+}
+
+int perfprof_start(struct perfprof_run *pr, const char *perf, const char *event, unsigned freq, const char *data,
 		   const char *log, char *err, size_t errsize)
 {
-	const char *argv[] = { perf, "record", "-a", "-g", "-e", event, "-F", "800",
+	char hz[16];
+	const char *argv[] = { perf, "record", "-a", "-g", "-e", event, "-F", hz,
 			       /* no build-id pass over the samples at the end */
 			       "-B", "-N", "-o", data, NULL };
 	int log_fd;
 	pid_t pid;
+
+	snprintf(hz, sizeof(hz), "%u", freq);
 
 	pr->pid = 0;
 	pr->reaped = 0;

@@ -59,11 +59,19 @@ struct perfprof_run {
 	int reaped, status;	/* set by perfprof_reaped() */
 };
 
+/* Samples per second and CPU: LKP's 800, less for a long run on many
+ * CPUs so that perf.data (in the guest's memory) stays near
+ * PERFPROF_MAX_SAMPLES samples; never under 100. */
+#define PERFPROF_FREQ		800
+#define PERFPROF_MIN_FREQ	100
+#define PERFPROF_MAX_SAMPLES	200000
+unsigned perfprof_freq(unsigned seconds, unsigned cpus);
+
 /*
- * Start `perf record -a -g -e event -F 800 -o data` in its own process
+ * Start `perf record -a -g -e event -F freq -o data` in its own process
  * group, stdin /dev/null, its messages to log.  0, or -1 with why in err.
  */
-int perfprof_start(struct perfprof_run *pr, const char *perf, const char *event, const char *data,
+int perfprof_start(struct perfprof_run *pr, const char *perf, const char *event, unsigned freq, const char *data,
 		   const char *log, char *err, size_t errsize);
 /* The agent's reaper saw pid go with status: ours, if it is perf record. */
 void perfprof_reaped(struct perfprof_run *pr, pid_t pid, int status);

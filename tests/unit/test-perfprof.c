@@ -219,6 +219,18 @@ static void test_perfprof__event_is_cycles_or_cpu_clock(void **state)
 	assert_true(!strcmp(e, "cycles") || !strcmp(e, "cpu-clock"));
 }
 
+static void test_perfprof__long_runs_on_many_cpus_sample_less(void **state)
+{
+	(void)state;
+	/* a 10 s job's timeout (72 s) on 2 vCPUs: LKP's 800 */
+	assert_int_equal(perfprof_freq(72, 2), PERFPROF_FREQ);
+	/* 5 minutes on 8 vCPUs: 69 would keep to 200000 samples, but never under 100 */
+	assert_int_equal(perfprof_freq(360, 8), PERFPROF_MIN_FREQ);
+	assert_int_equal(perfprof_freq(100, 4), 500);
+	assert_int_equal(perfprof_freq(30 * 86400, 256), PERFPROF_MIN_FREQ);
+	assert_int_equal(perfprof_freq(0, 0), PERFPROF_FREQ);
+}
+
 static void test_monitor__perf_profile_is_not_in_the_default_set(void **state)
 {
 	int i = monitor_index("perf-profile");
@@ -287,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_perfprof__many_symbols_keep_the_largest_rows),
 		cmocka_unit_test(test_perfprof__empty_and_header_only_output_has_no_rows),
 		cmocka_unit_test(test_perfprof__event_is_cycles_or_cpu_clock),
+		cmocka_unit_test(test_perfprof__long_runs_on_many_cpus_sample_less),
 		cmocka_unit_test(test_monitor__perf_profile_is_not_in_the_default_set),
 		cmocka_unit_test(test_resultproto__takes_the_rows_the_agent_sends),
 	};
