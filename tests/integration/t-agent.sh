@@ -222,13 +222,20 @@ if [ ! -x /usr/bin/perf ]; then
 elif ! /usr/bin/perf record -q -a -g -e cpu-clock -o "$T/probe.data" -- true > "$T/probe.log" 2>&1; then
 	echo "# SKIP perf-profile checks: perf cannot record system-wide here: $(head -n 1 "$T/probe.log")"
 else
-	agent profile <<'EOF'
+	# malloc1: mmap, touch, munmap, so kernel call chains with symbols
+	agent profile <<EOF
 version 1
 timeout 60
 monitors perf-profile
-argv /bin/sh
-argv -c
-argv i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done
+argv $KLAB_WIS
+argv --test
+argv malloc1
+argv --tasks
+argv 1
+argv --runtime
+argv 1
+argv --warmup
+argv 0
 EOF
 	check "perf-profile: exit 0 and done 1" sh -c "test $rc -eq 0 && grep -qx 'KLAB1 done 1' '$T/profile.out'"
 	check "perf-profile: the event is said" grep -Eqx 'KLAB1 env perf_event (cycles|cpu-clock)' "$T/profile.out"
@@ -243,6 +250,8 @@ EOF
 	check "perf-profile: every row a name the host takes, 0.5 to 100 %" test -z "$bad"
 	check "perf-profile: a call trace has a caller" \
 		grep -q '^KLAB1 mon after perf-profile calltrace\.cycles-pp\.[^.]*\.' "$T/profile.out"
+	check "perf-profile: the benchmark's munmap is in the profile" \
+		grep -q '^KLAB1 mon after perf-profile children\.cycles-pp\.__x64_sys_munmap ' "$T/profile.out"
 	check "perf-profile: only the monitors named" \
 		test "$(awk '$2 == "mon" { print $4 }' "$T/profile.out" | sort -u)" = perf-profile
 	first=$(grep -n -m 1 ' perf-profile ' "$T/profile.out" | cut -d: -f1)

@@ -1,7 +1,8 @@
 /* Unit tests of the agent's perf report parser (guests/agent/perfprof.c)
  * on output captured from perf 6.1 on a real host (tests/data/perf/: the
- * table the agent asks for, with call chains; self only; the default
- * fields with IPC columns; self with chains) and on hostile variants:
+ * table the agent asks for, with call chains, of dd and of will-it-scale
+ * malloc1; self only; the default fields with IPC columns; self with
+ * chains) and on hostile variants:
  * every name it makes must be one the host's perf-profile monitor takes. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,6 +98,23 @@ static void test_perfprof__children_with_chains_gives_lkp_rows(void **state)
 	assert_true(pct_of(PERFPROF_CALLTRACE, "calltrace.cycles-pp._int_free") < 0);
 	/* a symbol with dots keeps them */
 	assert_pct(PERFPROF_CHILDREN, "children.cycles-pp.do_execveat_common.isra.0", 2.22);
+}
+
+/* what the agent itself asks perf report for, on will-it-scale malloc1 */
+static void test_perfprof__malloc1_names_the_kernel_paths(void **state)
+{
+	(void)state;
+	parse_fixture("malloc1-agent.txt");
+	check_rows();
+	assert_pct(PERFPROF_SELF, "self.cycles-pp.clear_page_erms", 4.73);
+	assert_pct(PERFPROF_CHILDREN, "children.cycles-pp.__x64_sys_munmap", 15.53);
+	/* a long chain keeps the callers that fit the name, whole; the
+	 * chains it stands for are summed (1.70 % and 0.51 %) */
+	assert_pct(PERFPROF_CALLTRACE,
+		   "calltrace.cycles-pp.clear_page_erms.get_page_from_freelist.__alloc_frozen_pages_noprof."
+		   "alloc_pages_mpol", 1.70 + 0.51);
+	assert_pct(PERFPROF_CALLTRACE,
+		   "calltrace.cycles-pp.__x64_sys_munmap.do_syscall_64.entry_SYSCALL_64_after_hwframe.__munmap", 15.53);
 }
 
 static void test_perfprof__self_table_has_no_children_or_chains(void **state)
@@ -292,6 +310,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perfprof__children_with_chains_gives_lkp_rows),
+		cmocka_unit_test(test_perfprof__malloc1_names_the_kernel_paths),
 		cmocka_unit_test(test_perfprof__self_table_has_no_children_or_chains),
 		cmocka_unit_test(test_perfprof__default_fields_ipc_columns_are_not_the_symbol),
 		cmocka_unit_test(test_perfprof__self_chains_are_calltraces),
