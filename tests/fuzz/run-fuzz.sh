@@ -75,10 +75,10 @@ else
 	config="-D_GNU_SOURCE"
 fi
 o=$src/orchestrator
-util="$o/util/util.c $o/util/strbuf.c"
+util="$o/util/util.c $o/util/strbuf.c $o/util/run-command.c"
 # the suites' parsers live with the rest of each suite (suite-*.c), whose
 # job.conf half needs job.c and so libyaml and libgit2
-suites="$o/suite.c $(echo "$o"/suite-*.c) $o/job.c $o/monitor.c $(echo "$o"/monitor-*.c)"
+suites="$o/suite.c $(echo "$o"/suite-*.c) $o/job.c $o/gitrepo.c $o/bisect.c $o/monitor.c $(echo "$o"/monitor-*.c)"
 yamlgit=$(pkg-config --cflags --libs yaml-0.1 libgit2) ||
 	{ echo "run-fuzz: FAIL: pkg-config knows no yaml-0.1 or libgit2" >&2; exit 1; }
 
