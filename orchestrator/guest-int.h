@@ -19,6 +19,7 @@ struct guest_env {
 	size_t nr_allowed;
 	int pin;
 	char *image_dir, *base_image, *initrd, *kernel;
+	char *monitors_image;	/* the job's monitors' programs (perf), or NULL */
 	int base_hit;
 	char *cmdline;
 	int64_t boot_timeout_ms, run_timeout_ms;

@@ -114,13 +114,24 @@ out:
 	return ret;
 }
 
+/* What the job's monitors may add after the benchmark (perf report). */
+static unsigned monitors_after_s(const struct job *job)
+{
+	unsigned s = 0;
+
+	for (size_t i = 0; i < monitor_count(); i++)
+		if (job->monitors & (1u << i))
+			s += monitor_at(i)->after_s;
+	return s;
+}
+
 int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o)
 {
 	struct guest_env *ge = xcalloc(1, sizeof(*ge));
 	enum accel_choice choice;
 	struct strbuf conf = STRBUF_INIT, cmd = STRBUF_INIT;
-	int ret = -1, marked;
+	int ret = -1, marked, monitors_hit;
 
 	*out = NULL;
 	ge->lab = lab;
@@ -142,8 +153,12 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	    guestimg_stage_kernel(ge->image_dir, o->kernel, &ge->local_kernel) < 0 ||
 	    guestimg_base(ge->image_dir, &ge->base_image, &ge->base_hit) < 0)
 		goto cleanup;
+	/* perf and its libraries only for a job that profiles */
+	if (guestimg_monitors(ge->image_dir, job->monitors, &ge->monitors_image, &monitors_hit) < 0)
+		goto cleanup;
 	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0 ||
-	    guestimg_initrd(ge->image_dir, ge->base_image, conf.buf, conf.len, &ge->local_initrd) < 0)
+	    guestimg_initrd(ge->image_dir, ge->base_image, ge->monitors_image, conf.buf, conf.len,
+			    &ge->local_initrd) < 0)
 		goto cleanup;
 
 	if (!ge->nr_hosts) {
@@ -175,7 +190,8 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 			    : ge->accel == ACCEL_KVM ? 60000 : 180000;
 	/* The agent kills the benchmark at the job's timeout; this is the
 	 * host's own limit beyond it. */
-	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms : ((int64_t)job->runtime_s * 2 + 180) * 1000;
+	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms
+			   : ((int64_t)job->runtime_s * 2 + 180 + monitors_after_s(job)) * 1000;
 	ret = 0;
 cleanup:
 	strbuf_release(&conf);
@@ -250,6 +266,7 @@ static void env_free_but_vm(struct guest_env *ge)
 	free(ge->allowed);
 	free(ge->image_dir);
 	free(ge->base_image);
+	free(ge->monitors_image);
 	free(ge->initrd);
 	free(ge->kernel);
 	free(ge->local_kernel);

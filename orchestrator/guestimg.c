@@ -15,13 +15,15 @@
 
 #include "guestimg.h"
 #include "lab.h"
+#include "monitor.h"
 #include "suite.h"
 #include "util/run-command.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
-/* Bump when the layout of the base image changes. */
+/* Bump when the layout of the base image (or of a monitors part) changes. */
 #define BASE_FORMAT "klab-initramfs-base 1"
+#define MONITORS_FORMAT "klab-initramfs-monitors 1"
 #define IMG_MAX_INPUT (256u << 20)
 
 static void blob_hex(const void *data, size_t len, char hex[41])
@@ -210,6 +212,8 @@ static void img_add(struct img *img, const char *dest, const char *src, const ch
 {
 	struct img_file *f;
 
+	if (dest[0] == '/')
+		dest++;
 	for (size_t i = 0; i < img->nr; i++)
 		if (!strcmp(img->files[i].dest, dest))
 			return;
@@ -219,7 +223,7 @@ static void img_add(struct img *img, const char *dest, const char *src, const ch
 	}
 	f = &img->files[img->nr++];
 	memset(f, 0, sizeof(*f));
-	f->dest = xstrdup(dest[0] == '/' ? dest + 1 : dest);
+	f->dest = xstrdup(dest);
 	f->src = src ? xstrdup(src) : NULL;
 	f->link = link ? xstrdup(link) : NULL;
 	f->mode = mode;
@@ -235,6 +239,20 @@ static void img_release(struct img *img)
 	}
 	free(img->files);
 	memset(img, 0, sizeof(*img));
+}
+
+/* Forget the first n files. */
+static void img_drop_first(struct img *img, size_t n)
+{
+	for (size_t i = 0; i < n && i < img->nr; i++) {
+		free(img->files[i].dest);
+		free(img->files[i].src);
+		free(img->files[i].link);
+		free(img->files[i].data);
+	}
+	n = n < img->nr ? n : img->nr;
+	memmove(img->files, img->files + n, (img->nr - n) * sizeof(*img->files));
+	img->nr -= n;
 }
 
 struct ldd_ctx {
@@ -374,14 +392,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every parent directory of every file, sorted, plus the mount points. */
-static void img_dirs(const struct img *img, char ***out, size_t *nr)
+/* Every parent directory of every file, sorted, plus (base) the mount points. */
+static void img_dirs(const struct img *img, int base, char ***out, size_t *nr)
 {
 	static const char *const fixed[] = { "dev", "proc", "sys", "tmp", "run", "klab" };
+	size_t nr_fixed = base ? sizeof(fixed) / sizeof(fixed[0]) : 0;
 	char **dirs = NULL;
 	size_t n = 0, alloc = 0;
 
-	for (size_t i = 0; i < img->nr + sizeof(fixed) / sizeof(fixed[0]); i++) {
+	for (size_t i = 0; i < img->nr + nr_fixed; i++) {
 		char *p = xstrdup(i < img->nr ? img->files[i].dest : fixed[i - img->nr]);
 		char *slash;
 		if (i < img->nr) {
@@ -436,9 +455,9 @@ cleanup:
  * inode, size, mtime in ns): reading and hashing ~60 MB of stress-ng's
  * libraries on every run costs seconds, and any change to a file moves
  * its mtime. */
-static int img_manifest(const struct img *img, struct strbuf *manifest)
+static int img_manifest(const struct img *img, const char *format, struct strbuf *manifest)
 {
-	strbuf_addf(manifest, "%s\n", BASE_FORMAT);
+	strbuf_addf(manifest, "%s\n", format);
 	for (size_t i = 0; i < img->nr; i++) {
 		const struct img_file *f = &img->files[i];
 		struct stat st;
@@ -455,35 +474,37 @@ static int img_manifest(const struct img *img, struct strbuf *manifest)
 	return 0;
 }
 
-int guestimg_base(const char *image_dir, char **path, int *hit)
+/* The collected files as one gzip'd cpio archive at *path, named
+ * <image_dir>/<name>-<hash of the manifest>.cpio.gz; built only when no
+ * such file is there (*hit). */
+static int img_build(struct img *img, const char *image_dir, const char *name, int base, char **path, int *hit)
 {
-	struct img img = { 0 };
+	const char *format = base ? BASE_FORMAT : MONITORS_FORMAT;
 	struct strbuf manifest = STRBUF_INIT, cpio = STRBUF_INIT;
 	char **dirs = NULL;
 	size_t nr_dirs = 0;
 	char hex[41];
 	int ret = -1;
 
-	*path = NULL;
-	*hit = 0;
-	if (img_collect(&img) < 0 || img_manifest(&img, &manifest) < 0)
+	if (img_manifest(img, format, &manifest) < 0)
 		goto cleanup;
 	blob_hex(manifest.buf, manifest.len, hex);
-	*path = xstrfmt("%s/initramfs-base-%.16s.cpio.gz", image_dir, hex);
+	*path = xstrfmt("%s/%s-%.16s.cpio.gz", image_dir, name, hex);
 	if (access(*path, R_OK) == 0) {
 		*hit = 1;
 		ret = 0;
 		goto cleanup;
 	}
-	if (img_read(&img) < 0)
+	if (img_read(img) < 0)
 		goto cleanup;
-	img_dirs(&img, &dirs, &nr_dirs);
+	img_dirs(img, base, &dirs, &nr_dirs);
 	for (size_t i = 0; i < nr_dirs; i++)
 		cpio_add(&cpio, dirs[i], 040755, 0, 0, NULL, 0);
 	/* The kernel opens /dev/console before /init runs and mounts devtmpfs. */
-	cpio_add(&cpio, "dev/console", 020600, 5, 1, NULL, 0);
-	for (size_t i = 0; i < img.nr; i++)
-		cpio_add(&cpio, img.files[i].dest, img.files[i].mode, 0, 0, img.files[i].data, img.files[i].len);
+	if (base)
+		cpio_add(&cpio, "dev/console", 020600, 5, 1, NULL, 0);
+	for (size_t i = 0; i < img->nr; i++)
+		cpio_add(&cpio, img->files[i].dest, img->files[i].mode, 0, 0, img->files[i].data, img->files[i].len);
 	cpio_trailer(&cpio);
 	if (write_image(*path, &cpio) < 0)
 		goto cleanup;
@@ -492,7 +513,6 @@ cleanup:
 	for (size_t i = 0; i < nr_dirs; i++)
 		free(dirs[i]);
 	free(dirs);
-	img_release(&img);
 	strbuf_release(&manifest);
 	strbuf_release(&cpio);
 	if (ret < 0) {
@@ -502,7 +522,58 @@ cleanup:
 	return ret;
 }
 
-static int copy_concat(const char *out, const char *a, const char *b_data, size_t b_len)
+int guestimg_base(const char *image_dir, char **path, int *hit)
+{
+	struct img img = { 0 };
+	int ret = -1;
+
+	*path = NULL;
+	*hit = 0;
+	if (img_collect(&img) == 0)
+		ret = img_build(&img, image_dir, "initramfs-base", 1, path, hit);
+	img_release(&img);
+	return ret;
+}
+
+static int runs_programs(unsigned monitors)
+{
+	for (size_t i = 0; i < monitor_count(); i++)
+		if ((monitors & (1u << i)) && monitor_at(i)->program.name)
+			return 1;
+	return 0;
+}
+
+int guestimg_monitors(const char *image_dir, unsigned monitors, char **path, int *hit)
+{
+	struct img img = { 0 };
+	int ret = -1;
+
+	size_t nr_base;
+
+	*path = NULL;
+	*hit = 0;
+	if (!runs_programs(monitors))
+		return 0;
+	/* what the base has (libc, ...) is not carried twice: img_add keeps
+	 * the first of each path */
+	if (img_collect(&img) < 0)
+		goto cleanup;
+	nr_base = img.nr;
+	for (size_t i = 0; i < monitor_count(); i++) {
+		const struct monitor *m = monitor_at(i);
+
+		if ((monitors & (1u << i)) && m->program.name && add_host_program(&img, &m->program) < 0)
+			goto cleanup;
+	}
+	img_drop_first(&img, nr_base);
+	ret = img.nr ? img_build(&img, image_dir, "initramfs-monitors", 0, path, hit) : 0;
+cleanup:
+	img_release(&img);
+	return ret;
+}
+
+/* out = the file a, the file b (NULL: none) and the bytes c */
+static int copy_concat(const char *out, const char *a, const char *b, const char *c_data, size_t c_len)
 {
 	char *data = NULL;
 	size_t len = 0;
@@ -512,7 +583,14 @@ static int copy_concat(const char *out, const char *a, const char *b_data, size_
 	if (read_file(a, IMG_MAX_INPUT, &data, &len) < 0)
 		goto cleanup;
 	strbuf_add(&sb, data, len);
-	strbuf_add(&sb, b_data, b_len);
+	free(data);
+	data = NULL;
+	if (b) {
+		if (read_file(b, IMG_MAX_INPUT, &data, &len) < 0)
+			goto cleanup;
+		strbuf_add(&sb, data, len);
+	}
+	strbuf_add(&sb, c_data, c_len);
 	if (write_file_atomic(out, sb.buf, sb.len) < 0)
 		goto cleanup;
 	chmod(out, 0644);
@@ -523,18 +601,30 @@ cleanup:
 	return ret;
 }
 
-int guestimg_initrd(const char *image_dir, const char *base_path, const char *conf, size_t conf_len,
-		    char **path)
+/* "<dir>/<prefix><16 hex>.cpio.gz" → the 16 hex */
+static const char *part_hash(const char *path, const char *prefix)
+{
+	const char *name = strrchr(path, '/');
+
+	name = name ? name + 1 : path;
+	return !strncmp(name, prefix, strlen(prefix)) ? name + strlen(prefix) : name;
+}
+
+int guestimg_initrd(const char *image_dir, const char *base_path, const char *monitors_path, const char *conf,
+		    size_t conf_len, char **path)
 {
 	struct strbuf cpio = STRBUF_INIT, gz = STRBUF_INIT;
-	const char *base_name = strrchr(base_path, '/');
 	char hex[41];
 	int ret = -1;
 
-	base_name = base_name ? base_name + 1 : base_path;
 	blob_hex(conf, conf_len, hex);
-	/* initramfs-base-<16>.cpio.gz → initrd-<16>-<job 16>.img */
-	*path = xstrfmt("%s/initrd-%.16s-%.16s.img", image_dir, base_name + strlen("initramfs-base-"), hex);
+	/* initramfs-base-<16>.cpio.gz → initrd-<16>-<job 16>.img, and with
+	 * initramfs-monitors-<m 16>.cpio.gz initrd-<16>-<m 16>-<job 16>.img */
+	if (monitors_path)
+		*path = xstrfmt("%s/initrd-%.16s-%.16s-%.16s.img", image_dir, part_hash(base_path, "initramfs-base-"),
+				part_hash(monitors_path, "initramfs-monitors-"), hex);
+	else
+		*path = xstrfmt("%s/initrd-%.16s-%.16s.img", image_dir, part_hash(base_path, "initramfs-base-"), hex);
 	if (access(*path, R_OK) == 0)
 		return 0;
 	cpio_add(&cpio, "klab", 040755, 0, 0, NULL, 0);
@@ -542,7 +632,7 @@ int guestimg_initrd(const char *image_dir, const char *base_path, const char *co
 	cpio_trailer(&cpio);
 	if (gzip_buffer(cpio.buf, cpio.len, &gz) < 0)
 		goto cleanup;
-	if (copy_concat(*path, base_path, gz.buf, gz.len) < 0)
+	if (copy_concat(*path, base_path, monitors_path, gz.buf, gz.len) < 0)
 		goto cleanup;
 	ret = 0;
 cleanup:

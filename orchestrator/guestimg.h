@@ -1,6 +1,7 @@
 /* The guest's initramfs: a cached base image (agent, busybox, and every
  * suite's program (suite.h): klab's benchmarks, stress-ng and its
- * libraries) plus a small job part, as gzip'd cpio newc archives
+ * libraries), a cached monitors part when the job's monitors run a
+ * program (perf), and a small job part, as gzip'd cpio newc archives
  * concatenated (docs/guest-protocol.md). */
 #ifndef KLAB_GUESTIMG_H
 #define KLAB_GUESTIMG_H
@@ -24,10 +25,17 @@ int guestimg_image_dir(const struct lab *lab, char **out);
  * *hit says whether it already existed. */
 int guestimg_base(const char *image_dir, char **path, int *hit);
 
-/* base + a job part with /klab/job.conf = conf: a cached initrd file
- * named by both hashes. */
-int guestimg_initrd(const char *image_dir, const char *base_path, const char *conf, size_t conf_len,
-		    char **path);
+/* Build (or find) the part of the image the chosen monitors (a job's
+ * bit set, monitor.h) need beyond the base: the host programs they run
+ * (perf, for perf-profile) with their libraries, content-addressed like
+ * the base.  *path is NULL when they need nothing (the default set), so
+ * a job without perf-profile boots the image it did before. */
+int guestimg_monitors(const char *image_dir, unsigned monitors, char **path, int *hit);
+
+/* base + the monitors part (NULL: none) + a job part with
+ * /klab/job.conf = conf: a cached initrd file named by their hashes. */
+int guestimg_initrd(const char *image_dir, const char *base_path, const char *monitors_path, const char *conf,
+		    size_t conf_len, char **path);
 
 /* 0 when `kernel` is a readable x86 bzImage (its boot header), else -1
  * with a message naming the file. */

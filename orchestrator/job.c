@@ -31,8 +31,9 @@
 #define MAX_RUNTIME_S 86400
 #define MAX_MONITOR_S 3600
 #define MAX_SWAP_MB (64 * 1024)
-/* job->monitors when the job does not choose: every registered monitor */
-#define JOB_MONITORS_ALL ((1u << monitor_count()) - 1)
+/* job->monitors when the job does not choose, and `all`: the cheap ones
+ * (perf-profile only when named) */
+#define JOB_MONITORS_DEFAULT monitor_default_set()
 #define MIN_MEMORY_MB 128
 #define MAX_MEMORY_MB (1024 * 1024)
 #define TIMEOUT_MARGIN_S 60
@@ -823,7 +824,7 @@ static int key_monitor_interval(struct parser *p, const struct node *k, const st
 	return 0;
 }
 
-/* The monitors' names, for messages: "vmstat, meminfo, ...". */
+/* The monitors' names, for messages: "vmstat, meminfo, ..., perf-profile". */
 static void monitor_names(struct strbuf *sb)
 {
 	for (size_t i = 0; i < monitor_count(); i++)
@@ -842,6 +843,19 @@ static int add_monitor(struct parser *p, const char *name, int line, const struc
 	return 0;
 }
 
+/* Those outside the default set, for messages: " (all is every one but perf-profile)". */
+static void monitor_not_default(struct strbuf *sb)
+{
+	unsigned def = monitor_default_set();
+	size_t n = 0;
+
+	for (size_t i = 0; i < monitor_count(); i++)
+		if (!(def & (1u << i)))
+			strbuf_addf(sb, "%s%s", n++ ? ", " : " (all is every one but ", monitor_at(i)->name);
+	if (n)
+		strbuf_addch(sb, ')');
+}
+
 /* monitors: all | none | [ vmstat, meminfo, ... ] | vmstat,meminfo (the
  * last for --set monitors=...) */
 static int key_monitors(struct parser *p, const struct node *k, const struct node *v)
@@ -854,7 +868,7 @@ static int key_monitors(struct parser *p, const struct node *k, const struct nod
 	monitor_names(&names);
 	p->job->monitors = 0;
 	if (s && (!strcmp(s, "all") || !strcmp(s, "none"))) {
-		p->job->monitors = !strcmp(s, "all") ? JOB_MONITORS_ALL : 0;
+		p->job->monitors = !strcmp(s, "all") ? JOB_MONITORS_DEFAULT : 0;
 		ret = 0;
 	} else if (s && *s) {
 		char *copy = xstrdup(s), *save = NULL;
@@ -868,6 +882,7 @@ static int key_monitors(struct parser *p, const struct node *k, const struct nod
 		for (size_t i = 0; i < v->nr && !ret; i++)
 			ret = add_monitor(p, scalar(v->kids[i]), v->kids[i]->line, &names);
 	} else {
+		monitor_not_default(&names);
 		error("%s:%d: monitors: expected all, none or a list of %s", p->path, v->line, names.buf);
 	}
 	strbuf_release(&names);
@@ -1140,7 +1155,7 @@ static void job_defaults(struct job *job)
 	job->guest.hugepages = JOB_HUGEPAGES_NONE;
 	job->aslr = -1;
 	job->drop_caches = -1;
-	job->monitors = JOB_MONITORS_ALL;
+	job->monitors = JOB_MONITORS_DEFAULT;
 }
 
 static int walk(struct parser *p, const struct node *root)
@@ -1521,8 +1536,9 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 	if (job->guest.swap_mb)
 		strbuf_addstr(&sb, "swap " JOB_SWAP_DEVICE "\n");
 	strbuf_addf(&sb, "monitor_interval %u\n", job->monitor_interval_s);
-	/* all (the default) is said by saying nothing: the same file as before */
-	if (job->monitors != JOB_MONITORS_ALL) {
+	/* the default set is said by saying nothing: the same file as before
+	 * perf-profile (a list of exactly the cheap ones too) */
+	if (job->monitors != JOB_MONITORS_DEFAULT) {
 		strbuf_addstr(&sb, "monitors");
 		for (size_t i = 0; i < monitor_count(); i++)
 			if (job->monitors & (1u << i))

@@ -63,7 +63,8 @@ struct job {
 	int aslr;		/* -1 unset, else 0..2 */
 	int drop_caches;	/* -1 unset, else 0..3 */
 	unsigned monitor_interval_s;	/* 0 = before/after only */
-	/* bit i: the registry's monitor i runs (monitor.h; default all) */
+	/* bit i: the registry's monitor i runs (monitor.h; default
+	 * monitor_default_set(): all but perf-profile) */
 	unsigned monitors;
 };
 

@@ -9,4 +9,5 @@ const struct monitor monitor_interrupts = {
 	.reads = "/proc/interrupts",
 	.counters = 1,
 	.sampled = 0,
+	.default_on = 1,
 };

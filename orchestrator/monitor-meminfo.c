@@ -7,4 +7,5 @@ const struct monitor monitor_meminfo = {
 	.reads = "/proc/meminfo",
 	.counters = 0,
 	.sampled = 1,
+	.default_on = 1,
 };

@@ -7,4 +7,5 @@ const struct monitor monitor_softirqs = {
 	.reads = "/proc/softirqs",
 	.counters = 1,
 	.sampled = 0,
+	.default_on = 1,
 };

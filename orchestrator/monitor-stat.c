@@ -9,4 +9,5 @@ const struct monitor monitor_stat = {
 	.reads = "/proc/stat",
 	.counters = 1,
 	.sampled = 0,
+	.default_on = 1,
 };

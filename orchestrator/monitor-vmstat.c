@@ -7,4 +7,5 @@ const struct monitor monitor_vmstat = {
 	.reads = "/proc/vmstat",
 	.counters = 1,
 	.sampled = 1,
+	.default_on = 1,
 };

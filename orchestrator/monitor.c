@@ -7,7 +7,7 @@
 #include <string.h>
 
 extern const struct monitor monitor_vmstat, monitor_meminfo, monitor_stat, monitor_numa_meminfo, monitor_interrupts,
-	monitor_softirqs, monitor_numa_vmstat;
+	monitor_softirqs, monitor_numa_vmstat, monitor_perf_profile;
 
 /* The order the agent sends them in. */
 static const struct monitor *const monitors[] = {
@@ -18,6 +18,7 @@ static const struct monitor *const monitors[] = {
 	&monitor_interrupts,
 	&monitor_softirqs,
 	&monitor_numa_vmstat,
+	&monitor_perf_profile,
 };
 
 const struct monitor *monitor_find(const char *name)
@@ -49,4 +50,14 @@ int monitor_index(const char *name)
 int monitor_field_valid(const struct monitor *m, const char *field)
 {
 	return result_name_valid(field) && (!m->field_ok || m->field_ok(field));
+}
+
+unsigned monitor_default_set(void)
+{
+	unsigned set = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(monitors); i++)
+		if (monitors[i]->default_on)
+			set |= 1u << i;
+	return set;
 }

@@ -8,12 +8,25 @@
 
 #include <stddef.h>
 
+#include "suite.h"
+
 struct monitor {
 	const char *name;	/* SOURCE in the records; series are monitor.<name>.<field> */
 	const char *reads;	/* what the agent reads in the guest */
 	int counters;		/* values only grow: a run's own share is after - before (a
 				 * "delta" row); else levels (memory), kept as they are */
 	int sampled;		/* also read at each monitor_interval (phase t<N>) */
+	/* In a job's default set (`monitors: all`, or no key); else a job
+	 * runs it only by naming it: it costs the guest more than reading a
+	 * file (perf-profile). */
+	int default_on;
+	/* A host program the agent runs for it (name NULL: none), put into
+	 * the guest image with its libraries only for a job that chooses the
+	 * monitor (guestimg_monitors). */
+	struct suite_program program;
+	/* Seconds the agent may spend on it after the benchmark: the host
+	 * waits that much longer for the run. */
+	unsigned after_s;
 	/* A field name it sends, beyond result_name_valid() (NULL: any
 	 * valid name).  Guest output is hostile: bounded checks only. */
 	int (*field_ok)(const char *field);
@@ -28,5 +41,8 @@ size_t monitor_count(void);
 const struct monitor *monitor_at(size_t i);
 /* Its index, or -1 for a name that is not a monitor. */
 int monitor_index(const char *name);
+/* The bit set of the default_on monitors: a job's monitors when it does
+ * not choose, and `monitors: all`. */
+unsigned monitor_default_set(void);
 
 #endif

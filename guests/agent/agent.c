@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "jobconf.h"
+#include "perfprof.h"
 #include "procmon.h"
 
 #define AGENT_VERSION		1
@@ -48,6 +49,11 @@
 #define DRAIN_MS		2000	/* output after the benchmark exited */
 #define KILL_WAIT_MS		5000	/* for a SIGKILLed benchmark to go */
 #define DEFAULT_TIMEOUT_S	3600	/* when job.conf gives none */
+/* perf-profile: its budget after the run is the host's monitor-perf-profile.c
+ * after_s (these two and the snapshot after them) */
+#define PERF_STOP_MS		30000	/* for perf record to write its data after SIGINT */
+#define PERF_REPORT_MS		120000	/* for perf report */
+#define PERF_PATH		"/usr/bin/perf"
 
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
@@ -62,6 +68,7 @@ struct run {
 	int status;
 	int reaped;
 	int timed_out;
+	struct perfprof_run *perf;	/* perf record, also reaped here */
 	char line[OUT_CHUNK];
 	size_t line_len;
 };
@@ -71,6 +78,9 @@ static int con_fd = -1;		/* our own log lines */
 static int agent_ok = 1;	/* becomes "done 0" */
 static int is_init;
 static int test_mode;
+/* perf-profile's data and perf record's messages; beside --out in --test mode */
+static char perf_data[PATH_MAX] = "/tmp/perf.data";
+static char perf_log[PATH_MAX + 8] = "/tmp/perf.data.log";
 
 static int64_t mono_ms(void)
 {
@@ -584,7 +594,7 @@ static void send_bracketed(const char *key, const char *path)
 	record("env %s %s", key, open_br + 1);
 }
 
-static void send_env(void)
+static void send_env(const char *perf_event)
 {
 	static char buf[PROC_FILE_MAX];
 	struct utsname uts;
@@ -618,6 +628,9 @@ static void send_env(void)
 		chomp(buf);
 		record("env cmdline %s", buf);
 	}
+	/* which event perf-profile samples: its percentages are of that */
+	if (perf_event)
+		record("env perf_event %s", perf_event);
 }
 
 /* ---- monitoring ------------------------------------------------------- */
@@ -739,7 +752,9 @@ static void send_numa_vmstat(const char *phase, const char *source, const char *
 /* The monitors, one row each: the file read and what one of its lines
  * sends, or a reader of its own (a table with a header, a directory).
  * The host's side of each is orchestrator/monitor-<name>.c.  interrupts
- * and softirqs are one record per CPU and line: before and after only. */
+ * and softirqs are one record per CPU and line: before and after only.
+ * perf-profile is no snapshot: run_job starts and stops its perf record
+ * around the benchmark (perfprof.c). */
 static const struct monitor {
 	const char *name, *path;
 	void (*send_line)(const char *phase, const char *source, char *line);
@@ -785,6 +800,92 @@ static void snapshot(const struct job_conf *jc, const char *phase, int all)
 	for (size_t i = 0; i < sizeof(monitors) / sizeof(monitors[0]); i++)
 		if ((all || monitors[i].sampled) && jobconf_monitor_on(jc, monitors[i].name))
 			send_monitor(phase, &monitors[i]);
+}
+
+/* ---- perf-profile (perfprof.c) ---------------------------------------- */
+
+/* Not in the default set: only a job that names it (a few MB in the
+ * image, and a profiler running beside the benchmark). */
+static int profile_wanted(const struct job_conf *jc)
+{
+	return jc && jobconf_monitor_named(jc, "perf-profile");
+}
+
+/* what went wrong, and the head of perf record's own messages */
+static void warn_perf(const char *what, const char *err)
+{
+	char text[256];
+	ssize_t n;
+
+	n = read_file(perf_log, text, sizeof(text));
+	for (ssize_t i = 0; i < n; i++)
+		if (text[i] == '\n')
+			text[i] = ' ';
+	if (n > 0) {
+		chomp(text);
+		warn("perf-profile: %s: %s (perf: %s)", what, err, text);
+	} else {
+		warn("perf-profile: %s: %s", what, err);
+	}
+}
+
+/* perf record, right after the before snapshot; 1 when it runs.  The
+ * job's timeout bounds the run, so the samples stay bounded too. */
+static int profile_start(struct perfprof_run *pr, const char *event, unsigned timeout_s)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned freq = perfprof_freq(timeout_s, cpus > 0 ? (unsigned)cpus : 1);
+	char err[256];
+
+	if (access(PERF_PATH, X_OK) < 0) {
+		warn("perf-profile: no %s: %s", PERF_PATH, strerror(errno));
+		return 0;
+	}
+	if (perfprof_start(pr, PERF_PATH, event, freq, perf_data, perf_log, err, sizeof(err)) < 0) {
+		warn_perf("cannot start perf record", err);
+		return 0;
+	}
+	logmsg("perf record -e %s -F %u started", event, freq);
+	return 1;
+}
+
+/* Stop it once the benchmark is gone (before the after snapshot, which
+ * it must not be in); 1 when it left data to report on. */
+static int profile_stop(struct perfprof_run *pr)
+{
+	char err[256];
+
+	if (perfprof_stop(pr, PERF_STOP_MS, err, sizeof(err)) < 0) {
+		warn_perf("perf record failed", err);
+		return 0;
+	}
+	return 1;
+}
+
+/* perf report, reduced to LKP's rows, as mon records of phase. */
+static void profile_send(const char *phase)
+{
+	static struct perfprof pp;
+	static char buf[PERFPROF_MAX_REPORT];
+	char err[256];
+	size_t sent = 0;
+	ssize_t n;
+
+	n = perfprof_report(PERF_PATH, perf_data, buf, sizeof(buf), PERF_REPORT_MS, err, sizeof(err));
+	if (n < 0) {
+		warn("perf-profile: %s", err);
+		goto cleanup;
+	}
+	perfprof_parse(&pp, buf);
+	for (int k = 0; k < PERFPROF_NR_KINDS; k++)
+		for (size_t i = 0; i < pp.nr[k]; i++, sent++)
+			record("mon %s perf-profile %s %.2f", phase, pp.rows[k][i].name, pp.rows[k][i].pct);
+	if (!sent)
+		warn("perf-profile: perf report gave no row of %.1f%% or more", PERFPROF_MIN_PCT);
+cleanup:
+	/* tmpfs is the guest's memory */
+	unlink(perf_data);
+	unlink(perf_log);
 }
 
 /* ---- the benchmark ---------------------------------------------------- */
@@ -899,6 +1000,7 @@ static void reap(struct run *r)
 			r->status = status;
 			r->reaped = 1;
 		}
+		perfprof_reaped(r->perf, pid, status);
 	}
 }
 
@@ -907,13 +1009,17 @@ static void reap(struct run *r)
  * "after" snapshot sees a quiet machine.  Bounded: something that left
  * the group (setsid) is not waited for.
  */
-static void reap_leftovers(pid_t pgid)
+static void reap_leftovers(pid_t pgid, struct perfprof_run *perf)
 {
 	int64_t deadline = mono_ms() + 1000;
 
 	kill(-pgid, SIGKILL);
 	while (mono_ms() < deadline) {
-		pid_t pid = waitpid(-1, NULL, WNOHANG);
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+
+		if (pid > 0)
+			perfprof_reaped(perf, pid, status);
 
 		if (pid < 0)
 			break;	/* ECHILD: all gone */
@@ -1049,16 +1155,18 @@ static void supervise(struct run *r, const struct job_conf *jc, int64_t t0)
 	if (r->err_fd >= 0)
 		close(r->err_fd);
 	r->err_fd = -1;
-	reap_leftovers(r->pid);
+	reap_leftovers(r->pid, r->perf);
 }
 
-static void run_job(const struct job_conf *jc)
+static void run_job(const struct job_conf *jc, const char *perf_event)
 {
-	struct run r = { .pid = -1, .out_fd = -1, .err_fd = -1, .sig_fd = -1 };
+	struct perfprof_run perf = { 0 };
+	struct run r = { .pid = -1, .out_fd = -1, .err_fd = -1, .sig_fd = -1, .perf = &perf };
 	int out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
 	sigset_t chld, old_mask;
 	struct timespec ts;
 	char **envp = NULL;
+	int profiling = 0;
 	int64_t t0;
 
 	/* 0 is what the kernel refuses anyway: it means "leave them" */
@@ -1070,6 +1178,7 @@ static void run_job(const struct job_conf *jc)
 			return;
 	}
 	snapshot(jc, "before", 1);
+	profiling = perf_event && profile_start(&perf, perf_event, jc->timeout_s);
 
 	envp = build_env(jc);
 	if (!envp) {
@@ -1111,9 +1220,17 @@ static void run_job(const struct job_conf *jc)
 
 	supervise(&r, jc, t0);
 	report_exit(&r);
+	profiling = profiling && profile_stop(&perf);
 	snapshot(jc, "after", 1);
+	if (profiling)
+		profile_send("after");
 
 cleanup:
+	if (perf.pid > 0) {
+		/* the run ended early: no profile */
+		kill(-perf.pid, SIGKILL);
+		waitpid(perf.pid, NULL, 0);
+	}
 	if (r.out_fd >= 0)
 		close(r.out_fd);
 	if (r.sig_fd >= 0)
@@ -1261,6 +1378,9 @@ int main(int argc, char **argv)
 	}
 
 	if (out_path) {
+		/* not /tmp/perf.data of the host: beside the records */
+		snprintf(perf_data, sizeof(perf_data), "%s.perf.data", out_path);
+		snprintf(perf_log, sizeof(perf_log), "%s.log", perf_data);
 		rec_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (rec_fd < 0) {
 			logmsg("cannot open %s: %s", out_path, strerror(errno));
@@ -1275,13 +1395,15 @@ int main(int argc, char **argv)
 	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0 && setup_swap(&jc) == 0) {
 		if (jc.name)
 			logmsg("job %s", jc.name);
+		const char *perf_event = profile_wanted(&jc) ? perfprof_event() : NULL;
+
 		if (!jc.timeout_s)
 			jc.timeout_s = DEFAULT_TIMEOUT_S;
-		send_env();
-		run_job(&jc);
+		send_env(perf_event);
+		run_job(&jc, perf_event);
 	} else {
 		/* still say what machine this was: it helps to read the failure */
-		send_env();
+		send_env(NULL);
 	}
 
 	record("done %d", agent_ok);

@@ -175,11 +175,16 @@ int jobconf_parse(struct job_conf *jc, const char *path, size_t len)
 
 int jobconf_monitor_on(const struct job_conf *jc, const char *name)
 {
+	return !jc->monitors || jobconf_monitor_named(jc, name);
+}
+
+int jobconf_monitor_named(const struct job_conf *jc, const char *name)
+{
 	size_t n = strlen(name);
 	const char *p;
 
 	if (!jc->monitors)
-		return 1;
+		return 0;
 	for (p = jc->monitors; (p = strstr(p, name)); p += n)
 		if ((p == jc->monitors || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
 			return 1;

@@ -35,8 +35,12 @@ struct job_conf {
  * -1 after jobconf_fail(); unknown keys are jobconf_warn()ed. */
 int jobconf_parse(struct job_conf *jc, const char *path, size_t len);
 void jobconf_release(struct job_conf *jc);
-/* 1 when the job wants the monitor of that name read. */
+/* 1 when the job wants the monitor of that name read (no monitors line:
+ * every monitor of the default set). */
 int jobconf_monitor_on(const struct job_conf *jc, const char *name);
+/* 1 when the monitors line names it: for a monitor outside the default
+ * set (perf-profile). */
+int jobconf_monitor_named(const struct job_conf *jc, const char *name);
 
 /* Provided by the program that links jobconf.c: a warning (the run goes
  * on) and an error (returns -1). */

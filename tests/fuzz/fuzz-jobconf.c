@@ -60,6 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < jc.nr_env; i++)
 			if (!inside(&jc, size, jc.env[i]) || !strchr(jc.env[i], '='))
 				abort();
+		/* perf-profile is on only when named, never by default */
+		if (!jc.monitors && jobconf_monitor_named(&jc, "perf-profile"))
+			abort();
 		if (jc.monitors && !inside(&jc, size, jc.monitors))
 			abort();
 		for (size_t i = 0; i < jc.nr_settings; i++)

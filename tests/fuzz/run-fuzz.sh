@@ -7,6 +7,7 @@
 #   labconf      klab.conf
 #   jobconf      the agent's job.conf reader (what the host writes)
 #   lkp          LKP regression reports and lkp-tests job files (lkp.c)
+#   perfprof     the agent's perf report parser (what a hostile guest's perf prints)
 # Exit 0 when nothing crashed, 1 when something did (the input is kept and
 # a command to replay it printed), 77 only when clang with libFuzzer is not
 # available here.
@@ -25,7 +26,7 @@ src=${1:-${KLAB_SRCDIR:-$here/../..}}
 build=${2:-${KLAB_BUILDDIR:-$src}}
 secs=${KLAB_FUZZ_SECONDS:-20}
 jobs=${KLAB_FUZZ_JOBS:-1}
-targets=${KLAB_FUZZ_TARGETS:-resultproto job labconf jobconf lkp}
+targets=${KLAB_FUZZ_TARGETS:-resultproto job labconf jobconf lkp perfprof}
 src=$(cd "$src" && pwd) || exit 1
 mkdir -p "$build/tests/fuzz/run" || exit 1
 build=$(cd "$build" && pwd)
@@ -74,10 +75,10 @@ else
 	config="-D_GNU_SOURCE"
 fi
 o=$src/orchestrator
-util="$o/util/util.c $o/util/strbuf.c"
+util="$o/util/util.c $o/util/strbuf.c $o/util/run-command.c"
 # the suites' parsers live with the rest of each suite (suite-*.c), whose
 # job.conf half needs job.c and so libyaml and libgit2
-suites="$o/suite.c $(echo "$o"/suite-*.c) $o/job.c $o/monitor.c $(echo "$o"/monitor-*.c)"
+suites="$o/suite.c $(echo "$o"/suite-*.c) $o/job.c $o/gitrepo.c $o/bisect.c $o/monitor.c $(echo "$o"/monitor-*.c)"
 yamlgit=$(pkg-config --cflags --libs yaml-0.1 libgit2) ||
 	{ echo "run-fuzz: FAIL: pkg-config knows no yaml-0.1 or libgit2" >&2; exit 1; }
 
@@ -134,6 +135,13 @@ fuzz_target() {
 		seeddir=$src/tests/data/lkp
 		seeds="$seeddir/*"
 		dict="-dict=$src/tests/fuzz/lkp.dict"
+		max_len=16384 ;;
+	perfprof)
+		srcs="$src/guests/agent/perfprof.c $o/resultproto.c $suites $util"
+		incs="-I$o -I$src/guests/agent"
+		libs=$yamlgit
+		seeddir=$src/tests/data/perf
+		seeds="$seeddir/*"
 		max_len=16384 ;;
 	*)
 		fail "unknown fuzz target '$name' (KLAB_FUZZ_TARGETS)" ;;

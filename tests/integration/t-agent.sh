@@ -231,6 +231,63 @@ check "monitor_interval samples vmstat during the run" grep -q '^KLAB1 mon t1 vm
 check "monitor_interval samples meminfo during the run" grep -q '^KLAB1 mon t1 meminfo MemFree ' "$T/monitor.out"
 check "monitor_interval does not sample interrupts (before/after only)" sh -c "! grep -q '^KLAB1 mon t1 interrupts ' '$T/monitor.out'"
 
+# perf-profile: perf record around the benchmark, perf report reduced to
+# LKP's rows; only when the job names it
+check "the default monitors send no profile" \
+	sh -c "! grep -q '^KLAB1 mon [a-z0-9]* perf-profile ' '$T/echo.out' && ! grep -q '^KLAB1 env perf_event ' '$T/echo.out'"
+if [ ! -x /usr/bin/perf ]; then
+	echo "# SKIP perf-profile checks: no /usr/bin/perf (the Debian package linux-perf)"
+elif ! /usr/bin/perf record -q -a -g -e cpu-clock -o "$T/probe.data" -- true > "$T/probe.log" 2>&1; then
+	echo "# SKIP perf-profile checks: perf cannot record system-wide here: $(head -n 1 "$T/probe.log")"
+else
+	# malloc1: mmap, touch, munmap, so kernel call chains with symbols
+	agent profile <<EOF
+version 1
+timeout 60
+monitors perf-profile
+argv $KLAB_WIS
+argv --test
+argv malloc1
+argv --tasks
+argv 1
+argv --runtime
+argv 1
+argv --warmup
+argv 0
+EOF
+	check "perf-profile: exit 0 and done 1" sh -c "test $rc -eq 0 && grep -qx 'KLAB1 done 1' '$T/profile.out'"
+	check "perf-profile: the event is said" grep -Eqx 'KLAB1 env perf_event (cycles|cpu-clock)' "$T/profile.out"
+	check "perf-profile: no warning" sh -c "! grep '^KLAB1 warn' '$T/profile.out'"
+	for kind in self children calltrace; do
+		n=$(grep -c "^KLAB1 mon after perf-profile $kind\.cycles-pp\." "$T/profile.out")
+		check "perf-profile: $n $kind rows, 1 to 50" test "$n" -ge 1 -a "$n" -le 50
+	done
+	bad=$(awk '$2 == "mon" && $4 == "perf-profile" &&
+		!($3 == "after" && $5 ~ /^(self|children|calltrace)\.cycles-pp\.[A-Za-z0-9_.:+()\/-]+$/ &&
+		  length($5) <= 120 && $6 ~ /^[0-9]+\.[0-9][0-9]$/ && $6 >= 0.5 && $6 <= 100 && NF == 6)' "$T/profile.out")
+	check "perf-profile: every row a name the host takes, 0.5 to 100 %" test -z "$bad"
+	check "perf-profile: a call trace has a caller" \
+		grep -q '^KLAB1 mon after perf-profile calltrace\.cycles-pp\.[^.]*\.' "$T/profile.out"
+	check "perf-profile: the benchmark's munmap is in the profile" \
+		grep -q '^KLAB1 mon after perf-profile children\.cycles-pp\.__x64_sys_munmap ' "$T/profile.out"
+	check "perf-profile: only the monitors named" \
+		test "$(awk '$2 == "mon" { print $4 }' "$T/profile.out" | sort -u)" = perf-profile
+	first=$(grep -n -m 1 ' perf-profile ' "$T/profile.out" | cut -d: -f1)
+	exit_at=$(grep -n '^KLAB1 exit ' "$T/profile.out" | cut -d: -f1)
+	check "perf-profile: the rows come after the benchmark's exit" test "${first:-0}" -gt "${exit_at:-0}"
+	check "perf-profile: its data is removed" test ! -e "$T/profile.out.perf.data"
+	check "perf-profile: the run took ${elapsed}s" test "$elapsed" -le 30
+	agent both <<'EOF'
+version 1
+timeout 30
+monitors vmstat perf-profile
+argv /bin/true
+EOF
+	check "perf-profile beside vmstat: vmstat before and after, and the event" \
+		sh -c "grep -q '^KLAB1 mon before vmstat ' '$T/both.out' && grep -q '^KLAB1 mon after vmstat ' '$T/both.out' &&
+		       grep -q '^KLAB1 env perf_event ' '$T/both.out' && grep -qx 'KLAB1 done 1' '$T/both.out'"
+fi
+
 # ---- usemem ----------------------------------------------------------------
 
 out=$("$KLAB_USEMEM" -n 2 --runtime 1 16m); rc=$?

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "guestimg.h"
+#include "monitor.h"
 #include "util/run-command.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -166,10 +167,10 @@ static void test_guestimg__initrd_appends_the_job_part(void **state)
 	(void)state;
 	assert_int_equal(mkdir_p(img_dir, 0755), 0);
 	assert_int_equal(guestimg_base(img_dir, &base, &hit), 0);
-	assert_int_equal(guestimg_initrd(img_dir, base, "version 1\nargv /bin/true\n", 25, &i1), 0);
-	assert_int_equal(guestimg_initrd(img_dir, base, "version 1\nargv /bin/true\n", 25, &i2), 0);
+	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n", 25, &i1), 0);
+	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n", 25, &i2), 0);
 	assert_string_equal(i1, i2);
-	assert_int_equal(guestimg_initrd(img_dir, base, "version 1\nargv /bin/false\n", 26, &i3), 0);
+	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/false\n", 26, &i3), 0);
 	assert_string_not_equal(i1, i3);
 	assert_int_equal(stat(base, &sb), 0);
 	assert_int_equal(stat(i1, &si), 0);
@@ -188,6 +189,57 @@ static void test_guestimg__initrd_appends_the_job_part(void **state)
 	free(i1);
 	free(i2);
 	free(i3);
+	free(img_dir);
+}
+
+static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void **state)
+{
+	char *img_dir = xstrfmt("%s/images5", dir), *base = NULL, *part = NULL, *again = NULL, *none = NULL;
+	char *plain = NULL, *profiled = NULL, *list;
+	unsigned profile = 1u << monitor_index("perf-profile");
+	struct stat sb, sp, si;
+	int hit = -1;
+
+	(void)state;
+	if (access("/usr/bin/perf", X_OK) < 0)
+		skip();	/* the Debian package linux-perf */
+	assert_int_equal(mkdir_p(img_dir, 0755), 0);
+	assert_int_equal(guestimg_base(img_dir, &base, &hit), 0);
+	list = list_image(base);
+	assert_null(strstr(list, "usr/bin/perf\n"));
+	free(list);
+	/* the default set runs no program: no part, the initrd as before */
+	assert_int_equal(guestimg_monitors(img_dir, monitor_default_set(), &none, &hit), 0);
+	assert_null(none);
+	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n", 25, &plain), 0);
+	/* perf-profile: perf and the libraries the base lacks, cached */
+	assert_int_equal(guestimg_monitors(img_dir, monitor_default_set() | profile, &part, &hit), 0);
+	assert_non_null(part);
+	assert_int_equal(hit, 0);
+	list = list_image(part);
+	assert_non_null(strstr(list, "usr/bin/perf\n"));
+	assert_non_null(strstr(list, "libpython"));
+	/* libc is the base's already */
+	assert_null(strstr(list, "libc.so.6\n"));
+	assert_null(strstr(list, "\ninit\n"));
+	free(list);
+	assert_int_equal(guestimg_monitors(img_dir, profile, &again, &hit), 0);
+	assert_int_equal(hit, 1);
+	assert_string_equal(part, again);
+	/* base, then the part, then the job */
+	assert_int_equal(guestimg_initrd(img_dir, base, part, "version 1\nargv /bin/true\n", 25, &profiled), 0);
+	assert_string_not_equal(plain, profiled);
+	assert_int_equal(stat(base, &sb), 0);
+	assert_int_equal(stat(part, &sp), 0);
+	assert_int_equal(stat(profiled, &si), 0);
+	assert_true(si.st_size > sb.st_size + sp.st_size);
+	print_message("initramfs: base %lld bytes, perf part %lld bytes (gzip'd)\n", (long long)sb.st_size,
+		      (long long)sp.st_size);
+	free(base);
+	free(part);
+	free(again);
+	free(plain);
+	free(profiled);
 	free(img_dir);
 }
 
@@ -212,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries),
 		cmocka_unit_test(test_guestimg__base_is_rebuilt_only_when_an_input_changes),
 		cmocka_unit_test(test_guestimg__initrd_appends_the_job_part),
+		cmocka_unit_test(test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles),
 		cmocka_unit_test(test_guestimg__kernel_must_be_a_bzimage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

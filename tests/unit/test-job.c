@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "monitor.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 
@@ -257,6 +258,12 @@ static void test_job__monitors_choose_what_the_agent_reads(void **state)
 		{ "monitors: [ interrupts ]\n", "monitors interrupts\n" },
 		{ "monitors: []\n", "monitors none\n" },
 		{ "monitors: meminfo,vmstat\n", "monitors vmstat meminfo\n" },
+		/* the default set said as a list is the default: the same file */
+		{ "monitors: [ vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat ]\n", NULL },
+		/* perf-profile only by name, all is not it */
+		{ "monitors: [ vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat, perf-profile ]\n",
+		  "monitors vmstat meminfo stat numa-meminfo interrupts softirqs numa-vmstat perf-profile\n" },
+		{ "monitors: [ perf-profile ]\n", "monitors perf-profile\n" },
 	};
 
 	(void)state;
@@ -271,6 +278,8 @@ static void test_job__monitors_choose_what_the_agent_reads(void **state)
 			assert_non_null(strstr(sb.buf, cases[i].conf_line));
 		else
 			assert_null(strstr(sb.buf, "monitors"));
+		assert_int_equal(!!(job.monitors & (1u << monitor_index("perf-profile"))),
+				 strstr(cases[i].text, "perf-profile") != NULL);
 		strbuf_release(&sb);
 		strbuf_release(&text);
 		job_release(&job);
@@ -281,11 +290,13 @@ static void test_job__monitors_unknown_name_is_refused(void **state)
 {
 	(void)state;
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: [ vmstat, perf ]\n",
-			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat)");
+			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, "
+			   "numa-vmstat, perf-profile)");
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: some\n",
 			   "t.yaml:3: monitors: 'some' is not a monitor (klab has");
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: { a: b }\n",
-			   "t.yaml:3: monitors: expected all, none or a list of");
+			   "t.yaml:3: monitors: expected all, none or a list of vmstat, meminfo, stat, numa-meminfo, "
+			   "interrupts, softirqs, numa-vmstat, perf-profile (all is every one but perf-profile)");
 }
 
 /* The swap job: a 1G disk, usemem over 3/4 of memory plus swap. */
