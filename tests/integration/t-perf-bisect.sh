@@ -53,6 +53,18 @@ check "runs of every boot stored under their step" \
 	test "$(q "SELECT count(*) FROM boots WHERE step_id IS NULL")" -eq 0
 k bisect show 1 > "$T/show.out" 2>&1
 check "show prints the job and the evidence" sh -c "grep -q '^job:' '$T/show.out' && grep -q 'rule\\|like-good\\|like-bad' '$T/show.out'"
+# The revert check (issue 17): the bad end without the planted commit
+# restores good; the revert is klab's own commit, not in the repository.
+check "revert check: says restores good" grep -q "^revert check: revert restores good (" "$T/bisect.out"
+check "revert check: stored" test "$(q "SELECT revert_outcome FROM bisections WHERE id = 1")" = restores-good
+rv=$(q "SELECT revert_commit FROM bisections WHERE id = 1")
+check "revert check: its runs are a revert step with evidence" \
+	test "$(q "SELECT count(*) FROM steps s WHERE bisection_id = 1 AND phase = 'revert' AND hash = '$rv'
+		   AND status = 'done' AND verdict = 'good' AND EXISTS (SELECT 1 FROM verdicts v WHERE v.step_id = s.id)")" -eq 1
+check "revert check: the revert commit is not in the repository" sh -c "! git -C '$T/linux' cat-file -e '$rv' 2>/dev/null"
+check "revert check: bisect show says it" grep -q "^revert check: revert restores good (" "$T/show.out"
+k bisect log 1 > "$T/log.out" 2>&1
+check "revert check: bisect log does not replay klab's commit" sh -c "! grep -q '^git bisect [a-z]* $rv' '$T/log.out'"
 
 # The parent of the planted commit performs like the import: no regression.
 parent=$(git -C "$T/linux" rev-parse "$planted^")
@@ -77,7 +89,8 @@ planted2=$(DEMO_BREAK_AT=4 DEMO_PANIC_AT=4 sh "$KLAB_SRCDIR/tests/demo/make-kern
 git -C "$T/linux" fetch -q --no-tags "$T/linux2" "refs/tags/*:refs/tags/s2-*"
 broken=$(git -C "$T/linux" rev-parse s2-demo-broken)
 panics=$(git -C "$T/linux" rev-parse s2-demo-panics)
-k bisect start --repo "$T/linux" --good demo-good --bad s2-demo-bad --job "$T/malloc1.yaml" > "$T/skips.out" 2>&1
+k bisect start --repo "$T/linux" --good demo-good --bad s2-demo-bad --job "$T/malloc1.yaml" --no-revert-check \
+	> "$T/skips.out" 2>&1
 rc=$?
 check "scenario 2: exits 0" test "$rc" -eq 0 || tail -40 "$T/skips.out"
 check "scenario 2: culprit is the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = 3")" = "$planted2"
@@ -98,11 +111,14 @@ check "scenario 2: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent "
 sed -e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 1G, hugepages: none }/' \
 	"$T/malloc1.yaml" > "$T/malloc1-1cpu.yaml"
 k bisect start --repo "$T/linux" --good demo-good --bad demo-bad --job "$T/malloc1-1cpu.yaml" \
-	--slots 2 > "$T/slots.out" 2>&1
+	--slots 2 --no-revert-check > "$T/slots.out" 2>&1
 rc=$?
 check "two slots: exits 0" test "$rc" -eq 0 || tail -40 "$T/slots.out"
 check "two slots: culprit is the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = 4")" = "$planted"
 check "two slots: stored with its width" test "$(q "SELECT slots FROM bisections WHERE id = 4")" -eq 2
+check "--no-revert-check: no revert step, the check stored as off" \
+	test "$(q "SELECT revert_check || ':' || count(s.id) FROM bisections b LEFT JOIN steps s ON s.bisection_id = b.id
+		   AND s.phase = 'revert' WHERE b.id = 4")" = "0:0"
 check "two slots: a round tested two commits" \
 	test "$(q "SELECT max(n) FROM (SELECT count(*) AS n FROM steps WHERE bisection_id = 4 AND phase = 'bisect'
 		   AND status = 'done' GROUP BY round)")" -eq 2
