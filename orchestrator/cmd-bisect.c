@@ -971,6 +971,9 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 		if (s->phase_id == STEP_PHASE_REVERT) {
 			/* klab's own commit: git bisect cannot replay it */
 			print_line("# revert check: %s: %s", s->verdict ? s->verdict : s->status, s->reason ? s->reason : "");
+		} else if (s->phase_id == STEP_PHASE_PROFILE) {
+			/* evidence, not a verdict: nothing to replay */
+			print_line("# profile runs: %s", s->reason ? s->reason : s->status);
 		} else if (s->status_id == STEP_DONE) {
 			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
 			printf("git bisect %s %s\n", s->verdict, s->hash);

@@ -21,7 +21,7 @@ static const char *const bisection_state_names[] = { "created", "running", "stop
 static const char *const bisection_result_names[] = {
 	NULL, "culprit", "skipped-only", "not-reproduced", "unconfirmed", "error",
 };
-static const char *const step_phase_names[] = { "bisect", "merge-base", "reference", "confirm", "revert" };
+static const char *const step_phase_names[] = { "bisect", "merge-base", "reference", "confirm", "revert", "profile" };
 static const char *const step_status_names[] = { "running", "done", "aborted" };
 _Static_assert(ARRAY_SIZE(bisection_kind_names) == BISECTION_KIND_LAST, "one name per kind");
 _Static_assert(ARRAY_SIZE(bisection_state_names) == BISECTION_STATE_LAST, "one name per state");

@@ -19,6 +19,7 @@ extern const char klab_migration_4_sql[];
 extern const char klab_migration_5_sql[];
 extern const char klab_migration_6_sql[];
 extern const char klab_migration_7_sql[];
+extern const char klab_migration_8_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
@@ -29,6 +30,7 @@ static const char *const migrations[] = {
 	klab_migration_5_sql,
 	klab_migration_6_sql,
 	klab_migration_7_sql,
+	klab_migration_8_sql,
 };
 
 int db_schema_version(void)

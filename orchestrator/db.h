@@ -67,6 +67,7 @@ enum bisection_result {
 enum step_phase {
 	STEP_PHASE_BISECT, STEP_PHASE_MERGE_BASE, STEP_PHASE_REFERENCE, STEP_PHASE_CONFIRM,
 	STEP_PHASE_REVERT,	/* the revert check's runs (revert.c): never a bisection mark */
+	STEP_PHASE_PROFILE,	/* profiled runs of parent and culprit: evidence, no verdict */
 	STEP_PHASE_LAST
 };
 enum step_status { STEP_RUNNING, STEP_DONE, STEP_ABORTED, STEP_STATUS_LAST };

@@ -58,7 +58,7 @@ struct node {
 
 enum top_key {
 	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_KPI, K_DIRECTION,
-	K_REPEAT, K_CONFIRM_SHARE, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
+	K_REPEAT, K_CONFIRM_SHARE, K_PROFILE_RUNS, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
 	K_PARAMS, NR_TOP_KEYS
 };
 
@@ -729,6 +729,17 @@ static int key_repeat(struct parser *p, const struct node *k, const struct node 
 	return 0;
 }
 
+static int key_profile_runs(struct parser *p, const struct node *k, const struct node *v)
+{
+	uint64_t n;
+
+	(void)k;
+	if (parse_number(scalar(v), 0, 10, &n) < 0)
+		return expected(p, v, "profile_runs", "a number of profiled runs from 0 (none) to 10");
+	p->job->profile_runs = (unsigned)n;
+	return 0;
+}
+
 static int key_confirm_share(struct parser *p, const struct node *k, const struct node *v)
 {
 	const char *s = scalar(v);
@@ -1060,6 +1071,7 @@ static const struct {
 	[K_DIRECTION] = { "direction", key_direction },
 	[K_REPEAT] = { "repeat", key_repeat },
 	[K_CONFIRM_SHARE] = { "confirm_share", key_confirm_share },
+	[K_PROFILE_RUNS] = { "profile_runs", key_profile_runs },
 	[K_SYSCTL] = { "sysctl", key_sysctl },
 	[K_THP] = { "thp", key_thp },
 	[K_ASLR] = { "aslr", key_aslr },
@@ -1149,6 +1161,7 @@ static void job_defaults(struct job *job)
 	job->direction = 1;
 	job->repeat = 3;
 	job->confirm_share = 0.5;
+	job->profile_runs = 2;
 	job->guest.vcpus = 2;
 	job->guest.numa_nodes = 1;
 	job->guest.memory_mb = 2048;

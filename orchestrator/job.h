@@ -51,6 +51,9 @@ struct job {
 	/* a bisection's culprit must carry this share of the ends' gap
 	 * (0 < share <= 1, default 0.5) to be confirmed */
 	double confirm_share;
+	/* after a confirmed culprit, boots of parent and culprit each with
+	 * the perf-profile monitor (evidence only; default 2, 0 = none) */
+	unsigned profile_runs;
 	/* key as written: "vm.swappiness" or "kernel/mm/transparent_hugepage/enabled";
 	 * thp.enabled/defrag are added here in that slashed form */
 	struct job_kv *sysctl;

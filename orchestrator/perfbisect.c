@@ -16,6 +16,7 @@
 #include "db.h"
 #include "guestimg.h"
 #include "lab.h"
+#include "monitor.h"
 #include "stats.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -301,7 +302,7 @@ static void pair_release(struct pair_side *side)
 
 /* Runs of two kernels alternate (a, b, a, b, ...), so a slow spell of the
  * host hits both sides instead of one. */
-static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+static int pair_measure_with(struct perf *p, struct pair_side *a, struct pair_side *b, size_t want, char **why)
 {
 	for (size_t k = 1; k <= want; k++) {
 		struct pair_side *sides[2] = { a, b };
@@ -311,13 +312,18 @@ static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_s
 			free(sides[i]->vals);
 			sides[i]->vals = NULL;
 			snprintf(label, sizeof(label), "  %s %.12s ", sides[i]->s.phase, sides[i]->hex);
-			rc = perf_measure_to(perf_of(r), sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
+			rc = perf_measure_to(p, sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
 					     &sides[i]->vals, &sides[i]->n, why);
 			if (rc)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+{
+	return pair_measure_with(perf_of(r), a, b, want, why);
 }
 
 static int pair_finish(struct bisect_run *r, struct pair_side *side, enum bisect_mark verdict, const char *reason)
@@ -442,7 +448,8 @@ static void print_kpi_row(const char *label, const char *hex, const double *v, s
 /* The monitors that moved between parent and culprit, by compare.c's rule
  * (LKP's: the runs' ranges apart), most significant first: the top rows
  * of each family, then the table. */
-static void print_mon_table(struct bisect_run *r, int64_t parent_step, int64_t culprit_step, int confirmed)
+static void print_mon_table(struct bisect_run *r, int64_t parent_step, int64_t culprit_step, int confirmed,
+			    const char *only)
 {
 	struct db_mon_values *a = NULL, *b = NULL;
 	struct compare_stat *st = NULL;
@@ -457,14 +464,14 @@ static void print_mon_table(struct bisect_run *r, int64_t parent_step, int64_t c
 	/* both sorted by name: only the stats both sides have */
 	while (i < na && j < nb) {
 		int d = strcmp(a[i].name, b[j].name);
-		if (!d)
+		if (!d && (!only || !strncmp(a[i].name, only, strlen(only))))
 			st[ns++] = (struct compare_stat){ a[i].name, a[i].v, b[j].v, a[i].n, b[j].n, 0 };
 		i += d <= 0;
 		j += d >= 0;
 	}
 	compare_sets(st, ns, &rows, &nr);
-	printf("  monitors per run (parent -> %s; ranges apart, most significant first): %zu of %zu changed\n",
-	       confirmed ? "culprit" : "suspect", nr, ns);
+	printf("  %s per run (parent -> %s; ranges apart, most significant first): %zu of %zu changed\n",
+	       only ? only : "monitors", confirmed ? "culprit" : "suspect", nr, ns);
 	if (nr) {
 		compare_summary(&sb, rows, nr, 3, "    ");
 		strbuf_addch(&sb, '\n');
@@ -506,6 +513,48 @@ static void print_skipped(struct bisect_run *r)
 		fputc('\n', stdout);
 	}
 	steps_release(steps, nr);
+}
+
+/* A confirmed culprit's profile (issue 18): the job's profile_runs boots
+ * of parent and culprit each, interleaved, with the perf-profile monitor,
+ * in steps of their own ('profile': evidence, no verdict), then the
+ * profile rows that moved.  The runs that decided stay unprofiled, so the
+ * profiler never perturbs a verdict.  Failures here are said, not fatal. */
+static void profile_pair(struct bisect_run *r, const struct pair_side *parent, const struct pair_side *cul)
+{
+	struct perf *p = perf_of(r), prof;
+	struct pair_side sides[2];
+	int idx = monitor_index("perf-profile"), rc;
+	char *why = NULL;
+
+	if (!p->job.profile_runs || idx < 0)
+		return;
+	if (perf_init(&prof, r->lab, r->b->job_path, r->b->job_text, r->b->kpi) < 0)
+		return;
+	prof.job.monitors |= 1u << idx;
+	printf("\nprofile: %u run%s each of parent and culprit with perf-profile (not used for the verdict)\n",
+	       p->job.profile_runs, p->job.profile_runs == 1 ? "" : "s");
+	for (int i = 0; i < 2; i++) {
+		const struct pair_side *from = i ? cul : parent;
+		if (pair_begin(r, &sides[i], from->hex, STEP_PHASE_PROFILE) < 0) {
+			printf("  profile: not run (%.12s could not be set up)\n", from->hex);
+			if (i)
+				pair_release(&sides[0]);
+			perf_release(&prof);
+			return;
+		}
+	}
+	rc = pair_measure_with(&prof, &sides[0], &sides[1], p->job.profile_runs, &why);
+	for (int i = 0; i < 2; i++)
+		pair_finish(r, &sides[i], BISECT_UNMARKED, rc ? "profile runs failed" : "profile runs (perf-profile), no verdict");
+	if (rc)
+		printf("  profile: not complete (%s)\n", why ? why : "klab error");
+	else
+		print_mon_table(r, sides[0].s.id, sides[1].s.id, 1, "perf-profile.");
+	for (int i = 0; i < 2; i++)
+		pair_release(&sides[i]);
+	free(why);
+	perf_release(&prof);
 }
 
 /* Re-measure the culprit and its parent (interleaved) until
@@ -582,7 +631,9 @@ report:
 		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
 	}
 	if (parent.n && cul.n)
-		print_mon_table(r, parent.s.id, cul.s.id, *confirmed);
+		print_mon_table(r, parent.s.id, cul.s.id, *confirmed, NULL);
+	if (ok)
+		profile_pair(r, &parent, &cul);
 	print_skipped(r);
 	{
 		struct strbuf rep = STRBUF_INIT;

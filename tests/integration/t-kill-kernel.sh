@@ -33,6 +33,8 @@ q() { sqlite3 "$lab/klab.db" "$1"; }
 planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux" 8) ||
 	{ echo "not ok - cannot generate the demo history"; exit 1; }
 sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
+# no profile runs after the confirmation: t-perf-bisect checks them (CI time)
+echo 'profile_runs: 0' >> "$T/malloc1.yaml"
 k submit bisect --repo "$T/linux" --good demo-good --bad demo-bad --job "$T/malloc1.yaml" --no-revert-check \
 	> "$T/submit.out" 2>&1
 check "submitted" grep -q "^job 1 queued" "$T/submit.out"

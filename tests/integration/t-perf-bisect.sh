@@ -31,6 +31,8 @@ q() { sqlite3 "$lab/klab.db" "$1"; }
 planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux" 8) ||
 	{ echo "not ok - cannot generate the demo history"; exit 1; }
 sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
+# the later bisections without profile runs (CI time): the first checks them
+{ cat "$T/malloc1.yaml"; echo 'profile_runs: 0'; } > "$T/malloc1-noprof.yaml"
 
 k bisect start --repo "$T/linux" --good demo-good --bad demo-bad --job "$T/malloc1.yaml" > "$T/bisect.out" 2>&1
 rc=$?
@@ -66,9 +68,21 @@ check "revert check: bisect show says it" grep -q "^revert check: revert restore
 k bisect log 1 > "$T/log.out" 2>&1
 check "revert check: bisect log does not replay klab's commit" sh -c "! grep -q '^git bisect [a-z]* $rv' '$T/log.out'"
 
+# The profile runs (issue 18): parent and culprit again with perf-profile,
+# steps of their own without a verdict, the profile rows that moved.
+check "profile: two profiled runs each of parent and culprit" \
+	test "$(q "SELECT count(*) FROM steps s JOIN boots b ON b.step_id = s.id WHERE s.bisection_id = 1
+		   AND s.phase = 'profile' AND s.verdict IS NULL")" -eq 4
+check "profile: the profile rows that moved" grep -q "^  perf-profile\. per run (parent -> culprit" "$T/bisect.out"
+check "profile: perf-profile rows stored" \
+	test "$(q "SELECT count(*) FROM monitor_stats m JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id
+		   JOIN steps s ON s.id = b.step_id WHERE s.phase = 'profile' AND m.source = 'perf-profile' AND m.name LIKE 'self.%'")" -gt 0
+check "profile: klab bisect log leaves them out" sh -c "grep -q '^# profile runs: ' '$T/log.out'"
+sed -n '/^profile: /,/^  reproduce:/p' "$T/bisect.out" | head -30 | sed 's/^/# /'
+
 # The parent of the planted commit performs like the import: no regression.
 parent=$(git -C "$T/linux" rev-parse "$planted^")
-k bisect start --repo "$T/linux" --good demo-good --bad "$parent" --job "$T/malloc1.yaml" > "$T/noreg.out" 2>&1
+k bisect start --repo "$T/linux" --good demo-good --bad "$parent" --job "$T/malloc1-noprof.yaml" > "$T/noreg.out" 2>&1
 rc=$?
 check "no regression: exit != 0" test "$rc" -ne 0
 check "no regression: refused with the numbers" grep -q "regression not reproduced" "$T/noreg.out"
@@ -89,7 +103,7 @@ planted2=$(DEMO_BREAK_AT=4 DEMO_PANIC_AT=4 sh "$KLAB_SRCDIR/tests/demo/make-kern
 git -C "$T/linux" fetch -q --no-tags "$T/linux2" "refs/tags/*:refs/tags/s2-*"
 broken=$(git -C "$T/linux" rev-parse s2-demo-broken)
 panics=$(git -C "$T/linux" rev-parse s2-demo-panics)
-k bisect start --repo "$T/linux" --good demo-good --bad s2-demo-bad --job "$T/malloc1.yaml" --no-revert-check \
+k bisect start --repo "$T/linux" --good demo-good --bad s2-demo-bad --job "$T/malloc1-noprof.yaml" --no-revert-check \
 	> "$T/skips.out" 2>&1
 rc=$?
 check "scenario 2: exits 0" test "$rc" -eq 0 || tail -40 "$T/skips.out"
@@ -109,7 +123,7 @@ check "scenario 2: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent "
 # changes the timing, not the result).  Same culprit, confirmed, rounds
 # of two commits, every decided step with its evidence.
 sed -e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 1G, hugepages: none }/' \
-	"$T/malloc1.yaml" > "$T/malloc1-1cpu.yaml"
+	"$T/malloc1-noprof.yaml" > "$T/malloc1-1cpu.yaml"
 k bisect start --repo "$T/linux" --good demo-good --bad demo-bad --job "$T/malloc1-1cpu.yaml" \
 	--slots 2 --no-revert-check > "$T/slots.out" 2>&1
 rc=$?

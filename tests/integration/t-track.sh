@@ -56,6 +56,8 @@ push "$good"
 git clone -q --shared --no-checkout "$T/upstream.git" "$T/linux"
 url="file://$T/upstream.git"
 sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
+# no profile runs after the confirmation: t-perf-bisect checks them (CI time)
+echo 'profile_runs: 0' >> "$T/malloc1.yaml"
 user_state() {
 	git -C "$T/linux" for-each-ref --format='%(refname) %(objectname)' | grep -v '^refs/klab/'
 	git -C "$T/linux" symbolic-ref HEAD

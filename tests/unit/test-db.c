@@ -535,8 +535,14 @@ static void test_db__migration_7_stores_the_revert_check(void **state)
 	sqlite3_close(db);
 
 	assert_int_equal(db_open(&db, path, 0), 0);
-	assert_int_equal(query_int(db, "PRAGMA user_version"), 7);
+	/* and on to the latest: 8 lets the profile runs' steps in */
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
 	assert_int_equal(query_int(db, "SELECT count(*) FROM steps WHERE phase = 'confirm'"), 1);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
+					  "VALUES (1, 9, 'p', 'profile', 'done', 0)", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
+					      "VALUES (1, 10, 'q', 'profiles', 'done', 0)", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM steps WHERE seq = 9", NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(db_bisection_revert_check(db, 1, &on), 0);
 	assert_int_equal(on, 1);
 	assert_int_equal(db_bisection_revert(db, 1, &got), 0);

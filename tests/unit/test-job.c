@@ -560,7 +560,7 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 	(void)state;
 	assert_file_error("unknown-key.yaml",
 			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
-			  "size, kpi, direction, repeat, confirm_share, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
+			  "size, kpi, direction, repeat, confirm_share, profile_runs, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
 			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages, swap)");
