@@ -1,7 +1,8 @@
 /* kbuild: LKP's kernel-build benchmark.  The guest builds a host kernel
  * tree with the host's own toolchain, both shared read-only (9p), into a
  * tmpfs build directory; klab's runner (guests/bench/kbuild-run.c) times
- * each build with wait4's rusage after one warm-up build. */
+ * each build with wait4's rusage after one warm-up build.  Debian's
+ * /etc/alternatives (awk is a link into it) is shared read-only too. */
 #include "suite.h"
 #include "job.h"
 #include "resultproto.h"
@@ -17,6 +18,7 @@
 /* The guest's view: a root for the build (chroot) holding the shares. */
 #define GUEST_ROOT "/klab/root"
 #define DEFAULT_TOOLCHAIN "/usr"
+#define ALTERNATIVES "/etc/alternatives"
 #define DEFAULT_TARGET "vmlinux"
 #define DEFAULT_BUILD_TIMEOUT_S 600
 #define MIN_BUILD_TIMEOUT_S 10
@@ -129,6 +131,7 @@ out:
 static int shares(struct job *job, const char *path, int line)
 {
 	const char *source = param(job, "source"), *toolchain = param(job, "toolchain");
+	struct stat st;
 	char *what;
 	int ret;
 
@@ -146,6 +149,15 @@ static int shares(struct job *job, const char *path, int line)
 	what = xstrfmt("%s:%d: params.source", path, line);
 	ret = job_add_share(job, what, source, "src", GUEST_ROOT "/src");
 	free(what);
+	if (ret < 0)
+		return -1;
+	/* Debian's awk, cc, c++ in /usr/bin are links into /etc/alternatives
+	 * (kbuild runs awk): the links alone, read-only as the rest */
+	if (stat(ALTERNATIVES, &st) == 0 && S_ISDIR(st.st_mode)) {
+		what = xstrfmt("%s:%d: the toolchain's %s", path, line, ALTERNATIVES);
+		ret = job_add_share(job, what, ALTERNATIVES, "alternatives", GUEST_ROOT ALTERNATIVES);
+		free(what);
+	}
 	return ret;
 }
 
@@ -184,7 +196,7 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 
 	if (!suite_listed(job->testcase, testcases, ARRAY_SIZE(testcases)))
 		return error("job '%s': kbuild has no config target '%s'", job->path, job->testcase);
-	if (job->nr_shares != 2)
+	if (job->nr_shares < 2)
 		return error("job '%s': a kbuild job needs its toolchain and source shares", job->path);
 	if (build_timeout_s(job, &timeout) < 0)
 		return -1;

@@ -332,6 +332,7 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	char *tree = fake_tree("linux"), *text, *want, *real_tree;
 	struct strbuf sb = STRBUF_INIT;
 	struct job job;
+	int alt;
 
 	(void)state;
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nnr_task: 200%%\nruntime: 30s\n"
@@ -339,17 +340,23 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	parse_text(&job, text);
 	real_tree = real_path(tree);
 	assert_string_equal(job.kpi, "kbuild.buildtime_per_iteration");
-	assert_int_equal(job.nr_shares, 2);
+	alt = access("/etc/alternatives", F_OK) == 0;
+	assert_int_equal(job.nr_shares, 2 + alt);
 	assert_string_equal(job.shares[0].tag, "usr");
 	assert_string_equal(job.shares[0].guest_dir, "/klab/root/usr");
 	assert_string_equal(job.shares[1].host, real_tree);
 	assert_string_equal(job.shares[1].tag, "src");
 	assert_string_equal(job.shares[1].guest_dir, "/klab/root/src");
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
-	want = xstrfmt("version 1\nname t\ntimeout %u\nmount9p usr /klab/root/usr\nmount9p src /klab/root/src\n"
+	if (alt) {
+		assert_string_equal(job.shares[2].host, "/etc/alternatives");
+		assert_string_equal(job.shares[2].guest_dir, "/klab/root/etc/alternatives");
+	}
+	want = xstrfmt("version 1\nname t\ntimeout %u\nmount9p usr /klab/root/usr\nmount9p src /klab/root/src\n%s"
 		       "monitor_interval 0\nargv /usr/lib/klab/kbuild-run\nargv --root\nargv /klab/root\n"
 		       "argv --config\nargv tinyconfig\nargv --target\nargv mm/\nargv --jobs\nargv 4\n"
-		       "argv --runtime\nargv 30\nargv --build-timeout\nargv 300\n", 30 + 2 * 300 + 60);
+		       "argv --runtime\nargv 30\nargv --build-timeout\nargv 300\n", 30 + 2 * 300 + 60,
+		       alt ? "mount9p alternatives /klab/root/etc/alternatives\n" : "");
 	assert_string_equal(sb.buf, want);
 	assert_null(strstr(sb.buf, real_tree));
 	free(want);
