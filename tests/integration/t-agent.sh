@@ -340,4 +340,53 @@ for args in "" "--config tinyconfig --target x --jobs 0 --runtime 1" "--config t
 	check "kbuild-run refuses '$args' with 2" test $? -eq 2
 done
 
+# The guest's root for a build, on the host: in a private mount namespace
+# (nothing of it reaches the host's mount table), the host's /usr, a
+# stand-in tree and /etc/alternatives bind-mounted read-only as the agent's
+# 9p mounts would be; kbuild-run --root adds proc, dev, tmpfs /tmp and
+# /build and the merged-/usr links, chroots, and the host's sh, awk (a link
+# into /etc/alternatives on Debian) and gcc must run there without /etc,
+# while the tree stays unwritable.  Needs root and unshare(1).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && [ -x /usr/bin/gcc ]; then
+	mkdir -p "$T/kbsrc" "$T/kbroot"
+	printf 'int f(int x) { return x * 2; }\n' > "$T/kbsrc/x.c"
+	printf 'config X\n\tbool "x"\n' > "$T/kbsrc/Kconfig"
+	cat > "$T/kbsrc/Makefile" <<'EOF'
+O ?= .
+tinyconfig:
+	echo CONFIG_X=y > $(O)/.config
+mm/:
+	awk 'BEGIN { print "awk runs" }'
+	gcc -O2 -c -o $(O)/x.o $(CURDIR)/x.c && echo "gcc runs"
+	touch $(CURDIR)/written 2>/dev/null && echo "tree WRITABLE" || echo "tree read-only"
+clean:
+	rm -f $(O)/x.o
+EOF
+	cat > "$T/kbroot.sh" <<EOF
+set -e
+mount -t tmpfs tmpfs "$T/kbroot"
+for d in usr src etc/alternatives; do mkdir -p "$T/kbroot/\$d"; done
+mount --bind /usr "$T/kbroot/usr" && mount -o remount,bind,ro "$T/kbroot/usr"
+mount --bind "$T/kbsrc" "$T/kbroot/src" && mount -o remount,bind,ro "$T/kbroot/src"
+if [ -d /etc/alternatives ]; then
+	mount --bind /etc/alternatives "$T/kbroot/etc/alternatives"
+	mount -o remount,bind,ro "$T/kbroot/etc/alternatives"
+fi
+exec "$KLAB_KBUILD" --root "$T/kbroot" --config tinyconfig --target mm/ --jobs 2 --runtime 1 --build-timeout 60
+EOF
+	mounts_before=$(wc -l < /proc/self/mountinfo)
+	out=$(unshare -m --propagation private sh "$T/kbroot.sh" 2>&1); rc=$?
+	check "kbuild-run --root: builds in the chroot, exit 0" test "$rc" -eq 0
+	for want in "| awk runs" "| gcc runs" "| tree read-only"; do
+		case $out in
+		*"$want"*) ok "kbuild-run --root: '$want'" ;;
+		*) fail "kbuild-run --root: no '$want' in: $out" ;;
+		esac
+	done
+	check "kbuild-run --root: the host's mounts are as they were" test "$(wc -l < /proc/self/mountinfo)" -eq "$mounts_before"
+	check "kbuild-run --root: nothing written into the tree" test ! -e "$T/kbsrc/written"
+else
+	echo "# kbuild-run --root not checked: needs root, unshare(1) and gcc"
+fi
+
 finish
