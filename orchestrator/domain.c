@@ -126,6 +126,52 @@ static int check_path(const char *what, const char *path, int required)
 	return check_text(what, path);
 }
 
+/* No empty, "." or ".." component after the leading '/', no trailing '/'. */
+static int plain_path(const char *p)
+{
+	for (const char *c = p + 1; *c; ) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+		if (*c == '/' && !*++c)
+			return 0;	/* a trailing '/' */
+	}
+	return 1;
+}
+
+/* A share: absolute and plain (no ".", ".." or empty component, which
+ * would make the path mean something else than it reads), a tag the
+ * guest can name, read-only, each tag and directory once. */
+static int check_shares(const struct domain_spec *spec)
+{
+	if (spec->nr_shares && !spec->shares)
+		return error("guest has %zu shares but no list of them", spec->nr_shares);
+	if (spec->nr_shares > DOMAIN_MAX_SHARES)
+		return error("guest has %zu shared directories, at most %d", spec->nr_shares, DOMAIN_MAX_SHARES);
+	for (size_t i = 0; i < spec->nr_shares; i++) {
+		const struct domain_share *sh = &spec->shares[i];
+		const char *t = sh->tag, *d = sh->source_dir;
+		size_t tl = t ? strlen(t) : 0;
+
+		if (!tl || tl > DOMAIN_SHARE_TAG_MAX || strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") != tl)
+			return error("share %zu: tag must be 1 to %d of a-z, 0-9 and '_'", i, DOMAIN_SHARE_TAG_MAX);
+		if (check_path("shared directory", d, 1) < 0)
+			return -1;
+		if (!plain_path(d))
+			return error("share '%s': the shared directory must be a plain absolute path", t);
+		if (!strcmp(d, "/"))
+			return error("share '%s': the host's root directory is never shared", t);
+		if (!sh->readonly)
+			return error("share '%s': klab shares host directories read-only only", t);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(spec->shares[j].tag, t) || !strcmp(spec->shares[j].source_dir, d))
+				return error("share '%s': tag or directory given twice", t);
+	}
+	return 0;
+}
+
 static int check_name(const char *name)
 {
 	size_t plen = strlen(DOMAIN_NAME_PREFIX), len;
@@ -213,6 +259,8 @@ static int check_spec(const struct domain_spec *spec, uint64_t *memory_mb)
 	    check_path("emulator", spec->emulator, 0) < 0 || check_path("kernel", spec->kernel, 1) < 0 ||
 	    check_path("initrd", spec->initrd, 0) < 0 || check_path("swap disk", spec->swap_disk, 0) < 0 ||
 	    (spec->cmdline && check_text("kernel command line", spec->cmdline) < 0))
+		return -1;
+	if (check_shares(spec) < 0)
 		return -1;
 	if (!spec->lab_id)
 		return error("guest has no lab id");
@@ -311,6 +359,17 @@ static void add_devices(struct strbuf *sb, const struct domain_spec *spec)
 		strbuf_addstr(sb, "'/>\n"
 				  "      <target dev='vda' bus='virtio'/>\n"
 				  "    </disk>\n");
+	}
+	for (size_t i = 0; i < spec->nr_shares; i++) {
+		strbuf_addstr(sb, "    <filesystem type='mount' accessmode='squash'>\n"
+				  "      <driver type='path'/>\n"
+				  "      <source dir='");
+		strbuf_add_xml_escaped(sb, spec->shares[i].source_dir);
+		strbuf_addstr(sb, "'/>\n      <target dir='");
+		strbuf_add_xml_escaped(sb, spec->shares[i].tag);
+		strbuf_addstr(sb, "'/>\n"
+				  "      <readonly/>\n"
+				  "    </filesystem>\n");
 	}
 	strbuf_addstr(sb,
 		      "    <controller type='usb' model='none'/>\n"

@@ -3,6 +3,7 @@
 #ifndef KLAB_DOMAIN_H
 #define KLAB_DOMAIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "topology.h"
 
@@ -18,6 +19,17 @@ enum hugepage_backing { BACKING_NONE, BACKING_2M, BACKING_1G };
 #define DOMAIN_NAME_PREFIX "klab-"
 #define DOMAIN_NAME_MAX 64		/* prefix included */
 #define DOMAIN_METADATA_NS "https://klab.invalid/xmlns/domain/1"
+#define DOMAIN_MAX_SHARES 8
+#define DOMAIN_SHARE_TAG_MAX 31	/* QEMU's 9p mount tags are short */
+
+/* A host directory the guest sees through 9p (virtio-9p-pci): always
+ * read-only, enforced by QEMU (fsdev readonly=on), not by the guest's
+ * mount options -- the guest runs the kernel under test and is hostile. */
+struct domain_share {
+	const char *source_dir;	/* absolute host path, no "." or ".." component */
+	const char *tag;	/* the guest's mount tag: [a-z0-9_], 1..DOMAIN_SHARE_TAG_MAX */
+	int readonly;		/* must be 1: a writable share is refused */
+};
 
 struct domain_spec {
 	const char *name;		/* DOMAIN_NAME_PREFIX + [A-Za-z0-9_.-], at most DOMAIN_NAME_MAX */
@@ -32,6 +44,10 @@ struct domain_spec {
 	/* a raw file attached as the first virtio disk (vda), the job's
 	 * swap (absolute path; optional) */
 	const char *swap_disk;
+	/* read-only 9p shares (a kbuild job's toolchain and source tree);
+	 * none for every other job, whose XML is then unchanged */
+	const struct domain_share *shares;
+	size_t nr_shares;
 	/* klab metadata (in <metadata><klab:guest xmlns:klab=NS>): owner
 	 * process and lab so orphans can be recognised and cleaned. */
 	const char *lab_id;		/* required */
@@ -53,7 +69,9 @@ struct domain_spec {
  * <panic model='isa'> at 0x505; <memballoon model='none'/>; no USB
  * controller, no network, no graphics, no disk but the swap disk when
  * asked (a raw file as virtio vda, cache='unsafe': it holds only what
- * the guest swaps out during one run); klab metadata.
+ * the guest swaps out during one run); one <filesystem type='mount'
+ * accessmode='squash'> with <driver type='path'/> and <readonly/> per
+ * share (9p; QEMU reads the files as its own user); klab metadata.
  * Pinning (cputune, numatune) only when spec->pin, which needs a pinned
  * plan.  Multi-threaded TCG is QEMU's default for x86 on x86 hosts, so
  * nothing TCG-specific is written.

@@ -70,6 +70,10 @@ int guest_env_attach(struct guest_env *ge, const char *uri, const struct db_host
 	}
 	if (accel_choice_parse(a, &choice) < 0)
 		return -1;
+	/* a share names a directory of this machine */
+	if (ge->job->nr_shares && vm_uri_is_remote(uri))
+		return error("job '%s' shares host directories with the guest (9p), which needs a local hypervisor, "
+			     "not %s", ge->job->path, uri);
 	if (vm_connect(&ge->vm, uri) < 0)
 		return -1;
 	/* Orphans are recognised by lab path and owner pid, both of this
@@ -131,6 +135,7 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	struct guest_env *ge = xcalloc(1, sizeof(*ge));
 	enum accel_choice choice;
 	struct strbuf conf = STRBUF_INIT, cmd = STRBUF_INIT;
+	unsigned agent_timeout;
 	int ret = -1, marked, monitors_hit;
 
 	*out = NULL;
@@ -189,9 +194,17 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	ge->boot_timeout_ms = o->boot_timeout_ms ? o->boot_timeout_ms
 			    : ge->accel == ACCEL_KVM ? 60000 : 180000;
 	/* The agent kills the benchmark at the job's timeout; this is the
-	 * host's own limit beyond it. */
-	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms
-			   : ((int64_t)job->runtime_s * 2 + 180 + monitors_after_s(job)) * 1000;
+	 * host's own limit beyond it (a kbuild job's warm-up build can be
+	 * far longer than its runtime). */
+	if (job_agent_timeout_s(job, &agent_timeout) < 0)
+		goto cleanup;
+	ge->run_timeout_ms = o->run_timeout_ms ? o->run_timeout_ms : ((int64_t)job->runtime_s * 2 + 180 + monitors_after_s(job)) * 1000;
+	if (!o->run_timeout_ms && ge->run_timeout_ms < ((int64_t)agent_timeout + 120 + monitors_after_s(job)) * 1000)
+		ge->run_timeout_ms = ((int64_t)agent_timeout + 120 + monitors_after_s(job)) * 1000;
+	/* the way the host's files reach the guest, said once (virtiofs is
+	 * not used: Debian 12's libvirt 9.0 cannot make it read-only) */
+	for (size_t i = 0; !ge->quiet && i < job->nr_shares; i++)
+		print_line("share: %s as %s in the guest (9p, read-only)", job->shares[i].host, job->shares[i].guest_dir);
 	ret = 0;
 cleanup:
 	strbuf_release(&conf);
@@ -404,6 +417,7 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 			   int64_t created_s, const char *swap_disk, struct strbuf *xml)
 {
 	const struct job *job = ge->job;
+	struct domain_share shares[DOMAIN_MAX_SHARES];
 	struct domain_spec spec = { 0 };
 
 	spec.name = name;
@@ -417,6 +431,12 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 	spec.hugepages = job->guest.hugepages == JOB_HUGEPAGES_2M ? BACKING_2M
 		       : job->guest.hugepages == JOB_HUGEPAGES_1G ? BACKING_1G : BACKING_NONE;
 	spec.swap_disk = swap_disk;
+	if (job->nr_shares > DOMAIN_MAX_SHARES)
+		return error("job '%s' shares %zu directories, at most %d", job->path, job->nr_shares, DOMAIN_MAX_SHARES);
+	for (size_t i = 0; i < job->nr_shares; i++)
+		shares[i] = (struct domain_share){ job->shares[i].host, job->shares[i].tag, 1 };
+	spec.shares = shares;
+	spec.nr_shares = job->nr_shares;
 	spec.lab_id = ge->lab->state_dir;
 	spec.owner_pid = (int)getpid();
 	spec.created_s = created_s;

@@ -1133,6 +1133,9 @@ static int check_job(struct parser *p)
 	for (size_t i = 0; i < job->nr_params; i++)
 		if (suite->check_param(job, &job->params[i], p->path, p->param_line[i]) < 0)
 			return -1;
+	if (suite->shares &&
+	    suite->shares(job, p->path, p->key_line[K_PARAMS] ? p->key_line[K_PARAMS] : p->top_line) < 0)
+		return -1;
 
 	job->default_kpi = suite->default_kpi(job);
 	if (!job->kpi) {
@@ -1439,6 +1442,12 @@ void job_release(struct job *job)
 	for (size_t i = 0; i < job->nr_fragments; i++)
 		free(job->fragments[i]);
 	free(job->fragments);
+	for (size_t i = 0; i < job->nr_shares; i++) {
+		free(job->shares[i].host);
+		free(job->shares[i].tag);
+		free(job->shares[i].guest_dir);
+	}
+	free(job->shares);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -1454,6 +1463,87 @@ unsigned job_count_resolve(const struct job_count *c, unsigned vcpus)
 const char *job_default_kpi(const struct job *job)
 {
 	return job->default_kpi;
+}
+
+int job_agent_timeout_s(const struct job *job, unsigned *out)
+{
+	const struct suite *suite = suite_get(job->suite);
+	unsigned warmup = 0;
+
+	if (!suite || (suite->warmup_s && suite->warmup_s(job, &warmup) < 0))
+		return -1;
+	*out = job->runtime_s + warmup + TIMEOUT_MARGIN_S;
+	return 0;
+}
+
+/* ---- shared host directories --------------------------------------------------- */
+
+/* QEMU opens a share's files as its own user: every ancestor must let
+ * others through, the directory let them read and list. */
+static int reachable_by_others(const char *what, const char *dir)
+{
+	char *p = xstrdup(dir);
+	struct stat st;
+	int ret = 0;
+
+	if (stat(p, &st) < 0 || (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+		ret = error("%s: '%s' is not readable by other users (QEMU runs as its own user, "
+			    "libvirt-qemu on Debian): chmod o+rx it", what, dir);
+	for (char *slash = strrchr(p, '/'); !ret && slash && slash != p; slash = strrchr(p, '/')) {
+		*slash = '\0';
+		if (stat(p, &st) < 0 || !(st.st_mode & S_IXOTH))
+			ret = error("%s: '%s' cannot be entered by other users (QEMU runs as its own user, "
+				    "libvirt-qemu on Debian): chmod o+x it or use another directory", what, p);
+	}
+	free(p);
+	return ret;
+}
+
+int job_check_share_dir(const char *what, const char *host)
+{
+	struct stat st;
+	char *real;
+	int ret;
+
+	if (!host || host[0] != '/' || !is_printable_ascii(host))
+		return error("%s: expected an absolute path, got '%s'", what, host ? host : "");
+	if (stat(host, &st) < 0)
+		return error("%s: '%s' does not exist", what, host);
+	if (!S_ISDIR(st.st_mode))
+		return error("%s: '%s' is not a directory", what, host);
+	real = real_path(host);
+	if (!real)
+		return -1;
+	if (!strcmp(real, "/"))
+		ret = error("%s: '%s' is the host's root directory, which is never shared", what, host);
+	else
+		ret = reachable_by_others(what, real);
+	free(real);
+	return ret;
+}
+
+int job_add_share(struct job *job, const char *what, const char *host, const char *tag, const char *guest_dir)
+{
+	struct job_share *sh;
+
+	if (job_check_share_dir(what, host) < 0)
+		return -1;
+	if (job->nr_shares >= JOB_MAX_SHARES)
+		return error("%s: at most %d shared directories", what, JOB_MAX_SHARES);
+	if (!only_chars(tag, LOWER_DIGITS "_") || strlen(tag) > 31 || strncmp(guest_dir, "/klab/", 6))
+		return error("%s: bad share tag '%s' or guest directory '%s'", what, tag, guest_dir);
+	job->shares = xrealloc(job->shares, (job->nr_shares + 1) * sizeof(*job->shares));
+	sh = &job->shares[job->nr_shares++];
+	sh->host = real_path(host);
+	sh->tag = xstrdup(tag);
+	sh->guest_dir = xstrdup(guest_dir);
+	if (!sh->host) {
+		free(sh->tag);
+		free(sh->guest_dir);
+		job->nr_shares--;
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- the agent's job.conf ------------------------------------------------------ */
@@ -1506,7 +1596,7 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const struct suite *suite;
-	unsigned warmup = 0;
+	unsigned timeout;
 	int ret = -1;
 
 	if (!job->suite || !job->testcase || !job->mode)
@@ -1514,7 +1604,7 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 	if (!vcpus)
 		return error("job '%s': a guest has at least one vCPU", job->path);
 	suite = suite_get(job->suite);
-	if (!suite || (suite->warmup_s && suite->warmup_s(job, &warmup) < 0))
+	if (!suite || job_agent_timeout_s(job, &timeout) < 0)
 		return -1;
 
 	strbuf_addstr(&sb, "version 1\nname ");
@@ -1544,10 +1634,13 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 		strbuf_addf(&sb, "aslr %d\n", job->aslr);
 	if (job->drop_caches >= 0)
 		strbuf_addf(&sb, "drop_caches %d\n", job->drop_caches);
-	strbuf_addf(&sb, "timeout %u\n", job->runtime_s + warmup + TIMEOUT_MARGIN_S);
+	strbuf_addf(&sb, "timeout %u\n", timeout);
 	/* the disk guest.c attaches: the first virtio disk */
 	if (job->guest.swap_mb)
 		strbuf_addstr(&sb, "swap " JOB_SWAP_DEVICE "\n");
+	/* the shares guest.c attaches, by tag (the host path stays on the host) */
+	for (size_t i = 0; i < job->nr_shares; i++)
+		strbuf_addf(&sb, "mount9p %s %s\n", job->shares[i].tag, job->shares[i].guest_dir);
 	strbuf_addf(&sb, "monitor_interval %u\n", job->monitor_interval_s);
 	/* the default set is said by saying nothing: the same file as before
 	 * perf-profile (a list of exactly the cheap ones too) */

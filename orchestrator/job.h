@@ -31,6 +31,15 @@ struct job_guest {
 	uint64_t swap_mb;	/* a swap disk of this size (0: none, the default) */
 };
 
+/* A host directory the job's guest sees read-only through 9p (a kbuild
+ * job's toolchain and kernel tree); the agent mounts tag at guest_dir. */
+struct job_share {
+	char *host;		/* absolute, symlinks resolved */
+	char *tag;		/* [a-z0-9_], domain.h's rule */
+	char *guest_dir;	/* absolute guest path under /klab/ */
+};
+#define JOB_MAX_SHARES 4
+
 /* The guest device of a job's swap disk (domain.c attaches it there). */
 #define JOB_SWAP_DEVICE "/dev/vda"
 
@@ -69,6 +78,9 @@ struct job {
 	/* bit i: the registry's monitor i runs (monitor.h; default
 	 * monitor_default_set(): all but perf-profile) */
 	unsigned monitors;
+	/* read-only shares the suite asked for (none but for kbuild) */
+	struct job_share *shares;
+	size_t nr_shares;
 };
 
 /* Parse a job file.  On error returns -1 after error("FILE:LINE: ...")
@@ -109,6 +121,10 @@ int job_sysctl_is_sysfs(const char *key);
  * suite's argv. */
 int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out);
 
+/* The agent's timeout for the benchmark: runtime, the suite's warm-up
+ * and a margin (the job.conf "timeout" line). */
+int job_agent_timeout_s(const struct job *job, unsigned *out);
+
 /* Every metric name the job's suite may produce has the prefix
  * "<suite>." ; the KPI must be one of the names the parser emits.
  * The default is the suite's (suite.h default_kpi): stress-ng.<testcase>.ops_per_sec,
@@ -128,6 +144,16 @@ int job_parse_share(const char *s, unsigned *pct);
  * made by a format. */
 int job_conf_line(struct strbuf *sb, const char *key, const char *value);
 int job_conf_argvf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* For the suites' shares op: a host directory for the guest, read-only.
+ * The directory must exist, and QEMU's user (not root: libvirt-qemu)
+ * must reach it: world-traversable ancestors, world-readable itself.
+ * -1 after error("<what>: ...") naming the path; what is "path:line:
+ * params.x" or similar. */
+int job_add_share(struct job *job, const char *what, const char *host, const char *tag, const char *guest_dir);
+/* The checks of job_add_share alone (a suite's check_param): 0 or -1
+ * after error("<what>: ..."). */
+int job_check_share_dir(const char *what, const char *host);
+
 /* The one rule for a KPI, in a job file and for every --kpi: a metric
  * name a result record may carry (at most 128 of [A-Za-z0-9_.:+()/-],
  * with a '.'); with a parsed job (NULL: the name only), also one of its

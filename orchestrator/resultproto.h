@@ -116,6 +116,9 @@ const char *result_env_get(const struct result *r, const char *key);
  *                   seq = the second
  *   vm-scalability  vm-scalability.{throughput, workload}; task_throughput,
  *                   task_usecs, task_bytes with seq = the task (from 0)
+ *   kbuild          kbuild.{buildtime_per_iteration, user_time, sys_time,
+ *                   iterations}; iteration_buildtime, iteration_user_time,
+ *                   iteration_sys_time with seq = the measured build (from 1)
  *
  * A line with a malformed number is skipped.  Every value is finite,
  * every name valid (RESULT_MAX_NAME), and the (name, seq) pairs are

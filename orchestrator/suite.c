@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const struct suite suite_stress_ng, suite_will_it_scale, suite_vm_scalability;
+extern const struct suite suite_stress_ng, suite_will_it_scale, suite_vm_scalability, suite_kbuild;
 
 /* The order is the one messages list them in. */
 static const struct suite *const suites[] = {
 	&suite_stress_ng,
 	&suite_will_it_scale,
 	&suite_vm_scalability,
+	&suite_kbuild,
 };
 
 const struct suite *suite_find(const char *name)

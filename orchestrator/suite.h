@@ -48,6 +48,10 @@ struct suite {
 	/* Seconds it runs before the measured runtime (NULL: none); the
 	 * agent's timeout allows for them. */
 	int (*warmup_s)(const struct job *job, unsigned *out);
+	/* After the params are checked: the read-only host directories the
+	 * guest needs (job_add_share), or an error at path:line for what is
+	 * missing (NULL: none, the guest sees no host file). */
+	int (*shares)(struct job *job, const char *path, int line);
 	/* The "argv" lines of the agent's job.conf for a guest of `vcpus`. */
 	int (*agent_argv)(const struct job *job, unsigned vcpus, struct strbuf *conf);
 	/* The benchmark's output lines (NULL entries skipped) into metrics,

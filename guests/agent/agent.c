@@ -512,6 +512,45 @@ cleanup:
 	return ret;
 }
 
+/*
+ * The host directories the domain shares (9p, read-only in QEMU): each
+ * tag mounted read-only at its directory (made, with its parents, in the
+ * initramfs).  The guest's ro is a second lock, not the first: QEMU's
+ * fsdev refuses writes whatever the guest mounts.  cache=loose: the
+ * shares do not change during a run, and a build reads its headers over
+ * and over (cache=none would send every read to QEMU).  Not in --test mode:
+ * the host's mounts are not the agent's to change.
+ */
+static int mount_shares(const struct job_conf *jc)
+{
+	for (size_t i = 0; i < jc->nr_shares; i++) {
+		const struct share *sh = &jc->shares[i];
+		char dir[PATH_MAX];
+
+		if (test_mode) {
+			logmsg("test mode: 9p share %s not mounted on %s", sh->tag, sh->dir);
+			continue;
+		}
+		if (strlen(sh->dir) >= sizeof(dir))
+			return fail("mount9p: %s: path too long", sh->dir);
+		strcpy(dir, sh->dir);
+		for (char *p = dir + 1; (p = strchr(p, '/')); p++) {
+			*p = '\0';
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+				return fail("mount9p: cannot create %s: %s", dir, strerror(errno));
+			*p = '/';
+		}
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return fail("mount9p: cannot create %s: %s", dir, strerror(errno));
+		if (mount(sh->tag, dir, "9p", MS_RDONLY | MS_NOSUID | MS_NODEV,
+			  "trans=virtio,version=9p2000.L,cache=loose,msize=262144,ro") < 0)
+			return fail("mount9p: cannot mount share %s on %s: %s (are CONFIG_NET_9P_VIRTIO and "
+				    "CONFIG_9P_FS in the kernel?)", sh->tag, dir, strerror(errno));
+		logmsg("mounted share %s on %s (9p, read-only)", sh->tag, dir);
+	}
+	return 0;
+}
+
 static int apply_settings(const struct job_conf *jc)
 {
 	size_t i;
@@ -1392,7 +1431,8 @@ int main(int argc, char **argv)
 	}
 	record("hello %d", AGENT_VERSION);
 
-	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0 && setup_swap(&jc) == 0) {
+	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0 && setup_swap(&jc) == 0 &&
+	    mount_shares(&jc) == 0) {
 		if (jc.name)
 			logmsg("job %s", jc.name);
 		const char *perf_event = profile_wanted(&jc) ? perfprof_event() : NULL;

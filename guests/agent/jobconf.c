@@ -37,6 +37,13 @@ static int has_dotdot(const char *path)
 	return 0;
 }
 
+static int tag_ok(const char *t)
+{
+	size_t n = strlen(t);
+
+	return n && n <= SHARE_TAG_MAX && strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
 /* Split "key value..." at the first space; both must be non-empty. */
 static int split_pair(char *s, char **value)
 {
@@ -121,6 +128,15 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 		if (!value || strncmp(value, "/dev/", 5) || has_dotdot(value) || strchr(value, ' ') || jc->swap)
 			return jobconf_fail("job.conf:%d: expected one 'swap /dev/<device>'", lineno);
 		jc->swap = value;
+	} else if (!strcmp(key, "mount9p")) {
+		/* the host names the tag and where it goes; the options are
+		 * the agent's own: read-only, whatever the host wrote */
+		if (split_pair(value, &arg) < 0 || !tag_ok(value) || strncmp(arg, "/klab/", 6) ||
+		    has_dotdot(arg) || strchr(arg, ' ') || strstr(arg, "//"))
+			return jobconf_fail("job.conf:%d: expected 'mount9p <tag> /klab/<dir>'", lineno);
+		jc->shares[jc->nr_shares].tag = value;
+		jc->shares[jc->nr_shares].dir = arg;
+		jc->nr_shares++;
 	} else if (!strcmp(key, "argv")) {
 		if (!value)
 			return jobconf_fail("job.conf:%d: argv without a value", lineno);
@@ -152,7 +168,8 @@ int jobconf_parse(struct job_conf *jc, const char *path, size_t len)
 	jc->settings = calloc(nr_lines, sizeof(*jc->settings));
 	jc->argv = calloc(nr_lines + 1, sizeof(*jc->argv));
 	jc->env = calloc(nr_lines, sizeof(*jc->env));
-	if (!jc->settings || !jc->argv || !jc->env)
+	jc->shares = calloc(nr_lines, sizeof(*jc->shares));
+	if (!jc->settings || !jc->argv || !jc->env || !jc->shares)
 		return jobconf_fail("out of memory");
 
 	end = jc->buf + len;
@@ -200,5 +217,6 @@ void jobconf_release(struct job_conf *jc)
 	free(jc->settings);
 	free(jc->argv);
 	free(jc->env);
+	free(jc->shares);
 	free(jc->buf);
 }

@@ -13,6 +13,14 @@ struct setting {
 	const char *value;	/* points into the conf buffer */
 };
 
+#define SHARE_TAG_MAX		31
+
+/* "mount9p TAG DIR": a host directory the domain shares read-only. */
+struct share {
+	const char *tag;	/* [a-z0-9_], 1..SHARE_TAG_MAX */
+	const char *dir;	/* absolute, under /klab/, no ".." */
+};
+
 struct job_conf {
 	char *buf;		/* the file, NUL-terminated lines; the rest point into it */
 	const char *name;
@@ -27,6 +35,8 @@ struct job_conf {
 	size_t nr_env;
 	const char *monitors;	/* the monitors to read, space-separated; NULL: all */
 	const char *swap;	/* a device to make swap on and enable, or NULL */
+	struct share *shares;	/* 9p tags to mount read-only, in order */
+	size_t nr_shares;
 };
 
 /* Parse the len bytes at jc->buf (which holds at least len + 1 bytes,

@@ -114,7 +114,7 @@ static void check_metrics(const struct result_metric *m, size_t n)
 
 static void parse_all_suites(char *const *lines, size_t nr)
 {
-	static const char *const suites[] = { "stress-ng", "will-it-scale", "vm-scalability", "unknown" };
+	static const char *const suites[] = { "stress-ng", "will-it-scale", "vm-scalability", "kbuild", "unknown" };
 
 	for (size_t s = 0; s < sizeof(suites) / sizeof(suites[0]); s++) {
 		struct result_metric *m;

@@ -7,12 +7,13 @@
 : "${KLAB_AGENT:=$top_builddir/guests/agent/klab-agent}"
 : "${KLAB_USEMEM:=$top_builddir/guests/bench/usemem}"
 : "${KLAB_WIS:=$top_builddir/guests/bench/will-it-scale}"
+: "${KLAB_KBUILD:=$top_builddir/guests/bench/kbuild-run}"
 
 # TAP-style numbered lines, counted the way lib.sh's finish expects
 ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
 fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $*"; }
 
-for prog in "$KLAB_AGENT" "$KLAB_USEMEM" "$KLAB_WIS"; do
+for prog in "$KLAB_AGENT" "$KLAB_USEMEM" "$KLAB_WIS" "$KLAB_KBUILD"; do
 	if [ ! -x "$prog" ]; then
 		echo "not ok - $prog is not built (set top_builddir or KLAB_AGENT/KLAB_USEMEM/KLAB_WIS)"
 		exit 1
@@ -121,6 +122,34 @@ swap /etc/passwd
 argv /bin/true
 EOF
 check "swap on a path outside /dev: refused" test "$rc" -ne 0
+
+# 9p shares (a kbuild job's): in --test mode nothing is mounted on the
+# host (what mounts in the guest is checked only there); the lines are
+# checked all the same: a tag of [a-z0-9_], a directory under /klab/
+mounts_before=$(wc -l < /proc/self/mountinfo)
+agent share-test <<EOF
+version 1
+timeout 10
+mount9p usr /klab/root/usr
+mount9p src /klab/root/src
+argv /bin/true
+EOF
+check "mount9p in --test mode: run goes on, nothing mounted" \
+	sh -c "test $rc -eq 0 && grep -q 'test mode: 9p share usr not mounted on /klab/root/usr' '$T/share-test.err' &&
+	       grep -q 'test mode: 9p share src not mounted on /klab/root/src' '$T/share-test.err'"
+check "mount9p in --test mode: the host's mounts are as they were" \
+	test "$(wc -l < /proc/self/mountinfo)" -eq "$mounts_before"
+check "mount9p in --test mode: no /klab directory made on the host" test ! -e /klab/root/usr
+for bad in "usr /usr" "usr /klab/../usr" "Usr /klab/root/usr" "u-s /klab/root/usr" "usr" \
+	   "abcdefghijklmnopqrstuvwxyz012345 /klab/x" "usr /klab/root//usr" "usr /klab/root/usr extra"; do
+	agent share-bad <<EOF
+version 1
+timeout 10
+mount9p $bad
+argv /bin/true
+EOF
+	check "mount9p '$bad': refused" sh -c "test $rc -ne 0 && grep -q \"expected 'mount9p <tag> /klab/<dir>'\" '$T/share-bad.out'"
+done
 
 agent exit3 <<EOF
 version 1
@@ -321,5 +350,100 @@ done
 check "will-it-scale refuses an unknown test with 2" test $? -eq 2
 "$KLAB_WIS" --test malloc1 --tasks 1 --mode fork >/dev/null 2>&1
 check "will-it-scale refuses an unknown mode with 2" test $? -eq 2
+
+# ---- kbuild-run -------------------------------------------------------------
+# Without --root it mounts nothing and runs make as told: a stand-in make
+# here (a real build is the guest test's), so the timing, the iteration
+# loop, the first error and the build timeout are checked on the host.
+
+mkdir -p "$T/kb/src" "$T/kb/build"
+cat > "$T/kb/make" <<'EOF'
+#!/bin/sh
+for a; do t=$a; done
+case $t in
+tinyconfig|clean) ;;
+broken/) echo "  CC broken/x.o"; echo "broken/x.c:3:1: error: expected ';' before '}' token" >&2; exit 2 ;;
+slow/) sleep 30 ;;
+*) i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; echo "iteration:99 real=1 user=1 sys=1" ;;
+esac
+EOF
+chmod +x "$T/kb/make"
+kb() { "$KLAB_KBUILD" --src "$T/kb/src" --build "$T/kb/build" --make "$T/kb/make" --config tinyconfig --jobs 2 "$@"; }
+out=$(kb --target mm/ --runtime 1); rc=$?
+check "kbuild-run exits 0" test "$rc" -eq 0
+check "kbuild-run names the run" test "$(printf '%s\n' "$out" | head -n 1)" = "kbuild: config=tinyconfig target=mm/ jobs=2 runtime=1"
+check "kbuild-run warms up once" test "$(printf '%s\n' "$out" | grep -c '^warmup: real=[0-9.]* user=[0-9.]* sys=[0-9.]*$')" -eq 1
+n=$(printf '%s\n' "$out" | grep -c '^iteration:[1-9][0-9]* real=[0-9.]* user=[0-9.]* sys=[0-9.]*$')
+check "kbuild-run builds until the runtime has passed" test "$n" -ge 1
+check "kbuild-run counts its iterations" sh -c "printf '%s\n' '$out' | grep -qx 'iterations:$n'"
+check "make's own lines are marked, never read as the runner's" sh -c "printf '%s\n' '$out' | grep -q '^| iteration:99 '"
+out=$(kb --target broken/ --runtime 1); rc=$?
+check "kbuild-run: a target that fails to build exits 1" test "$rc" -eq 1
+case $out in
+*"kbuild: first error: broken/x.c:3:1: error: expected ';' before '}' token"*) ok "kbuild-run: the compiler's first error is named" ;;
+*) fail "kbuild-run: first error: $out" ;;
+esac
+t0=$(date +%s)
+out=$(kb --target slow/ --runtime 1 --build-timeout 1); rc=$?
+check "kbuild-run: a build past its timeout is killed, exit 1" test "$rc" -eq 1 -a $(($(date +%s) - t0)) -lt 10
+case $out in
+*"still running after 1 s, killed"*) ok "kbuild-run: the timeout is said" ;;
+*) fail "kbuild-run: timeout: $out" ;;
+esac
+for args in "" "--config tinyconfig --target x --jobs 0 --runtime 1" "--config tinyconfig --target -x --jobs 1 --runtime 1" \
+	    "--config tinyconfig --target x --jobs 1 --runtime x" "--config tinyconfig --target x --jobs 1 --runtime 1 extra"; do
+	# shellcheck disable=SC2086
+	"$KLAB_KBUILD" $args >/dev/null 2>&1
+	check "kbuild-run refuses '$args' with 2" test $? -eq 2
+done
+
+# The guest's root for a build, on the host: in a private mount namespace
+# (nothing of it reaches the host's mount table), the host's /usr, a
+# stand-in tree and /etc/alternatives bind-mounted read-only as the agent's
+# 9p mounts would be; kbuild-run --root adds proc, dev, tmpfs /tmp and
+# /build and the merged-/usr links, chroots, and the host's sh, awk (a link
+# into /etc/alternatives on Debian) and gcc must run there without /etc,
+# while the tree stays unwritable.  Needs root and unshare(1).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && [ -x /usr/bin/gcc ]; then
+	mkdir -p "$T/kbsrc" "$T/kbroot"
+	printf 'int f(int x) { return x * 2; }\n' > "$T/kbsrc/x.c"
+	printf 'config X\n\tbool "x"\n' > "$T/kbsrc/Kconfig"
+	cat > "$T/kbsrc/Makefile" <<'EOF'
+O ?= .
+tinyconfig:
+	echo CONFIG_X=y > $(O)/.config
+mm/:
+	awk 'BEGIN { print "awk runs" }'
+	gcc -O2 -c -o $(O)/x.o $(CURDIR)/x.c && echo "gcc runs"
+	touch $(CURDIR)/written 2>/dev/null && echo "tree WRITABLE" || echo "tree read-only"
+clean:
+	rm -f $(O)/x.o
+EOF
+	cat > "$T/kbroot.sh" <<EOF
+set -e
+mount -t tmpfs tmpfs "$T/kbroot"
+for d in usr src etc/alternatives; do mkdir -p "$T/kbroot/\$d"; done
+mount --bind /usr "$T/kbroot/usr" && mount -o remount,bind,ro "$T/kbroot/usr"
+mount --bind "$T/kbsrc" "$T/kbroot/src" && mount -o remount,bind,ro "$T/kbroot/src"
+if [ -d /etc/alternatives ]; then
+	mount --bind /etc/alternatives "$T/kbroot/etc/alternatives"
+	mount -o remount,bind,ro "$T/kbroot/etc/alternatives"
+fi
+exec "$KLAB_KBUILD" --root "$T/kbroot" --config tinyconfig --target mm/ --jobs 2 --runtime 1 --build-timeout 60
+EOF
+	mounts_before=$(wc -l < /proc/self/mountinfo)
+	out=$(unshare -m --propagation private sh "$T/kbroot.sh" 2>&1); rc=$?
+	check "kbuild-run --root: builds in the chroot, exit 0" test "$rc" -eq 0
+	for want in "| awk runs" "| gcc runs" "| tree read-only"; do
+		case $out in
+		*"$want"*) ok "kbuild-run --root: '$want'" ;;
+		*) fail "kbuild-run --root: no '$want' in: $out" ;;
+		esac
+	done
+	check "kbuild-run --root: the host's mounts are as they were" test "$(wc -l < /proc/self/mountinfo)" -eq "$mounts_before"
+	check "kbuild-run --root: nothing written into the tree" test ! -e "$T/kbsrc/written"
+else
+	echo "# kbuild-run --root not checked: needs root, unshare(1) and gcc"
+fi
 
 finish

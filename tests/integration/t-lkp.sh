@@ -98,7 +98,7 @@ if printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\033')"; then fail "an ESC f
 
 refused "reproduce: garbage" "no commit" reproduce --accel tcg "$data/garbage.txt"
 refused "reproduce: missing parent" "no parent commit" reproduce --accel tcg "$data/missing-parent.txt"
-refused "reproduce: a suite klab does not run" "unknown suite 'netperf' (klab runs: stress-ng, will-it-scale, vm-scalability)" \
+refused "reproduce: a suite klab does not run" "unknown suite 'netperf' (klab runs: stress-ng, will-it-scale, vm-scalability, kbuild)" \
 	reproduce --accel tcg --job-out "$T/n.yaml" "$data/unknown-suite.txt"
 refused "reproduce: no such file" "nonexistent" reproduce "$T/nonexistent"
 refused "reproduce: no report" "needs a report" reproduce

@@ -132,6 +132,9 @@ static xmlDocPtr check_domain(const struct domain_spec *spec, const char *file)
 	assert_xpath(doc, "/domain/metadata/klab:guest/klab:lab", spec->lab_id);
 	assert_xpath(doc, "/domain/devices/channel/target/@name", DOMAIN_RESULT_CHANNEL);
 	assert_xpath_count(doc, "/domain/devices/disk", spec->swap_disk ? 1 : 0);
+	assert_xpath_count(doc, "/domain/devices/filesystem", (int)spec->nr_shares);
+	/* every share is read-only, whatever else */
+	assert_xpath_count(doc, "/domain/devices/filesystem[readonly]", (int)spec->nr_shares);
 	assert_xpath_count(doc, "/domain/devices/interface|/domain/devices/graphics", 0);
 	return doc;
 }
@@ -209,6 +212,35 @@ static void test_domain__swap_disk_is_one_virtio_disk(void **state)
 		assert_int_equal(domain_xml(&spec, &sb), -1);
 		strbuf_release(&sb);
 	}
+	guest_plan_release(&p);
+}
+
+/* a kbuild job's toolchain and tree: read-only 9p shares, nothing else
+ * changes (no memoryBacking: 9p needs no shared memory) */
+static void test_domain__shares_are_readonly_9p_filesystems(void **state)
+{
+	static const struct domain_share shares[] = {
+		{ "/usr", "usr", 1 },
+		{ "/srv/linux & <co>", "src", 1 },
+	};
+	struct guest_plan p;
+	struct domain_spec spec;
+	xmlDocPtr doc;
+
+	(void)state;
+	plan_on(&p, "small-1socket-2cpu-1node", 2, 2, 2048);
+	spec = base_spec(&p);
+	spec.shares = shares;
+	spec.nr_shares = ARRAY_SIZE(shares);
+	doc = check_domain(&spec, "tcg-9p-shares");
+	assert_xpath(doc, "/domain/devices/filesystem[1]/@type", "mount");
+	assert_xpath(doc, "/domain/devices/filesystem[1]/@accessmode", "squash");
+	assert_xpath(doc, "/domain/devices/filesystem[1]/driver/@type", "path");
+	assert_xpath(doc, "/domain/devices/filesystem[1]/source/@dir", "/usr");
+	assert_xpath(doc, "/domain/devices/filesystem[1]/target/@dir", "usr");
+	assert_xpath(doc, "/domain/devices/filesystem[2]/source/@dir", "/srv/linux & <co>");
+	assert_xpath_count(doc, "/domain/memoryBacking", 0);
+	xmlFreeDoc(doc);
 	guest_plan_release(&p);
 }
 
@@ -449,6 +481,51 @@ static void test_domain__hugepages_need_whole_pages_per_cell(void **state)
 	guest_plan_release(&p);
 }
 
+static void test_domain__bad_shares_refused(void **state)
+{
+	static const struct {
+		struct domain_share share;
+		const char *msg;
+	} bad[] = {
+		{ { "usr", "usr", 1 }, "error: shared directory must be an absolute path" },
+		{ { "/usr/../etc", "usr", 1 }, "error: share 'usr': the shared directory must be a plain absolute path" },
+		{ { "/usr/./lib", "usr", 1 }, "error: share 'usr': the shared directory must be a plain absolute path" },
+		{ { "/usr//lib", "usr", 1 }, "error: share 'usr': the shared directory must be a plain absolute path" },
+		{ { "/usr/", "usr", 1 }, "error: share 'usr': the shared directory must be a plain absolute path" },
+		{ { "/usr/..", "usr", 1 }, "error: share 'usr': the shared directory must be a plain absolute path" },
+		{ { "/", "root", 1 }, "error: share 'root': the host's root directory is never shared" },
+		{ { "/usr", "Usr", 1 }, "error: share 0: tag must be 1 to 31 of a-z, 0-9 and '_'" },
+		{ { "/usr", "u-s", 1 }, "error: share 0: tag must be 1 to 31 of a-z, 0-9 and '_'" },
+		{ { "/usr", "", 1 }, "error: share 0: tag must be 1 to 31 of a-z, 0-9 and '_'" },
+		{ { "/usr", NULL, 1 }, "error: share 0: tag must be 1 to 31 of a-z, 0-9 and '_'" },
+		{ { "/usr", "abcdefghijklmnopqrstuvwxyz012345", 1 }, "error: share 0: tag must be 1 to 31 of a-z, 0-9 and '_'" },
+		{ { "/usr\x01", "usr", 1 }, "error: shared directory has a control character (0x01) at byte 4" },
+		{ { "/usr", "usr", 0 }, "error: share 'usr': klab shares host directories read-only only" },
+	};
+	struct domain_share two[2] = { { "/usr", "usr", 1 }, { "/srv", "usr", 1 } };
+	struct guest_plan p;
+	struct domain_spec spec;
+
+	(void)state;
+	plan_on(&p, "small-1socket-2cpu-1node", 2, 1, 1024);
+	spec = base_spec(&p);
+	spec.memory_mb = 1024;
+	spec.nr_shares = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		spec.shares = &bad[i].share;
+		assert_refused(&spec, bad[i].msg);
+	}
+	spec.shares = two;
+	spec.nr_shares = 2;
+	assert_refused(&spec, "error: share 'usr': tag or directory given twice");
+	two[1].tag = "src";
+	two[1].source_dir = "/usr";
+	assert_refused(&spec, "error: share 'src': tag or directory given twice");
+	spec.shares = NULL;
+	assert_refused(&spec, "error: guest has 2 shares but no list of them");
+	guest_plan_release(&p);
+}
+
 static void test_domain__escaping_replaces_what_xml_cannot_hold(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -481,6 +558,8 @@ int main(void)
 		cmocka_unit_test(test_domain__kvm_8vcpu_2cell_2m_hugepages_on_big_host),
 		cmocka_unit_test(test_domain__tcg_1vcpu_unpinned),
 		cmocka_unit_test(test_domain__swap_disk_is_one_virtio_disk),
+		cmocka_unit_test(test_domain__shares_are_readonly_9p_filesystems),
+		cmocka_unit_test(test_domain__bad_shares_refused),
 		cmocka_unit_test(test_domain__kvm_4vcpu_4cell_1g_hugepages_on_four_node_host),
 		cmocka_unit_test(test_domain__uneven_cells_share_one_socket),
 		cmocka_unit_test(test_domain__hostile_values_are_escaped),

@@ -38,8 +38,8 @@ static int setup(void **state)
 	/* A private copy of the guest programs, so one can be changed. */
 	bindir = xstrfmt("%s/bin", dir);
 	cmd = xstrfmt("mkdir -p %s && cp %s/guests/agent/klab-agent %s/guests/bench/usemem "
-		      "%s/guests/bench/will-it-scale %s/", bindir, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR,
-		      KLAB_ABS_BUILDDIR, bindir);
+		      "%s/guests/bench/will-it-scale %s/guests/bench/kbuild-run %s/", bindir, KLAB_ABS_BUILDDIR,
+		      KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, bindir);
 	assert_int_equal(run(cmd), 0);
 	free(cmd);
 	setenv("KLAB_GUEST_BINDIR", bindir, 1);
@@ -125,6 +125,7 @@ static void test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries(voi
 	assert_non_null(strstr(list, "usr/bin/stress-ng\n"));
 	assert_non_null(strstr(list, "usr/lib/klab/usemem\n"));
 	assert_non_null(strstr(list, "usr/lib/klab/will-it-scale\n"));
+	assert_non_null(strstr(list, "usr/lib/klab/kbuild-run\n"));
 	assert_non_null(strstr(list, "ld-linux-x86-64.so.2\n"));
 	assert_non_null(strstr(list, "libc.so.6\n"));
 	free(list);

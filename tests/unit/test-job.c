@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "job.h"
 #include "monitor.h"
@@ -138,6 +139,22 @@ static void parse_text(struct job *job, const char *text)
 		fail_msg("did not parse:\n%s", text);
 }
 
+/* A directory that looks like a kernel tree (Makefile, Kconfig), in the
+ * test's directory (0755, as QEMU's user needs); caller frees. */
+static char *fake_tree(const char *name)
+{
+	char *tree = xstrfmt("%s/%s", dir, name), *f;
+
+	assert_int_equal(mkdir_p(tree, 0755), 0);
+	f = xstrfmt("%s/Makefile", tree);
+	assert_int_equal(write_file_atomic(f, "all:\n", 5), 0);
+	free(f);
+	f = xstrfmt("%s/Kconfig", tree);
+	assert_int_equal(write_file_atomic(f, "\n", 1), 0);
+	free(f);
+	return tree;
+}
+
 static void assert_conf(const char *name, const char *text, unsigned vcpus, const char *want)
 {
 	struct job job;
@@ -154,6 +171,8 @@ static int setup(void **state)
 {
 	(void)state;
 	assert_non_null(mkdtemp(dir));
+	/* a kbuild job's shares must be reachable by QEMU's user */
+	assert_int_equal(chmod(dir, 0755), 0);
 	capture_file = xstrfmt("%s/stderr", dir);
 	return 0;
 }
@@ -175,8 +194,11 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 {
 	static const char *const expected[] = {
 		"stress-ng-mmapaddr.yaml", "stress-ng-vm-splice.yaml", "usemem-anon-w-seq.yaml",
-		"will-it-scale-malloc1.yaml", "will-it-scale-page_fault1.yaml",
+		"will-it-scale-malloc1.yaml", "will-it-scale-page_fault1.yaml", "kbuild.yaml",
 	};
+	/* a kbuild job names a kernel tree of the machine it runs on: here
+	 * its source line names a stand-in tree */
+	char *tree = fake_tree("shipped-tree");
 	char *jobs = xstrfmt("%s/jobs", srcdir());
 	DIR *d = opendir(jobs);
 	struct dirent *de;
@@ -193,8 +215,24 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 		if (n < 6 || strcmp(de->d_name + n - 5, ".yaml"))
 			continue;
 		path = xstrfmt("%s/%s", jobs, de->d_name);
-		if (job_parse_file(&job, path) < 0)
+		if (!strncmp(de->d_name, "kbuild", 6)) {
+			struct strbuf text = STRBUF_INIT;
+			char *buf, *src;
+			size_t len;
+
+			assert_int_equal(read_file(path, 1 << 16, &buf, &len), 0);
+			src = strstr(buf, "source: ");
+			assert_non_null(src);
+			strbuf_add(&text, buf, (size_t)(src - buf));
+			strbuf_addf(&text, "source: %s", tree);
+			strbuf_addstr(&text, src + strcspn(src, "\n"));
+			if (job_parse_buffer(&job, path, text.buf, text.len) < 0)
+				fail_msg("shipped job %s does not parse with a kernel tree", path);
+			strbuf_release(&text);
+			free(buf);
+		} else if (job_parse_file(&job, path) < 0) {
 			fail_msg("shipped job %s does not parse", path);
+		}
 		for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
 			if (!strcmp(de->d_name, expected[i]))
 				found++;
@@ -213,6 +251,7 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 	}
 	closedir(d);
 	free(jobs);
+	free(tree);
 	assert_int_equal(found, ARRAY_SIZE(expected));
 }
 
@@ -297,6 +336,134 @@ static void test_job__monitors_unknown_name_is_refused(void **state)
 	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: { a: b }\n",
 			   "t.yaml:3: monitors: expected all, none or a list of vmstat, meminfo, stat, numa-meminfo, "
 			   "interrupts, softirqs, numa-vmstat, perf-profile (all is every one but perf-profile)");
+}
+
+/* A kbuild job: the toolchain and the tree as read-only shares, the
+ * agent's mount9p lines by tag (no host path in job.conf), the runner's
+ * argv and a timeout for the warm-up and the last build. */
+static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
+{
+	char *tree = fake_tree("linux"), *text, *want, *real_tree;
+	struct strbuf sb = STRBUF_INIT;
+	struct job job;
+	int alt;
+
+	(void)state;
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nnr_task: 200%%\nruntime: 30s\n"
+		       "params: { source: %s, target: mm/, build-timeout: 5m }\n", tree);
+	parse_text(&job, text);
+	real_tree = real_path(tree);
+	assert_string_equal(job.kpi, "kbuild.buildtime_per_iteration");
+	alt = access("/etc/alternatives", F_OK) == 0;
+	assert_int_equal(job.nr_shares, 2 + alt);
+	assert_string_equal(job.shares[0].tag, "usr");
+	assert_string_equal(job.shares[0].guest_dir, "/klab/root/usr");
+	assert_string_equal(job.shares[1].host, real_tree);
+	assert_string_equal(job.shares[1].tag, "src");
+	assert_string_equal(job.shares[1].guest_dir, "/klab/root/src");
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	if (alt) {
+		assert_string_equal(job.shares[2].host, "/etc/alternatives");
+		assert_string_equal(job.shares[2].guest_dir, "/klab/root/etc/alternatives");
+	}
+	want = xstrfmt("version 1\nname t\ntimeout %u\nmount9p usr /klab/root/usr\nmount9p src /klab/root/src\n%s"
+		       "monitor_interval 0\nargv /usr/lib/klab/kbuild-run\nargv --root\nargv /klab/root\n"
+		       "argv --config\nargv tinyconfig\nargv --target\nargv mm/\nargv --jobs\nargv 4\n"
+		       "argv --runtime\nargv 30\nargv --build-timeout\nargv 300\n", 30 + 2 * 300 + 60,
+		       alt ? "mount9p alternatives /klab/root/etc/alternatives\n" : "");
+	assert_string_equal(sb.buf, want);
+	assert_null(strstr(sb.buf, real_tree));
+	free(want);
+	strbuf_release(&sb);
+	job_release(&job);
+	free(text);
+
+	/* the defaults: vmlinux, 10 minutes a build */
+	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s }\n", tree);
+	parse_text(&job, text);
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_non_null(strstr(sb.buf, "timeout 1270\n"));
+	assert_non_null(strstr(sb.buf, "argv --target\nargv vmlinux\n"));
+	assert_non_null(strstr(sb.buf, "argv --jobs\nargv 2\n"));
+	strbuf_release(&sb);
+	job_release(&job);
+	free(text);
+	free(real_tree);
+	free(tree);
+}
+
+static void test_job__kbuild_bad_paths_and_params_are_job_errors(void **state)
+{
+	char *tree = fake_tree("linux2"), *closed = fake_tree("closed/linux"), *text, *p;
+
+	(void)state;
+	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\n",
+			   "t.yaml:1: params.source: missing (the kernel tree the guest builds, shared read-only)");
+	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /nonexistent/linux }\n",
+			   "t.yaml:3: params.source: '/nonexistent/linux' does not exist");
+	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: linux }\n",
+			   "t.yaml:3: params.source: expected an absolute path, got 'linux'");
+	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: / }\n",
+			   "t.yaml:3: params.source: '/' is the host's root directory, which is never shared");
+	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /etc/hostname }\n",
+			   "t.yaml:3: params.source: '/etc/hostname' is not a directory");
+	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /usr }\n",
+			   "t.yaml:3: params.source: '/usr' is not a kernel source tree (no Makefile and Kconfig)");
+	expect_parse_error("suite: kbuild\ntestcase: lmbench\nparams: { source: /usr }\n",
+			   "t.yaml:2: testcase: kbuild supports tinyconfig, allnoconfig or defconfig, got 'lmbench'");
+
+	/* QEMU's user must reach the tree */
+	p = xstrfmt("%s/closed", dir);
+	assert_int_equal(chmod(p, 0700), 0);
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s }\n", closed);
+	expect_parse_error(text, "cannot be entered by other users (QEMU runs as its own user");
+	free(text);
+	assert_int_equal(chmod(p, 0755), 0);
+	assert_int_equal(chmod(closed, 0750), 0);
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s }\n", closed);
+	expect_parse_error(text, "is not readable by other users (QEMU runs as its own user");
+	free(text);
+	free(p);
+
+	/* a toolchain is a /usr with make and gcc */
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, toolchain: %s }\n", tree, tree);
+	expect_parse_error(text, "params.toolchain: '");
+	expect_parse_error(text, "has no bin/make and bin/gcc (the toolchain is a /usr the guest runs)");
+	free(text);
+
+	static const char *const bad_targets[] = { "-j", "/vmlinux", "../x", "mm/../..", "a b", "$(shell x)", "..", "x//y" };
+	for (size_t i = 0; i < ARRAY_SIZE(bad_targets); i++) {
+		text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, target: \"%s\" }\n", tree,
+			       bad_targets[i]);
+		expect_parse_error(text, "t.yaml:3: params.target: expected a make target like vmlinux, kernel/ or mm/memory.o");
+		free(text);
+	}
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, build-timeout: 1s }\n", tree);
+	expect_parse_error(text, "t.yaml:3: params.build-timeout: expected a duration like 10m (10s to 24h), got '1s'");
+	free(text);
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, jobs: 4 }\n", tree);
+	expect_parse_error(text, "params: kbuild has no option 'jobs' (known: source, toolchain, target, build-timeout)");
+	free(text);
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nmode: thread\nparams: { source: %s }\n", tree);
+	expect_parse_error(text, "t.yaml:3: mode: only will-it-scale has a mode");
+	free(text);
+	free(closed);
+	free(tree);
+}
+
+/* Jobs that share nothing say nothing of shares. */
+static void test_job__other_jobs_have_no_shares(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct job job;
+
+	(void)state;
+	parse_text(&job, "suite: will-it-scale\ntestcase: malloc1\n");
+	assert_int_equal(job.nr_shares, 0);
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_null(strstr(sb.buf, "mount9p"));
+	strbuf_release(&sb);
+	job_release(&job);
 }
 
 /* The swap job: a 1G disk, usemem over 3/4 of memory plus swap. */
@@ -599,7 +766,7 @@ static void test_job__missing_suite_or_testcase_is_an_error(void **state)
 	(void)state;
 	assert_file_error("missing-testcase.yaml", "3: missing key 'testcase' (the stress-ng test to run)");
 	assert_text_error("testcase: mmapaddr\n",
-			  "t.yaml:1: missing key 'suite' (stress-ng, will-it-scale or vm-scalability)");
+			  "t.yaml:1: missing key 'suite' (stress-ng, will-it-scale, vm-scalability or kbuild)");
 	assert_text_error("", "t.yaml:1: empty job file");
 	assert_text_error("# only a comment\n", "t.yaml:1: empty job file");
 	assert_text_error("- suite\n- stress-ng\n", "t.yaml:1: expected a map of job keys (suite: ..., testcase: ...), got a list");
@@ -612,7 +779,7 @@ static void test_job__unknown_suite_and_testcase_list_the_supported(void **state
 {
 	(void)state;
 	assert_file_error("unknown-suite.yaml",
-			  "1: suite: expected one of stress-ng, will-it-scale or vm-scalability, got 'lmbench'");
+			  "1: suite: expected one of stress-ng, will-it-scale, vm-scalability or kbuild, got 'lmbench'");
 	assert_text_error("suite: will-it-scale\ntestcase: malloc2\n",
 			  "t.yaml:2: testcase: will-it-scale supports malloc1, page_fault1 or mmap1, got 'malloc2'");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-r-seq\n",
@@ -1048,6 +1215,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job__every_shipped_job_parses_and_makes_a_conf),
+		cmocka_unit_test(test_job__kbuild_job_shares_its_tree_and_toolchain),
+		cmocka_unit_test(test_job__kbuild_bad_paths_and_params_are_job_errors),
+		cmocka_unit_test(test_job__other_jobs_have_no_shares),
 		cmocka_unit_test(test_job__demo_malloc1_job_conf_is_exact),
 		cmocka_unit_test(test_job__minimal_job_gets_documented_defaults),
 		cmocka_unit_test(test_job__monitors_choose_what_the_agent_reads),

@@ -335,7 +335,7 @@ static void test_lkp__unknown_suite_names_the_suites_klab_runs(void **state)
 	rc = lkp_map(&j, r.suite, &r.params, r.kpi, LKP_ACCEL_TCG, NULL, NULL);
 	msg = captured_stderr();
 	assert_int_equal(rc, -1);
-	assert_string_equal(msg, "error: unknown suite 'netperf' (klab runs: stress-ng, will-it-scale, vm-scalability)");
+	assert_string_equal(msg, "error: unknown suite 'netperf' (klab runs: stress-ng, will-it-scale, vm-scalability, kbuild)");
 	free(msg);
 	lkp_report_release(&r);
 }

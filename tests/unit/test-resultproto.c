@@ -797,6 +797,7 @@ static const struct {
 	{ "will-it-scale-process", "will-it-scale" },
 	{ "will-it-scale-thread", "will-it-scale" },
 	{ "vm-scalability-usemem", "vm-scalability" },
+	{ "kbuild-tinyconfig", "kbuild" },
 };
 
 static void test_resultproto__every_data_file_gives_its_golden_metrics(void **state)
@@ -1017,6 +1018,65 @@ static void test_resultproto__will_it_scale_process_and_thread(void **state)
 	free(buf);
 }
 
+/* kbuild: the measured builds' means; the warm-up and make's own lines
+ * ("| ...", even one shaped like an iteration) do not count. */
+static void test_resultproto__kbuild_means_of_the_measured_builds(void **state)
+{
+	struct result_metric *m;
+	char *buf, **lines;
+	size_t nr, n;
+
+	(void)state;
+	lines = read_lines("kbuild-tinyconfig.out", &buf, &nr);
+	n = result_parse_metrics("kbuild", "tinyconfig", lines, nr, &m);
+	assert_metrics_sane(m, n);
+	assert_int_equal(n, 3 * 2 + 4);
+	assert_true(fabs(value_of(m, n, "kbuild.buildtime_per_iteration", 0) - (61.50 + 60.10) / 2) < 1e-9);
+	assert_true(fabs(value_of(m, n, "kbuild.user_time", 0) - (110.33 + 109.70) / 2) < 1e-9);
+	assert_true(fabs(value_of(m, n, "kbuild.sys_time", 0) - (12.01 + 11.42) / 2) < 1e-9);
+	assert_true(value_of(m, n, "kbuild.iterations", 0) == 2);
+	assert_true(value_of(m, n, "kbuild.iteration_buildtime", 2) == 60.10);
+	assert_null(find(m, n, "kbuild.iteration_buildtime", 9));
+	result_metrics_free(m, n);
+	free(lines);
+	free(buf);
+}
+
+static void test_resultproto__kbuild_hostile_output_is_skipped(void **state)
+{
+	struct result_metric *m;
+	size_t n;
+
+	(void)state;
+	/* nothing before the header, nothing malformed, no second copy */
+	n = parse_text("kbuild", "iteration:1 real=5 user=1 sys=1\n"
+				 "kbuild: config=tinyconfig\n"
+				 "iteration:0 real=5 user=1 sys=1\n"
+				 "iteration:-1 real=5 user=1 sys=1\n"
+				 "iteration:100001 real=5 user=1 sys=1\n"
+				 "iteration:1 real=0 user=1 sys=1\n"
+				 "iteration:1 real=-5 user=1 sys=1\n"
+				 "iteration:1 real=nan user=1 sys=1\n"
+				 "iteration:1 real=1e999 user=1 sys=1\n"
+				 "iteration:1 real=5 user=-1 sys=1\n"
+				 "iteration:1 real=5 user=1\n"
+				 "iteration:1 real=5 user=1 sys=1 extra\n"
+				 "iteration:x real=5 user=1 sys=1\n"
+				 "iteration:2 real=10 user=2 sys=3\n"
+				 "iteration:2 real=1000 user=2000 sys=3000\n", &m);
+	assert_metrics_sane(m, n);
+	assert_int_equal(n, 3 + 4);
+	assert_true(value_of(m, n, "kbuild.buildtime_per_iteration", 0) == 10);
+	assert_true(value_of(m, n, "kbuild.sys_time", 0) == 3);
+	assert_true(value_of(m, n, "kbuild.iterations", 0) == 1);
+	result_metrics_free(m, n);
+	/* a run whose builds all failed has no KPI at all */
+	n = parse_text("kbuild", "kbuild: config=tinyconfig\nkbuild: error: make mm/ exited 2\n"
+				 "kbuild: first error: mm/x.c:1:1: error: boom\n", &m);
+	assert_int_equal(n, 0);
+	result_metrics_free(m, n);
+}
+
 static void test_resultproto__will_it_scale_hostile_output_is_skipped(void **state)
 {
 	struct result_metric *m;
@@ -1164,6 +1224,8 @@ int main(void)
 		cmocka_unit_test(test_resultproto__will_it_scale_hostile_output_is_skipped),
 		cmocka_unit_test(test_resultproto__usemem_tasks_sum_to_throughput_and_workload),
 		cmocka_unit_test(test_resultproto__usemem_hostile_output_is_skipped),
+		cmocka_unit_test(test_resultproto__kbuild_means_of_the_measured_builds),
+		cmocka_unit_test(test_resultproto__kbuild_hostile_output_is_skipped),
 		cmocka_unit_test(test_resultproto__unknown_suite_gives_no_metrics),
 	};
 

@@ -35,7 +35,7 @@ static void parse_job(struct job *job, const char *text)
 
 static void test_suite__lookup_finds_each_registered_suite(void **state)
 {
-	static const char *const names[] = { "stress-ng", "will-it-scale", "vm-scalability" };
+	static const char *const names[] = { "stress-ng", "will-it-scale", "vm-scalability", "kbuild" };
 	const struct suite *const *all;
 	size_t nr;
 
@@ -58,7 +58,7 @@ static void test_suite__unknown_suite_names_the_ones_klab_runs(void **state)
 	(void)state;
 	capture_stderr();
 	assert_error(suite_get("lmbench") ? 0 : -1,
-		     "error: unknown suite 'lmbench' (klab runs: stress-ng, will-it-scale, vm-scalability)");
+		     "error: unknown suite 'lmbench' (klab runs: stress-ng, will-it-scale, vm-scalability, kbuild)");
 }
 
 static void test_suite__names_list_the_suites_that_read_a_key(void **state)
@@ -67,7 +67,7 @@ static void test_suite__names_list_the_suites_that_read_a_key(void **state)
 
 	(void)state;
 	suite_names(&sb, 0, " or ");
-	assert_string_equal(sb.buf, "stress-ng, will-it-scale or vm-scalability");
+	assert_string_equal(sb.buf, "stress-ng, will-it-scale, vm-scalability or kbuild");
 	strbuf_reset(&sb);
 	suite_names(&sb, SUITE_KEY_MODE, " or ");
 	assert_string_equal(sb.buf, "will-it-scale");
@@ -125,6 +125,9 @@ static void test_suite__default_kpi_is_a_headline_metric_higher_is_better(void *
 	assert_int_equal(suite_kpi_direction(suite_find("stress-ng"), "mmapaddr", "stress-ng.pipe.ops_per_sec"), 0);
 	assert_int_equal(suite_kpi_direction(suite_find("stress-ng"), "mmapaddr", "stress-ng.mmapaddr.real_time"), 0);
 	assert_int_equal(suite_kpi_direction(suite_find("vm-scalability"), "anon-w-seq", "vm-scalability.workload"), 1);
+	/* build times: lower is better */
+	assert_int_equal(suite_kpi_direction(suite_find("kbuild"), "tinyconfig", "kbuild.buildtime_per_iteration"), -1);
+	assert_int_equal(suite_kpi_direction(suite_find("kbuild"), "tinyconfig", "kbuild.sys_time"), -1);
 }
 
 static void test_suite__will_it_scale_warms_up_two_seconds_unless_told(void **state)
@@ -156,6 +159,14 @@ static void test_suite__programs_klab_builds_and_the_host_one(void **state)
 	assert_string_equal(suite_find("vm-scalability")->program.name, "usemem");
 	assert_string_equal(suite_find("vm-scalability")->program.dest, "/usr/lib/klab/usemem");
 	assert_null(suite_find("vm-scalability")->program.package);
+	assert_string_equal(suite_find("kbuild")->program.name, "kbuild-run");
+	assert_string_equal(suite_find("kbuild")->program.dest, "/usr/lib/klab/kbuild-run");
+	assert_null(suite_find("kbuild")->program.package);
+	/* only kbuild shares host directories with its guest */
+	assert_non_null(suite_find("kbuild")->shares);
+	assert_null(suite_find("stress-ng")->shares);
+	assert_null(suite_find("will-it-scale")->shares);
+	assert_null(suite_find("vm-scalability")->shares);
 }
 
 /* ---- each suite's checks, called directly ------------------------------------------ */
