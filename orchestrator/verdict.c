@@ -66,6 +66,9 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha_shape = 0.01;
 	p->confirm_share = 0.5;
 	p->log_scale = 1;
+	p->alpha_drift = 0.001;
+	p->local_refs = 6;
+	p->min_runs_between = 5;
 }
 
 unsigned verdict_policy_cap(const struct verdict_policy *p)
@@ -101,6 +104,8 @@ const char *verdict_kind_name(enum verdict_kind kind)
 		return "confirmed";
 	case VERDICT_UNCONFIRMED:
 		return "unconfirmed";
+	case VERDICT_BETWEEN:
+		return "between";
 	}
 	return "?";
 }
@@ -378,7 +383,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	size_t need;
 	double k, gap;
 	unsigned next;
-	int like_good, like_bad, shape_good, shape_bad;
+	int like_good, like_bad, shape_good, shape_bad, between;
 
 	if (direction != 1 && direction != -1)
 		return error("direction must be +1 or -1, not %d", direction);
@@ -420,6 +425,11 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		    (s.sig[2] > 2 * s.sig[1] || s.sig[1] > 2 * s.sig[2]);
 	like_good = like_good && !shape_good;
 	like_bad = like_bad && !shape_bad;
+	/* two change points: clearly worse than good, clearly better than
+	 * bad, and near neither (a commit at 0.3 with a noisy end is no
+	 * evidence of a second change) */
+	between = out->z_good >= k && out->z_bad >= k && out->position >= p->decide_band &&
+		  out->position <= 1 - p->decide_band;
 	need = runs_for_outliers(s.outliers[2]);
 	if (need < p->min_runs)
 		need = p->min_runs;
@@ -456,10 +466,18 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		set_text(out, "bad: %.6g is %+.2f%% from good and %+.2f%% from bad, "
 			 "%.1f standard errors worse than good",
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
+	} else if (between && p->min_runs_between && nc >= need &&
+		   (nc >= p->min_runs_between || !next)) {
+		out->kind = VERDICT_BETWEEN;
+		out->rule = "two-changes";
+		set_text(out, "between: %.6g carries %.0f%% of the gap, %.1f standard errors from good and %.1f "
+			 "from bad: two changes, one on each side", out->median_cand, 100 * out->position,
+			 out->z_good, out->z_bad);
 	} else if (next) {
 		out->kind = VERDICT_NEED_MORE;
 		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" :
-			    shape_good || shape_bad ? "shape" : "ambiguous";
+			    shape_good || shape_bad ? "shape" :
+			    between && p->min_runs_between ? "between-needs-runs" : "ambiguous";
 		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
 			 like_bad ? "looks bad, too few (consistent) runs to trust it" :
 			 like_good ? "looks good, too few runs to trust it" :
@@ -467,13 +485,13 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 			 "ambiguous", out->median_cand, out->position, next);
 	} else {
 		/* apart from both: perhaps a second, partial regression */
-		int between = out->z_good >= k && out->z_bad >= k;
+		int apart = out->z_good >= k && out->z_bad >= k;
 
 		out->kind = VERDICT_SKIP;
 		out->rule = "ambiguous";
 		set_text(out, "skip: still ambiguous after %zu runs: %.6g at position %.2f%s",
 			 nc, out->median_cand, out->position,
-			 between ? ", clearly apart from both ends" :
+			 apart ? ", clearly apart from both ends" :
 			 shape_good || shape_bad ? ", its runs differ in shape from the end it is near" : "");
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
@@ -569,6 +587,236 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 	return 0;
 }
 
+/* Drift.  A host that trends by 1% per run moves 12% over the ends'
+ * first 12 runs: interleaved, the ends stay apart by the regression, but
+ * each end's spread grows with the trend and the regression "does not
+ * reproduce"; a commit measured 20 runs later sits wherever the host
+ * went.  The trend is estimated within each set (levels differ between
+ * sets, the trend is the host's), robustly, and every run is brought to
+ * one time by it; under drift a commit is classified against the most
+ * recent runs of each end, which the tester interleaves with its runs. */
+
+static int check_runs(const struct verdict_runs *r, const char *what)
+{
+	if (check_set(r->v, r->n, what) < 0)
+		return -1;
+	if (!r->t)
+		return error("no times for the runs of the %s", what);
+	for (size_t i = 0; i < r->n; i++)
+		if (!isfinite(r->t[i]) || (i && r->t[i] < r->t[i - 1]))
+			return error("the runs of the %s are not in time order (run %zu)", what, i + 1);
+	return 0;
+}
+
+static int runs_positive(const struct verdict_runs *sets, size_t nsets)
+{
+	for (size_t i = 0; i < nsets; i++)
+		if (!all_positive(sets[i].v, sets[i].n))
+			return 0;
+	return 1;
+}
+
+static double scaled(double v, int log_scale)
+{
+	return log_scale ? log(v) : v;
+}
+
+int verdict_trend(struct verdict_trend *out, const struct verdict_policy *p,
+		  const struct verdict_runs *sets, size_t nsets)
+{
+	size_t npairs = 0, k = 0, nruns = 0;
+	double *slopes, *diffs, sigma, sxx = 0, floor, mid = 0;
+	int log_scale;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < nsets; i++) {
+		if (check_runs(&sets[i], "set") < 0)
+			return -1;
+		npairs += sets[i].n * (sets[i].n - 1) / 2;
+		nruns += sets[i].n;
+	}
+	out->log_scale = log_scale = p->log_scale && runs_positive(sets, nsets);
+	if (!npairs)
+		return 0;
+	slopes = xmalloc(npairs * sizeof(*slopes));
+	for (size_t i = 0; i < nsets; i++)
+		for (size_t a = 0; a < sets[i].n; a++)
+			for (size_t b = a + 1; b < sets[i].n; b++)
+				if (sets[i].t[b] > sets[i].t[a])
+					slopes[k++] = (scaled(sets[i].v[b], log_scale) - scaled(sets[i].v[a], log_scale)) /
+						      (sets[i].t[b] - sets[i].t[a]);
+	if (!k) {
+		free(slopes);
+		return 0;
+	}
+	out->slope = stats_median(slopes, k);
+	free(slopes);
+
+	/* the noise around the trend: within-set pairs of detrended runs
+	 * (their median, as set_sigma), and the spread of the times */
+	diffs = xmalloc(npairs * sizeof(*diffs));
+	k = 0;
+	for (size_t i = 0; i < nsets; i++) {
+		double tbar = 0;
+
+		for (size_t a = 0; a < sets[i].n; a++)
+			tbar += sets[i].t[a] / (double)sets[i].n;
+		for (size_t a = 0; a < sets[i].n; a++) {
+			sxx += (sets[i].t[a] - tbar) * (sets[i].t[a] - tbar);
+			mid += fabs(sets[i].v[a]) / (double)nruns;
+			for (size_t b = a + 1; b < sets[i].n; b++)
+				diffs[k++] = fabs(scaled(sets[i].v[b], log_scale) - scaled(sets[i].v[a], log_scale) -
+						  out->slope * (sets[i].t[b] - sets[i].t[a]));
+		}
+	}
+	sigma = stats_median(diffs, k) / (M_SQRT2 * 0.6744897501960817);
+	free(diffs);
+	floor = p->noise_floor_percent / 100 * (log_scale ? 1 : (mid > 0 ? mid : 1));
+	if (!(sigma >= floor))
+		sigma = floor;
+	out->percent = log_scale ? 100 * expm1(out->slope) : 100 * out->slope / (mid > 0 ? mid : 1);
+	if (sxx <= 0 || nruns <= nsets + 1)
+		return 0;
+	/* Theil-Sen's standard error is about OLS's (95% efficient) */
+	out->z = out->slope / (1.03 * sigma / sqrt(sxx));
+	out->threshold = t_threshold(p->alpha_drift / 2, nruns - nsets - 1);
+	out->drift = fabs(out->z) >= out->threshold;
+	return 0;
+}
+
+/* r's values brought to time t0 by the trend; the caller frees. */
+static double *detrend(const struct verdict_runs *r, const struct verdict_trend *tr, double t0)
+{
+	double *v = xmalloc(r->n * sizeof(*v));
+
+	for (size_t i = 0; i < r->n; i++)
+		v[i] = tr->log_scale ? r->v[i] * exp(-tr->slope * (r->t[i] - t0))
+				     : r->v[i] - tr->slope * (r->t[i] - t0);
+	return v;
+}
+
+static double latest(const struct verdict_runs *sets, size_t nsets)
+{
+	double t = -INFINITY;
+
+	for (size_t i = 0; i < nsets; i++)
+		if (sets[i].n && sets[i].t[sets[i].n - 1] > t)
+			t = sets[i].t[sets[i].n - 1];
+	return t;
+}
+
+static void note_trend(struct verdict *out, const struct verdict_trend *tr, int drift)
+{
+	out->drift = drift;
+	out->drift_percent = tr->percent;
+	out->drift_z = tr->z;
+}
+
+int verdict_reproduce_timed(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad, int direction)
+{
+	struct verdict_runs sets[2] = { *good, *bad };
+	struct verdict_trend tr;
+	double *g, *b, t0;
+	int rc;
+
+	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
+	    verdict_trend(&tr, p, sets, 2) < 0)
+		return -1;
+	if (!tr.drift) {
+		rc = verdict_reproduce(out, p, good->v, good->n, bad->v, bad->n, direction);
+		note_trend(out, &tr, 0);
+		return rc;
+	}
+	t0 = latest(sets, 2);
+	g = detrend(good, &tr, t0);
+	b = detrend(bad, &tr, t0);
+	rc = verdict_reproduce(out, p, g, good->n, b, bad->n, direction);
+	note_trend(out, &tr, 1);
+	free(g);
+	free(b);
+	return rc;
+}
+
+/* The last p->local_refs runs of r. */
+static struct verdict_runs recent(const struct verdict_runs *r, const struct verdict_policy *p)
+{
+	size_t k = p->local_refs && p->local_refs < r->n ? p->local_refs : r->n;
+
+	return (struct verdict_runs){ r->v + (r->n - k), r->t + (r->n - k), k };
+}
+
+int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
+			   const struct verdict_runs *good, const struct verdict_runs *bad,
+			   const struct verdict_runs *cand, int drift, int direction)
+{
+	struct verdict_runs ends[2] = { *good, *bad }, sets[3];
+	struct verdict_trend tr;
+	double *g, *b, *c, t0;
+	int rc;
+
+	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
+	    check_runs(cand, "commit") < 0 || verdict_trend(&tr, p, ends, 2) < 0)
+		return -1;
+	if (!drift && !tr.drift) {
+		rc = verdict_classify(out, p, good->v, good->n, bad->v, bad->n, cand->v, cand->n, direction);
+		note_trend(out, &tr, 0);
+		return rc;
+	}
+	sets[0] = recent(good, p);
+	sets[1] = recent(bad, p);
+	sets[2] = *cand;
+	if (verdict_trend(&tr, p, sets, 3) < 0)
+		return -1;
+	t0 = latest(sets, 3);
+	g = detrend(&sets[0], &tr, t0);
+	b = detrend(&sets[1], &tr, t0);
+	c = detrend(cand, &tr, t0);
+	rc = verdict_classify(out, p, g, sets[0].n, b, sets[1].n, c, cand->n, direction);
+	note_trend(out, &tr, 1);
+	out->local = 1;
+	free(g);
+	free(b);
+	free(c);
+	return rc;
+}
+
+int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
+			  const struct verdict_runs *good, const struct verdict_runs *bad,
+			  const struct verdict_runs *parent, const struct verdict_runs *culprit, int drift,
+			  int direction)
+{
+	struct verdict_runs ends[2] = { *good, *bad }, pair[2] = { *parent, *culprit };
+	struct verdict_trend te, tp;
+	double *g, *b, *a, *c, t0;
+	int rc;
+
+	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
+	    check_runs(parent, "parent") < 0 || check_runs(culprit, "culprit") < 0 ||
+	    verdict_trend(&te, p, ends, 2) < 0 || verdict_trend(&tp, p, pair, 2) < 0)
+		return -1;
+	if (!drift && !tp.drift && !te.drift) {
+		rc = verdict_confirm(out, p, good->v, good->n, bad->v, bad->n, parent->v, parent->n,
+				     culprit->v, culprit->n, direction);
+		note_trend(out, &tp, 0);
+		return rc;
+	}
+	/* the gap is a difference of levels: any common time will do */
+	t0 = latest(ends, 2);
+	g = detrend(good, &te, t0);
+	b = detrend(bad, &te, t0);
+	t0 = latest(pair, 2);
+	a = detrend(parent, &tp, t0);
+	c = detrend(culprit, &tp, t0);
+	rc = verdict_confirm(out, p, g, good->n, b, bad->n, a, parent->n, c, culprit->n, direction);
+	note_trend(out, &tp, 1);
+	free(g);
+	free(b);
+	free(a);
+	free(c);
+	return rc;
+}
+
 static const char *set_name(enum verdict_set set)
 {
 	return set == VERDICT_SET_GOOD ? "good end" : set == VERDICT_SET_BAD ? "bad end" : "commit";
@@ -645,6 +893,10 @@ outliers:
 	}
 	if (v->n_outliers > VERDICT_MAX_OUTLIERS)
 		strbuf_addf(sb, "  outliers: %zu more not listed\n", v->n_outliers - VERDICT_MAX_OUTLIERS);
+	if (v->drift)
+		strbuf_addf(sb, "  drift: the host trended by %+.2f%% per run (%.1f standard errors); runs adjusted "
+			    "to the latest%s\n", v->drift_percent, v->drift_z,
+			    v->local ? ", against the ends' recent runs" : "");
 	if (v->kind == VERDICT_NEED_MORE)
 		strbuf_addf(sb, "  next: %u runs\n", v->next_runs);
 }

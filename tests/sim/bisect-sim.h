@@ -22,8 +22,17 @@ enum sim_dist {
 	SIM_UNEVEN,		/* normal; the good side at a fifth of the bad side's cv */
 };
 
+/* Where the regression comes from. */
+enum sim_shape {
+	SIM_ONE,		/* one culprit carries the whole effect */
+	SIM_TWO_HALVES,		/* two culprits, each half of it */
+	SIM_IMPROVE_THEN_REGRESS, /* an improvement of half the effect, then a
+				   * regression of 1.5 times it (the one to name) */
+};
+
 struct sim_cell {
 	enum sim_dist dist;
+	enum sim_shape shape;
 	double effect_percent;	/* how much worse the bad side is (0: no regression) */
 	double cv_percent;	/* run-to-run noise */
 	double drift_percent;	/* the host's speed trends by this much per run */
@@ -41,6 +50,10 @@ struct sim_result {
 	/* what a bisection reports: a culprit (right or wrong), "only
 	 * skipped commits left", "not reproduced", "unconfirmed" */
 	size_t correct, wrong, inconclusive, refused, unconfirmed;
+	/* two changes: one culprit confirmed, the other not (or not found) */
+	size_t partial;
+	/* bisections that saw drift; commits found between (two changes) */
+	size_t drift_seen, splits;
 	/* the bisect phase's answer, and how often the confirmation passed it */
 	size_t found_right, found_wrong, confirmed_right, confirmed_wrong;
 	size_t steps, step_runs, skips;
