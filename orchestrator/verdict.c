@@ -68,7 +68,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->log_scale = 1;
 	p->alpha_drift = 0.001;
 	p->local_refs = 6;
-	p->min_runs_between = 5;
+	p->min_runs_between = 12;
 }
 
 unsigned verdict_policy_cap(const struct verdict_policy *p)
@@ -120,6 +120,7 @@ struct sets {
 	size_t outliers[3];
 	double sigma;		/* pooled */
 	double sig[3];		/* each set's: its own when credibly above the pooled one */
+	double min_sigma;	/* the pooled noise is at least this (on the compared scale) */
 	int log;
 };
 
@@ -134,6 +135,8 @@ static int check_set(const double *v, size_t n, const char *what)
 			return error("run %zu of the %s is not a finite number", i + 1, what);
 	return 0;
 }
+
+static int all_positive(const double *v, size_t n);
 
 /* Median factor: n var(median) / sigma^2 (see the top of the file). */
 static double med_factor(size_t n)
@@ -229,6 +232,8 @@ static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict
 	}
 	if (!(s->sigma >= floor))
 		s->sigma = floor;
+	if (s->sigma < s->min_sigma)
+		s->sigma = s->min_sigma;
 	for (size_t i = 0; i < s->count; i++)
 		s->sig[i] = set_sigma(s->t[i], s->n[i], s->sigma);
 
@@ -294,8 +299,20 @@ static unsigned runs_to_separate(const struct sets *s, double k)
 	return n > 100000 ? 100000 : (unsigned)ceil(n);
 }
 
+/* verdict_reproduce with the pooled noise at least min_sigma, or only
+ * min_sigma_log when that is on the log scale and the runs compare as
+ * ratios (see verdict_confirm). */
+static int reproduce(struct verdict *out, const struct verdict_policy *p, const double *good, size_t ng,
+		     const double *bad, size_t nb, int direction, double min_sigma, int min_sigma_log);
+
 int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 		      const double *good, size_t ng, const double *bad, size_t nb, int direction)
+{
+	return reproduce(out, p, good, ng, bad, nb, direction, 0, 0);
+}
+
+static int reproduce(struct verdict *out, const struct verdict_policy *p, const double *good, size_t ng,
+		     const double *bad, size_t nb, int direction, double min_sigma, int min_sigma_log)
 {
 	struct sets s = { .count = 2, .raw = { good, bad }, .n = { ng, nb } };
 	size_t have = ng < nb ? ng : nb, need;
@@ -307,6 +324,9 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
 		return -1;
 	verdict_start(out, direction);
+	s.min_sigma = min_sigma;
+	if (min_sigma_log != (p->log_scale && all_positive(good, ng) && all_positive(bad, nb)))
+		s.min_sigma = 0;
 	sets_prepare(&s, out, p);
 	out->n_good = ng;
 	out->n_bad = nb;
@@ -426,10 +446,14 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	like_good = like_good && !shape_good;
 	like_bad = like_bad && !shape_bad;
 	/* two change points: clearly worse than good, clearly better than
-	 * bad, and near neither (a commit at 0.3 with a noisy end is no
-	 * evidence of a second change) */
+	 * bad, near neither (a commit at 0.3 with a noisy end is no evidence
+	 * of a second change), and its runs unlike either end's (KS): a
+	 * bimodal KPI puts the median of a good commit half-way when its
+	 * runs fall in the lower mode more often, while they are still the
+	 * good end's runs */
 	between = out->z_good >= k && out->z_bad >= k && out->position >= p->decide_band &&
-		  out->position <= 1 - p->decide_band;
+		  out->position <= 1 - p->decide_band && out->ks_good.p_value < p->alpha_shape &&
+		  out->ks_bad.p_value < p->alpha_shape;
 	need = runs_for_outliers(s.outliers[2]);
 	if (need < p->min_runs)
 		need = p->min_runs;
@@ -525,8 +549,8 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 {
 	struct verdict_policy q = *p;
 	size_t have = np < nc ? np : nc;
-	double gap;
-	int log_scale;
+	double gap, ends_sigma;
+	int log_scale, ends_log;
 	unsigned next;
 
 	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
@@ -534,7 +558,23 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 	/* Significance is enough here: the precision of the ends was
 	 * checked before bisecting, and the share below asks for size. */
 	q.min_gap_z = 0;
-	if (verdict_reproduce(out, &q, parent, np, culprit, nc, direction) < 0)
+	if (check_set(parent, np, "parent") < 0 || check_set(culprit, nc, "culprit") < 0)
+		return -1;
+	/* Three runs each cannot show a bimodal KPI's second mode: parent
+	 * in one, culprit in the other look like a clear step of twice the
+	 * noise.  The ends' own noise (set_sigma, credibly larger than the
+	 * pooled where the modes show) is the least noise assumed. */
+	{
+		struct sets e = { .count = 2, .raw = { good, bad }, .n = { ng, nb } };
+		struct verdict scratch;
+
+		verdict_start(&scratch, direction);
+		sets_prepare(&e, &scratch, p);
+		ends_sigma = e.sig[0] > e.sig[1] ? e.sig[0] : e.sig[1];
+		ends_log = e.log;
+		sets_release(&e);
+	}
+	if (reproduce(out, &q, parent, np, culprit, nc, direction, ends_sigma, ends_log) < 0)
 		return -1;
 	out->confirm = 1;
 	out->share_needed = p->confirm_share;
@@ -786,7 +826,7 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 			  const struct verdict_runs *parent, const struct verdict_runs *culprit, int drift,
 			  int direction)
 {
-	struct verdict_runs ends[2] = { *good, *bad }, pair[2] = { *parent, *culprit };
+	struct verdict_runs ends[2] = { *good, *bad }, pair[2] = { *parent, *culprit }, four[4];
 	struct verdict_trend te, tp;
 	double *g, *b, *a, *c, t0;
 	int rc;
@@ -801,6 +841,14 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 		note_trend(out, &tp, 0);
 		return rc;
 	}
+	/* The trend from parent and culprit and the ends' recent runs: the
+	 * host's, and 3 + 3 runs alone give a slope too noisy to remove. */
+	four[0] = recent(good, p);
+	four[1] = recent(bad, p);
+	four[2] = *parent;
+	four[3] = *culprit;
+	if (verdict_trend(&tp, p, four, 4) < 0)
+		return -1;
 	/* the gap is a difference of levels: any common time will do */
 	t0 = latest(ends, 2);
 	g = detrend(good, &te, t0);

@@ -226,11 +226,16 @@ static void test_verdict__halfway_commit_is_between_two_changes(void **state)
 
 	for (size_t i = 0; i < 12; i++)
 		c[i] = 900 + (i % 3) - 1.0;
+	/* three runs cannot differ in shape from five (KS p 0.036) */
 	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
-	assert_string_equal(v.rule, "between-needs-runs");
+	assert_string_equal(v.rule, "ambiguous");
 	assert_int_equal(v.next_runs, 5);
-	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 5, +1), 0);
+	/* a split is costly (two bisections): only from the most runs */
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 8, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "between-needs-runs");
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 12, +1), 0);
 	assert_int_equal(v.kind, VERDICT_BETWEEN);
 	assert_string_equal(v.rule, "two-changes");
 	assert_true(fabs(v.position - 0.5) < 0.05);
@@ -469,6 +474,24 @@ static void test_verdict__unclear_confirmation_asks_for_runs_of_both(void **stat
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
 	assert_int_equal(v.next_runs, 5);
 	assert_non_null(strstr(v.text, "confirmation: "));
+}
+
+/* A bimodal KPI (modes at +-1%, a little jitter): two good commits, the
+ * parent's three runs in the upper mode and the culprit's in the lower,
+ * look 2% apart at 0.2% noise.  The ends show the modes; their noise is
+ * the least the confirmation assumes. */
+static void test_verdict__bimodal_confirmation_assumes_the_ends_noise(void **state)
+{
+	static const double g[] = { 1010, 990, 1011, 989, 1010.5, 990.5, 1009, 991 },
+			    b[] = { 970, 950, 971, 949, 970.5, 950.5, 969, 951 },
+			    par[] = { 1010, 1011, 1009.5 }, cul[] = { 990, 989, 990.5 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce(&v, &policy, par, 3, cul, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+	assert_int_equal(verdict_confirm(&v, &policy, g, 8, b, 8, par, 3, cul, 3, +1), 0);
+	assert_int_not_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.noise > 0.5);
 }
 
 static void test_verdict__evidence_is_formatted_for_bisect_show(void **state)
@@ -740,6 +763,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__confirmation_fails_when_the_culprit_carries_a_fifth_of_the_gap, setup),
 		cmocka_unit_test_setup(test_verdict__confirmation_of_two_bad_commits_fails, setup),
 		cmocka_unit_test_setup(test_verdict__unclear_confirmation_asks_for_runs_of_both, setup),
+		cmocka_unit_test_setup(test_verdict__bimodal_confirmation_assumes_the_ends_noise, setup),
 		cmocka_unit_test_setup(test_verdict__evidence_is_formatted_for_bisect_show, setup),
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
