@@ -53,7 +53,8 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha = 0.005;
 	p->alpha_reproduce = 0.005;
 	p->min_change_percent = 1.0;
-	p->min_gap_z = 6.0;
+	p->min_gap_z = 4.0;
+	p->min_gap_z_drift = 6.0;
 	p->outlier_sigmas = 4.0;
 	p->outlier_min_percent = 10.0;
 	p->near_band = 0.2;
@@ -66,9 +67,10 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha_shape = 0.01;
 	p->confirm_share = 0.5;
 	p->log_scale = 1;
-	p->alpha_drift = 0.001;
+	p->alpha_drift = 0.01;
 	p->local_refs = 6;
 	p->min_runs_between = 12;
+	p->stale_outside = 0.5;
 }
 
 unsigned verdict_policy_cap(const struct verdict_policy *p)
@@ -316,7 +318,10 @@ static int reproduce(struct verdict *out, const struct verdict_policy *p, const 
 {
 	struct sets s = { .count = 2, .raw = { good, bad }, .n = { ng, nb } };
 	size_t have = ng < nb ? ng : nb, need;
-	double k, regression;
+	/* Up to 4 runs per end no trend test can see a drifting host (1% per
+	 * run at 5% noise), so the gap must then be decisive by itself. */
+	double k, regression, min_gap = have < 5 && p->min_gap_z_drift > p->min_gap_z ? p->min_gap_z_drift
+										   : p->min_gap_z;
 	unsigned next;
 
 	if (direction != 1 && direction != -1)
@@ -355,7 +360,7 @@ static int reproduce(struct verdict *out, const struct verdict_policy *p, const 
 		out->rule = "below-minimum";
 		set_text(out, "regression not reproduced: %+.2f%% is real but below the minimum of %.2f%%",
 			 out->change_percent, p->min_change_percent);
-	} else if (out->z_gap >= k && (out->z_gap >= p->min_gap_z || !next)) {
+	} else if (out->z_gap >= k && (out->z_gap >= min_gap || !next)) {
 		out->kind = VERDICT_REPRODUCED;
 		out->rule = "regression";
 		set_text(out, "regression reproduced: %.6g -> %.6g (%+.2f%%), %.1f standard errors",
@@ -365,7 +370,7 @@ static int reproduce(struct verdict *out, const struct verdict_policy *p, const 
 		out->rule = "imprecise-ends";
 		set_text(out, "regression (%+.2f%%) but the ends are only %.1f standard errors apart, "
 			 "%.1f wanted: measure each end %u times",
-			 out->change_percent, out->z_gap, p->min_gap_z, next);
+			 out->change_percent, out->z_gap, min_gap, next);
 	} else if (out->z_gap <= -k) {
 		out->kind = VERDICT_NOT_REPRODUCED;
 		out->rule = "reversed";
@@ -756,6 +761,7 @@ int verdict_reproduce_timed(struct verdict *out, const struct verdict_policy *p,
 			    const struct verdict_runs *good, const struct verdict_runs *bad, int direction)
 {
 	struct verdict_runs sets[2] = { *good, *bad };
+	struct verdict_policy q;
 	struct verdict_trend tr;
 	double *g, *b, t0;
 	int rc;
@@ -768,10 +774,15 @@ int verdict_reproduce_timed(struct verdict *out, const struct verdict_policy *p,
 		note_trend(out, &tr, 0);
 		return rc;
 	}
+	/* the trend removed costs precision, and every commit is then
+	 * measured against few, recent reference runs: more precise ends */
+	q = *p;
+	if (q.min_gap_z < q.min_gap_z_drift)
+		q.min_gap_z = q.min_gap_z_drift;
 	t0 = latest(sets, 2);
 	g = detrend(good, &tr, t0);
 	b = detrend(bad, &tr, t0);
-	rc = verdict_reproduce(out, p, g, good->n, b, bad->n, direction);
+	rc = verdict_reproduce(out, &q, g, good->n, b, bad->n, direction);
 	note_trend(out, &tr, 1);
 	free(g);
 	free(b);
@@ -801,6 +812,11 @@ int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
 	if (!drift && !tr.drift) {
 		rc = verdict_classify(out, p, good->v, good->n, bad->v, bad->n, cand->v, cand->n, direction);
 		note_trend(out, &tr, 0);
+		/* far outside both ends: the host, not the commit, may have
+		 * moved since the ends were measured */
+		out->stale = rc == 0 && (out->position < -p->stale_outside || out->position > 1 + p->stale_outside) &&
+			     out->z_good * out->z_bad < 0 &&
+			     (fabs(out->z_good) >= out->threshold && fabs(out->z_bad) >= out->threshold);
 		return rc;
 	}
 	sets[0] = recent(good, p);

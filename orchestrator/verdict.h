@@ -36,6 +36,8 @@ struct verdict_policy {
 	 * bisecting (below it, with runs left, ask for more): commits are
 	 * measured against these two medians, so they must be precise. */
 	double min_gap_z;
+	/* ... and this many when the host drifts (verdict_reproduce_timed) */
+	double min_gap_z_drift;
 	/* A run further than this many noise sigmas from the median of its
 	 * set is an outlier: listed in the evidence, and a set with
 	 * outliers needs 2 * outliers + 3 runs before it decides. */
@@ -84,6 +86,10 @@ struct verdict_policy {
 	unsigned local_refs;
 	/* A commit is "between" (VERDICT_BETWEEN) only from this many runs. */
 	unsigned min_runs_between;
+	/* A commit clearly this share of the gap beyond an end (position
+	 * below -x or above 1 + x) marks the references stale (see
+	 * verdict_classify_timed). */
+	double stale_outside;
 };
 
 /* The defaults: alpha 0.005, ladder 2 3 5 8 12, ... (see verdict.c). */
@@ -178,6 +184,12 @@ struct verdict {
 	 * from then on puts a reference run before every run of a commit. */
 	int drift, local;
 	double drift_percent, drift_z;
+	/* verdict_classify_timed without drift: the commit is clearly
+	 * outside both ends (stale_outside), as when the host moved since
+	 * the ends were measured; the tester takes one fresh run of each end
+	 * and classifies again (once per commit), so that the trend test
+	 * sees the host's present. */
+	int stale;
 	size_t n_outliers;	/* may exceed VERDICT_MAX_OUTLIERS; only that many kept */
 	struct verdict_outlier outliers[VERDICT_MAX_OUTLIERS];
 };

@@ -239,6 +239,7 @@ static int pick(int lo, int hi, const unsigned char *skipped)
 /* The runs of one commit in time order, as the _timed verdicts take them. */
 struct series {
 	int commit;
+	size_t stamp;		/* the bisection that measured it (the pool's entries) */
 	double v[SIM_MAX_REFS], t[SIM_MAX_REFS];
 	size_t n;
 };
@@ -302,6 +303,10 @@ static void trace_step(const struct verdict *v, int m, const struct history *hs,
 	strbuf_release(&sb);
 }
 
+/* The commits' step runs, for the confirmation to reuse. */
+static struct series pool[SIM_MAX_COMMITS];
+static size_t stamp;
+
 /* One adaptive bisection: the host, the history, drift once seen. */
 struct bisection {
 	struct sim_result *res;
@@ -310,6 +315,8 @@ struct bisection {
 	const struct history *hs;
 	int drift;
 	unsigned turn;
+	int reuse;		/* the confirmation starts from the runs already taken */
+	unsigned fresh;		/* ... and adds this many fresh runs of each (0: repeat) */
 };
 
 /* reference_run(): one more run of the good or the bad end, in turn */
@@ -323,6 +330,29 @@ static void fresh_reference_run(struct bisection *B, struct series *g, struct se
 	B->res->fresh_ref_runs++;
 }
 
+/* The runs a commit already has in this bisection: its step's, or the
+ * recent runs of an end (as many as the confirmation starts with). */
+static void reuse(const struct bisection *B, struct series *s, const struct series *g, const struct series *b)
+{
+	const struct series *from = NULL;
+	size_t k;
+
+	if (!B->reuse)
+		return;
+	if (s->commit == g->commit)
+		from = g;
+	else if (s->commit == b->commit)
+		from = b;
+	else if (pool[s->commit].stamp == stamp && pool[s->commit].commit == s->commit)
+		from = &pool[s->commit];
+	if (!from)
+		return;
+	k = from->n < B->h->cell->repeat || from == &pool[s->commit] ? from->n : B->h->cell->repeat;
+	memcpy(s->v, from->v + from->n - k, k * sizeof(double));
+	memcpy(s->t, from->t + from->n - k, k * sizeof(double));
+	s->n = k;
+}
+
 /* confirm_and_report(): parent and culprit interleaved, `repeat` runs
  * each and more while verdict_confirm asks.  1 when confirmed. */
 static int confirm(struct bisection *B, const struct series *g, const struct series *b, int culprit)
@@ -331,11 +361,21 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 	size_t want = B->h->cell->repeat;
 	struct verdict_runs G = runs_of(g), Bd = runs_of(b), A, C;
 	struct verdict v;
+	size_t reused;
 	int right_pair;
 
 	a.commit = culprit - 1;
 	c.commit = culprit;
 	a.n = c.n = 0;
+	/* the step runs of parent and culprit count, and at least `repeat`
+	 * fresh runs of each are added, interleaved */
+	reuse(B, &a, g, b);
+	reuse(B, &c, g, b);
+	reused = a.n + c.n;
+	/* with `repeat` runs of both taken already, fewer fresh ones */
+	if (B->fresh && a.n >= want && c.n >= want)
+		want = B->fresh;
+	want += a.n > c.n ? a.n : c.n;
 	for (;;) {
 		measure_pair(B->h, B->hs, &a, &c, want);
 		A = runs_of(&a);
@@ -346,7 +386,7 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 			break;
 		want = v.next_runs;
 	}
-	B->res->confirm_runs += a.n + c.n;
+	B->res->confirm_runs += a.n + c.n - reused;
 	right_pair = level_of(B->hs, culprit) > level_of(B->hs, culprit - 1);
 	if (B->h->cell->verbose && (v.kind == VERDICT_CONFIRMED) != right_pair) {
 		struct strbuf sb = STRBUF_INIT;
@@ -369,9 +409,10 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 	size_t want = p->ladder[0];
 	struct verdict_runs G, Bd, C;
 	struct verdict v;
+	int refreshed = 0;
 
 	for (;;) {
-		size_t next = c->n ? c->n + 1 : want;
+		size_t next = c->n >= want ? c->n + 1 : want;
 
 		while (c->n < next) {
 			if (B->drift || c->n >= p->ladder[0])
@@ -385,6 +426,13 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 		C = runs_of(c);
 		if (verdict_classify_timed(&v, p, &G, &Bd, &C, B->drift, B->h->cell->direction) < 0)
 			abort();
+		if (v.stale && !refreshed) {
+			/* stale references: one fresh run of each end, again */
+			refreshed = 1;
+			fresh_reference_run(B, g, b);
+			fresh_reference_run(B, g, b);
+			continue;
+		}
 		B->drift |= v.drift;
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= c->n)
 			break;
@@ -412,7 +460,6 @@ struct found {
  * returns how many, 0 when only skipped commits were left. */
 static int search(struct bisection *B, struct series *g, struct series *b, int split, struct found *found)
 {
-	static struct series pool[SIM_MAX_COMMITS];
 	unsigned char skipped[SIM_MAX_COMMITS] = { 0 };
 	int lo = g->commit, hi = b->commit;
 	struct series *glo = g, *bhi = b;
@@ -426,6 +473,7 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 			return 0;
 		c = &pool[m];
 		c->commit = m;
+		c->stamp = stamp;
 		c->n = 0;
 		k = step(B, glo, bhi, c);
 		if (k == VERDICT_GOOD) {
@@ -562,7 +610,7 @@ void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,
 		struct history hs = { cell->shape, 1 + (int)(sim_rng_uniform(rng) * (double)(n - 1)), 0 };
 		int sign = sim_rng_uniform(rng) < 0.5 ? -1 : 1;
 		struct host h = { cell, rng, 0, sign, 0, 0 };
-		struct bisection B = { res, p, &h, &hs, 0, 0 };
+		struct bisection B = { res, p, &h, &hs, 0, 0, cell->reuse, cell->fresh };
 
 		if (cell->shape != SIM_ONE) {
 			do
@@ -576,6 +624,7 @@ void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,
 			}
 		}
 		res->bisections++;
+		stamp++;
 		bisect_adaptive(&B);
 		res->drift_seen += B.drift;
 		h.slow_left = 0;

@@ -43,6 +43,8 @@ struct sim_cell {
 	double slow_rate;	/* chance a run starts a slow spell (1-2 runs, -30..-60%) */
 	unsigned repeat;	/* the job's repeat: first runs of the ends and of the confirmation */
 	int verbose;		/* trace refusals and wrong culprits on stderr */
+	int reuse;		/* the confirmation counts the step runs of parent and culprit */
+	unsigned fresh;		/* ... and then adds this many fresh runs of each (0: repeat) */
 };
 
 struct sim_result {

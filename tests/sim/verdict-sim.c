@@ -18,8 +18,10 @@
 #include "util/util.h"
 
 static const char *const usage[] = {
-	"usage: verdict-sim [-n bisections-per-cell] [-s seed] [-d 1|-1] [-c commits] [-r slow-rate] [-v]\n"
+	"usage: verdict-sim [-n bisections-per-cell] [-s seed] [-d 1|-1] [-c commits] [-r slow-rate] [-v] [-F]\n"
 	"\t[-R ratio] [-V cv] [-S scenario]   (one cell or a few)",
+	"\t-F: the confirmation from fresh runs only (not the step runs of parent and culprit)",
+	"\t-f N: with step runs of both, N fresh runs of each to start the confirmation (default: repeat)",
 	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
 	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, min_runs_between",
 	NULL,
@@ -47,7 +49,8 @@ static int set_policy(struct verdict_policy *p, const char *arg)
 	SET(alpha_drift, v)
 	SET(local_refs, (unsigned)v)
 	SET(min_runs_between, (unsigned)v)
-	SET(min_gap_z, v)
+	SET(min_gap_z_drift, v)
+	SET(stale_outside, v)
 #undef SET
 	fprintf(stderr, "verdict-sim: unknown policy setting '%s'\n", arg);
 	return -1;
@@ -87,6 +90,8 @@ int main(int argc, char **argv)
 		{ "commits", required_argument, NULL, 'c' },
 		{ "slow-rate", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "fresh-confirmation", no_argument, NULL, 'F' },
+		{ "fresh-runs", required_argument, NULL, 'f' },
 		{ "ratio", required_argument, NULL, 'R' },
 		{ "cv", required_argument, NULL, 'V' },
 		{ "scenario", required_argument, NULL, 'S' },
@@ -98,14 +103,15 @@ int main(int argc, char **argv)
 	struct sim_result all4 = { 0 }, all3 = { 0 };
 	size_t n = 1000, commits = 30, targets_missed = 0;
 	unsigned long long seed = 20261130;
-	int direction = 1, c, broken = 0, verbose = 0;
+	int direction = 1, c, broken = 0, verbose = 0, reuse = 1;
+	unsigned fresh = 2;
 	double only_ratio = 0, only_cv = 0;
 	const char *only = NULL;
 	double slow_rate = 0.03;
 	int64_t t0 = now_ms();
 
 	verdict_policy_init(&policy);
-	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vR:V:S:P:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vFf:R:V:S:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 10);
@@ -124,6 +130,12 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'F':
+			reuse = 0;
+			break;
+		case 'f':
+			fresh = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'R':
 			only_ratio = strtod(optarg, NULL);
@@ -169,7 +181,7 @@ int main(int argc, char **argv)
 					.drift_percent = scenarios[s].drift_percent,
 					.walk_percent = scenarios[s].walk_percent, .direction = direction,
 					.bisections = n, .commits = commits, .slow_rate = slow_rate, .repeat = 3,
-					.verbose = verbose,
+					.verbose = verbose, .reuse = reuse, .fresh = fresh,
 				};
 				struct sim_result r = { 0 };
 				struct sim_rng rng;

@@ -674,6 +674,42 @@ static void test_verdict__drift_confirms_parent_against_culprit(void **state)
 	assert_true(v.share > 0.8 && v.share < 1.2);
 }
 
+/* Ends of 3 runs each cannot show a trend: 4-6 standard errors apart is
+ * enough from 5 runs each, not from 3. */
+static void test_verdict__three_runs_per_end_must_be_decisive_alone(void **state)
+{
+	static const double g3[] = { 1000, 1004, 996 }, b3[] = { 950, 953.8, 946.2 },
+			    g5[] = { 1000, 1010, 990, 1005, 995 }, b5[] = { 950.4, 964.8, 955.2, 960, 969.6 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce(&v, &policy, g3, 3, b3, 3, +1), 0);
+	assert_true(v.z_gap >= policy.min_gap_z && v.z_gap < policy.min_gap_z_drift);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "imprecise-ends");
+	assert_int_equal(verdict_reproduce(&v, &policy, g5, 5, b5, 5, +1), 0);
+	assert_true(v.z_gap >= policy.min_gap_z && v.z_gap < policy.min_gap_z_drift);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+}
+
+/* A commit measured far beyond the good end (half the gap) while the
+ * ends' few runs show no trend: the references are stale. */
+static void test_verdict__commit_far_outside_both_ends_marks_stale_references(void **state)
+{
+	static const double tg[] = { 0, 2, 4, 6, 8 }, tb[] = { 1, 3, 5, 7, 9 }, tc[] = { 30, 31, 32 },
+			    far[] = { 1131, 1129, 1130 }, near[] = { 1001, 999, 1000 };
+	struct verdict_runs G = { good5, tg, 5 }, B = { bad5, tb, 5 }, C = { far, tc, 3 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 0, +1), 0);
+	assert_false(v.drift);
+	assert_true(v.position < -0.5);
+	assert_true(v.stale);
+	C.v = near;
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 0, +1), 0);
+	assert_false(v.stale);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+}
+
 static void test_verdict__timed_runs_must_be_in_time_order(void **state)
 {
 	static const double v3[] = { 1000, 1001, 999 }, t_ok[] = { 0, 2, 4 }, t_back[] = { 0, 4, 2 };
@@ -705,7 +741,7 @@ static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(voi
 			struct sim_cell cell = {
 				.dist = dists[d], .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
 				.direction = i % 2 ? -1 : +1, .bisections = 70, .commits = 30,
-				.slow_rate = 0.03, .repeat = 3,
+				.slow_rate = 0.03, .repeat = 3, .reuse = 1, .fresh = 2,
 			};
 			struct sim_result r = { 0 };
 
@@ -752,6 +788,8 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__drifting_ends_reproduce_with_the_trend_removed, setup),
 		cmocka_unit_test_setup(test_verdict__drift_classifies_against_time_local_references, setup),
 		cmocka_unit_test_setup(test_verdict__drift_confirms_parent_against_culprit, setup),
+		cmocka_unit_test_setup(test_verdict__three_runs_per_end_must_be_decisive_alone, setup),
+		cmocka_unit_test_setup(test_verdict__commit_far_outside_both_ends_marks_stale_references, setup),
 		cmocka_unit_test_setup(test_verdict__timed_runs_must_be_in_time_order, setup),
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
 		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
