@@ -1,9 +1,11 @@
-/* A simulated performance bisection: synthetic runs, no VMs, the real
- * verdict rules, the run order of cmd-bisect.c (interleaved references,
- * a fresh reference run before every extra run of a commit, the
- * confirmation of parent and culprit).  Used by tests/unit/test-verdict.c
- * (a few cells, fixed seed, asserts) and tests/sim/verdict-sim.c (the
- * full table). */
+/* A simulated performance bisection: synthetic runs with their times, no
+ * VMs, the real (timed) verdict rules, in the run order the job tester
+ * should take (tests/sim/README.md: interleaved references, a fresh
+ * reference run before every extra run of a commit and before every run
+ * under drift, both halves of a commit between the ends, the
+ * confirmation of parent and culprit from their step runs).  Used by
+ * tests/unit/test-verdict.c (a few cells, fixed seed, asserts) and
+ * tests/sim/verdict-sim.c (the full table). */
 #ifndef KLAB_BISECT_SIM_H
 #define KLAB_BISECT_SIM_H
 
