@@ -4,10 +4,11 @@
  * unconfirmed or refused; all runs (references, fresh reference runs,
  * commits, confirmation) against a fixed policy of 5 runs per commit plus
  * a 5 + 5 confirmation; how often the confirmation passes a right and a
- * wrong culprit.  Exits 1 only when a cell of the four original
- * distributions with effect >= 4 x cv reports more than 1% wrong culprits.
+ * wrong culprit; with two changes, how often both are named.  Exits 1
+ * only when a cell of the four original distributions with effect >= 4 x
+ * cv reports more than 1% wrong culprits.
  *
- *   verdict-sim [-n bisections-per-cell] [-s seed] [-d direction] [-q]
+ *   verdict-sim [-n bisections-per-cell] [-s seed] [-d direction] (-h: all options)
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -163,7 +164,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < policy.n_ladder; i++)
 		printf(" %u", policy.ladder[i]);
 	printf(", ends and confirmation from 3 runs; fixed: 5 runs of everything, nearer median, "
-	       "5 + 5 confirmation\n\n");
+	       "5 + 5 confirmation\n");
+	if (reuse)
+		printf("adaptive confirmation: the step runs of parent and culprit and %u fresh runs of each\n\n", fresh);
+	else
+		printf("adaptive confirmation: fresh runs only (-F)\n\n");
 	printf("%-14s %6s %4s %4s | %6s %6s %5s %6s %6s %6s | %5s %5s %6s | %6s %6s | %6s | %s\n", "scenario",
 	       "effect", "cv", "e/cv", "wrong%", "right%", "part%", "incon%", "uncnf%", "refus%", "runs%", "steps",
 	       "drift%", "cfRt%", "cfWr%", "fixwr%", "");
@@ -231,8 +236,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("\ncolumns: wrong/right = a wrong/the right culprit reported (two-halves: right = both named, "
-	       "part = one);\nincon(clusive: only skipped commits left); uncnf = unconfirmed (the confirmation failed); refus(ed: not reproduced); all in %% of "
-	       "bisections.\nruns%% = every run (ends, fresh reference runs, commits, confirmation) in %% of the "
+	       "part = one);\nincon(clusive: only skipped commits left); uncnf = unconfirmed (the confirmation "
+	       "failed);\nrefus(ed: not reproduced); all in %% of bisections.\nruns%% = every run (ends, fresh reference runs, commits, confirmation) in %% of the "
 	       "fixed policy's\n(5 runs of each end and commit, 5 + 5 confirmation); steps = commits tested per "
 	       "bisection;\ndrift = bisections that saw drift (then a reference run before every run of a commit);\ncfRt/cfWr = the confirmation passed the right / a wrong culprit, %% of the "
 	       "bisections that found one;\nfixwr%% = wrong culprits of the fixed policy.  Targets (issue 17): "
