@@ -71,6 +71,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->local_refs = 6;
 	p->min_runs_between = 12;
 	p->stale_outside = 0.5;
+	p->alpha_fresh = 0.01;
 }
 
 unsigned verdict_policy_cap(const struct verdict_policy *p)
@@ -879,6 +880,56 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 	free(a);
 	free(c);
 	return rc;
+}
+
+/* The fresh runs' own evidence of a confirmation that reused step runs:
+ * their medians' step, in the noise of all the runs. */
+int verdict_confirm_reusing(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad,
+			    const struct verdict_runs *parent, size_t parent_fresh,
+			    const struct verdict_runs *culprit, size_t culprit_fresh, int drift, int direction)
+{
+	double mp, mc, sp, sc, se, gap, k;
+	size_t have;
+	unsigned next;
+
+	if (parent_fresh > parent->n || culprit_fresh > culprit->n)
+		return error("more fresh runs than runs");
+	if (verdict_confirm_timed(out, p, good, bad, parent, culprit, drift, direction) < 0)
+		return -1;
+	if (out->kind != VERDICT_CONFIRMED || (parent_fresh == parent->n && culprit_fresh == culprit->n))
+		return 0;
+	have = parent->n < culprit->n ? parent->n : culprit->n;
+	next = verdict_next_runs(p, have, have + 1);
+	if (parent_fresh && culprit_fresh) {
+		mp = scaled_median(parent->v + parent->n - parent_fresh, parent_fresh, out->log_scale);
+		mc = scaled_median(culprit->v + culprit->n - culprit_fresh, culprit_fresh, out->log_scale);
+		sp = out->log_scale ? out->set_noise[0] / 100 : out->set_noise[0];
+		sc = out->log_scale ? out->set_noise[1] / 100 : out->set_noise[1];
+		se = sqrt(med_factor(parent_fresh) * sp * sp / (double)parent_fresh +
+			  med_factor(culprit_fresh) * sc * sc / (double)culprit_fresh);
+		gap = out->log_scale && out->ref_good > 0 && out->ref_bad > 0 ? log(out->ref_bad) - log(out->ref_good)
+									     : out->ref_bad - out->ref_good;
+		out->z_fresh = se > 0 ? -direction * (mc - mp) / se : 0;
+		out->share_fresh = gap != 0 ? (mc - mp) / gap : 0;
+		/* the noise is that of many runs: a normal quantile */
+		k = stats_t_quantile(1 - p->alpha_fresh, 1000);
+		if (out->z_fresh >= k && out->share_fresh >= p->confirm_share / 2)
+			return 0;
+	}
+	out->rule = "fresh-runs";
+	if (next) {
+		out->kind = VERDICT_NEED_MORE;
+		out->next_runs = next;
+		set_text(out, "confirmation: the runs taken confirm, the fresh ones alone not yet (%.1f standard "
+			 "errors, %.0f%% of the gap): measure both %u times", out->z_fresh, 100 * out->share_fresh,
+			 next);
+		return 0;
+	}
+	out->kind = VERDICT_UNCONFIRMED;
+	set_text(out, "culprit NOT confirmed: with the step runs it is, the fresh runs alone are %.1f standard "
+		 "errors and %.0f%% of the ends' gap apart", out->z_fresh, 100 * out->share_fresh);
+	return 0;
 }
 
 static const char *set_name(enum verdict_set set)

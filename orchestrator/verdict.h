@@ -90,6 +90,9 @@ struct verdict_policy {
 	 * below -x or above 1 + x) marks the references stale (see
 	 * verdict_classify_timed). */
 	double stale_outside;
+	/* A confirmation that counts step runs: its fresh runs alone must
+	 * show the step at this one-sided rate (verdict_confirm_reusing). */
+	double alpha_fresh;
 };
 
 /* The defaults: alpha 0.005, ladder 2 3 5 8 12, ... (see verdict.c). */
@@ -190,6 +193,9 @@ struct verdict {
 	 * and classifies again (once per commit), so that the trend test
 	 * sees the host's present. */
 	int stale;
+	/* verdict_confirm_reusing: the fresh runs' step alone, in standard
+	 * errors and as a share of the ends' gap. */
+	double z_fresh, share_fresh;
 	size_t n_outliers;	/* may exceed VERDICT_MAX_OUTLIERS; only that many kept */
 	struct verdict_outlier outliers[VERDICT_MAX_OUTLIERS];
 };
@@ -263,6 +269,21 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 			  const struct verdict_runs *good, const struct verdict_runs *bad,
 			  const struct verdict_runs *parent, const struct verdict_runs *culprit, int drift,
 			  int direction);
+
+/* A confirmation that counts runs already taken: parent[] and culprit[]
+ * are each the commit's step runs (or an end's recent runs) followed by
+ * its last parent_fresh / culprit_fresh fresh runs, in time order.
+ * verdict_confirm_timed on all of them; when that confirms, the fresh
+ * runs alone must show the step too (their medians apart by a one-sided
+ * alpha_fresh in the noise of all runs, and at least half of
+ * confirm_share of the gap), since step runs that misjudged a commit
+ * would confirm their own mistake; while they do not, NEED_MORE (more
+ * fresh runs of both, rule "fresh-runs") up to the cap, then
+ * UNCONFIRMED.  -1 after error(). */
+int verdict_confirm_reusing(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad,
+			    const struct verdict_runs *parent, size_t parent_fresh,
+			    const struct verdict_runs *culprit, size_t culprit_fresh, int drift, int direction);
 
 /* "good", "bad", "skip", "reproduced", ... */
 const char *verdict_kind_name(enum verdict_kind kind);

@@ -361,7 +361,7 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 	size_t want = B->h->cell->repeat;
 	struct verdict_runs G = runs_of(g), Bd = runs_of(b), A, C;
 	struct verdict v;
-	size_t reused;
+	size_t reused, ra, rc;
 	int right_pair;
 
 	a.commit = culprit - 1;
@@ -371,6 +371,8 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 	 * fresh runs of each are added, interleaved */
 	reuse(B, &a, g, b);
 	reuse(B, &c, g, b);
+	ra = a.n;
+	rc = c.n;
 	reused = a.n + c.n;
 	/* with `repeat` runs of both taken already, fewer fresh ones */
 	if (B->fresh && a.n >= want && c.n >= want)
@@ -380,7 +382,8 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 		measure_pair(B->h, B->hs, &a, &c, want);
 		A = runs_of(&a);
 		C = runs_of(&c);
-		if (verdict_confirm_timed(&v, B->p, &G, &Bd, &A, &C, B->drift, B->h->cell->direction) < 0)
+		if (verdict_confirm_reusing(&v, B->p, &G, &Bd, &A, a.n - ra, &C, c.n - rc, B->drift,
+					    B->h->cell->direction) < 0)
 			abort();
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
 			break;

@@ -710,6 +710,48 @@ static void test_verdict__commit_far_outside_both_ends_marks_stale_references(vo
 	assert_int_equal(v.kind, VERDICT_GOOD);
 }
 
+/* A confirmation from step runs and 2 fresh runs each, a regression of
+ * 8%.  The parent's step runs looked good (1000), the culprit's bad
+ * (920); if the fresh runs agree, confirmed; if the parent's fresh runs
+ * are bad too (the step misjudged a bad parent), the step runs cannot
+ * confirm their own mistake: more fresh runs, and at the cap
+ * unconfirmed. */
+static void test_verdict__reused_step_runs_need_the_fresh_runs_to_agree(void **state)
+{
+	static const double b92[] = { 920, 924, 916, 921, 919 }, tg[] = { 0, 2, 4, 6, 8 }, tb[] = { 1, 3, 5, 7, 9 };
+	double t[12], pa[12], cu[12];
+	struct verdict_runs G = { good5, tg, 5 }, B = { b92, tb, 5 }, A = { pa, t, 5 }, C = { cu, t, 5 };
+	struct verdict v;
+
+	for (size_t i = 0; i < 12; i++) {
+		t[i] = (double)(20 + 2 * i);
+		pa[i] = 1000 + (i % 3) - 1.0;
+		cu[i] = 920 + (i % 3) - 1.0;
+	}
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 2, &C, 2, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.z_fresh > 5 && v.share_fresh > 0.9);
+	/* 8 step runs, the parent's 2 fresh runs bad: all runs confirm,
+	 * the fresh ones alone do not */
+	A.n = C.n = 10;
+	pa[8] = 921, pa[9] = 919;
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 2, &C, 2, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "fresh-runs");
+	assert_int_equal(v.next_runs, 12);
+	A.n = C.n = 12;
+	pa[10] = 920, pa[11] = 921;
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 4, &C, 4, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
+	assert_string_equal(v.rule, "fresh-runs");
+	/* all fresh: the plain timed confirmation */
+	A.n = C.n = 5;
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 5, &C, 5, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_string_equal(v.rule, "confirmed");
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 6, &C, 5, 0, +1), -1);
+}
+
 static void test_verdict__timed_runs_must_be_in_time_order(void **state)
 {
 	static const double v3[] = { 1000, 1001, 999 }, t_ok[] = { 0, 2, 4 }, t_back[] = { 0, 4, 2 };
@@ -790,6 +832,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__drift_confirms_parent_against_culprit, setup),
 		cmocka_unit_test_setup(test_verdict__three_runs_per_end_must_be_decisive_alone, setup),
 		cmocka_unit_test_setup(test_verdict__commit_far_outside_both_ends_marks_stale_references, setup),
+		cmocka_unit_test_setup(test_verdict__reused_step_runs_need_the_fresh_runs_to_agree, setup),
 		cmocka_unit_test_setup(test_verdict__timed_runs_must_be_in_time_order, setup),
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
 		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
