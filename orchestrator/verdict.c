@@ -53,7 +53,8 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha = 0.005;
 	p->alpha_reproduce = 0.005;
 	p->min_change_percent = 1.0;
-	p->min_gap_z = 6.0;
+	p->min_gap_z = 4.0;
+	p->min_gap_z_drift = 6.0;
 	p->outlier_sigmas = 4.0;
 	p->outlier_min_percent = 10.0;
 	p->near_band = 0.2;
@@ -66,6 +67,11 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha_shape = 0.01;
 	p->confirm_share = 0.5;
 	p->log_scale = 1;
+	p->alpha_drift = 0.01;
+	p->local_refs = 6;
+	p->min_runs_between = 12;
+	p->stale_outside = 0.5;
+	p->alpha_fresh = 0.01;
 }
 
 unsigned verdict_policy_cap(const struct verdict_policy *p)
@@ -101,6 +107,8 @@ const char *verdict_kind_name(enum verdict_kind kind)
 		return "confirmed";
 	case VERDICT_UNCONFIRMED:
 		return "unconfirmed";
+	case VERDICT_BETWEEN:
+		return "between";
 	}
 	return "?";
 }
@@ -115,6 +123,7 @@ struct sets {
 	size_t outliers[3];
 	double sigma;		/* pooled */
 	double sig[3];		/* each set's: its own when credibly above the pooled one */
+	double min_sigma;	/* the pooled noise is at least this (on the compared scale) */
 	int log;
 };
 
@@ -129,6 +138,8 @@ static int check_set(const double *v, size_t n, const char *what)
 			return error("run %zu of the %s is not a finite number", i + 1, what);
 	return 0;
 }
+
+static int all_positive(const double *v, size_t n);
 
 /* Median factor: n var(median) / sigma^2 (see the top of the file). */
 static double med_factor(size_t n)
@@ -224,6 +235,8 @@ static void sets_prepare(struct sets *s, struct verdict *v, const struct verdict
 	}
 	if (!(s->sigma >= floor))
 		s->sigma = floor;
+	if (s->sigma < s->min_sigma)
+		s->sigma = s->min_sigma;
 	for (size_t i = 0; i < s->count; i++)
 		s->sig[i] = set_sigma(s->t[i], s->n[i], s->sigma);
 
@@ -289,12 +302,27 @@ static unsigned runs_to_separate(const struct sets *s, double k)
 	return n > 100000 ? 100000 : (unsigned)ceil(n);
 }
 
+/* verdict_reproduce with the pooled noise at least min_sigma, or only
+ * min_sigma_log when that is on the log scale and the runs compare as
+ * ratios (see verdict_confirm). */
+static int reproduce(struct verdict *out, const struct verdict_policy *p, const double *good, size_t ng,
+		     const double *bad, size_t nb, int direction, double min_sigma, int min_sigma_log);
+
 int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 		      const double *good, size_t ng, const double *bad, size_t nb, int direction)
 {
+	return reproduce(out, p, good, ng, bad, nb, direction, 0, 0);
+}
+
+static int reproduce(struct verdict *out, const struct verdict_policy *p, const double *good, size_t ng,
+		     const double *bad, size_t nb, int direction, double min_sigma, int min_sigma_log)
+{
 	struct sets s = { .count = 2, .raw = { good, bad }, .n = { ng, nb } };
 	size_t have = ng < nb ? ng : nb, need;
-	double k, regression;
+	/* Up to 4 runs per end no trend test can see a drifting host (1% per
+	 * run at 5% noise), so the gap must then be decisive by itself. */
+	double k, regression, min_gap = have < 5 && p->min_gap_z_drift > p->min_gap_z ? p->min_gap_z_drift
+										   : p->min_gap_z;
 	unsigned next;
 
 	if (direction != 1 && direction != -1)
@@ -302,6 +330,9 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
 		return -1;
 	verdict_start(out, direction);
+	s.min_sigma = min_sigma;
+	if (min_sigma_log != (p->log_scale && all_positive(good, ng) && all_positive(bad, nb)))
+		s.min_sigma = 0;
 	sets_prepare(&s, out, p);
 	out->n_good = ng;
 	out->n_bad = nb;
@@ -330,7 +361,7 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 		out->rule = "below-minimum";
 		set_text(out, "regression not reproduced: %+.2f%% is real but below the minimum of %.2f%%",
 			 out->change_percent, p->min_change_percent);
-	} else if (out->z_gap >= k && (out->z_gap >= p->min_gap_z || !next)) {
+	} else if (out->z_gap >= k && (out->z_gap >= min_gap || !next)) {
 		out->kind = VERDICT_REPRODUCED;
 		out->rule = "regression";
 		set_text(out, "regression reproduced: %.6g -> %.6g (%+.2f%%), %.1f standard errors",
@@ -340,7 +371,7 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 		out->rule = "imprecise-ends";
 		set_text(out, "regression (%+.2f%%) but the ends are only %.1f standard errors apart, "
 			 "%.1f wanted: measure each end %u times",
-			 out->change_percent, out->z_gap, p->min_gap_z, next);
+			 out->change_percent, out->z_gap, min_gap, next);
 	} else if (out->z_gap <= -k) {
 		out->kind = VERDICT_NOT_REPRODUCED;
 		out->rule = "reversed";
@@ -378,7 +409,7 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	size_t need;
 	double k, gap;
 	unsigned next;
-	int like_good, like_bad, shape_good, shape_bad;
+	int like_good, like_bad, shape_good, shape_bad, between;
 
 	if (direction != 1 && direction != -1)
 		return error("direction must be +1 or -1, not %d", direction);
@@ -420,6 +451,15 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		    (s.sig[2] > 2 * s.sig[1] || s.sig[1] > 2 * s.sig[2]);
 	like_good = like_good && !shape_good;
 	like_bad = like_bad && !shape_bad;
+	/* two change points: clearly worse than good, clearly better than
+	 * bad, near neither (a commit at 0.3 with a noisy end is no evidence
+	 * of a second change), and its runs unlike either end's (KS): a
+	 * bimodal KPI puts the median of a good commit half-way when its
+	 * runs fall in the lower mode more often, while they are still the
+	 * good end's runs */
+	between = out->z_good >= k && out->z_bad >= k && out->position >= p->decide_band &&
+		  out->position <= 1 - p->decide_band && out->ks_good.p_value < p->alpha_shape &&
+		  out->ks_bad.p_value < p->alpha_shape;
 	need = runs_for_outliers(s.outliers[2]);
 	if (need < p->min_runs)
 		need = p->min_runs;
@@ -456,10 +496,18 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		set_text(out, "bad: %.6g is %+.2f%% from good and %+.2f%% from bad, "
 			 "%.1f standard errors worse than good",
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
+	} else if (between && p->min_runs_between && nc >= need &&
+		   (nc >= p->min_runs_between || !next)) {
+		out->kind = VERDICT_BETWEEN;
+		out->rule = "two-changes";
+		set_text(out, "between: %.6g carries %.0f%% of the gap, %.1f standard errors from good and %.1f "
+			 "from bad: two changes, one on each side", out->median_cand, 100 * out->position,
+			 out->z_good, out->z_bad);
 	} else if (next) {
 		out->kind = VERDICT_NEED_MORE;
 		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" :
-			    shape_good || shape_bad ? "shape" : "ambiguous";
+			    shape_good || shape_bad ? "shape" :
+			    between && p->min_runs_between ? "between-needs-runs" : "ambiguous";
 		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
 			 like_bad ? "looks bad, too few (consistent) runs to trust it" :
 			 like_good ? "looks good, too few runs to trust it" :
@@ -467,13 +515,13 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 			 "ambiguous", out->median_cand, out->position, next);
 	} else {
 		/* apart from both: perhaps a second, partial regression */
-		int between = out->z_good >= k && out->z_bad >= k;
+		int apart = out->z_good >= k && out->z_bad >= k;
 
 		out->kind = VERDICT_SKIP;
 		out->rule = "ambiguous";
 		set_text(out, "skip: still ambiguous after %zu runs: %.6g at position %.2f%s",
 			 nc, out->median_cand, out->position,
-			 between ? ", clearly apart from both ends" :
+			 apart ? ", clearly apart from both ends" :
 			 shape_good || shape_bad ? ", its runs differ in shape from the end it is near" : "");
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
@@ -507,8 +555,8 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 {
 	struct verdict_policy q = *p;
 	size_t have = np < nc ? np : nc;
-	double gap;
-	int log_scale;
+	double gap, ends_sigma;
+	int log_scale, ends_log;
 	unsigned next;
 
 	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0)
@@ -516,7 +564,23 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 	/* Significance is enough here: the precision of the ends was
 	 * checked before bisecting, and the share below asks for size. */
 	q.min_gap_z = 0;
-	if (verdict_reproduce(out, &q, parent, np, culprit, nc, direction) < 0)
+	if (check_set(parent, np, "parent") < 0 || check_set(culprit, nc, "culprit") < 0)
+		return -1;
+	/* Three runs each cannot show a bimodal KPI's second mode: parent
+	 * in one, culprit in the other look like a clear step of twice the
+	 * noise.  The ends' own noise (set_sigma, credibly larger than the
+	 * pooled where the modes show) is the least noise assumed. */
+	{
+		struct sets e = { .count = 2, .raw = { good, bad }, .n = { ng, nb } };
+		struct verdict scratch;
+
+		verdict_start(&scratch, direction);
+		sets_prepare(&e, &scratch, p);
+		ends_sigma = e.sig[0] > e.sig[1] ? e.sig[0] : e.sig[1];
+		ends_log = e.log;
+		sets_release(&e);
+	}
+	if (reproduce(out, &q, parent, np, culprit, nc, direction, ends_sigma, ends_log) < 0)
 		return -1;
 	out->confirm = 1;
 	out->share_needed = p->confirm_share;
@@ -566,6 +630,305 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 		 "%.0f%% of the ends' gap (good %.6g, bad %.6g), %.0f%% needed",
 		 out->median_good, out->median_bad, out->change_percent, out->z_gap, out->threshold,
 		 100 * out->share, out->ref_good, out->ref_bad, 100 * p->confirm_share);
+	return 0;
+}
+
+/* Drift.  A host that trends by 1% per run moves 12% over the ends'
+ * first 12 runs: interleaved, the ends stay apart by the regression, but
+ * each end's spread grows with the trend and the regression "does not
+ * reproduce"; a commit measured 20 runs later sits wherever the host
+ * went.  The trend is estimated within each set (levels differ between
+ * sets, the trend is the host's), robustly, and every run is brought to
+ * one time by it; under drift a commit is classified against the most
+ * recent runs of each end, which the tester interleaves with its runs. */
+
+static int check_runs(const struct verdict_runs *r, const char *what)
+{
+	if (check_set(r->v, r->n, what) < 0)
+		return -1;
+	if (!r->t)
+		return error("no times for the runs of the %s", what);
+	for (size_t i = 0; i < r->n; i++)
+		if (!isfinite(r->t[i]) || (i && r->t[i] < r->t[i - 1]))
+			return error("the runs of the %s are not in time order (run %zu)", what, i + 1);
+	return 0;
+}
+
+static int runs_positive(const struct verdict_runs *sets, size_t nsets)
+{
+	for (size_t i = 0; i < nsets; i++)
+		if (!all_positive(sets[i].v, sets[i].n))
+			return 0;
+	return 1;
+}
+
+static double scaled(double v, int log_scale)
+{
+	return log_scale ? log(v) : v;
+}
+
+int verdict_trend(struct verdict_trend *out, const struct verdict_policy *p,
+		  const struct verdict_runs *sets, size_t nsets)
+{
+	size_t npairs = 0, k = 0, nruns = 0;
+	double *slopes, *diffs, sigma, sxx = 0, floor, mid = 0;
+	int log_scale;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < nsets; i++) {
+		if (check_runs(&sets[i], "set") < 0)
+			return -1;
+		npairs += sets[i].n * (sets[i].n - 1) / 2;
+		nruns += sets[i].n;
+	}
+	out->log_scale = log_scale = p->log_scale && runs_positive(sets, nsets);
+	if (!npairs)
+		return 0;
+	slopes = xmalloc(npairs * sizeof(*slopes));
+	for (size_t i = 0; i < nsets; i++)
+		for (size_t a = 0; a < sets[i].n; a++)
+			for (size_t b = a + 1; b < sets[i].n; b++)
+				if (sets[i].t[b] > sets[i].t[a])
+					slopes[k++] = (scaled(sets[i].v[b], log_scale) - scaled(sets[i].v[a], log_scale)) /
+						      (sets[i].t[b] - sets[i].t[a]);
+	if (!k) {
+		free(slopes);
+		return 0;
+	}
+	out->slope = stats_median(slopes, k);
+	free(slopes);
+
+	/* the noise around the trend: within-set pairs of detrended runs
+	 * (their median, as set_sigma), and the spread of the times */
+	diffs = xmalloc(npairs * sizeof(*diffs));
+	k = 0;
+	for (size_t i = 0; i < nsets; i++) {
+		double tbar = 0;
+
+		for (size_t a = 0; a < sets[i].n; a++)
+			tbar += sets[i].t[a] / (double)sets[i].n;
+		for (size_t a = 0; a < sets[i].n; a++) {
+			sxx += (sets[i].t[a] - tbar) * (sets[i].t[a] - tbar);
+			mid += fabs(sets[i].v[a]) / (double)nruns;
+			for (size_t b = a + 1; b < sets[i].n; b++)
+				diffs[k++] = fabs(scaled(sets[i].v[b], log_scale) - scaled(sets[i].v[a], log_scale) -
+						  out->slope * (sets[i].t[b] - sets[i].t[a]));
+		}
+	}
+	sigma = stats_median(diffs, k) / (M_SQRT2 * 0.6744897501960817);
+	free(diffs);
+	floor = p->noise_floor_percent / 100 * (log_scale ? 1 : (mid > 0 ? mid : 1));
+	if (!(sigma >= floor))
+		sigma = floor;
+	out->percent = log_scale ? 100 * expm1(out->slope) : 100 * out->slope / (mid > 0 ? mid : 1);
+	if (sxx <= 0 || nruns <= nsets + 1)
+		return 0;
+	/* Theil-Sen's standard error is about OLS's (95% efficient) */
+	out->z = out->slope / (1.03 * sigma / sqrt(sxx));
+	out->threshold = t_threshold(p->alpha_drift / 2, nruns - nsets - 1);
+	out->drift = fabs(out->z) >= out->threshold;
+	return 0;
+}
+
+/* r's values brought to time t0 by the trend; the caller frees. */
+static double *detrend(const struct verdict_runs *r, const struct verdict_trend *tr, double t0)
+{
+	double *v = xmalloc(r->n * sizeof(*v));
+
+	for (size_t i = 0; i < r->n; i++)
+		v[i] = tr->log_scale ? r->v[i] * exp(-tr->slope * (r->t[i] - t0))
+				     : r->v[i] - tr->slope * (r->t[i] - t0);
+	return v;
+}
+
+static double latest(const struct verdict_runs *sets, size_t nsets)
+{
+	double t = -INFINITY;
+
+	for (size_t i = 0; i < nsets; i++)
+		if (sets[i].n && sets[i].t[sets[i].n - 1] > t)
+			t = sets[i].t[sets[i].n - 1];
+	return t;
+}
+
+static void note_trend(struct verdict *out, const struct verdict_trend *tr, int drift)
+{
+	out->drift = drift;
+	out->drift_percent = tr->percent;
+	out->drift_z = tr->z;
+}
+
+int verdict_reproduce_timed(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad, int direction)
+{
+	struct verdict_runs sets[2] = { *good, *bad };
+	struct verdict_policy q;
+	struct verdict_trend tr;
+	double *g, *b, t0;
+	int rc;
+
+	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
+	    verdict_trend(&tr, p, sets, 2) < 0)
+		return -1;
+	if (!tr.drift) {
+		rc = verdict_reproduce(out, p, good->v, good->n, bad->v, bad->n, direction);
+		note_trend(out, &tr, 0);
+		return rc;
+	}
+	/* the trend removed costs precision, and every commit is then
+	 * measured against few, recent reference runs: more precise ends */
+	q = *p;
+	if (q.min_gap_z < q.min_gap_z_drift)
+		q.min_gap_z = q.min_gap_z_drift;
+	t0 = latest(sets, 2);
+	g = detrend(good, &tr, t0);
+	b = detrend(bad, &tr, t0);
+	rc = verdict_reproduce(out, &q, g, good->n, b, bad->n, direction);
+	note_trend(out, &tr, 1);
+	free(g);
+	free(b);
+	return rc;
+}
+
+/* The last p->local_refs runs of r. */
+static struct verdict_runs recent(const struct verdict_runs *r, const struct verdict_policy *p)
+{
+	size_t k = p->local_refs && p->local_refs < r->n ? p->local_refs : r->n;
+
+	return (struct verdict_runs){ r->v + (r->n - k), r->t + (r->n - k), k };
+}
+
+int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
+			   const struct verdict_runs *good, const struct verdict_runs *bad,
+			   const struct verdict_runs *cand, int drift, int direction)
+{
+	struct verdict_runs ends[2] = { *good, *bad }, sets[3];
+	struct verdict_trend tr;
+	double *g, *b, *c, t0;
+	int rc;
+
+	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
+	    check_runs(cand, "commit") < 0 || verdict_trend(&tr, p, ends, 2) < 0)
+		return -1;
+	if (!drift && !tr.drift) {
+		rc = verdict_classify(out, p, good->v, good->n, bad->v, bad->n, cand->v, cand->n, direction);
+		note_trend(out, &tr, 0);
+		/* far outside both ends: the host, not the commit, may have
+		 * moved since the ends were measured */
+		out->stale = rc == 0 && (out->position < -p->stale_outside || out->position > 1 + p->stale_outside) &&
+			     out->z_good * out->z_bad < 0 &&
+			     (fabs(out->z_good) >= out->threshold && fabs(out->z_bad) >= out->threshold);
+		return rc;
+	}
+	sets[0] = recent(good, p);
+	sets[1] = recent(bad, p);
+	sets[2] = *cand;
+	if (verdict_trend(&tr, p, sets, 3) < 0)
+		return -1;
+	t0 = latest(sets, 3);
+	g = detrend(&sets[0], &tr, t0);
+	b = detrend(&sets[1], &tr, t0);
+	c = detrend(cand, &tr, t0);
+	rc = verdict_classify(out, p, g, sets[0].n, b, sets[1].n, c, cand->n, direction);
+	note_trend(out, &tr, 1);
+	out->local = 1;
+	free(g);
+	free(b);
+	free(c);
+	return rc;
+}
+
+int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
+			  const struct verdict_runs *good, const struct verdict_runs *bad,
+			  const struct verdict_runs *parent, const struct verdict_runs *culprit, int drift,
+			  int direction)
+{
+	struct verdict_runs ends[2] = { *good, *bad }, pair[2] = { *parent, *culprit }, four[4];
+	struct verdict_trend te, tp;
+	double *g, *b, *a, *c, t0;
+	int rc;
+
+	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
+	    check_runs(parent, "parent") < 0 || check_runs(culprit, "culprit") < 0 ||
+	    verdict_trend(&te, p, ends, 2) < 0 || verdict_trend(&tp, p, pair, 2) < 0)
+		return -1;
+	if (!drift && !tp.drift && !te.drift) {
+		rc = verdict_confirm(out, p, good->v, good->n, bad->v, bad->n, parent->v, parent->n,
+				     culprit->v, culprit->n, direction);
+		note_trend(out, &tp, 0);
+		return rc;
+	}
+	/* The trend from parent and culprit and the ends' recent runs: the
+	 * host's, and 3 + 3 runs alone give a slope too noisy to remove. */
+	four[0] = recent(good, p);
+	four[1] = recent(bad, p);
+	four[2] = *parent;
+	four[3] = *culprit;
+	if (verdict_trend(&tp, p, four, 4) < 0)
+		return -1;
+	/* the gap is a difference of levels: any common time will do */
+	t0 = latest(ends, 2);
+	g = detrend(good, &te, t0);
+	b = detrend(bad, &te, t0);
+	t0 = latest(pair, 2);
+	a = detrend(parent, &tp, t0);
+	c = detrend(culprit, &tp, t0);
+	rc = verdict_confirm(out, p, g, good->n, b, bad->n, a, parent->n, c, culprit->n, direction);
+	note_trend(out, &tp, 1);
+	free(g);
+	free(b);
+	free(a);
+	free(c);
+	return rc;
+}
+
+/* The fresh runs' own evidence of a confirmation that reused step runs:
+ * their medians' step, in the noise of all the runs. */
+int verdict_confirm_reusing(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad,
+			    const struct verdict_runs *parent, size_t parent_fresh,
+			    const struct verdict_runs *culprit, size_t culprit_fresh, int drift, int direction)
+{
+	double mp, mc, sp, sc, se, gap, k;
+	size_t have;
+	unsigned next;
+
+	if (parent_fresh > parent->n || culprit_fresh > culprit->n)
+		return error("more fresh runs than runs");
+	if (verdict_confirm_timed(out, p, good, bad, parent, culprit, drift, direction) < 0)
+		return -1;
+	if (out->kind != VERDICT_CONFIRMED || (parent_fresh == parent->n && culprit_fresh == culprit->n))
+		return 0;
+	have = parent->n < culprit->n ? parent->n : culprit->n;
+	next = verdict_next_runs(p, have, have + 1);
+	if (parent_fresh && culprit_fresh) {
+		mp = scaled_median(parent->v + parent->n - parent_fresh, parent_fresh, out->log_scale);
+		mc = scaled_median(culprit->v + culprit->n - culprit_fresh, culprit_fresh, out->log_scale);
+		sp = out->log_scale ? out->set_noise[0] / 100 : out->set_noise[0];
+		sc = out->log_scale ? out->set_noise[1] / 100 : out->set_noise[1];
+		se = sqrt(med_factor(parent_fresh) * sp * sp / (double)parent_fresh +
+			  med_factor(culprit_fresh) * sc * sc / (double)culprit_fresh);
+		gap = out->log_scale && out->ref_good > 0 && out->ref_bad > 0 ? log(out->ref_bad) - log(out->ref_good)
+									     : out->ref_bad - out->ref_good;
+		out->z_fresh = se > 0 ? -direction * (mc - mp) / se : 0;
+		out->share_fresh = gap != 0 ? (mc - mp) / gap : 0;
+		/* the noise is that of many runs: a normal quantile */
+		k = stats_t_quantile(1 - p->alpha_fresh, 1000);
+		if (out->z_fresh >= k && out->share_fresh >= p->confirm_share / 2)
+			return 0;
+	}
+	out->rule = "fresh-runs";
+	if (next) {
+		out->kind = VERDICT_NEED_MORE;
+		out->next_runs = next;
+		set_text(out, "confirmation: the runs taken confirm, the fresh ones alone not yet (%.1f standard "
+			 "errors, %.0f%% of the gap): measure both %u times", out->z_fresh, 100 * out->share_fresh,
+			 next);
+		return 0;
+	}
+	out->kind = VERDICT_UNCONFIRMED;
+	set_text(out, "culprit NOT confirmed: with the step runs it is, the fresh runs alone are %.1f standard "
+		 "errors and %.0f%% of the ends' gap apart", out->z_fresh, 100 * out->share_fresh);
 	return 0;
 }
 
@@ -645,6 +1008,10 @@ outliers:
 	}
 	if (v->n_outliers > VERDICT_MAX_OUTLIERS)
 		strbuf_addf(sb, "  outliers: %zu more not listed\n", v->n_outliers - VERDICT_MAX_OUTLIERS);
+	if (v->drift)
+		strbuf_addf(sb, "  drift: the host trended by %+.2f%% per run (%.1f standard errors); runs adjusted "
+			    "to the latest%s\n", v->drift_percent, v->drift_z,
+			    v->local ? ", against the ends' recent runs" : "");
 	if (v->kind == VERDICT_NEED_MORE)
 		strbuf_addf(sb, "  next: %u runs\n", v->next_runs);
 }

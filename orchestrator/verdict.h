@@ -19,6 +19,8 @@ enum verdict_kind {
 	VERDICT_SKIP,		/* still ambiguous with the most runs allowed */
 	VERDICT_CONFIRMED,	/* the culprit is clearly worse than its parent */
 	VERDICT_UNCONFIRMED,	/* ... it is not, or carries too little of the gap */
+	VERDICT_BETWEEN,	/* clearly apart from both ends, about half-way:
+				 * two changes (a partial regression each side) */
 };
 
 /* How much evidence a verdict needs and how runs are added. */
@@ -35,6 +37,8 @@ struct verdict_policy {
 	 * bisecting (below it, with runs left, ask for more): commits are
 	 * measured against these two medians, so they must be precise. */
 	double min_gap_z;
+	/* ... and this many when the host drifts (verdict_reproduce_timed) */
+	double min_gap_z_drift;
 	/* A run further than this many noise sigmas from the median of its
 	 * set is an outlier: listed in the evidence, and a set with
 	 * outliers needs 2 * outliers + 3 runs before it decides. */
@@ -75,6 +79,21 @@ struct verdict_policy {
 	double confirm_share;
 	/* Compare ratios (logarithms) when every sample is positive. */
 	int log_scale;
+	/* The host drifts when the runs of the sets, in time order, share
+	 * a trend this significant (two-sided false-alarm rate). */
+	double alpha_drift;
+	/* Under drift, the time-local references: this many most recent
+	 * runs of each end. */
+	unsigned local_refs;
+	/* A commit is "between" (VERDICT_BETWEEN) only from this many runs. */
+	unsigned min_runs_between;
+	/* A commit clearly this share of the gap beyond an end (position
+	 * below -x or above 1 + x) marks the references stale (see
+	 * verdict_classify_timed). */
+	double stale_outside;
+	/* A confirmation that counts step runs: its fresh runs alone must
+	 * show the step at this one-sided rate (verdict_confirm_reusing). */
+	double alpha_fresh;
 };
 
 /* The defaults: alpha 0.005, ladder 2 3 5 8 12, ... (see verdict.c). */
@@ -84,6 +103,25 @@ unsigned verdict_policy_cap(const struct verdict_policy *p);
 /* First step of the ladder above `have` runs and at least `want`;
  * 0 when `have` is already at the cap. */
 unsigned verdict_next_runs(const struct verdict_policy *p, size_t have, size_t want);
+
+/* Runs in time order: their values and when each was taken (t[i], any
+ * increasing measure: the run's number in the bisection, its boot's
+ * start in seconds); t[] increasing.  What the _timed verdicts take. */
+struct verdict_runs {
+	const double *v;
+	const double *t;
+	size_t n;
+};
+
+/* A trend shared by sets of runs (verdict_trend). */
+struct verdict_trend {
+	int drift;		/* significant: the host drifted while measuring */
+	double slope;		/* per time unit, on the compared scale */
+	double percent;		/* the same in percent per time unit (log scale) */
+	double z;		/* slope over its standard error */
+	double threshold;	/* the |z| that counts as drift */
+	int log_scale;
+};
 
 /* Which set a sample belongs to. */
 enum verdict_set {
@@ -142,6 +180,23 @@ struct verdict {
 	 * separate a change of the size seen with 80% power at this noise
 	 * (0: not estimated). */
 	unsigned runs_needed;
+	/* Drift (the _timed verdicts): the sets shared a significant trend
+	 * (drift_percent per time unit, drift_z standard errors), so every
+	 * run was adjusted to the time of the latest by that trend and, for
+	 * a commit, only the time-local references were used (local: the
+	 * last local_refs runs of each end).  The tester stores drift and
+	 * from then on puts a reference run before every run of a commit. */
+	int drift, local;
+	double drift_percent, drift_z;
+	/* verdict_classify_timed without drift: the commit is clearly
+	 * outside both ends (stale_outside), as when the host moved since
+	 * the ends were measured; the tester takes one fresh run of each end
+	 * and classifies again (once per commit), so that the trend test
+	 * sees the host's present. */
+	int stale;
+	/* verdict_confirm_reusing: the fresh runs' step alone, in standard
+	 * errors and as a share of the ends' gap. */
+	double z_fresh, share_fresh;
 	size_t n_outliers;	/* may exceed VERDICT_MAX_OUTLIERS; only that many kept */
 	struct verdict_outlier outliers[VERDICT_MAX_OUTLIERS];
 };
@@ -154,8 +209,10 @@ int verdict_reproduce(struct verdict *out, const struct verdict_policy *p,
 		      const double *good, size_t ng, const double *bad, size_t nb, int direction);
 
 /* Classify a commit's runs cand[] against both references: GOOD, BAD,
- * NEED_MORE (up to the cap) or SKIP ("ambiguous").  -1 after error()
- * on bad input. */
+ * NEED_MORE (up to the cap), BETWEEN (clearly apart from both ends and
+ * within decide_band of neither, from min_runs_between runs: two change
+ * points, one on each side; position is the share of the gap the commit
+ * carries) or SKIP ("ambiguous").  -1 after error() on bad input. */
 int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		     const double *good, size_t ng, const double *bad, size_t nb,
 		     const double *cand, size_t nc, int direction);
@@ -170,6 +227,64 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 		    const double *good, size_t ng, const double *bad, size_t nb,
 		    const double *parent, size_t np, const double *culprit, size_t nc, int direction);
+
+/* The trend the sets share: the median of the slopes of every pair of
+ * runs within a set (Theil-Sen, pooled over the sets, so that the sets'
+ * levels do not count and a slow run spoils only its own pairs), held to
+ * its standard error (the sets' robust noise over the spread of their
+ * times).  drift when |z| reaches the t quantile of alpha_drift / 2.
+ * -1 after error() on bad input. */
+int verdict_trend(struct verdict_trend *out, const struct verdict_policy *p,
+		  const struct verdict_runs *sets, size_t nsets);
+
+/* The same verdicts for runs in time order, robust to a host that drifts
+ * while a bisection measures (a trend of a few percent over the ends'
+ * runs refuses a real regression, and a commit measured later than the
+ * references looks like the end the host drifted to).
+ *
+ * verdict_reproduce_timed: the trend of the two ends' runs (old against
+ * fresh); with drift, every run adjusted by it to the time of the latest
+ * run, then verdict_reproduce.  Runs of the two ends taken in turn make
+ * the trend and the regression separable.
+ *
+ * verdict_classify_timed: drift is the tester's stored flag (drift seen
+ * by an earlier verdict); without it the trend of the ends' runs is
+ * tested again here.  With drift, the references are the last
+ * p->local_refs runs of each end (time-local), the trend is that of those
+ * and the commit's runs, every run adjusted to the commit's latest, then
+ * verdict_classify.  The tester then takes a reference run (the ends in
+ * turn) before every run of a commit, so that each commit has references
+ * from its own time.
+ *
+ * verdict_confirm_timed: the trend of parent and culprit (interleaved)
+ * and, with drift, both adjusted by it; the ends' gap likewise, then
+ * verdict_confirm.
+ *
+ * Each sets out->drift, drift_percent and drift_z; -1 after error(). */
+int verdict_reproduce_timed(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad, int direction);
+int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
+			   const struct verdict_runs *good, const struct verdict_runs *bad,
+			   const struct verdict_runs *cand, int drift, int direction);
+int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
+			  const struct verdict_runs *good, const struct verdict_runs *bad,
+			  const struct verdict_runs *parent, const struct verdict_runs *culprit, int drift,
+			  int direction);
+
+/* A confirmation that counts runs already taken: parent[] and culprit[]
+ * are each the commit's step runs (or an end's recent runs) followed by
+ * its last parent_fresh / culprit_fresh fresh runs, in time order.
+ * verdict_confirm_timed on all of them; when that confirms, the fresh
+ * runs alone must show the step too (their medians apart by a one-sided
+ * alpha_fresh in the noise of all runs, and at least half of
+ * confirm_share of the gap), since step runs that misjudged a commit
+ * would confirm their own mistake; while they do not, NEED_MORE (more
+ * fresh runs of both, rule "fresh-runs") up to the cap, then
+ * UNCONFIRMED.  -1 after error(). */
+int verdict_confirm_reusing(struct verdict *out, const struct verdict_policy *p,
+			    const struct verdict_runs *good, const struct verdict_runs *bad,
+			    const struct verdict_runs *parent, size_t parent_fresh,
+			    const struct verdict_runs *culprit, size_t culprit_fresh, int drift, int direction);
 
 /* "good", "bad", "skip", "reproduced", ... */
 const char *verdict_kind_name(enum verdict_kind kind);

@@ -94,6 +94,9 @@ void sim_result_add(struct sim_result *a, const struct sim_result *b)
 	a->inconclusive += b->inconclusive;
 	a->refused += b->refused;
 	a->unconfirmed += b->unconfirmed;
+	a->partial += b->partial;
+	a->drift_seen += b->drift_seen;
+	a->splits += b->splits;
 	a->found_right += b->found_right;
 	a->found_wrong += b->found_wrong;
 	a->confirmed_right += b->confirmed_right;
@@ -138,10 +141,12 @@ static double t3(struct sim_rng *r)
 	return z / sqrt(c / 3);
 }
 
-static double run_once(struct host *h, int bad)
+/* One run of a kernel whose KPI sits `level` of the effect below good
+ * (0 good, 1 bad, 0.5 half-way; negative: better than good). */
+static double run_once(struct host *h, double level)
 {
 	const struct sim_cell *c = h->cell;
-	double mu = 1000 * (bad ? 1 - c->effect_percent / 100 : 1), cv = c->cv_percent / 100, x;
+	double mu = 1000 * (1 - level * c->effect_percent / 100), cv = c->cv_percent / 100, x;
 	int slow = c->dist == SIM_NORMAL_SLOW || c->dist == SIM_LOGNORMAL_SLOW;
 
 	switch (c->dist) {
@@ -160,7 +165,7 @@ static double run_once(struct host *h, int bad)
 		x = mu * (1 + cv * (sim_rng_uniform(h->rng) < 0.5 ? -1 : 1) + cv / 4 * sim_rng_normal(h->rng));
 		break;
 	case SIM_UNEVEN:
-		x = mu * (1 + (bad ? cv : cv / 5) * sim_rng_normal(h->rng));
+		x = mu * (1 + (level >= 0.5 ? cv : cv / 5) * sim_rng_normal(h->rng));
 		break;
 	default:
 		x = mu * (1 + cv * sim_rng_normal(h->rng));
@@ -189,6 +194,39 @@ static double run_once(struct host *h, int bad)
 	return c->direction > 0 ? x : 1e6 / x;
 }
 
+/* The history of one bisection: where the KPI of each commit sits. */
+struct history {
+	enum sim_shape shape;
+	int c1, c2;		/* the culprits: c1 alone, or c1 < c2 */
+};
+
+static double level_of(const struct history *hs, int m)
+{
+	switch (hs->shape) {
+	case SIM_TWO_HALVES:
+		return 0.5 * (m >= hs->c1) + 0.5 * (m >= hs->c2);
+	case SIM_IMPROVE_THEN_REGRESS:
+		return -0.5 * (m >= hs->c1) + 1.5 * (m >= hs->c2);
+	default:
+		return m >= hs->c1;
+	}
+}
+
+/* A commit that starts a regression the bisection should name. */
+static int is_culprit(const struct history *hs, int m, double effect)
+{
+	if (effect <= 0)
+		return 0;
+	switch (hs->shape) {
+	case SIM_TWO_HALVES:
+		return m == hs->c1 || m == hs->c2;
+	case SIM_IMPROVE_THEN_REGRESS:
+		return m == hs->c2;
+	default:
+		return m == hs->c1;
+	}
+}
+
 /* The untested commit nearest the middle of (lo, hi), like git bisect
  * does around skipped commits; -1 when only skipped ones are left. */
 static int pick(int lo, int hi, const unsigned char *skipped)
@@ -204,15 +242,45 @@ static int pick(int lo, int hi, const unsigned char *skipped)
 	return -1;
 }
 
+/* The runs of one commit in time order, as the _timed verdicts take them. */
+struct series {
+	int commit;
+	size_t stamp;		/* the bisection that measured it (the pool's entries) */
+	double v[SIM_MAX_REFS], t[SIM_MAX_REFS];
+	size_t n;
+};
+
+static struct verdict_runs runs_of(const struct series *s)
+{
+	return (struct verdict_runs){ s->v, s->t, s->n };
+}
+
+static void run_into(struct host *h, const struct history *hs, struct series *s)
+{
+	if (s->n >= SIM_MAX_REFS)
+		return;
+	s->t[s->n] = (double)h->runs;
+	s->v[s->n++] = run_once(h, level_of(hs, s->commit));
+}
+
 /* Runs of two kernels alternate, as pair_measure does (a first). */
-static void measure_pair(struct host *h, double *a, size_t *na, int a_bad, double *b, size_t *nb, int b_bad,
+static void measure_pair(struct host *h, const struct history *hs, struct series *a, struct series *b,
 			 size_t target)
 {
-	while (*na < target || *nb < target) {
-		if (*na < target)
-			a[(*na)++] = run_once(h, a_bad);
-		if (*nb < target)
-			b[(*nb)++] = run_once(h, b_bad);
+	while (a->n < target || b->n < target) {
+		if (a->n < target)
+			run_into(h, hs, a);
+		if (b->n < target)
+			run_into(h, hs, b);
+	}
+}
+
+/* The baseline's plain arrays of runs. */
+static void measure_plain(struct host *h, double *a, int a_bad, double *b, int b_bad, size_t target)
+{
+	for (size_t i = 0; i < target; i++) {
+		a[i] = run_once(h, a_bad);
+		b[i] = run_once(h, b_bad);
 	}
 }
 
@@ -224,83 +292,231 @@ static void print_runs(const char *name, const double *v, size_t n)
 	fprintf(stderr, "\n");
 }
 
-static void trace_refusal(const struct verdict *v, const double *g, size_t ng, const double *b, size_t nb)
+static void trace_refusal(const struct verdict *v, const struct series *g, const struct series *b)
 {
 	fprintf(stderr, "refused: %s (%s)\n", v->text, v->rule);
-	print_runs("good", g, ng);
-	print_runs("bad", b, nb);
+	print_runs("good", g->v, g->n);
+	print_runs("bad", b->v, b->n);
 }
 
-static void trace_step(const struct verdict *v, int m, int culprit, const double *c, size_t nc)
+static void trace_step(const struct verdict *v, int m, const struct history *hs, const struct series *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	verdict_format(&sb, v);
-	fprintf(stderr, "commit %d (culprit %d) misjudged:\n%s", m, culprit, sb.buf);
-	print_runs("commit", c, nc);
+	fprintf(stderr, "commit %d (culprits %d %d) misjudged:\n%s", m, hs->c1, hs->c2, sb.buf);
+	print_runs("commit", c->v, c->n);
 	strbuf_release(&sb);
 }
 
-/* The references of one adaptive bisection, growing with fresh runs. */
-struct refs {
-	double g[SIM_MAX_REFS], b[SIM_MAX_REFS];
-	size_t ng, nb;
+/* The commits' step runs, for the confirmation to reuse. */
+static struct series pool[SIM_MAX_COMMITS];
+static size_t stamp;
+
+/* One adaptive bisection: the host, the history, drift once seen. */
+struct bisection {
+	struct sim_result *res;
+	const struct verdict_policy *p;
+	struct host *h;
+	const struct history *hs;
+	int drift;
 	unsigned turn;
+	int reuse;		/* the confirmation starts from the runs already taken */
+	unsigned fresh;		/* ... and adds this many fresh runs of each (0: repeat) */
 };
 
 /* reference_run(): one more run of the good or the bad end, in turn */
-static void fresh_reference_run(struct sim_result *res, struct host *h, struct refs *r)
+static void fresh_reference_run(struct bisection *B, struct series *g, struct series *b)
 {
-	int bad_end = r->turn++ & 1;
+	struct series *s = B->turn++ & 1 ? b : g;
 
-	if (bad_end && r->nb < SIM_MAX_REFS)
-		r->b[r->nb++] = run_once(h, 1);
-	else if (!bad_end && r->ng < SIM_MAX_REFS)
-		r->g[r->ng++] = run_once(h, 0);
-	else
+	if (s->n >= SIM_MAX_REFS)
 		return;
-	res->fresh_ref_runs++;
+	run_into(B->h, B->hs, s);
+	B->res->fresh_ref_runs++;
+}
+
+/* The runs a commit already has in this bisection: its step's, or the
+ * recent runs of an end (as many as the confirmation starts with). */
+static void reuse(const struct bisection *B, struct series *s, const struct series *g, const struct series *b)
+{
+	const struct series *from = NULL;
+	size_t k;
+
+	if (!B->reuse)
+		return;
+	if (s->commit == g->commit)
+		from = g;
+	else if (s->commit == b->commit)
+		from = b;
+	else if (pool[s->commit].stamp == stamp && pool[s->commit].commit == s->commit)
+		from = &pool[s->commit];
+	if (!from)
+		return;
+	k = from->n < B->h->cell->repeat || from == &pool[s->commit] ? from->n : B->h->cell->repeat;
+	memcpy(s->v, from->v + from->n - k, k * sizeof(double));
+	memcpy(s->t, from->t + from->n - k, k * sizeof(double));
+	s->n = k;
 }
 
 /* confirm_and_report(): parent and culprit interleaved, `repeat` runs
  * each and more while verdict_confirm asks.  1 when confirmed. */
-static int confirm(struct sim_result *res, const struct verdict_policy *p, struct host *h, const struct refs *r,
-		   int parent_bad, int culprit_bad)
+static int confirm(struct bisection *B, const struct series *g, const struct series *b, int culprit)
 {
-	double a[SIM_MAX_RUNS], c[SIM_MAX_RUNS];
-	size_t na = 0, nc = 0, want = h->cell->repeat;
+	static struct series a, c;
+	size_t want = B->h->cell->repeat;
+	struct verdict_runs G = runs_of(g), Bd = runs_of(b), A, C;
 	struct verdict v;
+	size_t reused, ra, rc;
+	int right_pair;
 
+	a.commit = culprit - 1;
+	c.commit = culprit;
+	a.n = c.n = 0;
+	/* the step runs of parent and culprit count, and at least `repeat`
+	 * fresh runs of each are added, interleaved */
+	reuse(B, &a, g, b);
+	reuse(B, &c, g, b);
+	ra = a.n;
+	rc = c.n;
+	reused = a.n + c.n;
+	/* with `repeat` runs of both taken already, fewer fresh ones */
+	if (B->fresh && a.n >= want && c.n >= want)
+		want = B->fresh;
+	want += a.n > c.n ? a.n : c.n;
 	for (;;) {
-		measure_pair(h, a, &na, parent_bad, c, &nc, culprit_bad, want);
-		if (verdict_confirm(&v, p, r->g, r->ng, r->b, r->nb, a, na, c, nc, h->cell->direction) < 0)
+		measure_pair(B->h, B->hs, &a, &c, want);
+		A = runs_of(&a);
+		C = runs_of(&c);
+		if (verdict_confirm_reusing(&v, B->p, &G, &Bd, &A, a.n - ra, &C, c.n - rc, B->drift,
+					    B->h->cell->direction) < 0)
 			abort();
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
 			break;
 		want = v.next_runs;
 	}
-	res->confirm_runs += na + nc;
-	if (h->cell->verbose && (v.kind == VERDICT_CONFIRMED) != (!parent_bad && culprit_bad)) {
+	B->res->confirm_runs += a.n + c.n - reused;
+	right_pair = level_of(B->hs, culprit) > level_of(B->hs, culprit - 1);
+	if (B->h->cell->verbose && (v.kind == VERDICT_CONFIRMED) != right_pair) {
 		struct strbuf sb = STRBUF_INIT;
 
 		verdict_format(&sb, &v);
-		fprintf(stderr, "confirmation misjudged (parent %s, culprit %s):\n%s", parent_bad ? "bad" : "good",
-			culprit_bad ? "bad" : "good", sb.buf);
+		fprintf(stderr, "confirmation of %d misjudged (culprits %d %d):\n%s", culprit, B->hs->c1, B->hs->c2,
+			sb.buf);
 		strbuf_release(&sb);
 	}
 	return v.kind == VERDICT_CONFIRMED;
 }
 
-/* revert_check_run(): the bad end with the culprit reverted, `repeat`
- * runs and more while revert_decide asks, each extra one after a fresh
- * reference run, against the references.  With one change point the
+/* perf_step(): a commit's runs until verdict_classify_timed decides.
+ * Without drift the first runs in one go, extra runs one by one, each
+ * after a fresh reference run; with drift a fresh reference run before
+ * every run. */
+static enum verdict_kind step(struct bisection *B, struct series *g, struct series *b, struct series *c)
+{
+	const struct verdict_policy *p = B->p;
+	size_t want = p->ladder[0];
+	struct verdict_runs G, Bd, C;
+	struct verdict v;
+	int refreshed = 0;
+
+	for (;;) {
+		size_t next = c->n >= want ? c->n + 1 : want;
+
+		while (c->n < next) {
+			if (B->drift || c->n >= p->ladder[0])
+				fresh_reference_run(B, g, b);
+			run_into(B->h, B->hs, c);
+		}
+		if (c->n < want)
+			continue;
+		G = runs_of(g);
+		Bd = runs_of(b);
+		C = runs_of(c);
+		if (verdict_classify_timed(&v, p, &G, &Bd, &C, B->drift, B->h->cell->direction) < 0)
+			abort();
+		if (v.stale && !refreshed) {
+			/* stale references: one fresh run of each end, again */
+			refreshed = 1;
+			fresh_reference_run(B, g, b);
+			fresh_reference_run(B, g, b);
+			continue;
+		}
+		B->drift |= v.drift;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= c->n)
+			break;
+		want = v.next_runs;
+	}
+	if (B->h->cell->verbose && v.kind != VERDICT_BETWEEN &&
+	    (v.kind == VERDICT_GOOD) != (level_of(B->hs, c->commit) < 0.5 * (level_of(B->hs, g->commit) +
+									     level_of(B->hs, b->commit))))
+		trace_step(&v, c->commit, B->hs, c);
+	B->res->steps++;
+	B->res->step_runs += c->n;
+	return v.kind;
+}
+
+#define SIM_MAX_FOUND 2
+
+/* A culprit the search found, and the references of its range. */
+struct found {
+	int culprit;
+	struct series *g, *b;
+};
+
+/* Binary search of (g, b]: the first commit judged bad, the culprits of
+ * both halves when a commit is between (`split`), appended to found[];
+ * returns how many, 0 when only skipped commits were left. */
+static int search(struct bisection *B, struct series *g, struct series *b, int split, struct found *found)
+{
+	unsigned char skipped[SIM_MAX_COMMITS] = { 0 };
+	int lo = g->commit, hi = b->commit;
+	struct series *glo = g, *bhi = b;
+
+	while (hi - lo > 1) {
+		int m = pick(lo, hi, skipped);
+		struct series *c;
+		enum verdict_kind k;
+
+		if (m < 0)
+			return 0;
+		c = &pool[m];
+		c->commit = m;
+		c->stamp = stamp;
+		c->n = 0;
+		k = step(B, glo, bhi, c);
+		if (k == VERDICT_GOOD) {
+			lo = m;
+		} else if (k == VERDICT_BAD) {
+			hi = m;
+		} else if (k == VERDICT_BETWEEN && split) {
+			/* two changes: one in (lo, m], one in (m, hi]; m is the
+			 * bad end of the first half and the good end of the second */
+			int n1 = search(B, glo, c, 0, found), n2;
+
+			B->res->splits++;
+			n2 = search(B, c, bhi, 0, found + n1);
+			return n1 + n2;
+		} else {
+			skipped[m] = 1;
+			B->res->skips++;
+		}
+	}
+	found[0] = (struct found){ hi, glo, bhi };
+	return 1;
+}
+
+/* revert_check_run(): the bad end with the culprit's change taken out,
+ * `repeat` runs and more while revert_decide asks, each extra one after a
+ * fresh reference run, against the references.  With one change point the
  * reverted kernel is good exactly when the culprit is the real one.  1
  * when it "restores good". */
-static int revert_check(struct sim_result *res, const struct verdict_policy *p, struct host *h, struct refs *r,
-			int reverted_bad)
+static int revert_check(struct bisection *B, struct series *g, struct series *b, int culprit)
 {
+	const struct history *hs = B->hs;
 	double v[SIM_MAX_RUNS];
-	size_t n = 0, want = h->cell->repeat;
+	double level = level_of(hs, (int)B->h->cell->commits - 1) - (level_of(hs, culprit) - level_of(hs, culprit - 1));
+	size_t n = 0, want = B->h->cell->repeat;
 	enum revert_outcome o;
 	struct verdict vd;
 	int rc;
@@ -309,127 +525,108 @@ static int revert_check(struct sim_result *res, const struct verdict_policy *p, 
 		size_t next = n ? n + 1 : want;
 
 		if (n)
-			fresh_reference_run(res, h, r);
-		while (n < next)
-			v[n++] = run_once(h, reverted_bad);
+			fresh_reference_run(B, g, b);
+		while (n < next && n < SIM_MAX_RUNS)
+			v[n++] = run_once(B->h, level);
 		if (n < want)
 			continue;
-		rc = revert_decide(&vd, &o, p, r->g, r->ng, r->b, r->nb, v, n, h->cell->direction);
+		rc = revert_decide(&vd, &o, B->p, g->v, g->n, b->v, b->n, v, n, B->h->cell->direction);
 		if (rc < 0)
 			abort();
-		if (rc == 0)
+		if (rc == 0 || n >= SIM_MAX_RUNS)
 			break;
 		want = vd.next_runs;
 	}
-	res->revert_runs += n;
+	B->res->revert_runs += n;
 	return o == REVERT_RESTORES_GOOD;
 }
 
-/* A failed confirmation ends the bisection without a culprit. */
-static const int confirmation_decides = 1;
-
-static void bisect_adaptive(struct sim_result *res, const struct verdict_policy *p,
-			    struct host *h, int culprit)
+static void bisect_adaptive(struct bisection *B)
 {
-	static struct refs r;
-	double c[SIM_MAX_RUNS];
+	static struct series g, b;
+	struct sim_result *res = B->res;
+	const struct verdict_policy *p = B->p;
+	struct host *h = B->h;
+	const struct history *hs = B->hs;
 	size_t target = h->cell->repeat;
-	unsigned char skipped[SIM_MAX_COMMITS] = { 0 };
-	int lo = 0, hi = (int)h->cell->commits - 1, dir = h->cell->direction, right, confirmed;
+	struct found found[SIM_MAX_FOUND];
+	int nfound, named = 0, wrong = 0, right = 0;
+	struct verdict_runs G, Bd;
 	struct verdict v;
 
-	r.ng = r.nb = 0;
-	r.turn = 0;
+	g.commit = 0;
+	b.commit = (int)h->cell->commits - 1;
+	g.n = b.n = 0;
 	for (;;) {
-		measure_pair(h, r.g, &r.ng, 0, r.b, &r.nb, 1, target);
-		if (verdict_reproduce(&v, p, r.g, r.ng, r.b, r.nb, dir) < 0)
+		measure_pair(h, hs, &g, &b, target);
+		G = runs_of(&g);
+		Bd = runs_of(&b);
+		if (verdict_reproduce_timed(&v, p, &G, &Bd, h->cell->direction) < 0)
 			abort();
+		B->drift = v.drift;
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= target)
 			break;
 		target = v.next_runs;
 	}
-	res->ref_runs += r.ng + r.nb;
+	res->ref_runs += g.n + b.n;
 	if (v.kind != VERDICT_REPRODUCED) {
 		if (h->cell->verbose)
-			trace_refusal(&v, r.g, r.ng, r.b, r.nb);
+			trace_refusal(&v, &g, &b);
 		res->refused++;
 		return;
 	}
-	while (hi - lo > 1) {
-		int m = pick(lo, hi, skipped);
-		size_t nc = 0, want = p->ladder[0];
+	nfound = search(B, &g, &b, 1, found);
+	if (!nfound) {
+		res->inconclusive++;
+		return;
+	}
+	/* each culprit confirmed against the references of its own range
+	 * (the ends, or an end and the commit between), so that a partial
+	 * regression's share is of its own gap */
+	for (int i = 0; i < nfound; i++) {
+		int ok = confirm(B, found[i].g, found[i].b, found[i].culprit);
+		int is_right = is_culprit(hs, found[i].culprit, h->cell->effect_percent);
 
-		if (m < 0) {
-			res->inconclusive++;
-			return;
-		}
-		/* perf_step(): the first runs in one go, extra runs one by
-		 * one, each after a fresh reference run */
-		for (;;) {
-			size_t next = nc ? nc + 1 : want;
-
-			if (nc)
-				fresh_reference_run(res, h, &r);
-			while (nc < next)
-				c[nc++] = run_once(h, m >= culprit);
-			if (nc < want)
-				continue;
-			if (verdict_classify(&v, p, r.g, r.ng, r.b, r.nb, c, nc, dir) < 0)
-				abort();
-			if (v.kind != VERDICT_NEED_MORE || v.next_runs <= nc)
-				break;
-			want = v.next_runs;
-		}
-		if (h->cell->verbose && (v.kind == VERDICT_GOOD) != (m < culprit))
-			trace_step(&v, m, culprit, c, nc);
-		res->steps++;
-		res->step_runs += nc;
-		if (v.kind == VERDICT_GOOD) {
-			lo = m;
-		} else if (v.kind == VERDICT_BAD) {
-			hi = m;
+		if (is_right) {
+			res->found_right++;
+			res->confirmed_right += ok;
 		} else {
-			skipped[m] = 1;
-			res->skips++;
+			res->found_wrong++;
+			res->confirmed_wrong += ok;
 		}
-	}
-	right = hi == culprit && h->cell->effect_percent > 0;
-	confirmed = confirm(res, p, h, &r, hi - 1 >= culprit, hi >= culprit);
-	if (right) {
-		res->found_right++;
-		res->confirmed_right += confirmed;
-	} else {
-		res->found_wrong++;
-		res->confirmed_wrong += confirmed;
-	}
-	if (h->cell->revert_check && confirmed) {
-		int restored = revert_check(res, p, h, &r, hi != culprit);
+		named += ok;
+		right += ok && is_right;
+		wrong += ok && !is_right;
+		if (h->cell->revert_check && ok) {
+			int restored = revert_check(B, &g, &b, found[i].culprit);
 
-		if (right) {
-			res->revert_checked_right++;
-			res->revert_restored_right += restored;
-		} else {
-			res->revert_checked_wrong++;
-			res->revert_restored_wrong += restored;
+			if (is_right) {
+				res->revert_checked_right++;
+				res->revert_restored_right += restored;
+			} else {
+				res->revert_checked_wrong++;
+				res->revert_restored_wrong += restored;
+			}
 		}
 	}
-	if (confirmation_decides && !confirmed)
+	if (!named)
 		res->unconfirmed++;
-	else if (right)
+	else if (wrong)
+		res->wrong++;
+	else if (right == (hs->shape == SIM_TWO_HALVES ? 2 : 1))
 		res->correct++;
 	else
-		res->wrong++;
+		res->partial++;
 }
 
 /* The baseline: 5 runs of everything, the nearer median wins; then 5 runs
  * each of parent and culprit (counted, not deciding). */
-static void bisect_fixed(struct sim_result *res, struct host *h, int culprit)
+static void bisect_fixed(struct sim_result *res, struct host *h, const struct history *hs)
 {
 	double g[5], b[5], c[5], mg, mb;
-	size_t ng = 0, nb = 0;
 	int lo = 0, hi = (int)h->cell->commits - 1;
 
-	measure_pair(h, g, &ng, 0, b, &nb, 1, 5);
+	measure_plain(h, g, 0, b, 1, 5);
 	res->fixed_runs += 10;
 	mg = stats_median(g, 5);
 	mb = stats_median(b, 5);
@@ -438,7 +635,7 @@ static void bisect_fixed(struct sim_result *res, struct host *h, int culprit)
 		double mc;
 
 		for (size_t i = 0; i < 5; i++)
-			c[i] = run_once(h, m >= culprit);
+			c[i] = run_once(h, level_of(hs, m));
 		mc = stats_median(c, 5);
 		res->fixed_steps++;
 		res->fixed_runs += 5;
@@ -450,7 +647,7 @@ static void bisect_fixed(struct sim_result *res, struct host *h, int culprit)
 	res->fixed_runs += 10;
 	if (h->cell->revert_check)
 		res->fixed_runs += 5;
-	if (hi == culprit && h->cell->effect_percent > 0)
+	if (is_culprit(hs, hi, h->cell->effect_percent))
 		res->fixed_correct++;
 	else
 		res->fixed_wrong++;
@@ -459,20 +656,37 @@ static void bisect_fixed(struct sim_result *res, struct host *h, int culprit)
 void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,
 		  const struct sim_cell *cell, struct sim_rng *rng)
 {
-	if (cell->commits < 3 || cell->commits > SIM_MAX_COMMITS || verdict_policy_cap(p) > SIM_MAX_RUNS ||
+	int n = (int)cell->commits;
+
+	if (cell->commits < 4 || cell->commits > SIM_MAX_COMMITS || verdict_policy_cap(p) > SIM_MAX_RUNS ||
 	    !cell->repeat || cell->repeat > SIM_MAX_RUNS)
 		abort();
 	for (size_t i = 0; i < cell->bisections; i++) {
-		/* the first bad commit, never the good end */
-		int culprit = 1 + (int)(sim_rng_uniform(rng) * (double)(cell->commits - 1));
+		/* the first bad commit, never the good end; two changes: two
+		 * distinct commits, the earlier first */
+		struct history hs = { cell->shape, 1 + (int)(sim_rng_uniform(rng) * (double)(n - 1)), 0 };
 		int sign = sim_rng_uniform(rng) < 0.5 ? -1 : 1;
 		struct host h = { cell, rng, 0, sign, 0, 0 };
+		struct bisection B = { res, p, &h, &hs, 0, 0, cell->reuse, cell->fresh };
 
+		if (cell->shape != SIM_ONE) {
+			do
+				hs.c2 = 1 + (int)(sim_rng_uniform(rng) * (double)(n - 1));
+			while (hs.c2 == hs.c1);
+			if (hs.c2 < hs.c1) {
+				int t = hs.c1;
+
+				hs.c1 = hs.c2;
+				hs.c2 = t;
+			}
+		}
 		res->bisections++;
-		bisect_adaptive(res, p, &h, culprit);
+		stamp++;
+		bisect_adaptive(&B);
+		res->drift_seen += B.drift;
 		h.slow_left = 0;
 		h.runs = 0;
 		h.walk = 0;
-		bisect_fixed(res, &h, culprit);
+		bisect_fixed(res, &h, &hs);
 	}
 }

@@ -1,9 +1,11 @@
-/* A simulated performance bisection: synthetic runs, no VMs, the real
- * verdict rules, the run order of cmd-bisect.c (interleaved references,
- * a fresh reference run before every extra run of a commit, the
- * confirmation of parent and culprit).  Used by tests/unit/test-verdict.c
- * (a few cells, fixed seed, asserts) and tests/sim/verdict-sim.c (the
- * full table). */
+/* A simulated performance bisection: synthetic runs with their times, no
+ * VMs, the real (timed) verdict rules, in the run order the job tester
+ * should take (tests/sim/README.md: interleaved references, a fresh
+ * reference run before every extra run of a commit and before every run
+ * under drift, both halves of a commit between the ends, the
+ * confirmation of parent and culprit from their step runs).  Used by
+ * tests/unit/test-verdict.c (a few cells, fixed seed, asserts) and
+ * tests/sim/verdict-sim.c (the full table). */
 #ifndef KLAB_BISECT_SIM_H
 #define KLAB_BISECT_SIM_H
 
@@ -22,8 +24,17 @@ enum sim_dist {
 	SIM_UNEVEN,		/* normal; the good side at a fifth of the bad side's cv */
 };
 
+/* Where the regression comes from. */
+enum sim_shape {
+	SIM_ONE,		/* one culprit carries the whole effect */
+	SIM_TWO_HALVES,		/* two culprits, each half of it */
+	SIM_IMPROVE_THEN_REGRESS, /* an improvement of half the effect, then a
+				   * regression of 1.5 times it (the one to name) */
+};
+
 struct sim_cell {
 	enum sim_dist dist;
+	enum sim_shape shape;
 	double effect_percent;	/* how much worse the bad side is (0: no regression) */
 	double cv_percent;	/* run-to-run noise */
 	double drift_percent;	/* the host's speed trends by this much per run */
@@ -35,6 +46,8 @@ struct sim_cell {
 	unsigned repeat;	/* the job's repeat: first runs of the ends and of the confirmation */
 	int revert_check;	/* after a confirmed culprit, measure the bad end without it (revert.c) */
 	int verbose;		/* trace refusals and wrong culprits on stderr */
+	int reuse;		/* the confirmation counts the step runs of parent and culprit */
+	unsigned fresh;		/* ... and then adds this many fresh runs of each (0: repeat) */
 };
 
 struct sim_result {
@@ -42,6 +55,10 @@ struct sim_result {
 	/* what a bisection reports: a culprit (right or wrong), "only
 	 * skipped commits left", "not reproduced", "unconfirmed" */
 	size_t correct, wrong, inconclusive, refused, unconfirmed;
+	/* two changes: one culprit confirmed, the other not (or not found) */
+	size_t partial;
+	/* bisections that saw drift; commits found between (two changes) */
+	size_t drift_seen, splits;
 	/* the bisect phase's answer, and how often the confirmation passed it */
 	size_t found_right, found_wrong, confirmed_right, confirmed_wrong;
 	size_t steps, step_runs, skips;

@@ -217,23 +217,54 @@ static void test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either(void **s
 	assert_int_equal(n, 8);
 }
 
-static void test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap(void **state)
+static void test_verdict__halfway_commit_is_between_two_changes(void **state)
 {
 	/* a commit at 900 (half the regression) is apart from both ends */
 	double c[12];
+	struct strbuf sb = STRBUF_INIT;
 	struct verdict v;
 
 	for (size_t i = 0; i < 12; i++)
 		c[i] = 900 + (i % 3) - 1.0;
+	/* three runs cannot differ in shape from five (KS p 0.036) */
 	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
 	assert_string_equal(v.rule, "ambiguous");
 	assert_int_equal(v.next_runs, 5);
+	/* a split is costly (two bisections): only from the most runs */
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 8, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "between-needs-runs");
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 12, +1), 0);
+	assert_int_equal(v.kind, VERDICT_BETWEEN);
+	assert_string_equal(v.rule, "two-changes");
+	assert_true(fabs(v.position - 0.5) < 0.05);
+	assert_non_null(strstr(v.text, "two changes"));
+	assert_non_null(strstr(v.text, "47% of the gap"));	/* on the log scale */
+	verdict_format(&sb, &v);
+	assert_non_null(strstr(sb.buf, "verdict: between (rule two-changes)\n"));
+	strbuf_release(&sb);
+	/* the rule off: ambiguous up to the cap, then skipped */
+	policy.min_runs_between = 0;
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "ambiguous");
 	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 12, +1), 0);
 	assert_int_equal(v.kind, VERDICT_SKIP);
-	assert_string_equal(v.rule, "ambiguous");
 	assert_non_null(strstr(v.text, "apart from both ends"));
-	assert_true(fabs(v.position - 0.5) < 0.05);
+}
+
+/* A commit a fifth of the way is apart from both ends, yet no evidence
+ * of a second change: near good, not between. */
+static void test_verdict__commit_near_an_end_is_not_between(void **state)
+{
+	static const double c[] = { 960, 961, 959, 960, 960, 961, 959, 960 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 8, +1), 0);
+	assert_true(v.position > 0.15 && v.position < 0.25);
+	assert_true(v.z_good >= v.threshold && v.z_bad >= v.threshold);
+	assert_int_not_equal(v.kind, VERDICT_BETWEEN);
 }
 
 /* Issue 17's mmapaddr range: ends of about 4,553 and 2,631 at ±12%; the
@@ -445,6 +476,24 @@ static void test_verdict__unclear_confirmation_asks_for_runs_of_both(void **stat
 	assert_non_null(strstr(v.text, "confirmation: "));
 }
 
+/* A bimodal KPI (modes at +-1%, a little jitter): two good commits, the
+ * parent's three runs in the upper mode and the culprit's in the lower,
+ * look 2% apart at 0.2% noise.  The ends show the modes; their noise is
+ * the least the confirmation assumes. */
+static void test_verdict__bimodal_confirmation_assumes_the_ends_noise(void **state)
+{
+	static const double g[] = { 1010, 990, 1011, 989, 1010.5, 990.5, 1009, 991 },
+			    b[] = { 970, 950, 971, 949, 970.5, 950.5, 969, 951 },
+			    par[] = { 1010, 1011, 1009.5 }, cul[] = { 990, 989, 990.5 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce(&v, &policy, par, 3, cul, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+	assert_int_equal(verdict_confirm(&v, &policy, g, 8, b, 8, par, 3, cul, 3, +1), 0);
+	assert_int_not_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.noise > 0.5);
+}
+
 static void test_verdict__evidence_is_formatted_for_bisect_show(void **state)
 {
 	static const double c[] = { 1001, 600, 998, 1003, 997 };
@@ -491,6 +540,229 @@ static void test_verdict__zero_and_negative_kpis_compare_linearly(void **state)
 	assert_int_equal(v.kind, VERDICT_BAD);
 }
 
+/* Drift.  Runs numbered in time order, the ends interleaved (good at
+ * even times, bad at odd ones), as the tester takes them. */
+static void interleave(double *g, double *tg, double *b, double *tb, size_t n, double gl, double bl,
+		       double drift_per_run, const double *noise)
+{
+	for (size_t i = 0; i < n; i++) {
+		tg[i] = (double)(2 * i);
+		tb[i] = (double)(2 * i + 1);
+		g[i] = gl * exp(drift_per_run * tg[i]) * (1 + noise[(2 * i) % 12]);
+		b[i] = bl * exp(drift_per_run * tb[i]) * (1 + noise[(2 * i + 1) % 12]);
+	}
+}
+
+/* +-1% of noise, a fixed pattern */
+static const double noise12[] = { 0.004, -0.008, 0.01, -0.003, 0.006, -0.01, 0.002, 0.008, -0.006, 0.0, -0.002, 0.007 };
+
+static void test_verdict__quiet_host_shows_no_trend(void **state)
+{
+	double g[8], tg[8], b[8], tb[8];
+	struct verdict_runs sets[2] = { { g, tg, 8 }, { b, tb, 8 } };
+	struct verdict_trend tr;
+	struct verdict v;
+
+	interleave(g, tg, b, tb, 8, 1000, 960, 0, noise12);
+	assert_int_equal(verdict_trend(&tr, &policy, sets, 2), 0);
+	assert_false(tr.drift);
+	assert_true(fabs(tr.z) < tr.threshold);
+	assert_int_equal(verdict_reproduce_timed(&v, &policy, &sets[0], &sets[1], +1), 0);
+	assert_false(v.drift);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+}
+
+/* The trend is within each set: a 20% regression between the ends is
+ * no trend, and one slow run (-45%) does not make one. */
+static void test_verdict__trend_ignores_the_sets_levels_and_a_slow_run(void **state)
+{
+	double g[8], tg[8], b[8], tb[8];
+	struct verdict_runs sets[2] = { { g, tg, 8 }, { b, tb, 8 } };
+	struct verdict_trend tr;
+
+	interleave(g, tg, b, tb, 8, 1000, 800, 0, noise12);
+	g[3] *= 0.55;
+	assert_int_equal(verdict_trend(&tr, &policy, sets, 2), 0);
+	assert_false(tr.drift);
+	assert_true(fabs(tr.percent) < 0.2);
+	/* the host losing 1% per run is */
+	interleave(g, tg, b, tb, 8, 1000, 800, log(0.99), noise12);
+	g[3] *= 0.55;
+	assert_int_equal(verdict_trend(&tr, &policy, sets, 2), 0);
+	assert_true(tr.drift);
+	assert_true(fabs(tr.percent + 1) < 0.15);
+	assert_true(tr.z < -tr.threshold);
+}
+
+/* -4% at 1% noise while the host gains 1% per run: over 8 + 8 runs the
+ * host moves 16%, each end's spread is the trend's and the plain rule
+ * refuses; the trend removed, it reproduces, and says drift was seen. */
+static void test_verdict__drifting_ends_reproduce_with_the_trend_removed(void **state)
+{
+	double g[8], tg[8], b[8], tb[8];
+	struct verdict_runs G = { g, tg, 8 }, B = { b, tb, 8 };
+	struct strbuf sb = STRBUF_INIT;
+	struct verdict v;
+
+	interleave(g, tg, b, tb, 8, 1000, 960, log(1.01), noise12);
+	assert_int_equal(verdict_reproduce(&v, &policy, g, 8, b, 8, +1), 0);
+	assert_int_not_equal(v.kind, VERDICT_REPRODUCED);
+	assert_int_equal(verdict_reproduce_timed(&v, &policy, &G, &B, +1), 0);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+	assert_true(v.drift);
+	assert_false(v.local);
+	assert_true(fabs(v.drift_percent - 1) < 0.15);
+	assert_true(fabs(v.change_percent + 4) < 1);
+	verdict_format(&sb, &v);
+	assert_non_null(strstr(sb.buf, "drift: the host trended by +1."));
+	strbuf_release(&sb);
+}
+
+/* The ends measured at times 0-15 with the host losing 1% per run; a
+ * good commit measured at times 17-21 with a reference run before each
+ * of its runs sits 20% below the ends' old runs: against all of them,
+ * "bad"; against the recent ones with the trend removed, good. */
+static void test_verdict__drift_classifies_against_time_local_references(void **state)
+{
+	double g[11], tg[11], b[11], tb[11], c[3], tc[3];
+	struct verdict_runs G = { g, tg, 8 }, B = { b, tb, 8 }, C = { c, tc, 3 };
+	double d = log(0.99);
+	struct verdict v;
+
+	interleave(g, tg, b, tb, 8, 1000, 900, d, noise12);
+	/* reference runs at 16 (good), 18 (bad), 20 (good); the commit at 17, 19, 21 */
+	tg[8] = 16, g[8] = 1000 * exp(d * 16) * 1.004;
+	tb[8] = 18, b[8] = 900 * exp(d * 18) * 0.994;
+	tg[9] = 20, g[9] = 1000 * exp(d * 20) * 0.997;
+	G.n = 10;
+	B.n = 9;
+	for (size_t i = 0; i < 3; i++) {
+		tc[i] = (double)(17 + 2 * i);
+		c[i] = 1000 * exp(d * tc[i]) * (1 + noise12[i + 3]);
+	}
+	assert_int_equal(verdict_classify(&v, &policy, g, 10, b, 9, c, 3, +1), 0);
+	assert_int_not_equal(v.kind, VERDICT_GOOD);
+	/* the tester's flag: drift was seen, so time-local references */
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 1, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+	assert_true(v.drift && v.local);
+	assert_int_equal(v.n_good, policy.local_refs);
+	assert_int_equal(v.n_bad, policy.local_refs);
+	assert_true(fabs(v.position) < 0.2);
+	/* no flag: the ends' own trend is found here */
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+	assert_true(v.drift);
+}
+
+/* Parent and culprit interleaved on a host gaining 1% per run, the
+ * culprit 10% worse: 12 runs spread each over 22%.  With the trend out,
+ * confirmed from 5 + 5. */
+static void test_verdict__drift_confirms_parent_against_culprit(void **state)
+{
+	double g[8], tg[8], b[8], tb[8], a[5], ta[5], c[5], tc[5];
+	struct verdict_runs G = { g, tg, 8 }, B = { b, tb, 8 }, A = { a, ta, 5 }, C = { c, tc, 5 };
+	struct verdict v;
+
+	interleave(g, tg, b, tb, 8, 1000, 900, log(1.01), noise12);
+	interleave(a, ta, c, tc, 5, 1000, 900, log(1.01), noise12 + 1);
+	for (size_t i = 0; i < 5; i++)
+		ta[i] += 40, tc[i] += 40, a[i] *= exp(0.4), c[i] *= exp(0.4);
+	assert_int_equal(verdict_confirm_timed(&v, &policy, &G, &B, &A, &C, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.drift);
+	assert_true(v.share > 0.8 && v.share < 1.2);
+}
+
+/* Ends of 3 runs each cannot show a trend: 4-6 standard errors apart is
+ * enough from 5 runs each, not from 3. */
+static void test_verdict__three_runs_per_end_must_be_decisive_alone(void **state)
+{
+	static const double g3[] = { 1000, 1004, 996 }, b3[] = { 950, 953.8, 946.2 },
+			    g5[] = { 1000, 1010, 990, 1005, 995 }, b5[] = { 950.4, 964.8, 955.2, 960, 969.6 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce(&v, &policy, g3, 3, b3, 3, +1), 0);
+	assert_true(v.z_gap >= policy.min_gap_z && v.z_gap < policy.min_gap_z_drift);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "imprecise-ends");
+	assert_int_equal(verdict_reproduce(&v, &policy, g5, 5, b5, 5, +1), 0);
+	assert_true(v.z_gap >= policy.min_gap_z && v.z_gap < policy.min_gap_z_drift);
+	assert_int_equal(v.kind, VERDICT_REPRODUCED);
+}
+
+/* A commit measured far beyond the good end (half the gap) while the
+ * ends' few runs show no trend: the references are stale. */
+static void test_verdict__commit_far_outside_both_ends_marks_stale_references(void **state)
+{
+	static const double tg[] = { 0, 2, 4, 6, 8 }, tb[] = { 1, 3, 5, 7, 9 }, tc[] = { 30, 31, 32 },
+			    far[] = { 1131, 1129, 1130 }, near[] = { 1001, 999, 1000 };
+	struct verdict_runs G = { good5, tg, 5 }, B = { bad5, tb, 5 }, C = { far, tc, 3 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 0, +1), 0);
+	assert_false(v.drift);
+	assert_true(v.position < -0.5);
+	assert_true(v.stale);
+	C.v = near;
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 0, +1), 0);
+	assert_false(v.stale);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+}
+
+/* A confirmation from step runs and 2 fresh runs each, a regression of
+ * 8%.  The parent's step runs looked good (1000), the culprit's bad
+ * (920); if the fresh runs agree, confirmed; if the parent's fresh runs
+ * are bad too (the step misjudged a bad parent), the step runs cannot
+ * confirm their own mistake: more fresh runs, and at the cap
+ * unconfirmed. */
+static void test_verdict__reused_step_runs_need_the_fresh_runs_to_agree(void **state)
+{
+	static const double b92[] = { 920, 924, 916, 921, 919 }, tg[] = { 0, 2, 4, 6, 8 }, tb[] = { 1, 3, 5, 7, 9 };
+	double t[12], pa[12], cu[12];
+	struct verdict_runs G = { good5, tg, 5 }, B = { b92, tb, 5 }, A = { pa, t, 5 }, C = { cu, t, 5 };
+	struct verdict v;
+
+	for (size_t i = 0; i < 12; i++) {
+		t[i] = (double)(20 + 2 * i);
+		pa[i] = 1000 + (i % 3) - 1.0;
+		cu[i] = 920 + (i % 3) - 1.0;
+	}
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 2, &C, 2, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_true(v.z_fresh > 5 && v.share_fresh > 0.9);
+	/* 8 step runs, the parent's 2 fresh runs bad: all runs confirm,
+	 * the fresh ones alone do not */
+	A.n = C.n = 10;
+	pa[8] = 921, pa[9] = 919;
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 2, &C, 2, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "fresh-runs");
+	assert_int_equal(v.next_runs, 12);
+	A.n = C.n = 12;
+	pa[10] = 920, pa[11] = 921;
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 4, &C, 4, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
+	assert_string_equal(v.rule, "fresh-runs");
+	/* all fresh: the plain timed confirmation */
+	A.n = C.n = 5;
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 5, &C, 5, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
+	assert_string_equal(v.rule, "confirmed");
+	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 6, &C, 5, 0, +1), -1);
+}
+
+static void test_verdict__timed_runs_must_be_in_time_order(void **state)
+{
+	static const double v3[] = { 1000, 1001, 999 }, t_ok[] = { 0, 2, 4 }, t_back[] = { 0, 4, 2 };
+	struct verdict_runs G = { v3, t_ok, 3 }, B = { v3, t_back, 3 }, N = { v3, NULL, 3 };
+	struct verdict v;
+
+	assert_int_equal(verdict_reproduce_timed(&v, &policy, &G, &B, +1), -1);
+	assert_int_equal(verdict_reproduce_timed(&v, &policy, &G, &N, +1), -1);
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &G, &B, 0, +1), -1);
+}
+
 /* The simulated bisections: every cell has effect >= 4 x CV; every run
  * counted (ends, fresh reference runs, commits, confirmation), at most 1%
  * may report the wrong commit, the confirmation must pass almost every
@@ -511,7 +783,7 @@ static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(voi
 			struct sim_cell cell = {
 				.dist = dists[d], .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
 				.direction = i % 2 ? -1 : +1, .bisections = 70, .commits = 30,
-				.slow_rate = 0.03, .repeat = 3,
+				.slow_rate = 0.03, .repeat = 3, .reuse = 1, .fresh = 2,
 			};
 			struct sim_result r = { 0 };
 
@@ -590,7 +862,17 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__one_slow_run_does_not_flip_a_good_commit, setup),
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_good_commit, setup),
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
-		cmocka_unit_test_setup(test_verdict__halfway_commit_is_skipped_as_ambiguous_at_the_cap, setup),
+		cmocka_unit_test_setup(test_verdict__halfway_commit_is_between_two_changes, setup),
+		cmocka_unit_test_setup(test_verdict__commit_near_an_end_is_not_between, setup),
+		cmocka_unit_test_setup(test_verdict__quiet_host_shows_no_trend, setup),
+		cmocka_unit_test_setup(test_verdict__trend_ignores_the_sets_levels_and_a_slow_run, setup),
+		cmocka_unit_test_setup(test_verdict__drifting_ends_reproduce_with_the_trend_removed, setup),
+		cmocka_unit_test_setup(test_verdict__drift_classifies_against_time_local_references, setup),
+		cmocka_unit_test_setup(test_verdict__drift_confirms_parent_against_culprit, setup),
+		cmocka_unit_test_setup(test_verdict__three_runs_per_end_must_be_decisive_alone, setup),
+		cmocka_unit_test_setup(test_verdict__commit_far_outside_both_ends_marks_stale_references, setup),
+		cmocka_unit_test_setup(test_verdict__reused_step_runs_need_the_fresh_runs_to_agree, setup),
+		cmocka_unit_test_setup(test_verdict__timed_runs_must_be_in_time_order, setup),
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
 		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
 		cmocka_unit_test_setup(test_verdict__small_effect_refusal_estimates_the_runs_needed, setup),
@@ -601,6 +883,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__confirmation_fails_when_the_culprit_carries_a_fifth_of_the_gap, setup),
 		cmocka_unit_test_setup(test_verdict__confirmation_of_two_bad_commits_fails, setup),
 		cmocka_unit_test_setup(test_verdict__unclear_confirmation_asks_for_runs_of_both, setup),
+		cmocka_unit_test_setup(test_verdict__bimodal_confirmation_assumes_the_ends_noise, setup),
 		cmocka_unit_test_setup(test_verdict__evidence_is_formatted_for_bisect_show, setup),
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
