@@ -50,3 +50,14 @@ int monitor_field_valid(const struct monitor *m, const char *field)
 {
 	return result_name_valid(field) && (!m->field_ok || m->field_ok(field));
 }
+
+int monitor_node_field(const char *field)
+{
+	size_t i = 4;
+
+	if (strncmp(field, "node", 4))
+		return 0;
+	while (field[i] >= '0' && field[i] <= '9')
+		i++;
+	return i > 4 && field[i] == '.' && field[i + 1];
+}

@@ -28,5 +28,7 @@ size_t monitor_count(void);
 const struct monitor *monitor_at(size_t i);
 /* Its index, or -1 for a name that is not a monitor. */
 int monitor_index(const char *name);
+/* A field_ok for the per-node monitors: "node<digits>.<name>". */
+int monitor_node_field(const char *field);
 
 #endif
