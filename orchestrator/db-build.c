@@ -17,8 +17,8 @@ int db_build_find(sqlite3 *db, const char *tree, const char *recipe_id, struct d
 		return -1;
 	sqlite3_bind_text(st, 1, tree, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, recipe_id, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = step_row(db, st, "cannot read builds");
+	if (rc == 1) {
 		out->id = sqlite3_column_int64(st, 0);
 		out->status = col_strdup(st, 1);
 		out->artifact_dir = col_strdup(st, 2);
@@ -28,13 +28,9 @@ int db_build_find(sqlite3 *db, const char *tree, const char *recipe_id, struct d
 		out->duration_ms = sqlite3_column_int64(st, 6);
 		out->objects = sqlite3_column_int(st, 7);
 		out->finished_at = sqlite3_column_int64(st, 8);
+		sqlite3_finalize(st);
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_fail(db, "cannot read builds");
+	return rc;
 }
 
 void db_build_release(struct db_build *b)
@@ -63,13 +59,7 @@ int db_build_begin(sqlite3 *db, int64_t repo_id, const char *commit, const char 
 	sqlite3_bind_text(st, 4, recipe_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, recipe, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, now_s());
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_fail(db, "cannot record build");
-	}
-	*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
+	return insert_returning(db, st, id, "cannot record build");
 }
 
 int db_build_finish(sqlite3 *db, int64_t id, const char *status, const char *artifact_dir,

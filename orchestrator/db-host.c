@@ -43,16 +43,17 @@ int db_host_add(sqlite3 *db, const struct db_host *h, int64_t *id)
 	if (prepare(db, &st, "SELECT removed_at FROM hosts WHERE name = ?1") < 0)
 		goto fail;
 	sqlite3_bind_text(st, 1, h->name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_NULL) {
-		sqlite3_finalize(st);
-		db_rollback(db);
-		return error("host '%s' exists already ('klab host remove %s' first)", h->name, h->name);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "cannot look the host up");
+	rc = step_row(db, st, "cannot look the host up");
+	if (rc < 0)
 		goto fail;
+	if (rc == 1) {
+		int live = sqlite3_column_type(st, 0) == SQLITE_NULL;
+
+		sqlite3_finalize(st);
+		if (live) {
+			db_rollback(db);
+			return error("host '%s' exists already ('klab host remove %s' first)", h->name, h->name);
+		}
 	}
 	/* the removed host's history stays under another name */
 	if (prepare(db, &st, "UPDATE hosts SET name = name || '~' || id WHERE name = ?1 AND removed_at IS NOT NULL") < 0)
@@ -111,13 +112,12 @@ int db_host_find(sqlite3 *db, const char *name, struct db_host *h)
 	if (prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?1 AND removed_at IS NULL") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	rc = step_row(db, st, "cannot look the host up");
+	if (rc == 1) {
 		host_from_row(st, h);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot look the host up");
-	return rc == SQLITE_ROW;
+		sqlite3_finalize(st);
+	}
+	return rc;
 }
 
 int db_host_remove(sqlite3 *db, const char *name)
@@ -140,13 +140,7 @@ int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n)
 	if (prepare(db, &st, "SELECT count(*) FROM boots WHERE host_id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, host_id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_fail(db, "cannot count the host's boots");
-	}
-	*n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
+	return step_int64(db, st, n, "cannot count the host's boots");
 }
 
 int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id)
@@ -160,11 +154,10 @@ int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id)
 			     "AND b.host_id IS NOT NULL ORDER BY b.id DESC LIMIT 1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, step_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	rc = step_row(db, st, "cannot read the bisection's host");
+	if (rc == 1) {
 		*host_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read the bisection's host");
-	return 0;
+		sqlite3_finalize(st);
+	}
+	return rc < 0 ? -1 : 0;
 }

@@ -87,13 +87,14 @@ int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j)
 	if (prepare(db, &st, "SELECT " QUEUE_COLUMNS " FROM queue_jobs WHERE id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		queue_job_read(st, j);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	rc = step_row(db, st, "cannot read the queue");
+	if (rc == 0)
 		return error("no queued job %lld (see 'klab status')", (long long)id);
-	return rc == SQLITE_ROW ? 0 : db_fail(db, "cannot read the queue");
+	if (rc < 0)
+		return -1;
+	queue_job_read(st, j);
+	sqlite3_finalize(st);
+	return 0;
 }
 
 int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr)
@@ -129,13 +130,12 @@ int db_queue_claim(sqlite3 *db, const char *worker, int64_t lease_s, struct queu
 			     "OR (state = 'running' AND lease_until < ?1) ORDER BY id LIMIT 1") < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "cannot read the queue");
+	rc = step_row(db, st, "cannot read the queue");
+	if (rc < 0)
 		goto fail;
+	if (rc == 1) {
+		id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
 	}
 	if (!id) {
 		db_rollback(db);

@@ -73,11 +73,9 @@ int db_track_load(sqlite3 *db, const char *name, struct db_track *t)
 			     "t.notify, t.created_at FROM tracks t JOIN repos r ON r.id = t.repo_id WHERE t.name = ?1") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return rc == SQLITE_DONE ? 0 : db_fail(db, "cannot read the track");
-	}
+	rc = step_row(db, st, "cannot read the track");
+	if (rc < 1)
+		return rc;
 	t->id = sqlite3_column_int64(st, 0);
 	t->name = col_strdup(st, 1);
 	t->repo_id = sqlite3_column_int64(st, 2);
@@ -257,15 +255,13 @@ int db_track_tip_accel(sqlite3 *db, int64_t tip_id, const char *job_path, char a
 		return -1;
 	sqlite3_bind_int64(st, 1, tip_id);
 	sqlite3_bind_text(st, 2, job_path, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = step_row(db, st, "cannot read a tip's run sets");
+	if (rc == 1) {
 		const unsigned char *a = sqlite3_column_text(st, 0);
 		snprintf(accel, 8, "%s", a ? (const char *)a : "");
+		sqlite3_finalize(st);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read a tip's run sets");
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int db_track_fetch_record(sqlite3 *db, int64_t track_id, const char *outcome, const char *old_tip,
@@ -295,18 +291,16 @@ int db_track_last_fetch(sqlite3 *db, int64_t track_id, struct db_track_fetch *f)
 			     "WHERE track_id = ?1 ORDER BY id DESC LIMIT 1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, track_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = step_row(db, st, "cannot read the track's fetches");
+	if (rc == 1) {
 		f->outcome = col_strdup(st, 0);
 		col_hex(st, 1, f->old_tip);
 		col_hex(st, 2, f->new_tip);
 		f->message = col_strdup(st, 3);
 		f->created_at = sqlite3_column_int64(st, 4);
+		sqlite3_finalize(st);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read the track's fetches");
-	return rc == SQLITE_ROW;
+	return rc;
 }
 
 void db_track_fetch_release(struct db_track_fetch *f)
