@@ -44,17 +44,26 @@ static inline int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-/* Step a query that yields at most one row.  1: the row is in st, for
- * the caller to read and then finalize; 0: no row; -1 after db_fail
- * naming `what`.  On 0 and -1 st is finalized. */
-static inline int step_row(sqlite3 *db, sqlite3_stmt *st, const char *what)
+/* Step a query that yields at most one row, read(st, out) taking the
+ * row when there is one, then finalize it.  1: a row, 0: none, -1 after
+ * db_fail naming `what`. */
+static inline int step_row(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_stmt *, void *), void *out,
+			   const char *what)
 {
 	int rc = sqlite3_step(st);
 
 	if (rc == SQLITE_ROW)
-		return 1;
+		read(st, out);
 	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
 	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
+}
+
+/* A step_row reader: the first column, an int64_t. */
+static inline void row_int64(sqlite3_stmt *st, void *out)
+{
+	*(int64_t *)out = sqlite3_column_int64(st, 0);
 }
 
 /* One row's UPDATE by `sql`: ?1 its id, ?2 a text, ?3 now. */

@@ -45,8 +45,10 @@ int db_notification_add(sqlite3 *db, const char *kind, const char *target, const
 #define NOTIFICATION_COLUMNS "id, kind, target, subject, body, state, attempts, coalesce(next_try_at, 0), " \
 	"last_error, coalesce(bisection_id, 0), created_at"
 
-static void notification_from_row(sqlite3_stmt *st, struct db_notification *n)
+static void notification_from_row(sqlite3_stmt *st, void *arg)
 {
+	struct db_notification *n = arg;
+
 	n->id = sqlite3_column_int64(st, 0);
 	n->kind = col_strdup(st, 1);
 	n->target = col_strdup(st, 2);
@@ -69,14 +71,10 @@ int db_notification_load(sqlite3 *db, int64_t id, struct db_notification *n)
 	if (prepare(db, &st, "SELECT " NOTIFICATION_COLUMNS " FROM notifications WHERE id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	rc = step_row(db, st, "cannot read the notification");
+	rc = step_row(db, st, notification_from_row, n, "cannot read the notification");
 	if (rc == 0)
 		return error("no notification %lld", (long long)id);
-	if (rc < 0)
-		return -1;
-	notification_from_row(st, n);
-	sqlite3_finalize(st);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int db_notifications_list(sqlite3 *db, struct db_notification **out, size_t *nr)

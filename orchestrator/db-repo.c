@@ -6,17 +6,11 @@
 static int repo_lookup(sqlite3 *db, const char *path, int64_t *id)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (prepare(db, &st, "SELECT id FROM repos WHERE path = ?1") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
-	rc = step_row(db, st, "cannot read repositories");
-	if (rc == 1) {
-		*id = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	return rc;
+	return step_row(db, st, row_int64, id, "cannot read repositories");
 }
 
 int db_repo_id(sqlite3 *db, const char *path, int64_t *id)
@@ -86,12 +80,14 @@ int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subje
 		return -1;
 	sqlite3_bind_int64(st, 1, repo_id);
 	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	rc = step_row(db, st, "cannot read commit");
-	if (rc == 1) {
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
 		*subject = col_strdup(st, 0);
 		*author = col_strdup(st, 1);
 		*author_time = sqlite3_column_int64(st, 2);
-		sqlite3_finalize(st);
 	}
-	return rc;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "cannot read commit");
+	return rc == SQLITE_ROW;
 }

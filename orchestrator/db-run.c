@@ -257,10 +257,28 @@ int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out,
 
 /* ---- a run set's runs, for klab compare -------------------------------------- */
 
+static void run_set_from_row(sqlite3_stmt *st, void *arg)
+{
+	struct db_run_set_info *out = arg;
+
+	out->id = sqlite3_column_int64(st, 0);
+	out->job_path = col_strdup(st, 1);
+	out->job_hash = col_strdup(st, 2);
+	out->suite = col_strdup(st, 3);
+	out->testcase = col_strdup(st, 4);
+	out->kpi = col_strdup(st, 5);
+	out->kernel = col_strdup(st, 6);
+	out->commit_hash = col_strdup(st, 7);
+	out->accel = col_strdup(st, 8);
+	out->state = col_strdup(st, 9);
+	out->repeat = (unsigned)sqlite3_column_int(st, 10);
+	out->created_at = sqlite3_column_int64(st, 11);
+	out->nr_ok = (unsigned)sqlite3_column_int(st, 12);
+}
+
 int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (prepare(db, &st, "SELECT rs.id, rs.job_path, rs.job_hash, rs.suite, rs.testcase, rs.kpi, rs.kernel, "
@@ -270,24 +288,7 @@ int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 			     "FROM run_sets rs WHERE rs.id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	rc = step_row(db, st, "cannot read the run set");
-	if (rc == 1) {
-		out->id = sqlite3_column_int64(st, 0);
-		out->job_path = col_strdup(st, 1);
-		out->job_hash = col_strdup(st, 2);
-		out->suite = col_strdup(st, 3);
-		out->testcase = col_strdup(st, 4);
-		out->kpi = col_strdup(st, 5);
-		out->kernel = col_strdup(st, 6);
-		out->commit_hash = col_strdup(st, 7);
-		out->accel = col_strdup(st, 8);
-		out->state = col_strdup(st, 9);
-		out->repeat = (unsigned)sqlite3_column_int(st, 10);
-		out->created_at = sqlite3_column_int64(st, 11);
-		out->nr_ok = (unsigned)sqlite3_column_int(st, 12);
-		sqlite3_finalize(st);
-	}
-	return rc;
+	return step_row(db, st, run_set_from_row, out, "cannot read the run set");
 }
 
 void db_run_set_info_release(struct db_run_set_info *rs)
