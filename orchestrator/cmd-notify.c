@@ -42,12 +42,26 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
-static int want_help(int argc, char **argv)
+/* The options of test and flush: each row but --help sets its flag
+ * itself; no operands (`no_args` says so).  -1 to go on, else the exit
+ * code. */
+static int parse_flags(int argc, char **argv, const struct option *opts, const char *no_args)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	return 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 0)
+			continue;
+		if (c == 'h') {
+			print_usage(notify_usage, 0);
+			return EXIT_OK;
+		}
+		fprintf(stderr, "see 'klab notify --help'\n");
+		return EXIT_USAGE;
+	}
+	if (optind < argc)
+		return usage_error(no_args);
+	return -1;
 }
 
 static int no_target(const struct lab *lab)
@@ -57,33 +71,17 @@ static int no_target(const struct lab *lab)
 
 static int cmd_test(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "mail", no_argument, NULL, 'm' },
-		{ "webhook", no_argument, NULL, 'w' },
+	int mail = 0, webhook = 0, ret;
+	const struct option opts[] = {
+		{ "mail", no_argument, &mail, 1 },
+		{ "webhook", no_argument, &webhook, 1 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lab lab;
-	int c, mail = 0, webhook = 0, ret;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			mail = 1;
-			break;
-		case 'w':
-			webhook = 1;
-			break;
-		case 'h':
-			print_usage(notify_usage, 0);
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "see 'klab notify --help'\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return usage_error("notify test takes no arguments");
+	if ((ret = parse_flags(argc, argv, opts, "notify test takes no arguments")) >= 0)
+		return ret;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	if (!mail && !webhook) {
@@ -113,10 +111,8 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 	struct db_notification *n;
 	size_t nr;
 
-	if (want_help(argc, argv)) {
-		print_usage(notify_usage, 0);
+	if (wants_help(argc, argv, notify_usage))
 		return EXIT_OK;
-	}
 	if (argc > 1)
 		return usage_error("notify list takes no arguments");
 	if (open_lab(g, &lab) < 0)
@@ -150,29 +146,16 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 
 static int cmd_flush(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "force", no_argument, NULL, 'f' },
+	int force = 0, failed;
+	const struct option opts[] = {
+		{ "force", no_argument, &force, 1 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lab lab;
-	int c, force = 0, failed;
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = 1;
-			break;
-		case 'h':
-			print_usage(notify_usage, 0);
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "see 'klab notify --help'\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return usage_error("notify flush takes no arguments");
+	if ((failed = parse_flags(argc, argv, opts, "notify flush takes no arguments")) >= 0)
+		return failed;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	failed = notify_flush(&lab, force);
@@ -186,10 +169,8 @@ static int cmd_send(int argc, char **argv, const struct global_opts *g)
 	unsigned long id;
 	int ret;
 
-	if (want_help(argc, argv)) {
-		print_usage(notify_usage, 0);
+	if (wants_help(argc, argv, notify_usage))
 		return EXIT_OK;
-	}
 	if (argc != 2)
 		return usage_error("notify send takes a bisection id");
 	if (parse_uint(argv[1], 1UL << 53, &id) < 0 || !id) {

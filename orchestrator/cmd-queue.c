@@ -719,66 +719,70 @@ out:
 	return ret;
 }
 
-int cmd_cancel(int argc, char **argv, const struct global_opts *g)
+/* cancel and retry: help, the one job id, the lab and the job's row,
+ * then act(lab, id, job), which gives the exit code. */
+static int on_one_job(int argc, char **argv, const struct global_opts *g, const char *const *usage,
+		      int (*act)(struct lab *, int64_t, const struct queue_job *))
 {
 	struct lab lab;
 	struct queue_job j;
 	int64_t id;
-	int rc, ret = EXIT_FAIL;
+	int ret = EXIT_FAIL;
 
-	if (wants_help(argc, argv, cancel_usage))
+	if (wants_help(argc, argv, usage))
 		return EXIT_OK;
-	if (one_job(argc, argv, cancel_usage, &id) < 0)
+	if (one_job(argc, argv, usage, &id) < 0)
 		return EXIT_USAGE;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
-	if (db_queue_load(lab.db, id, &j) < 0)
-		goto out;
-	rc = db_queue_cancel(lab.db, id);
-	if (rc == 1 && !strcmp(j.state, "running")) {
-		printf("job %lld cancelled: its worker stops it within a few seconds; results so far are kept\n",
-		       (long long)id);
-		ret = EXIT_OK;
-	} else if (rc == 1) {
-		if (j.bisection_id)
-			db_bisection_set_state(lab.db, j.bisection_id, "stopped", NULL, NULL,
-					       "cancelled before it ran; 'klab retry' queues it again");
-		printf("job %lld cancelled before it ran\n", (long long)id);
-		ret = EXIT_OK;
-	} else if (rc == 0) {
-		error("job %lld has already ended (%s)", (long long)id, j.state);
+	if (db_queue_load(lab.db, id, &j) == 0) {
+		ret = act(&lab, id, &j);
+		queue_job_release(&j);
 	}
-	queue_job_release(&j);
-out:
 	lab_close(&lab);
 	return ret;
 }
 
-int cmd_retry(int argc, char **argv, const struct global_opts *g)
+static int cancel_job(struct lab *lab, int64_t id, const struct queue_job *j)
 {
-	struct lab lab;
-	struct queue_job j;
-	int64_t id;
-	int rc, ret = EXIT_FAIL;
+	int rc = db_queue_cancel(lab->db, id);
 
-	if (wants_help(argc, argv, retry_usage))
+	if (rc == 1 && !strcmp(j->state, "running")) {
+		printf("job %lld cancelled: its worker stops it within a few seconds; results so far are kept\n",
+		       (long long)id);
 		return EXIT_OK;
-	if (one_job(argc, argv, retry_usage, &id) < 0)
-		return EXIT_USAGE;
-	if (open_lab(g, &lab) < 0)
-		return EXIT_FAIL;
-	if (db_queue_load(lab.db, id, &j) < 0)
-		goto out;
-	rc = db_queue_retry(lab.db, id);
+	} else if (rc == 1) {
+		if (j->bisection_id)
+			db_bisection_set_state(lab->db, j->bisection_id, "stopped", NULL, NULL,
+					       "cancelled before it ran; 'klab retry' queues it again");
+		printf("job %lld cancelled before it ran\n", (long long)id);
+		return EXIT_OK;
+	} else if (rc == 0) {
+		error("job %lld has already ended (%s)", (long long)id, j->state);
+	}
+	return EXIT_FAIL;
+}
+
+int cmd_cancel(int argc, char **argv, const struct global_opts *g)
+{
+	return on_one_job(argc, argv, g, cancel_usage, cancel_job);
+}
+
+static int retry_job(struct lab *lab, int64_t id, const struct queue_job *j)
+{
+	int rc = db_queue_retry(lab->db, id);
+
 	if (rc == 1) {
 		printf("job %lld queued again%s\n", (long long)id,
-		       j.bisection_id ? ": the bisection continues from its last recorded step" : "");
-		ret = EXIT_OK;
+		       j->bisection_id ? ": the bisection continues from its last recorded step" : "");
+		return EXIT_OK;
 	} else if (rc == 0) {
-		error("job %lld is %s: only failed or cancelled jobs can be retried", (long long)id, j.state);
+		error("job %lld is %s: only failed or cancelled jobs can be retried", (long long)id, j->state);
 	}
-	queue_job_release(&j);
-out:
-	lab_close(&lab);
-	return ret;
+	return EXIT_FAIL;
+}
+
+int cmd_retry(int argc, char **argv, const struct global_opts *g)
+{
+	return on_one_job(argc, argv, g, retry_usage, retry_job);
 }

@@ -248,27 +248,30 @@ static int prepare_dir(const char *dir)
 	return 0;
 }
 
+/* write_page for a page whose name is allocated: it is freed. */
+static int write_named_page(struct writer *w, char *name, const struct strbuf *page)
+{
+	int ret = write_page(w, name, page);
+
+	free(name);
+	return ret;
+}
+
 static int render(struct writer *w, struct report *r)
 {
 	struct strbuf page = STRBUF_INIT;
 	int ret = -1;
 
 	for (size_t i = 0; i < r->nr_bisections; i++) {
-		char *name = report_bisection_file(&r->bisections[i]);
 		strbuf_reset(&page);
 		report_render_bisection(&page, &r->bisections[i]);
-		ret = write_page(w, name, &page);
-		free(name);
-		if (ret < 0)
+		if ((ret = write_named_page(w, report_bisection_file(&r->bisections[i]), &page)) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < r->nr_tracks; i++) {
-		char *name = report_track_file(&r->tracks[i]);
 		strbuf_reset(&page);
 		report_render_track(&page, &r->tracks[i]);
-		ret = write_page(w, name, &page);
-		free(name);
-		if (ret < 0)
+		if ((ret = write_named_page(w, report_track_file(&r->tracks[i]), &page)) < 0)
 			goto out;
 	}
 	strbuf_reset(&page);

@@ -5,10 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void build_from_row(sqlite3_stmt *st, void *arg)
+{
+	struct db_build *out = arg;
+
+	out->id = sqlite3_column_int64(st, 0);
+	out->status = col_strdup(st, 1);
+	out->artifact_dir = col_strdup(st, 2);
+	out->config_hash = col_strdup(st, 3);
+	out->error_excerpt = col_strdup(st, 4);
+	out->log_path = col_strdup(st, 5);
+	out->duration_ms = sqlite3_column_int64(st, 6);
+	out->objects = sqlite3_column_int(st, 7);
+	out->finished_at = sqlite3_column_int64(st, 8);
+}
+
 int db_build_find(sqlite3 *db, const char *tree, const char *recipe_id, struct db_build *out)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (prepare(db, &st, "SELECT id, status, artifact_dir, config_hash, error_excerpt, log_path, "
@@ -17,24 +31,7 @@ int db_build_find(sqlite3 *db, const char *tree, const char *recipe_id, struct d
 		return -1;
 	sqlite3_bind_text(st, 1, tree, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, recipe_id, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(st, 0);
-		out->status = col_strdup(st, 1);
-		out->artifact_dir = col_strdup(st, 2);
-		out->config_hash = col_strdup(st, 3);
-		out->error_excerpt = col_strdup(st, 4);
-		out->log_path = col_strdup(st, 5);
-		out->duration_ms = sqlite3_column_int64(st, 6);
-		out->objects = sqlite3_column_int(st, 7);
-		out->finished_at = sqlite3_column_int64(st, 8);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_fail(db, "cannot read builds");
+	return step_row(db, st, build_from_row, out, "cannot read builds");
 }
 
 void db_build_release(struct db_build *b)
@@ -63,13 +60,7 @@ int db_build_begin(sqlite3 *db, int64_t repo_id, const char *commit, const char 
 	sqlite3_bind_text(st, 4, recipe_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, recipe, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, now_s());
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_fail(db, "cannot record build");
-	}
-	*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
+	return insert_returning(db, st, id, "cannot record build");
 }
 
 int db_build_finish(sqlite3 *db, int64_t id, const char *status, const char *artifact_dir,

@@ -22,8 +22,10 @@ void db_hosts_free(struct db_host *h, size_t nr)
 
 #define HOST_COLUMNS "id, name, uri, cpus, max_guests, accel, created_at"
 
-static void host_from_row(sqlite3_stmt *st, struct db_host *h)
+static void host_from_row(sqlite3_stmt *st, void *arg)
 {
+	struct db_host *h = arg;
+
 	h->id = sqlite3_column_int64(st, 0);
 	h->name = col_strdup(st, 1);
 	h->uri = col_strdup(st, 2);
@@ -33,26 +35,27 @@ static void host_from_row(sqlite3_stmt *st, struct db_host *h)
 	h->created_at = sqlite3_column_int64(st, 6);
 }
 
+/* removed_at NULL: a host of that name is registered. */
+static void row_live(sqlite3_stmt *st, void *live)
+{
+	*(int *)live = sqlite3_column_type(st, 0) == SQLITE_NULL;
+}
+
 int db_host_add(sqlite3 *db, const struct db_host *h, int64_t *id)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int live = 0;
 
 	if (db_begin(db) < 0)
 		return -1;
 	if (prepare(db, &st, "SELECT removed_at FROM hosts WHERE name = ?1") < 0)
 		goto fail;
 	sqlite3_bind_text(st, 1, h->name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_NULL) {
-		sqlite3_finalize(st);
+	if (step_row(db, st, row_live, &live, "cannot look the host up") < 0)
+		goto fail;
+	if (live) {
 		db_rollback(db);
 		return error("host '%s' exists already ('klab host remove %s' first)", h->name, h->name);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "cannot look the host up");
-		goto fail;
 	}
 	/* the removed host's history stays under another name */
 	if (prepare(db, &st, "UPDATE hosts SET name = name || '~' || id WHERE name = ?1 AND removed_at IS NOT NULL") < 0)
@@ -105,19 +108,12 @@ int db_hosts_list(sqlite3 *db, struct db_host **out, size_t *nr)
 int db_host_find(sqlite3 *db, const char *name, struct db_host *h)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(h, 0, sizeof(*h));
 	if (prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?1 AND removed_at IS NULL") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		host_from_row(st, h);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot look the host up");
-	return rc == SQLITE_ROW;
+	return step_row(db, st, host_from_row, h, "cannot look the host up");
 }
 
 int db_host_remove(sqlite3 *db, const char *name)
@@ -140,19 +136,12 @@ int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n)
 	if (prepare(db, &st, "SELECT count(*) FROM boots WHERE host_id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, host_id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return db_fail(db, "cannot count the host's boots");
-	}
-	*n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return 0;
+	return step_int64(db, st, n, "cannot count the host's boots");
 }
 
 int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	*host_id = 0;
 	if (prepare(db, &st, "SELECT b.host_id FROM boots b JOIN steps s ON s.id = b.step_id "
@@ -160,11 +149,5 @@ int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id)
 			     "AND b.host_id IS NOT NULL ORDER BY b.id DESC LIMIT 1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, step_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*host_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read the bisection's host");
-	return 0;
+	return step_row(db, st, row_int64, host_id, "cannot read the bisection's host") < 0 ? -1 : 0;
 }

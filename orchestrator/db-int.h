@@ -44,6 +44,28 @@ static inline int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+/* Step a query that yields at most one row, read(st, out) taking the
+ * row when there is one, then finalize it.  1: a row, 0: none, -1 after
+ * db_fail naming `what`. */
+static inline int step_row(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_stmt *, void *), void *out,
+			   const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		read(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
+}
+
+/* A step_row reader: the first column, an int64_t. */
+static inline void row_int64(sqlite3_stmt *st, void *out)
+{
+	*(int64_t *)out = sqlite3_column_int64(st, 0);
+}
+
 /* One row's UPDATE by `sql`: ?1 its id, ?2 a text, ?3 now. */
 static inline int update_text_now(sqlite3 *db, const char *sql, int64_t id, const char *text, const char *what)
 {
@@ -93,39 +115,51 @@ static inline void bind_ms_or_null(sqlite3_stmt *st, int i, int64_t ms)
 		sqlite3_bind_null(st, i);
 }
 
-static inline int insert_returning(sqlite3 *db, sqlite3_stmt *st, int64_t *id, const char *what)
+/* Step a query whose one row's first column is a number (a count) into
+ * *out, then finalize it; no row is an error naming `what`. */
+static inline int step_int64(sqlite3 *db, sqlite3_stmt *st, int64_t *out, const char *what)
 {
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return db_fail(db, what);
 	}
-	*id = sqlite3_column_int64(st, 0);
+	*out = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-/* Step a query whose first column is a number, collecting every row's
- * into *vals (caller frees), then finalize it.  On an error nothing is
- * kept and `what` names what could not be read. */
-static inline int col_doubles(sqlite3 *db, sqlite3_stmt *st, double **vals, size_t *n, const char *what)
+/* The id of the row an INSERT ... RETURNING id made. */
+static inline int insert_returning(sqlite3 *db, sqlite3_stmt *st, int64_t *id, const char *what)
 {
-	size_t alloc = 0;
-	int rc;
-
-	*vals = NULL;
-	*n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*vals, *n + 1, alloc);
-		(*vals)[(*n)++] = sqlite3_column_double(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*vals);
-		*vals = NULL;
-		*n = 0;
-		return db_fail(db, what);
-	}
-	return 0;
+	return step_int64(db, st, id, what);
 }
+
+/* col_doubles, col_int64s: step a query whose first column is a number,
+ * collecting every row's into *vals (caller frees), then finalize it.
+ * On an error nothing is kept and `what` names what could not be read. */
+#define DEFINE_COL_NUMBERS(name, type, column)                                              \
+	static inline int name(sqlite3 *db, sqlite3_stmt *st, type **vals, size_t *n, const char *what) \
+	{                                                                                   \
+		size_t alloc = 0;                                                           \
+		int rc;                                                                     \
+                                                                                            \
+		*vals = NULL;                                                               \
+		*n = 0;                                                                     \
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {                             \
+			ALLOC_GROW(*vals, *n + 1, alloc);                                   \
+			(*vals)[(*n)++] = column(st, 0);                                    \
+		}                                                                           \
+		sqlite3_finalize(st);                                                       \
+		if (rc != SQLITE_DONE) {                                                    \
+			free(*vals);                                                        \
+			*vals = NULL;                                                       \
+			*n = 0;                                                             \
+			return db_fail(db, what);                                           \
+		}                                                                           \
+		return 0;                                                                   \
+	}
+DEFINE_COL_NUMBERS(col_doubles, double, sqlite3_column_double)
+DEFINE_COL_NUMBERS(col_int64s, int64_t, sqlite3_column_int64)
+#undef DEFINE_COL_NUMBERS
 
 #endif

@@ -45,8 +45,10 @@ int db_notification_add(sqlite3 *db, const char *kind, const char *target, const
 #define NOTIFICATION_COLUMNS "id, kind, target, subject, body, state, attempts, coalesce(next_try_at, 0), " \
 	"last_error, coalesce(bisection_id, 0), created_at"
 
-static void notification_from_row(sqlite3_stmt *st, struct db_notification *n)
+static void notification_from_row(sqlite3_stmt *st, void *arg)
 {
+	struct db_notification *n = arg;
+
 	n->id = sqlite3_column_int64(st, 0);
 	n->kind = col_strdup(st, 1);
 	n->target = col_strdup(st, 2);
@@ -69,15 +71,10 @@ int db_notification_load(sqlite3 *db, int64_t id, struct db_notification *n)
 	if (prepare(db, &st, "SELECT " NOTIFICATION_COLUMNS " FROM notifications WHERE id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		notification_from_row(st, n);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	rc = step_row(db, st, notification_from_row, n, "cannot read the notification");
+	if (rc == 0)
 		return error("no notification %lld", (long long)id);
-	if (rc != SQLITE_ROW)
-		return db_fail(db, "cannot read the notification");
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int db_notifications_list(sqlite3 *db, struct db_notification **out, size_t *nr)
@@ -108,8 +105,6 @@ int db_notifications_list(sqlite3 *db, struct db_notification **out, size_t *nr)
 int db_notifications_due(sqlite3 *db, int64_t now, int all, int64_t **ids, size_t *nr)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	*ids = NULL;
 	*nr = 0;
@@ -118,18 +113,7 @@ int db_notifications_due(sqlite3 *db, int64_t now, int all, int64_t **ids, size_
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
 	sqlite3_bind_int(st, 2, all != 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*ids, *nr + 1, alloc);
-		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*nr = 0;
-		return db_fail(db, "cannot read pending notifications");
-	}
-	return 0;
+	return col_int64s(db, st, ids, nr, "cannot read pending notifications");
 }
 
 int db_notification_attempt(sqlite3 *db, int64_t id, const char *state, int attempts, int64_t next_try_at,

@@ -38,8 +38,9 @@ int db_queue_add(sqlite3 *db, const char *kind, char *const *args, size_t nr, in
 #define QUEUE_COLUMNS "id, kind, args, state, bisection_id, worker, lease_until, attempts, message, " \
 		      "submitted_by, created_at, started_at, finished_at"
 
-static void queue_job_read(sqlite3_stmt *st, struct queue_job *j)
+static void queue_job_read(sqlite3_stmt *st, void *arg)
 {
+	struct queue_job *j = arg;
 	const char *blob = sqlite3_column_blob(st, 2);
 	int len = sqlite3_column_bytes(st, 2);
 
@@ -87,13 +88,10 @@ int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j)
 	if (prepare(db, &st, "SELECT " QUEUE_COLUMNS " FROM queue_jobs WHERE id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		queue_job_read(st, j);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	rc = step_row(db, st, queue_job_read, j, "cannot read the queue");
+	if (rc == 0)
 		return error("no queued job %lld (see 'klab status')", (long long)id);
-	return rc == SQLITE_ROW ? 0 : db_fail(db, "cannot read the queue");
+	return rc < 0 ? -1 : 0;
 }
 
 int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr)
@@ -121,7 +119,6 @@ int db_queue_claim(sqlite3 *db, const char *worker, int64_t lease_s, struct queu
 {
 	sqlite3_stmt *st;
 	int64_t now = now_s(), id = 0;
-	int rc;
 
 	if (db_begin(db) < 0)
 		return -1;
@@ -129,14 +126,8 @@ int db_queue_claim(sqlite3 *db, const char *worker, int64_t lease_s, struct queu
 			     "OR (state = 'running' AND lease_until < ?1) ORDER BY id LIMIT 1") < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_fail(db, "cannot read the queue");
+	if (step_row(db, st, row_int64, &id, "cannot read the queue") < 0)
 		goto fail;
-	}
 	if (!id) {
 		db_rollback(db);
 		return 0;

@@ -6,18 +6,11 @@
 static int repo_lookup(sqlite3 *db, const char *path, int64_t *id)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if (prepare(db, &st, "SELECT id FROM repos WHERE path = ?1") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read repositories");
-	return rc == SQLITE_ROW;
+	return step_row(db, st, row_int64, id, "cannot read repositories");
 }
 
 int db_repo_id(sqlite3 *db, const char *path, int64_t *id)

@@ -150,15 +150,30 @@ fail:
 	return -1;
 }
 
-/* A query over the ok runs of one step's boots: ?1 the step, ?2 text. */
-static int prepare_step_runs(sqlite3 *db, sqlite3_stmt **st, const char *sql, int64_t step_id, const char *text)
+/* A query over the ok runs of some boots: ?1 a step's or run set's id,
+ * ?2 text. */
+static int prepare_runs(sqlite3 *db, sqlite3_stmt **st, const char *sql, int64_t id, const char *text)
 {
 	if (prepare(db, st, sql) < 0)
 		return -1;
-	sqlite3_bind_int64(*st, 1, step_id);
+	sqlite3_bind_int64(*st, 1, id);
 	sqlite3_bind_text(*st, 2, text, -1, SQLITE_TRANSIENT);
 	return 0;
 }
+
+/* The KPI samples (seq 0) of `metric`, one per ok run of the boots
+ * whose column `col` is ?1. */
+#define KPI_VALUES_SQL(col) "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id " \
+	"JOIN boots b ON b.id = r.boot_id WHERE b." col " = ?1 AND r.status = 'ok' " \
+	"AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id"
+
+/* The monitor values of the ok runs of the boots whose column `col` is
+ * ?1 as source, name, phase, value rows ordered by source, name, run: a
+ * counter's run is its delta, a level's the value after the run. */
+#define MON_VALUES_SQL(col) "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m " \
+	"JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id " \
+	"WHERE b." col " = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') " \
+	"ORDER BY m.source, m.name, r.id"
 
 int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n)
 {
@@ -166,21 +181,44 @@ int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, doub
 
 	*vals = NULL;
 	*n = 0;
-	if (prepare_step_runs(db, &st, "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id "
-				       "JOIN boots b ON b.id = r.boot_id WHERE b.step_id = ?1 AND r.status = 'ok' "
-				       "AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id", step_id, metric) < 0)
+	if (prepare_runs(db, &st, KPI_VALUES_SQL("step_id"), step_id, metric) < 0)
 		return -1;
 	return col_doubles(db, st, vals, n, "cannot read a step's samples");
 }
 
-/* The monitor values the statement st (bound) yields as source, name,
- * phase, value rows ordered by source, name, run: per stat, one value
- * per run, appended to *out. */
-static int read_mon_values(sqlite3 *db, sqlite3_stmt *st, struct db_mon_values **out, size_t *n, size_t *alloc)
+static void mon_values_drop(struct db_mon_values **out, size_t *n)
 {
+	db_mon_values_free(*out, *n);
+	*out = NULL;
+	*n = 0;
+}
+
+/* A new series `name` (taken) at the end of *out. */
+static struct db_mon_values *series_add(struct db_mon_values **out, size_t *n, size_t *alloc, char *name)
+{
+	struct db_mon_values *s;
+
+	ALLOC_GROW(*out, *n + 1, *alloc);
+	s = &(*out)[(*n)++];
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	return s;
+}
+
+/* MON_VALUES_SQL's rows for `id`: per stat, one value per run, appended
+ * to *out (dropped on an error). */
+static int read_mon_values(sqlite3 *db, const char *sql, int64_t id, struct db_mon_values **out, size_t *n,
+			   size_t *alloc)
+{
+	sqlite3_stmt *st;
 	size_t alloc_v = 0;
 	int rc;
 
+	if (prepare(db, &st, sql) < 0) {
+		mon_values_drop(out, n);
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *source = (const char *)sqlite3_column_text(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -194,10 +232,7 @@ static int read_mon_values(sqlite3 *db, sqlite3_stmt *st, struct db_mon_values *
 		len = strlen(source);
 		if (!last || strncmp(last->name, source, len) || last->name[len] != '.' ||
 		    strcmp(last->name + len + 1, name)) {
-			ALLOC_GROW(*out, *n + 1, *alloc);
-			last = &(*out)[(*n)++];
-			memset(last, 0, sizeof(*last));
-			last->name = xstrfmt("%s.%s", source, name);
+			last = series_add(out, n, alloc, xstrfmt("%s.%s", source, name));
 			alloc_v = 0;
 		}
 		ALLOC_GROW(last->v, last->n + 1, alloc_v);
@@ -205,9 +240,7 @@ static int read_mon_values(sqlite3 *db, sqlite3_stmt *st, struct db_mon_values *
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		db_mon_values_free(*out, *n);
-		*out = NULL;
-		*n = 0;
+		mon_values_drop(out, n);
 		return db_fail(db, "cannot read monitor values");
 	}
 	return 0;
@@ -215,27 +248,37 @@ static int read_mon_values(sqlite3 *db, sqlite3_stmt *st, struct db_mon_values *
 
 int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n)
 {
-	sqlite3_stmt *st;
 	size_t alloc = 0;
 
 	*out = NULL;
 	*n = 0;
-	/* a counter's run is its delta, a level's the value after the run */
-	if (prepare(db, &st, "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m "
-			     "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
-			     "WHERE b.step_id = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') "
-			     "ORDER BY m.source, m.name, r.id") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, step_id);
-	return read_mon_values(db, st, out, n, &alloc);
+	return read_mon_values(db, MON_VALUES_SQL("step_id"), step_id, out, n, &alloc);
 }
 
 /* ---- a run set's runs, for klab compare -------------------------------------- */
 
+static void run_set_from_row(sqlite3_stmt *st, void *arg)
+{
+	struct db_run_set_info *out = arg;
+
+	out->id = sqlite3_column_int64(st, 0);
+	out->job_path = col_strdup(st, 1);
+	out->job_hash = col_strdup(st, 2);
+	out->suite = col_strdup(st, 3);
+	out->testcase = col_strdup(st, 4);
+	out->kpi = col_strdup(st, 5);
+	out->kernel = col_strdup(st, 6);
+	out->commit_hash = col_strdup(st, 7);
+	out->accel = col_strdup(st, 8);
+	out->state = col_strdup(st, 9);
+	out->repeat = (unsigned)sqlite3_column_int(st, 10);
+	out->created_at = sqlite3_column_int64(st, 11);
+	out->nr_ok = (unsigned)sqlite3_column_int(st, 12);
+}
+
 int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (prepare(db, &st, "SELECT rs.id, rs.job_path, rs.job_hash, rs.suite, rs.testcase, rs.kpi, rs.kernel, "
@@ -245,26 +288,7 @@ int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 			     "FROM run_sets rs WHERE rs.id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->id = sqlite3_column_int64(st, 0);
-		out->job_path = col_strdup(st, 1);
-		out->job_hash = col_strdup(st, 2);
-		out->suite = col_strdup(st, 3);
-		out->testcase = col_strdup(st, 4);
-		out->kpi = col_strdup(st, 5);
-		out->kernel = col_strdup(st, 6);
-		out->commit_hash = col_strdup(st, 7);
-		out->accel = col_strdup(st, 8);
-		out->state = col_strdup(st, 9);
-		out->repeat = (unsigned)sqlite3_column_int(st, 10);
-		out->created_at = sqlite3_column_int64(st, 11);
-		out->nr_ok = (unsigned)sqlite3_column_int(st, 12);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read the run set");
-	return rc == SQLITE_ROW;
+	return step_row(db, st, run_set_from_row, out, "cannot read the run set");
 }
 
 void db_run_set_info_release(struct db_run_set_info *rs)
@@ -287,12 +311,8 @@ int db_run_set_metric_values(sqlite3 *db, int64_t run_set_id, const char *metric
 
 	*vals = NULL;
 	*n = 0;
-	if (prepare(db, &st, "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id "
-			     "JOIN boots b ON b.id = r.boot_id WHERE b.run_set_id = ?1 AND r.status = 'ok' "
-			     "AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id") < 0)
+	if (prepare_runs(db, &st, KPI_VALUES_SQL("run_set_id"), run_set_id, metric) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_set_id);
-	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
 	return col_doubles(db, st, vals, n, "cannot read a run set's samples");
 }
 
@@ -322,10 +342,7 @@ int db_run_set_values(sqlite3 *db, int64_t run_set_id, struct db_mon_values **ou
 		if (!name)
 			continue;
 		if (!last || strcmp(last->name, name)) {
-			ALLOC_GROW(*out, *n + 1, alloc);
-			last = &(*out)[(*n)++];
-			memset(last, 0, sizeof(*last));
-			last->name = xstrdup(name);
+			last = series_add(out, n, &alloc, xstrdup(name));
 			alloc_v = 0;
 		}
 		ALLOC_GROW(last->v, last->n + 1, alloc_v);
@@ -333,22 +350,10 @@ int db_run_set_values(sqlite3 *db, int64_t run_set_id, struct db_mon_values **ou
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		db_mon_values_free(*out, *n);
-		*out = NULL;
-		*n = 0;
+		mon_values_drop(out, n);
 		return db_fail(db, "cannot read a run set's samples");
 	}
-	if (prepare(db, &st, "SELECT m.source, m.name, m.phase, m.value FROM monitor_stats m "
-			     "JOIN runs r ON r.id = m.run_id JOIN boots b ON b.id = r.boot_id "
-			     "WHERE b.run_set_id = ?1 AND r.status = 'ok' AND m.phase IN ('delta', 'after') "
-			     "ORDER BY m.source, m.name, r.id") < 0) {
-		db_mon_values_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return -1;
-	}
-	sqlite3_bind_int64(st, 1, run_set_id);
-	if (read_mon_values(db, st, out, n, &alloc) < 0)
+	if (read_mon_values(db, MON_VALUES_SQL("run_set_id"), run_set_id, out, n, &alloc) < 0)
 		return -1;
 	if (*n > 1)
 		qsort(*out, *n, sizeof(**out), by_name);

@@ -62,6 +62,22 @@ void db_track_release(struct db_track *t)
 	memset(t, 0, sizeof(*t));
 }
 
+static void track_from_row(sqlite3_stmt *st, void *arg)
+{
+	struct db_track *t = arg;
+
+	t->id = sqlite3_column_int64(st, 0);
+	t->name = col_strdup(st, 1);
+	t->repo_id = sqlite3_column_int64(st, 2);
+	t->repo_path = col_strdup(st, 3);
+	t->remote = col_strdup(st, 4);
+	t->branch = col_strdup(st, 5);
+	t->config = col_strdup(st, 6);
+	t->threshold_pct = sqlite3_column_double(st, 7);
+	t->notify = col_strdup(st, 8);
+	t->created_at = sqlite3_column_int64(st, 9);
+}
+
 int db_track_load(sqlite3 *db, const char *name, struct db_track *t)
 {
 	sqlite3_stmt *st;
@@ -73,22 +89,9 @@ int db_track_load(sqlite3 *db, const char *name, struct db_track *t)
 			     "t.notify, t.created_at FROM tracks t JOIN repos r ON r.id = t.repo_id WHERE t.name = ?1") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return rc == SQLITE_DONE ? 0 : db_fail(db, "cannot read the track");
-	}
-	t->id = sqlite3_column_int64(st, 0);
-	t->name = col_strdup(st, 1);
-	t->repo_id = sqlite3_column_int64(st, 2);
-	t->repo_path = col_strdup(st, 3);
-	t->remote = col_strdup(st, 4);
-	t->branch = col_strdup(st, 5);
-	t->config = col_strdup(st, 6);
-	t->threshold_pct = sqlite3_column_double(st, 7);
-	t->notify = col_strdup(st, 8);
-	t->created_at = sqlite3_column_int64(st, 9);
-	sqlite3_finalize(st);
+	rc = step_row(db, st, track_from_row, t, "cannot read the track");
+	if (rc < 1)
+		return rc;
 	if (prepare(db, &st, "SELECT job_path FROM track_jobs WHERE track_id = ?1 ORDER BY rowid") < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, t->id);
@@ -246,10 +249,16 @@ int db_track_tip_values(sqlite3 *db, int64_t tip_id, const char *job_path, const
 	return col_doubles(db, st, vals, n, "cannot read a tip's samples");
 }
 
+static void row_accel(sqlite3_stmt *st, void *accel)
+{
+	const unsigned char *a = sqlite3_column_text(st, 0);
+
+	snprintf(accel, 8, "%s", a ? (const char *)a : "");
+}
+
 int db_track_tip_accel(sqlite3 *db, int64_t tip_id, const char *job_path, char accel[8])
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	accel[0] = '\0';
 	if (prepare(db, &st, "SELECT accel FROM run_sets WHERE track_tip_id = ?1 AND job_path = ?2 "
@@ -257,15 +266,7 @@ int db_track_tip_accel(sqlite3 *db, int64_t tip_id, const char *job_path, char a
 		return -1;
 	sqlite3_bind_int64(st, 1, tip_id);
 	sqlite3_bind_text(st, 2, job_path, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *a = sqlite3_column_text(st, 0);
-		snprintf(accel, 8, "%s", a ? (const char *)a : "");
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read a tip's run sets");
-	return 0;
+	return step_row(db, st, row_accel, accel, "cannot read a tip's run sets") < 0 ? -1 : 0;
 }
 
 int db_track_fetch_record(sqlite3 *db, int64_t track_id, const char *outcome, const char *old_tip,
@@ -285,28 +286,27 @@ int db_track_fetch_record(sqlite3 *db, int64_t track_id, const char *outcome, co
 	return step_done(db, st, "cannot record the fetch");
 }
 
+static void fetch_from_row(sqlite3_stmt *st, void *arg)
+{
+	struct db_track_fetch *f = arg;
+
+	f->outcome = col_strdup(st, 0);
+	col_hex(st, 1, f->old_tip);
+	col_hex(st, 2, f->new_tip);
+	f->message = col_strdup(st, 3);
+	f->created_at = sqlite3_column_int64(st, 4);
+}
+
 int db_track_last_fetch(sqlite3 *db, int64_t track_id, struct db_track_fetch *f)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	memset(f, 0, sizeof(*f));
 	if (prepare(db, &st, "SELECT outcome, old_tip, new_tip, message, created_at FROM track_fetches "
 			     "WHERE track_id = ?1 ORDER BY id DESC LIMIT 1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, track_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		f->outcome = col_strdup(st, 0);
-		col_hex(st, 1, f->old_tip);
-		col_hex(st, 2, f->new_tip);
-		f->message = col_strdup(st, 3);
-		f->created_at = sqlite3_column_int64(st, 4);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read the track's fetches");
-	return rc == SQLITE_ROW;
+	return step_row(db, st, fetch_from_row, f, "cannot read the track's fetches");
 }
 
 void db_track_fetch_release(struct db_track_fetch *f)

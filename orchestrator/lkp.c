@@ -968,6 +968,32 @@ static int jf_skip(struct jfparser *p, const yaml_event_t *start, int depth)
 	}
 }
 
+/* The next text of a list (key: whose values) or a map's keys (key
+ * NULL) into *t (caller frees): 1, 0 at the `end` event, -1 after
+ * error(), a value that is not a scalar included. */
+static int jf_next_text(struct jfparser *p, yaml_event_type_t end, const char *key, char **t)
+{
+	yaml_event_t ev;
+	int rc;
+
+	if (jf_event(p, &ev) < 0)
+		return -1;
+	if (ev.type == end) {
+		yaml_event_delete(&ev);
+		return 0;
+	}
+	if (ev.type != YAML_SCALAR_EVENT) {
+		int line = (int)ev.start_mark.line + 1;
+		yaml_event_delete(&ev);
+		if (key)
+			return error("%s:%d: %s: expected a list of values", p->name, line, key);
+		return error("%s:%d: keys must be text", p->name, line);
+	}
+	rc = jf_text(p, &ev, t);
+	yaml_event_delete(&ev);
+	return rc < 0 ? -1 : 1;
+}
+
 /* The value of key: a scalar (one value), a list of scalars (an axis),
  * or a map (flattened when it holds parameters, else ignored). */
 static int jf_value(struct jfparser *p, struct axes *x, struct lkp_params *ignored, const char *key,
@@ -991,27 +1017,9 @@ static int jf_value(struct jfparser *p, struct axes *x, struct lkp_params *ignor
 		}
 	} else if (ev.type == YAML_SEQUENCE_START_EVENT) {
 		struct axis *a = axes_set(x, key);
-		for (;;) {
-			yaml_event_t item;
-			char *t;
+		char *t;
 
-			if (jf_event(p, &item) < 0) {
-				rc = -1;
-				break;
-			}
-			if (item.type == YAML_SEQUENCE_END_EVENT) {
-				yaml_event_delete(&item);
-				break;
-			}
-			if (item.type != YAML_SCALAR_EVENT) {
-				rc = error("%s:%d: %s: expected a list of values", p->name, (int)item.start_mark.line + 1, key);
-				yaml_event_delete(&item);
-				break;
-			}
-			rc = jf_text(p, &item, &t);
-			yaml_event_delete(&item);
-			if (rc < 0)
-				break;
+		while ((rc = jf_next_text(p, YAML_SEQUENCE_END_EVENT, key, &t)) > 0) {
 			if (a->nr >= LKP_MAX_COMBINATIONS) {
 				free(t);
 				rc = error("%s: %s: more than %d values", p->name, key, LKP_MAX_COMBINATIONS);
@@ -1026,27 +1034,9 @@ static int jf_value(struct jfparser *p, struct axes *x, struct lkp_params *ignor
 			ignore_key(ignored, key, "a map: a setup or monitor of lkp-tests");
 			rc = jf_skip(p, &ev, depth + 1);
 		} else {
-			for (;;) {
-				yaml_event_t k;
-				char *kt;
+			char *kt;
 
-				if (jf_event(p, &k) < 0) {
-					rc = -1;
-					break;
-				}
-				if (k.type == YAML_MAPPING_END_EVENT) {
-					yaml_event_delete(&k);
-					break;
-				}
-				if (k.type != YAML_SCALAR_EVENT) {
-					rc = error("%s:%d: keys must be text", p->name, (int)k.start_mark.line + 1);
-					yaml_event_delete(&k);
-					break;
-				}
-				rc = jf_text(p, &k, &kt);
-				yaml_event_delete(&k);
-				if (rc < 0)
-					break;
+			while ((rc = jf_next_text(p, YAML_MAPPING_END_EVENT, NULL, &kt)) > 0) {
 				rc = jf_value(p, x, ignored, kt, NULL, depth + 1);
 				free(kt);
 				if (rc < 0)
@@ -1073,23 +1063,10 @@ static int jf_document(struct jfparser *p, struct axes *x, struct lkp_params *ig
 	yaml_event_delete(&ev);
 	for (;;) {
 		char *key;
-		int rc;
+		int rc = jf_next_text(p, YAML_MAPPING_END_EVENT, NULL, &key);
 
-		if (jf_event(p, &ev) < 0)
-			return -1;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
-		if (ev.type != YAML_SCALAR_EVENT) {
-			int line = (int)ev.start_mark.line + 1;
-			yaml_event_delete(&ev);
-			return error("%s:%d: keys must be text", p->name, line);
-		}
-		rc = jf_text(p, &ev, &key);
-		yaml_event_delete(&ev);
-		if (rc < 0)
-			return -1;
+		if (rc <= 0)
+			return rc;
 		if (!strcmp(key, "suite")) {
 			struct axes tmp = { 0 };
 			struct lkp_params ign = { 0 };

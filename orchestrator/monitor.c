@@ -61,3 +61,14 @@ unsigned monitor_default_set(void)
 			set |= 1u << i;
 	return set;
 }
+
+int monitor_node_field(const char *field)
+{
+	size_t i = 4;
+
+	if (strncmp(field, "node", 4))
+		return 0;
+	while (field[i] >= '0' && field[i] <= '9')
+		i++;
+	return i > 4 && field[i] == '.' && field[i + 1];
+}

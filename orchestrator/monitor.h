@@ -44,5 +44,7 @@ int monitor_index(const char *name);
 /* The bit set of the default_on monitors: a job's monitors when it does
  * not choose, and `monitors: all`. */
 unsigned monitor_default_set(void);
+/* A field_ok for the per-node monitors: "node<digits>.<name>". */
+int monitor_node_field(const char *field);
 
 #endif

@@ -1340,12 +1340,60 @@ int notify_flush(struct lab *lab, int force)
 	return ret;
 }
 
+/* The rows one notice makes, one per target, added in one transaction
+ * before any is sent: they are the record. */
+struct notice_rows {
+	const struct notify_message *m;
+	int64_t bisection_id;
+	int64_t *ids;
+	size_t nr, alloc;
+};
+
+/* One row to `target`: a mail carries the text, a webhook the JSON. */
+static int add_row(struct lab *lab, struct notice_rows *r, const char *kind, const char *target, const char *body)
+{
+	ALLOC_GROW(r->ids, r->nr + 1, r->alloc);
+	if (db_notification_add(lab->db, kind, target, r->m->subject, body, r->bisection_id, &r->ids[r->nr]) < 0)
+		return -1;
+	r->nr++;
+	return 0;
+}
+
+/* The lab's targets: one mail to all of notify_mail_to, one webhook. */
+static int add_lab_rows(struct lab *lab, struct notice_rows *r)
+{
+	if (lab->notify_mail_to) {
+		char *to = join_addresses(lab->notify_mail_to);
+		int rc = add_row(lab, r, "mail", to, r->m->text);
+		free(to);
+		if (rc < 0)
+			return -1;
+	}
+	if (lab->notify_webhook && add_row(lab, r, "webhook", lab->notify_webhook, r->m->json) < 0)
+		return -1;
+	return 0;
+}
+
+/* End the rows' transaction: committed when every row was added (ok),
+ * then each delivered; else rolled back.  Frees the ids. */
+static int finish_rows(struct lab *lab, struct notice_rows *r, int ok)
+{
+	int ret = -1;
+
+	if (ok && db_commit(lab->db) == 0)
+		ret = deliver_rows(lab, r->ids, r->nr) < 0 ? -1 : 0;
+	else
+		db_rollback(lab->db);
+	free(r->ids);
+	r->ids = NULL;
+	return ret;
+}
+
 int notify_bisection(struct lab *lab, int64_t bisection_id)
 {
 	struct loaded l;
 	struct notify_message m = { 0 };
-	int64_t ids[2];
-	size_t nr = 0;
+	struct notice_rows r = { .m = &m, .bisection_id = bisection_id };
 	int ret = -1;
 
 	if (!lab->notify_mail_to && !lab->notify_webhook)
@@ -1353,29 +1401,8 @@ int notify_bisection(struct lab *lab, int64_t bisection_id)
 	if (load_facts(lab, bisection_id, &l) < 0)
 		goto out;
 	notify_compose_bisection(&l.f, &m);
-	/* the rows first, in one transaction: they are the record */
-	if (db_begin(lab->db) < 0)
-		goto out;
-	if (lab->notify_mail_to) {
-		char *to = join_addresses(lab->notify_mail_to);
-		int rc = db_notification_add(lab->db, "mail", to, m.subject, m.text, bisection_id, &ids[nr]);
-		free(to);
-		if (rc < 0)
-			goto rollback;
-		nr++;
-	}
-	if (lab->notify_webhook) {
-		if (db_notification_add(lab->db, "webhook", lab->notify_webhook, m.subject, m.json, bisection_id,
-					&ids[nr]) < 0)
-			goto rollback;
-		nr++;
-	}
-	if (db_commit(lab->db) < 0)
-		goto rollback;
-	ret = deliver_rows(lab, ids, nr) < 0 ? -1 : 0;
-	goto out;
-rollback:
-	db_rollback(lab->db);
+	if (db_begin(lab->db) == 0)
+		ret = finish_rows(lab, &r, add_lab_rows(lab, &r) == 0);
 out:
 	notify_message_release(&m);
 	loaded_release(&l);
@@ -1551,13 +1578,38 @@ void notify_compose_track(const struct notify_track_facts *f, struct notify_mess
 	m->json = strbuf_detach(&json, NULL);
 }
 
+/* A track's --notify targets, one a line: each http(s) URL a webhook
+ * row, the addresses one mail row to them all. */
+static int add_target_rows(struct lab *lab, struct notice_rows *r, const char *targets)
+{
+	struct strbuf mail = STRBUF_INIT;
+	int ret = 0;
+
+	for (const char *p = targets; *p && !ret;) {
+		const char *eol = strchrnul(p, '\n');
+		char *t = xstrndup(p, (size_t)(eol - p));
+		p = *eol ? eol + 1 : eol;
+		if (!strncmp(t, "http://", 7) || !strncmp(t, "https://", 8)) {
+			ret = add_row(lab, r, "webhook", t, r->m->json);
+		} else if (*t) {
+			if (mail.len)
+				strbuf_addstr(&mail, ", ");
+			strbuf_addstr(&mail, t);
+		}
+		free(t);
+	}
+	if (!ret && mail.len)
+		ret = add_row(lab, r, "mail", mail.buf, r->m->text);
+	strbuf_release(&mail);
+	return ret;
+}
+
 int notify_track(struct lab *lab, const struct notify_track_facts *f, const char *targets)
 {
 	struct notify_message m = { 0 };
 	struct notify_track_facts facts = *f;
+	struct notice_rows r = { .m = &m, .bisection_id = f->bisection_id };
 	char host[256];
-	int64_t *ids = NULL;
-	size_t nr = 0, alloc = 0;
 	int ret = -1;
 
 	if (!targets && !lab->notify_mail_to && !lab->notify_webhook)
@@ -1566,66 +1618,8 @@ int notify_track(struct lab *lab, const struct notify_track_facts *f, const char
 	if (!facts.host)
 		facts.host = host;
 	notify_compose_track(&facts, &m);
-	if (db_begin(lab->db) < 0)
-		goto out;
-	if (targets) {
-		struct strbuf mail = STRBUF_INIT;
-		for (const char *p = targets; *p;) {
-			const char *eol = strchrnul(p, '\n');
-			char *t = xstrndup(p, (size_t)(eol - p));
-			p = *eol ? eol + 1 : eol;
-			if (!strncmp(t, "http://", 7) || !strncmp(t, "https://", 8)) {
-				ALLOC_GROW(ids, nr + 1, alloc);
-				if (db_notification_add(lab->db, "webhook", t, m.subject, m.json, f->bisection_id,
-							&ids[nr]) < 0) {
-					free(t);
-					strbuf_release(&mail);
-					goto rollback;
-				}
-				nr++;
-			} else if (*t) {
-				if (mail.len)
-					strbuf_addstr(&mail, ", ");
-				strbuf_addstr(&mail, t);
-			}
-			free(t);
-		}
-		if (mail.len) {
-			ALLOC_GROW(ids, nr + 1, alloc);
-			if (db_notification_add(lab->db, "mail", mail.buf, m.subject, m.text, f->bisection_id, &ids[nr]) < 0) {
-				strbuf_release(&mail);
-				goto rollback;
-			}
-			nr++;
-		}
-		strbuf_release(&mail);
-	} else {
-		if (lab->notify_mail_to) {
-			char *to = join_addresses(lab->notify_mail_to);
-			int rc;
-			ALLOC_GROW(ids, nr + 1, alloc);
-			rc = db_notification_add(lab->db, "mail", to, m.subject, m.text, f->bisection_id, &ids[nr]);
-			free(to);
-			if (rc < 0)
-				goto rollback;
-			nr++;
-		}
-		if (lab->notify_webhook) {
-			ALLOC_GROW(ids, nr + 1, alloc);
-			if (db_notification_add(lab->db, "webhook", lab->notify_webhook, m.subject, m.json, f->bisection_id,
-						&ids[nr]) < 0)
-				goto rollback;
-			nr++;
-		}
-	}
-	if (db_commit(lab->db) < 0)
-		goto rollback;
-	ret = deliver_rows(lab, ids, nr) < 0 ? -1 : 0;
-	goto out;
-rollback:
-	db_rollback(lab->db);
-out:
-	free(ids);
+	if (db_begin(lab->db) == 0)
+		ret = finish_rows(lab, &r, (targets ? add_target_rows(lab, &r, targets) : add_lab_rows(lab, &r)) == 0);
 	notify_message_release(&m);
 	return ret;
 }

@@ -101,39 +101,39 @@ double stats_normal_cdf(double z)
 	return 0.5 * erfc(-z / M_SQRT2);
 }
 
+#define LENTZ_TINY 1e-300
+
+/* One step of the modified Lentz method with the fraction's next
+ * coefficient aa: updates c and d, returns the factor for h. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction of the incomplete beta function, evaluated with
  * the modified Lentz method (Numerical Recipes, 6.4). */
 static double incbeta_cf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
 
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1 / d;
 	h = d;
 	for (int m = 1; m <= 1000; m++) {
-		double aa, del;
 		int m2 = 2 * m;
+		double del;
 
-		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((a + m2 - 1) * (a + m2)), &c, &d);
+		del = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

@@ -286,6 +286,16 @@ static struct bisection sample_bisection(sqlite3 *db)
 	return b;
 }
 
+/* A step of `phase` at `hash` begun in bisection_id (not run yet). */
+static void begin_step(sqlite3 *db, int64_t bisection_id, struct step *s, const char *hash, char *phase)
+{
+	memset(s, 0, sizeof(*s));
+	strcpy(s->hash, hash);
+	s->phase = phase;
+	s->exit_code = -1;
+	assert_int_equal(db_step_begin(db, bisection_id, s), 0);
+}
+
 static void test_db__bisection_roundtrip(void **state)
 {
 	char *path = xstrfmt("%s/e.db", tmpdir);
@@ -319,11 +329,7 @@ static void test_db__unfinished_step_is_reused_not_duplicated(void **state)
 
 	assert_int_equal(db_open(&db, path, 1), 0);
 	b = sample_bisection(db);
-	memset(&s, 0, sizeof(s));
-	strcpy(s.hash, "4444444444444444444444444444444444444444");
-	s.phase = "bisect";
-	s.exit_code = -1;
-	assert_int_equal(db_step_begin(db, b.id, &s), 0);
+	begin_step(db, b.id, &s, "4444444444444444444444444444444444444444", "bisect");
 	assert_int_equal(s.seq, 1);
 	assert_int_equal(s.attempts, 1);
 	/* crash: the same commit is started again */
@@ -339,10 +345,7 @@ static void test_db__unfinished_step_is_reused_not_duplicated(void **state)
 	/* a finished step cannot be finished twice */
 	assert_int_equal(db_step_finish(db, &s2), -1);
 	/* the next commit gets seq 2 */
-	memset(&s3, 0, sizeof(s3));
-	strcpy(s3.hash, "5555555555555555555555555555555555555555");
-	s3.phase = "bisect";
-	assert_int_equal(db_step_begin(db, b.id, &s3), 0);
+	begin_step(db, b.id, &s3, "5555555555555555555555555555555555555555", "bisect");
 	assert_int_equal(s3.seq, 2);
 	assert_int_equal(db_steps_load(db, b.id, &steps, &nr), 0);
 	assert_int_equal(nr, 2);
@@ -373,11 +376,7 @@ static void test_db__step_mon_values_are_per_run_deltas_and_levels(void **state)
 
 	assert_int_equal(db_open(&db, path, 1), 0);
 	b = sample_bisection(db);
-	memset(&s, 0, sizeof(s));
-	strcpy(s.hash, "4444444444444444444444444444444444444444");
-	s.phase = "confirm";
-	s.exit_code = -1;
-	assert_int_equal(db_step_begin(db, b.id, &s), 0);
+	begin_step(db, b.id, &s, "4444444444444444444444444444444444444444", "confirm");
 	memset(&boot, 0, sizeof(boot));
 	boot.step_id = s.id;
 	boot.domain_name = "klab-1-1";
@@ -547,11 +546,7 @@ static void test_db__migration_7_stores_the_revert_check(void **state)
 	assert_int_equal(on, 1);
 	assert_int_equal(db_bisection_revert(db, 1, &got), 0);
 	assert_int_equal(got.outcome, REVERT_NONE);
-	memset(&s, 0, sizeof(s));
-	strcpy(s.hash, "2222222222222222222222222222222222222222");
-	s.phase = "revert";
-	s.exit_code = -1;
-	assert_int_equal(db_step_begin(db, 1, &s), 0);
+	begin_step(db, 1, &s, "2222222222222222222222222222222222222222", "revert");
 
 	rc.outcome = REVERT_RESTORES_GOOD;
 	strcpy(rc.commit, s.hash);

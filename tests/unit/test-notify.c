@@ -35,21 +35,29 @@ static const struct notify_counter counters[] = {
 	{ "vmstat.pgfault", 40125, 1204 },
 };
 
-static void job_facts(struct notify_facts *f)
+/* What both bisections' facts have: lab1, done, one good, a culprit. */
+static void culprit_facts(struct notify_facts *f, int64_t id, const char *kind, const char *message,
+			  const char *repo_path, const char *bad, const char *culprit)
 {
 	memset(f, 0, sizeof(*f));
 	f->host = "lab1.example.org";
-	f->bisection_id = 7;
-	f->kind = "job";
+	f->bisection_id = id;
+	f->kind = kind;
 	f->state = "done";
 	f->result = "culprit";
-	f->message = "culprit 3f2a1b4c5d6e confirmed: parent like good, culprit like bad";
-	f->repo_path = "/srv/linux";
-	f->bad = "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432";
+	f->message = message;
+	f->repo_path = repo_path;
+	f->bad = bad;
 	f->goods = goods;
 	f->nr_goods = 1;
+	f->culprit = culprit;
+}
+
+static void job_facts(struct notify_facts *f)
+{
+	culprit_facts(f, 7, "job", "culprit 3f2a1b4c5d6e confirmed: parent like good, culprit like bad", "/srv/linux",
+		      "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432", "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c");
 	f->steps = 9;
-	f->culprit = "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c";
 	f->culprit_subject = "mm: align larger anonymous mappings on THP boundaries";
 	f->culprit_author = "Rik van Riel <riel@surriel.com>";
 	f->job_path = "jobs/will-it-scale-malloc1.yaml";
@@ -76,19 +84,9 @@ static const struct notify_step hostile_steps[] = {
 
 static void command_facts(struct notify_facts *f)
 {
-	memset(f, 0, sizeof(*f));
-	f->host = "lab1.example.org";
-	f->bisection_id = 3;
-	f->kind = "command";
-	f->state = "done";
-	f->result = "culprit";
-	f->message = "first bad commit 8d091288de46";
-	f->repo_path = "/home/me/my repo";
-	f->bad = "df1be64934b24359ecf7d5e2f1a3681501eeb86a";
-	f->goods = goods;
-	f->nr_goods = 1;
+	culprit_facts(f, 3, "command", "first bad commit 8d091288de46", "/home/me/my repo",
+		      "df1be64934b24359ecf7d5e2f1a3681501eeb86a", "8d091288de46415f24853ba84eb9a96db928efc5");
 	f->steps = 2;
-	f->culprit = "8d091288de46415f24853ba84eb9a96db928efc5";
 	f->culprit_subject = "fix\rBcc: evil@x \"quote\\ \xc3\xafn\xff";
 	f->culprit_author = "Mallory\r\nTo: <m@x>";
 	f->argv = hostile_argv;
