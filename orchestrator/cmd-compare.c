@@ -165,7 +165,31 @@ static int compare_stored(const struct global_opts *g, const int64_t *ids, size_
 	return ret;
 }
 
-int cmd_compare(int argc, char **argv, const struct global_opts *g)
+/* What `klab compare` was given. */
+struct compare_args {
+	const char *job_path, *repo, *kpi, *html, *revs[MAX_SIDES], *sets[MAX_SIDES];
+	int64_t runset_ids[MAX_SIDES];
+	size_t nr_revs, nr_sets, nr_runsets;
+	unsigned long runs;
+	int json;
+	struct guest_env_opts geo;
+	struct recipe_opts ro;
+};
+
+/* --kpi METRIC checked for job (NULL: only its form): 0, or -1 said. */
+static int kpi_ok(const struct job *job, const char *kpi)
+{
+	struct strbuf w = STRBUF_INIT;
+	int bad = check_kpi(job, kpi, &w) < 0;
+
+	if (bad)
+		error("--kpi '%s': expected %s", kpi, w.buf);
+	strbuf_release(&w);
+	return bad ? -1 : 0;
+}
+
+/* The options: 0 to go on, else 1 with *code the exit code. */
+static int compare_parse(int argc, char **argv, struct compare_args *a, int *code)
 {
 	static const struct option opts[] = {
 		{ "job", required_argument, NULL, OPT_JOB },
@@ -182,209 +206,160 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *job_path = NULL, *repo = NULL, *kpi = NULL, *html = NULL, *revs[MAX_SIDES], *sets[MAX_SIDES];
-	int64_t runset_ids[MAX_SIDES];
-	size_t nr_revs = 0, nr_sets = 0, nr_runsets = 0, nr_sides = 0;
-	struct side_arg sides[MAX_SIDES];
-	struct measure_side ms[MAX_SIDES];
-	struct guest_env_opts geo = { 0 };
-	struct recipe_opts ro = { 0 };
-	struct kbuild_recipe recipe = { 0 };
-	struct measure m = { 0 };
-	struct job base = { 0 };
-	struct lab lab;
-	unsigned long runs = 0;
-	char *buf = NULL, *why = NULL;
-	size_t len;
-	int c, json = 0, ret = EXIT_USAGE, lab_opened = 0, base_parsed = 0, recipe_made = 0, measuring = 0;
+	int c;
 
-	memset(sides, 0, sizeof(sides));
-	memset(ms, 0, sizeof(ms));
+	*code = EXIT_USAGE;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JOB:
-			job_path = optarg;
+			a->job_path = optarg;
 			break;
 		case OPT_REPO:
-			repo = optarg;
+			a->repo = optarg;
 			break;
 		case OPT_REV:
 		case OPT_SET:
 		case OPT_RUNSET:
-			if (nr_revs + nr_sets + nr_runsets >= MAX_SIDES) {
-				error("compare takes at most %d sides", MAX_SIDES);
-				goto out;
-			}
+			if (a->nr_revs + a->nr_sets + a->nr_runsets >= MAX_SIDES)
+				return error("compare takes at most %d sides", MAX_SIDES), 1;
 			if (c == OPT_REV)
-				revs[nr_revs++] = optarg;
+				a->revs[a->nr_revs++] = optarg;
 			else if (c == OPT_SET)
-				sets[nr_sets++] = optarg;
-			else if (parse_id(optarg, &runset_ids[nr_runsets++]) < 0)
-				goto out;
+				a->sets[a->nr_sets++] = optarg;
+			else if (parse_id(optarg, &a->runset_ids[a->nr_runsets++]) < 0)
+				return 1;
 			break;
 		case OPT_RUNS:
-			if (parse_uint(optarg, 100, &runs) < 0 || !runs) {
-				error("--runs takes a number from 1 to 100");
-				goto out;
-			}
+			if (parse_uint(optarg, 100, &a->runs) < 0 || !a->runs)
+				return error("--runs takes a number from 1 to 100"), 1;
 			break;
 		case OPT_KPI:
-			kpi = optarg;
+			a->kpi = optarg;
 			break;
 		case OPT_JSON:
-			json = 1;
+			a->json = 1;
 			break;
 		case OPT_HTML:
-			html = optarg;
+			a->html = optarg;
 			break;
 		RECIPE_OPT_CASES:
-			recipe_opts_add(&ro, c, optarg);
+			recipe_opts_add(&a->ro, c, optarg);
 			break;
 		case 'h':
 			print_usage(compare_usage, 0);
-			ret = EXIT_OK;
-			goto out;
+			*code = EXIT_OK;
+			return 1;
 		default:
-			if (guest_opt_parse(&geo, c, optarg) == 1)
+			if (guest_opt_parse(&a->geo, c, optarg) == 1)
 				continue;
 			if (c == '?')
 				fprintf(stderr, "see 'klab compare --help'\n");
-			goto out;
+			return 1;
 		}
 	}
-	if (optind < argc) {
-		error("compare takes no arguments beyond its options (got '%s')", argv[optind]);
-		goto out;
-	}
-	if (check_no_controls("--html", html) < 0)
-		goto out;
-	if (kpi) {
-		struct strbuf w = STRBUF_INIT;
-		int bad = check_kpi(NULL, kpi, &w) < 0;
-		if (bad)
-			error("--kpi '%s': expected %s", kpi, w.buf);
-		strbuf_release(&w);
-		if (bad)
-			goto out;
-	}
-	if (nr_runsets) {
-		if (nr_revs || nr_sets || job_path || repo) {
-			error("--runset compares stored run sets: no --job, --repo, --rev or --set with it");
-			goto out;
-		}
-		if (nr_runsets < 2) {
-			error("compare needs two or more run sets (see 'klab compare --help')");
-			goto out;
-		}
-		ret = compare_stored(g, runset_ids, nr_runsets, kpi, json, html);
-		goto out;
-	}
-	if (!job_path || !repo || !nr_revs) {
-		error("compare needs --job, --repo and --rev (or --runset IDs; see 'klab compare --help')");
-		goto out;
-	}
-	if (nr_sets ? nr_revs != 1 || nr_sets < 2 : nr_revs < 2) {
-		error(nr_sets ? "--set compares variants of one job on one kernel: one --rev and two or more --set"
-			      : "compare needs two or more --rev (or one --rev and two or more --set)");
-		goto out;
-	}
-	if (check_no_controls("--job", job_path) < 0 || check_no_controls("--repo", repo) < 0 ||
-	    guest_opts_check(&geo, "compare") < 0)
-		goto out;
-	for (size_t i = 0; i < nr_revs; i++)
-		if (check_no_controls("--rev", revs[i]) < 0)
-			goto out;
-	if (json)
-		geo.quiet = 1;
+	if (optind < argc)
+		return error("compare takes no arguments beyond its options (got '%s')", argv[optind]), 1;
+	if (check_no_controls("--html", a->html) < 0 || (a->kpi && kpi_ok(NULL, a->kpi) < 0))
+		return 1;
+	return 0;
+}
 
-	/* the jobs: the file's, or one variant per --set */
-	ret = EXIT_FAIL;
-	if (job_parse_file(&base, job_path) < 0)
-		goto out;
-	base_parsed = 1;
-	if (nr_sets && read_file(job_path, 1 << 20, &buf, &len) < 0)
-		goto out;
-	nr_sides = nr_sets ? nr_sets : nr_revs;
-	for (size_t i = 0; i < nr_sides; i++) {
-		struct side_arg *s = &sides[i];
+/* The measuring forms' checks (not --runset's): 0, or -1 said. */
+static int compare_check(struct compare_args *a)
+{
+	if (!a->job_path || !a->repo || !a->nr_revs)
+		return error("compare needs --job, --repo and --rev (or --runset IDs; see 'klab compare --help')");
+	if (a->nr_sets ? a->nr_revs != 1 || a->nr_sets < 2 : a->nr_revs < 2)
+		return error(a->nr_sets ? "--set compares variants of one job on one kernel: one --rev and two or more --set"
+					: "compare needs two or more --rev (or one --rev and two or more --set)");
+	if (check_no_controls("--job", a->job_path) < 0 || check_no_controls("--repo", a->repo) < 0 ||
+	    guest_opts_check(&a->geo, "compare") < 0)
+		return -1;
+	for (size_t i = 0; i < a->nr_revs; i++)
+		if (check_no_controls("--rev", a->revs[i]) < 0)
+			return -1;
+	if (a->json)
+		a->geo.quiet = 1;
+	return 0;
+}
 
-		s->text = nr_sets ? sets[i] : revs[i];
-		if (nr_sets) {
-			struct job_set *js;
-			size_t njs;
-			char *what;
-			int rc;
+/* Side i's job: the file's, or the file with its --set applied; --runs
+ * and --kpi on top.  0, or the exit code (message said). */
+static int side_job(const struct compare_args *a, size_t i, const char *buf, size_t len, struct side_arg *s)
+{
+	s->text = a->nr_sets ? a->sets[i] : a->revs[i];
+	if (a->nr_sets) {
+		struct job_set *js;
+		size_t njs;
+		char *what;
+		int rc;
 
-			if (check_no_controls("--set", sets[i]) < 0 || parse_sets(sets[i], &js, &njs) < 0) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			what = xstrfmt("--set %s", sets[i]);
-			rc = job_parse_buffer_sets(&s->job, job_path, buf, len, js, njs, what);
-			free(what);
-			job_sets_release(js, njs);
-			if (rc < 0) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-		} else if (job_parse_file(&s->job, job_path) < 0) {
-			goto out;
-		}
-		s->job_parsed = 1;
-		if (runs)
-			s->job.repeat = (unsigned)runs;
-		if (kpi) {
-			struct strbuf w = STRBUF_INIT;
-			int bad = check_kpi(&s->job, kpi, &w) < 0;
-			if (bad)
-				error("--kpi '%s': expected %s", kpi, w.buf);
-			strbuf_release(&w);
-			if (bad) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			free(s->job.kpi);
-			s->job.kpi = xstrdup(kpi);
-		}
+		if (check_no_controls("--set", a->sets[i]) < 0 || parse_sets(a->sets[i], &js, &njs) < 0)
+			return EXIT_USAGE;
+		what = xstrfmt("--set %s", a->sets[i]);
+		rc = job_parse_buffer_sets(&s->job, a->job_path, buf, len, js, njs, what);
+		free(what);
+		job_sets_release(js, njs);
+		if (rc < 0)
+			return EXIT_USAGE;
+	} else if (job_parse_file(&s->job, a->job_path) < 0) {
+		return EXIT_FAIL;
 	}
+	s->job_parsed = 1;
+	if (a->runs)
+		s->job.repeat = (unsigned)a->runs;
+	if (a->kpi) {
+		if (kpi_ok(&s->job, a->kpi) < 0)
+			return EXIT_USAGE;
+		free(s->job.kpi);
+		s->job.kpi = xstrdup(a->kpi);
+	}
+	return 0;
+}
+
+/* Every side's job, one KPI across them: 0, or the exit code. */
+static int side_jobs(const struct compare_args *a, struct side_arg *sides, size_t nr_sides)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (a->nr_sets && read_file(a->job_path, 1 << 20, &buf, &len) < 0)
+		return EXIT_FAIL;
+	for (size_t i = 0; i < nr_sides && !rc; i++)
+		rc = side_job(a, i, buf, len, &sides[i]);
+	free(buf);
+	if (rc)
+		return rc;
 	/* one KPI across the sides, or there is nothing to compare */
 	for (size_t i = 1; i < nr_sides; i++)
 		if (strcmp(sides[i].job.kpi, sides[0].job.kpi)) {
 			error("%s: the KPI would be %s, the first side's is %s: the sides must share one", sides[i].text,
 			      sides[i].job.kpi, sides[0].job.kpi);
-			ret = EXIT_USAGE;
-			goto out;
+			return EXIT_USAGE;
 		}
-	if (!runs)
-		runs = base.repeat;
+	return 0;
+}
 
-	if (open_lab(g, &lab) < 0)
-		goto out;
-	lab_opened = 1;
-	if (guest_opts_check_host(&lab, &geo) < 0)
-		goto out;
-	/* what the guests need, checked before anything is built */
-	for (size_t i = 0; i < nr_sides; i++)
-		if (guest_env_check(&lab, &sides[i].job, &geo) < 0)
-			goto out;
-	/* one recipe (the job's fragments: a variant never changes them) */
-	if (run_recipe_for_job(&ro, &base, &recipe) < 0)
-		goto out;
-	recipe_made = 1;
+/* Every side's kernel (variants of one commit share it) and its row of
+ * the measurement.  0, or -1 said. */
+static int side_kernels(struct lab *lab, const struct compare_args *a, const struct kbuild_recipe *recipe,
+			struct side_arg *sides, struct measure_side *ms, size_t nr_sides)
+{
 	for (size_t i = 0; i < nr_sides; i++) {
 		struct side_arg *s = &sides[i];
+		const char *rev = a->nr_sets ? a->revs[0] : s->text;
 		size_t j;
 
-		/* variants of one commit share its kernel */
-		for (j = 0; j < i && strcmp(nr_sets ? revs[0] : sides[j].text, nr_sets ? revs[0] : s->text); j++)
+		for (j = 0; j < i && strcmp(a->nr_sets ? a->revs[0] : sides[j].text, rev); j++)
 			;
 		if (j < i) {
 			s->kernel = xstrdup(sides[j].kernel);
 			s->build_id = sides[j].build_id;
 			memcpy(s->hex, sides[j].hex, sizeof(s->hex));
-		} else if (run_kernel_for_rev(&lab, repo, nr_sets ? revs[0] : s->text, &recipe, geo.quiet, &s->kernel,
-					      &s->build_id, s->hex) < 0) {
-			goto out;
+		} else if (run_kernel_for_rev(lab, a->repo, rev, recipe, a->geo.quiet, &s->kernel, &s->build_id,
+					      s->hex) < 0) {
+			return -1;
 		}
 		ms[i].label = s->text;
 		ms[i].job = &s->job;
@@ -393,40 +368,105 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		ms[i].commit_hash = s->hex;
 	}
 	/* sides of one job file share a guest environment */
-	if (!nr_sets)
+	if (!a->nr_sets)
 		for (size_t i = 1; i < nr_sides; i++)
 			ms[i].job = ms[0].job;
+	return 0;
+}
 
-	if (!geo.quiet)
-		printf("compare: %zu sides, %lu runs each, interleaved\n", nr_sides, runs);
-	measuring = 1;
-	if (measure_begin(&m, &lab, ms, nr_sides, &geo, (unsigned)runs) < 0)
+/* The sides booted in turn, then the comparison printed: the exit code. */
+static int measure_and_print(struct lab *lab, const struct compare_args *a, struct side_arg *sides,
+			     struct measure_side *ms, size_t nr_sides, unsigned runs)
+{
+	struct measure m = { 0 };
+	int64_t ids[MAX_SIDES];
+	const char *labels[MAX_SIDES];
+	char *why = NULL;
+	int rc;
+
+	if (!a->geo.quiet)
+		printf("compare: %zu sides, %u runs each, interleaved\n", nr_sides, runs);
+	if (measure_begin(&m, lab, ms, nr_sides, &a->geo, runs) < 0) {
+		measure_end(&m);
+		return EXIT_FAIL;
+	}
+	rc = measure_to(&m, runs, &why);
+	measure_end(&m);
+	if (rc) {
+		if (rc > 0)
+			error("the comparison stopped: %s (the runs so far are stored)", why);
+		free(why);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < nr_sides; i++) {
+		ids[i] = ms[i].run_set_id;
+		labels[i] = sides[i].text;
+	}
+	if (!a->geo.quiet)
+		fputc('\n', stdout);
+	return compare_print(lab->db, ids, labels, nr_sides, a->kpi, a->json, a->html);
+}
+
+int cmd_compare(int argc, char **argv, const struct global_opts *g)
+{
+	struct compare_args a = { 0 };
+	struct side_arg sides[MAX_SIDES];
+	struct measure_side ms[MAX_SIDES];
+	struct kbuild_recipe recipe = { 0 };
+	struct job base = { 0 };
+	struct lab lab;
+	size_t nr_sides = 0;
+	int ret, lab_opened = 0, base_parsed = 0, recipe_made = 0;
+
+	memset(sides, 0, sizeof(sides));
+	memset(ms, 0, sizeof(ms));
+	if (compare_parse(argc, argv, &a, &ret))
 		goto out;
-	{
-		int rc = measure_to(&m, (unsigned)runs, &why);
-		if (rc) {
-			if (rc > 0)
-				error("the comparison stopped: %s (the runs so far are stored)", why);
+	ret = EXIT_USAGE;
+	if (a.nr_runsets) {
+		if (a.nr_revs || a.nr_sets || a.job_path || a.repo) {
+			error("--runset compares stored run sets: no --job, --repo, --rev or --set with it");
 			goto out;
 		}
-	}
-	measure_end(&m);
-	measuring = 0;
-	{
-		int64_t ids[MAX_SIDES];
-		const char *labels[MAX_SIDES];
-
-		for (size_t i = 0; i < nr_sides; i++) {
-			ids[i] = ms[i].run_set_id;
-			labels[i] = sides[i].text;
+		if (a.nr_runsets < 2) {
+			error("compare needs two or more run sets (see 'klab compare --help')");
+			goto out;
 		}
-		if (!geo.quiet)
-			fputc('\n', stdout);
-		ret = compare_print(lab.db, ids, labels, nr_sides, kpi, json, html);
+		ret = compare_stored(g, a.runset_ids, a.nr_runsets, a.kpi, a.json, a.html);
+		goto out;
 	}
+	if (compare_check(&a) < 0)
+		goto out;
+
+	/* the jobs: the file's, or one variant per --set */
+	ret = EXIT_FAIL;
+	if (job_parse_file(&base, a.job_path) < 0)
+		goto out;
+	base_parsed = 1;
+	nr_sides = a.nr_sets ? a.nr_sets : a.nr_revs;
+	if ((ret = side_jobs(&a, sides, nr_sides)))
+		goto out;
+	ret = EXIT_FAIL;
+	if (!a.runs)
+		a.runs = base.repeat;
+
+	if (open_lab(g, &lab) < 0)
+		goto out;
+	lab_opened = 1;
+	if (guest_opts_check_host(&lab, &a.geo) < 0)
+		goto out;
+	/* what the guests need, checked before anything is built */
+	for (size_t i = 0; i < nr_sides; i++)
+		if (guest_env_check(&lab, &sides[i].job, &a.geo) < 0)
+			goto out;
+	/* one recipe (the job's fragments: a variant never changes them) */
+	if (run_recipe_for_job(&a.ro, &base, &recipe) < 0)
+		goto out;
+	recipe_made = 1;
+	if (side_kernels(&lab, &a, &recipe, sides, ms, nr_sides) < 0)
+		goto out;
+	ret = measure_and_print(&lab, &a, sides, ms, nr_sides, (unsigned)a.runs);
 out:
-	if (measuring)
-		measure_end(&m);
 	measure_sides_release(ms, nr_sides);
 	for (size_t i = 0; i < nr_sides; i++) {
 		if (sides[i].job_parsed)
@@ -437,9 +477,7 @@ out:
 		job_release(&base);
 	if (recipe_made)
 		kbuild_recipe_release(&recipe);
-	recipe_opts_release(&ro);
-	free(buf);
-	free(why);
+	recipe_opts_release(&a.ro);
 	if (lab_opened)
 		lab_close(&lab);
 	return ret;

@@ -265,6 +265,44 @@ out:
 	return ret;
 }
 
+/* What the report says: commit, parent, test, KPI and the accelerator. */
+static void print_facts(const struct lkp_report *r, enum lkp_accel accel, const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (r->subject)
+		print_line("commit:   %s (\"%s\")", r->commit, r->subject);
+	else
+		print_line("commit:   %s", r->commit);
+	print_line("parent:   %s", r->parent);
+	for (size_t i = 0; i < r->params.nr && sb.len < 400; i++)
+		strbuf_addf(&sb, "%s%s=%s", i ? " " : "", r->params.v[i].key, r->params.v[i].value);
+	print_line("suite:    %s", r->suite);
+	if (sb.len)
+		print_line("params:   %s", sb.buf);
+	if (r->row)
+		print_line("KPI:      %s %s in the report (%s -> %s)", r->kpi, r->change, r->row->base, r->row->head);
+	else
+		print_line("KPI:      %s %s in the report", r->kpi, r->change);
+	print_line("accel:    %s (%s)", accel == LKP_ACCEL_KVM ? "kvm" : "tcg", why);
+	strbuf_release(&sb);
+}
+
+/* The commands that measure and bisect by hand. */
+static void print_commands(const char *dest, const char *repo, const struct lkp_report *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	print_run_line(dest, repo, r->parent);
+	print_run_line(dest, repo, r->commit);
+	strbuf_addstr(&sb, "  klab bisect start --repo");
+	add_word(&sb, repo ? repo : "REPO");
+	strbuf_addf(&sb, " --good %s --bad %s --job", r->parent, r->commit);
+	add_word(&sb, dest);
+	print_line("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
 int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct option opts[] = {
@@ -346,21 +384,7 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 	    (repo && check_in_repo(repo, &r) < 0))
 		goto out;
 
-	if (r.subject)
-		print_line("commit:   %s (\"%s\")", r.commit, r.subject);
-	else
-		print_line("commit:   %s", r.commit);
-	print_line("parent:   %s", r.parent);
-	for (size_t i = 0; i < r.params.nr && sb.len < 400; i++)
-		strbuf_addf(&sb, "%s%s=%s", i ? " " : "", r.params.v[i].key, r.params.v[i].value);
-	print_line("suite:    %s", r.suite);
-	if (sb.len)
-		print_line("params:   %s", sb.buf);
-	if (r.row)
-		print_line("KPI:      %s %s in the report (%s -> %s)", r.kpi, r.change, r.row->base, r.row->head);
-	else
-		print_line("KPI:      %s %s in the report", r.kpi, r.change);
-	print_line("accel:    %s (%s)", accel == LKP_ACCEL_KVM ? "kvm" : "tcg", why);
+	print_facts(&r, accel, why);
 
 	if (lkp_map(&j, r.suite, &r.params, r.kpi, accel, path, job_out) < 0)
 		goto out;
@@ -377,14 +401,7 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		print_line("not measured: measuring needs --repo R (the kernel repository); to measure and bisect, run:");
 	else
 		print_line("by hand, and to bisect:");
-	print_run_line(dest, repo, r.parent);
-	print_run_line(dest, repo, r.commit);
-	strbuf_reset(&sb);
-	strbuf_addstr(&sb, "  klab bisect start --repo");
-	add_word(&sb, repo ? repo : "REPO");
-	strbuf_addf(&sb, " --good %s --bad %s --job", r.parent, r.commit);
-	add_word(&sb, dest);
-	print_line("%s", sb.buf);
+	print_commands(dest, repo, &r);
 	ret = EXIT_OK;
 	if (!no_measure && repo) {
 		/* the guests run under the accelerator the runtime was scaled for */

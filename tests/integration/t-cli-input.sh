@@ -195,7 +195,7 @@ cmd_of() {
 	main) echo "";; start|start_parse) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
 	cmd_init) echo init;; cmd_test) echo "notify test";; cmd_flush) echo "notify flush";; cmd_worker) echo worker;;
 	cmd_report) echo report;; run_parse) echo run;; add_parse) echo "track add";; cmd_tree) echo "tree import";;
-	job_import) echo "job import";; cmd_reproduce) echo reproduce;; cmd_compare) echo compare;;
+	job_import) echo "job import";; cmd_reproduce) echo reproduce;; cmd_compare|compare_parse) echo compare;;
 	*) echo "?";;
 	esac
 }
@@ -204,6 +204,9 @@ awk '/^[a-z].*\(/ && !/;$/ { fn = $0; sub(/\(.*/, "", fn); n = split(fn, a, " ")
      inopt && /\{ NULL/ { inopt = 0; next }
      inopt && /RECIPE_OPTION_ROWS/ { print fn, "config"; print fn, "fragment"; print fn, "config-option";
                                      print fn, "no-default-fragments"; print fn, "allow-config-drift"; next }
+     inopt && /GUEST_OPTION_ROWS/ { print fn, "uri"; print fn, "host"; print fn, "accel"; print fn, "no-pin";
+                                    print fn, "cmdline"; print fn, "boot-timeout"; print fn, "run-timeout";
+                                    print fn, "quiet"; next }
      inopt && match($0, /\{ "[a-z0-9-]+"/) { print fn, substr($0, RSTART + 3, RLENGTH - 4) }' \
 	"$KLAB_SRCDIR"/orchestrator/*.c > "$T/options"
 check "option tables found in the sources" test "$(wc -l < "$T/options")" -gt 50
