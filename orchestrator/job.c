@@ -867,8 +867,8 @@ static void monitor_not_default(struct strbuf *sb)
 		strbuf_addch(sb, ')');
 }
 
-/* monitors: all | none | [ vmstat, meminfo, ... ] | vmstat,meminfo (the
- * last for --set monitors=...) */
+/* monitors: all | none | [ vmstat, meminfo, ... ] | vmstat,meminfo |
+ * all+perf-profile (the last two for --set monitors=...) */
 static int key_monitors(struct parser *p, const struct node *k, const struct node *v)
 {
 	struct strbuf names = STRBUF_INIT;
@@ -885,8 +885,14 @@ static int key_monitors(struct parser *p, const struct node *k, const struct nod
 		char *copy = xstrdup(s), *save = NULL;
 
 		ret = 0;
-		for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save))
-			ret = add_monitor(p, t, v->line, &names);
+		/* ',' in a file, '+' on the command line (--set splits at ',');
+		 * "all" there is the default set: all+perf-profile */
+		for (char *t = strtok_r(copy, ",+", &save); t && !ret; t = strtok_r(NULL, ",+", &save)) {
+			if (!strcmp(t, "all"))
+				p->job->monitors |= JOB_MONITORS_DEFAULT;
+			else
+				ret = add_monitor(p, t, v->line, &names);
+		}
 		free(copy);
 	} else if (v->type == NODE_SEQ) {
 		ret = 0;

@@ -29,7 +29,7 @@ sed -e "s/^monitor_interval:.*//" "$KLAB_SRCDIR/jobs/$JOB.yaml" > "$B/job.yaml"
 printf 'monitor_interval: %s\n' "$INTERVAL" >> "$B/job.yaml"
 set -- --set monitors=none --set monitors=all
 for m in $EXTRA; do
-	set -- "$@" --set "monitors=vmstat,meminfo,stat,numa-meminfo,interrupts,softirqs,numa-vmstat,$m"
+	set -- "$@" --set "monitors=all+$m"
 done
 echo "monitor overhead: job $JOB, $N runs per variant, interleaved, monitor_interval $INTERVAL, $(nproc) host CPUs"
 echo "variants: $*"

@@ -297,6 +297,9 @@ static void test_job__monitors_choose_what_the_agent_reads(void **state)
 		{ "monitors: [ interrupts ]\n", "monitors interrupts\n" },
 		{ "monitors: []\n", "monitors none\n" },
 		{ "monitors: meminfo,vmstat\n", "monitors vmstat meminfo\n" },
+		{ "monitors: meminfo+vmstat\n", "monitors vmstat meminfo\n" },
+		{ "monitors: all+perf-profile\n",
+		  "monitors vmstat meminfo stat numa-meminfo interrupts softirqs numa-vmstat perf-profile\n" },
 		/* the default set said as a list is the default: the same file */
 		{ "monitors: [ vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, numa-vmstat ]\n", NULL },
 		/* perf-profile only by name, all is not it */
