@@ -383,14 +383,9 @@ static int start_job(struct start_args *a, int argc, int *ret)
 	if (job_parse_file(&a->job, a->job_arg) < 0)
 		return 1;
 	a->job_parsed = 1;
-	if (a->kpi_arg) {
-		struct strbuf why = STRBUF_INIT;
-		if (check_kpi(&a->job, a->kpi_arg, &why) < 0) {
-			error("--kpi '%s': expected %s", a->kpi_arg, why.buf);
-			strbuf_release(&why);
-			*ret = EXIT_USAGE;
-			return 1;
-		}
+	if (a->kpi_arg && check_kpi_option(&a->job, a->kpi_arg) < 0) {
+		*ret = EXIT_USAGE;
+		return 1;
 	}
 	if (read_file(a->job_arg, 64 << 10, &a->job_text, NULL) < 0 || !(a->job_abs = real_path(a->job_arg)))
 		return 1;

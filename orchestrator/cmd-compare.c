@@ -176,18 +176,6 @@ struct compare_args {
 	struct recipe_opts ro;
 };
 
-/* --kpi METRIC checked for job (NULL: only its form): 0, or -1 said. */
-static int kpi_ok(const struct job *job, const char *kpi)
-{
-	struct strbuf w = STRBUF_INIT;
-	int bad = check_kpi(job, kpi, &w) < 0;
-
-	if (bad)
-		error("--kpi '%s': expected %s", kpi, w.buf);
-	strbuf_release(&w);
-	return bad ? -1 : 0;
-}
-
 /* The options: 0 to go on, else 1 with *code the exit code. */
 static int compare_parse(int argc, char **argv, struct compare_args *a, int *code)
 {
@@ -259,7 +247,7 @@ static int compare_parse(int argc, char **argv, struct compare_args *a, int *cod
 	}
 	if (optind < argc)
 		return error("compare takes no arguments beyond its options (got '%s')", argv[optind]), 1;
-	if (check_no_controls("--html", a->html) < 0 || (a->kpi && kpi_ok(NULL, a->kpi) < 0))
+	if (check_no_controls("--html", a->html) < 0 || (a->kpi && check_kpi_option(NULL, a->kpi) < 0))
 		return 1;
 	return 0;
 }
@@ -309,7 +297,7 @@ static int side_job(const struct compare_args *a, size_t i, const char *buf, siz
 	if (a->runs)
 		s->job.repeat = (unsigned)a->runs;
 	if (a->kpi) {
-		if (kpi_ok(&s->job, a->kpi) < 0)
+		if (check_kpi_option(&s->job, a->kpi) < 0)
 			return EXIT_USAGE;
 		free(s->job.kpi);
 		s->job.kpi = xstrdup(a->kpi);

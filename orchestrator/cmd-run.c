@@ -354,17 +354,13 @@ static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 /* The job file with --repeat and --kpi applied: 0, or the exit code. */
 static int run_job_load(struct job *job, const struct run_args *a)
 {
-	struct strbuf why = STRBUF_INIT;
-
 	if (job_parse_file(job, a->job_path) < 0)
 		return EXIT_FAIL;
 	if (a->repeat)
 		job->repeat = (unsigned)a->repeat;
 	if (!a->kpi)
 		return 0;
-	if (check_kpi(job, a->kpi, &why) < 0) {
-		error("--kpi '%s': expected %s", a->kpi, why.buf);
-		strbuf_release(&why);
+	if (check_kpi_option(job, a->kpi) < 0) {
 		job_release(job);
 		return EXIT_USAGE;
 	}

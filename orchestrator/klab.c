@@ -1,6 +1,8 @@
 /* klab: a kernel performance lab.  main(), global options and the one
  * table of commands. */
 #include "klab.h"
+#include "job.h"
+#include "util/strbuf.h"
 #include "lab.h"
 #include "gitrepo.h"
 #include "util/util.h"
@@ -73,6 +75,17 @@ void print_usage(const char *const *usage, int to_stderr)
 
 	for (; *usage; usage++)
 		fprintf(f, "%s\n", *usage);
+}
+
+int check_kpi_option(const struct job *job, const char *kpi)
+{
+	struct strbuf why = STRBUF_INIT;
+	int bad = check_kpi(job, kpi, &why) < 0;
+
+	if (bad)
+		error("--kpi '%s': expected %s", kpi, why.buf);
+	strbuf_release(&why);
+	return bad ? -1 : 0;
 }
 
 int wants_help(int argc, char **argv, const char *const *usage)

@@ -37,6 +37,10 @@ int open_lab(const struct global_opts *g, struct lab *lab);
 
 /* Print a usage array to stdout (help) or stderr (error). */
 void print_usage(const char *const *usage, int to_stderr);
+/* A --kpi METRIC option checked against job (NULL: only its form):
+ * 0, or -1 after "--kpi 'X': expected ...". */
+struct job;
+int check_kpi_option(const struct job *job, const char *kpi);
 /* 1 after printing usage on stdout when any argument is -h or --help. */
 int wants_help(int argc, char **argv, const char *const *usage);
 
