@@ -570,22 +570,30 @@ int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots)
 	return step_done(db, st, "cannot record the bisection's slots");
 }
 
-int db_bisection_slots(sqlite3 *db, int64_t id, int *slots)
+/* One integer column of bisection id (sql selects it by ?1): *out, or
+ * dflt when there is no such bisection.  0, or -1 after db_fail(what). */
+static int bisection_int(sqlite3 *db, const char *sql, int64_t id, int dflt, int *out, const char *what)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	*slots = 1;
-	if (prepare(db, &st, "SELECT slots FROM bisections WHERE id = ?1") < 0)
+	*out = dflt;
+	if (prepare(db, &st, sql) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		*slots = sqlite3_column_int(st, 0);
+		*out = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		return 0;
-	return db_fail(db, "cannot read the bisection's slots");
+	return db_fail(db, what);
+}
+
+int db_bisection_slots(sqlite3 *db, int64_t id, int *slots)
+{
+	return bisection_int(db, "SELECT slots FROM bisections WHERE id = ?1", id, 1, slots,
+			     "cannot read the bisection's slots");
 }
 
 int db_step_rounds(sqlite3 *db, int64_t bisection_id, int64_t **step_ids, int **rounds, size_t *nr)
@@ -674,20 +682,8 @@ int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on)
 
 int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	*on = 1;
-	if (prepare(db, &st, "SELECT revert_check FROM bisections WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*on = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return 0;
-	return db_fail(db, "cannot read whether the bisection checks a revert");
+	return bisection_int(db, "SELECT revert_check FROM bisections WHERE id = ?1", id, 1, on,
+			     "cannot read whether the bisection checks a revert");
 }
 
 int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)
