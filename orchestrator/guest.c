@@ -446,28 +446,31 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 /* A job's swap disk for one boot: a sparse file of guest.swap's size
  * beside the staged kernel (QEMU's user can reach it there; libvirt
  * hands it over), fresh for every boot so that no run starts with
- * another's pages.  NULL without swap; "" after error(). */
-static char *make_swap_disk(const struct guest_env *ge, const char *name)
+ * another's pages.  *path stays NULL without swap.  0, or -1 after
+ * error(). */
+static int make_swap_disk(const struct guest_env *ge, const char *name, char **path)
 {
 	uint64_t bytes = ge->job->guest.swap_mb << 20;
-	char *path;
+	char *p;
 	int fd;
 
+	*path = NULL;
 	if (!bytes)
-		return NULL;
-	path = xstrfmt("%s/swap-%s.img", ge->image_dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		return 0;
+	p = xstrfmt("%s/swap-%s.img", ge->image_dir, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes) < 0) {
-		error("cannot make the swap disk %s: %s", path, strerror(errno));
+		error("cannot make the swap disk %s: %s", p, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
-			unlink(path);
+			unlink(p);
 		}
-		free(path);
-		return xstrdup("");
+		free(p);
+		return -1;
 	}
 	close(fd);
-	return path;
+	*path = p;
+	return 0;
 }
 
 /* What the guest said, kept even when the run failed: the raw output, the
@@ -571,8 +574,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	plan_text = guest_plan_describe(&plan);
 
 	name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
-	swap = make_swap_disk(ge, name);
-	if ((swap && !*swap) || boot_domain_xml(ge, &plan, name, started, swap, &xml) < 0)
+	if (make_swap_disk(ge, name, &swap) < 0 || boot_domain_xml(ge, &plan, name, started, swap, &xml) < 0)
 		goto cleanup;
 
 	boot.run_set_id = run_set_id;
@@ -632,7 +634,7 @@ cleanup:
 		close(pc.plan_fd);
 	if (have_vr)
 		vm_run_release(&vr);
-	if (swap && *swap)
+	if (swap)
 		unlink(swap);
 	free(swap);
 	free(busy);
