@@ -34,8 +34,9 @@ static const char *const bisect_usage[] = {
 	"                         [--slots K] [--no-run] -- CMD [ARGS...]",
 	"   or: klab bisect start --repo PATH --good REV --bad REV --job FILE",
 	"                         [--kpi METRIC] [--slots K] [--no-revert-check]",
+	"                         [--max-runs N]",
 	"                         [config options] [--no-run]",
-	"   or: klab bisect resume ID",
+	"   or: klab bisect resume [--max-runs N] ID",
 	"   or: klab bisect list",
 	"   or: klab bisect show ID",
 	"   or: klab bisect log ID",
@@ -80,6 +81,8 @@ static const char *const bisect_usage[] = {
 	"                    'could not be measured' when its guests fail).  It",
 	"                    never changes the result or the exit status.",
 	"  --no-revert-check  skip the revert check (kept by resume)",
+	"  --max-runs N      the most runs of one commit and of each end (3 to 1000;",
+	"                    default the job's max_runs, else 12; kept by resume)",
 	"  --kpi METRIC      the metric that decides (default: the job's kpi)",
 	"  --slots K         multisection: test K commits at once (1 to 4, default 1),",
 	"                    splitting the range into K+1 parts, so about",
@@ -92,6 +95,9 @@ static const char *const bisect_usage[] = {
 	"                    one, the first bad in topological order wins and that",
 	"                    good verdict is not used.  Kept by resume.",
 	"resume  continue a bisection that stopped (crash, kill, aborted test)",
+	"  --max-runs N      raise a job bisection's cap of runs per commit and end",
+	"                    (kept); one that ended 'not reproduced' goes on with",
+	"                    the runs it has, measuring the ends further",
 	"list    one line per bisection: id, state, result, culprit, steps, repository",
 	"show    state, command, steps and culprit of one bisection",
 	"log     the bisection as a replayable 'git bisect' log",
@@ -113,6 +119,15 @@ static int usage_error(const char *msg)
 	return EXIT_USAGE;
 }
 
+/* --max-runs N: the most runs of one commit (verdict.c's cap). */
+static int parse_max_runs(const char *s, unsigned long *n)
+{
+	if (parse_uint(s, 1000, n) < 0 || *n < VERDICT_MIN_CAP)
+		return error("--max-runs takes the most runs of one commit, %d to 1000 (default: the job's max_runs, "
+			     "else 12)", VERDICT_MIN_CAP);
+	return 0;
+}
+
 static int parse_id(const char *s, int64_t *id)
 {
 	unsigned long v;
@@ -131,8 +146,15 @@ static int job_tester_init(struct bisect_run *br, struct perf *perf)
 {
 	struct bisection *b = br->b;
 
+	unsigned max_runs;
+
 	if (perf_init(perf, br->lab, b->job_path, b->job_text, b->kpi) < 0)
 		return -1;
+	if (db_bisection_max_runs(br->lab->db, b->id, &max_runs) < 0 ||
+	    (max_runs && verdict_policy_set_cap(&perf->pol, max_runs) < 0)) {
+		perf_release(perf);
+		return -1;
+	}
 	br->tester = &perf_tester;
 	br->tester_data = perf;
 	print_line("job %s: %s %s, KPI %s (%s is better)", b->job_path, perf->job.suite, perf->job.testcase,
@@ -217,7 +239,8 @@ static void notify_if_finished(struct lab *lab, int64_t id)
 /* ---- start ------------------------------------------------------------ */
 
 /* Create bisection b with its slots and its queue row. */
-static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int revert_check, int64_t *queue_id)
+static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int revert_check, unsigned max_runs,
+			   int64_t *queue_id)
 {
 	char *cwd = getcwd(NULL, 0);
 	int ret = -1;
@@ -229,6 +252,7 @@ static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int 
 		goto out;
 	if (db_bisection_create(lab->db, b) < 0 || (slots > 1 && db_bisection_set_slots(lab->db, b->id, slots) < 0) ||
 	    (!revert_check && db_bisection_set_revert_check(lab->db, b->id, 0) < 0) ||
+	    (max_runs && db_bisection_set_max_runs(lab->db, b->id, max_runs) < 0) ||
 	    db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
 		db_rollback(lab->db);
 		goto out;
@@ -241,7 +265,7 @@ out:
 
 int bisect_queue(struct lab *lab, struct bisection *b, int64_t *queue_id)
 {
-	return queue_bisection(lab, b, 1, 1, queue_id);
+	return queue_bisection(lab, b, 1, 1, 0, queue_id);
 }
 
 /* What `bisect start` was told, and what it made of it. */
@@ -251,7 +275,7 @@ struct start_args {
 	size_t nr_good, alloc_good, nr_paths, alloc_paths;
 	int no_run, first_parent, build, recipe_given;
 	int revert_check;		/* 0: --no-revert-check */
-	unsigned long timeout, slots;
+	unsigned long timeout, slots, max_runs;	/* max_runs 0: the job's */
 	int cmd;			/* argv index of the test command */
 	struct recipe_opts ro;
 	struct kbuild_recipe recipe;
@@ -291,6 +315,7 @@ static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 		{ "kpi", required_argument, NULL, 'K' },
 		{ "slots", required_argument, NULL, 'S' },
 		{ "no-revert-check", no_argument, NULL, 'R' },
+		{ "max-runs", required_argument, NULL, 'M' },
 		RECIPE_OPTION_ROWS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -336,6 +361,12 @@ static int start_parse(struct start_args *a, int argc, char **argv, int *ret)
 			break;
 		case 'R':
 			a->revert_check = 0;
+			break;
+		case 'M':
+			if (parse_max_runs(optarg, &a->max_runs) < 0) {
+				*ret = EXIT_USAGE;
+				return 1;
+			}
 			break;
 		case 'B':
 			a->build = 1;
@@ -417,8 +448,8 @@ static int start_check(struct start_args *a, int argc, char **argv, int *ret)
 	if (a->job_arg) {
 		if (start_job(a, argc, ret))
 			return 1;
-	} else if (a->kpi_arg) {
-		*ret = usage_error("--kpi needs --job");
+	} else if (a->kpi_arg || a->max_runs) {
+		*ret = usage_error(a->kpi_arg ? "--kpi needs --job" : "--max-runs needs --job");
 		return 1;
 	} else if (a->cmd >= argc) {
 		*ret = usage_error("start needs a test command after '--' (or --job FILE)");
@@ -516,7 +547,7 @@ static void start_fill(struct start_args *a, int argc, char **argv, struct bisec
 /* Store bisection b (with its slots, whether it checks a revert) and say
  * so.  -1 on error. */
 static int start_create(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots,
-			int revert_check)
+			int revert_check, unsigned long max_runs)
 {
 	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0)
 		return -1;
@@ -535,6 +566,8 @@ static int start_create(struct lab *lab, struct bisection *b, const char *abs_re
 	}
 	if (!revert_check && db_bisection_set_revert_check(lab->db, b->id, 0) < 0)
 		return -1;
+	if (max_runs && db_bisection_set_max_runs(lab->db, b->id, (unsigned)max_runs) < 0)
+		return -1;
 	printf("bisection %lld: %s, bad %.12s, %zu good", (long long)b->id, abs_repo, b->bad, b->nr_goods);
 	if (slots > 1)
 		printf(", %lu slots", slots);
@@ -544,11 +577,12 @@ static int start_create(struct lab *lab, struct bisection *b, const char *abs_re
 
 /* submit: queue the bisection for a worker.  An exit code. */
 static int start_submit(struct lab *lab, struct bisection *b, const char *abs_repo, unsigned long slots,
-			int revert_check)
+			int revert_check, unsigned long max_runs)
 {
 	int64_t qid;
 
-	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0 || queue_bisection(lab, b, (int)slots, revert_check, &qid) < 0)
+	if (db_repo_id(lab->db, abs_repo, &b->repo_id) < 0 ||
+	    queue_bisection(lab, b, (int)slots, revert_check, (unsigned)max_runs, &qid) < 0)
 		return EXIT_FAIL;
 	printf("job %lld queued: bisection %lld of %s, bad %.12s, %zu good", (long long)qid, (long long)b->id,
 	       abs_repo, b->bad, b->nr_goods);
@@ -610,10 +644,10 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		goto out;
 	start_fill(&a, argc, argv, &b);
 	if (submit) {
-		ret = start_submit(&lab, &b, abs_repo, a.slots, a.revert_check);
+		ret = start_submit(&lab, &b, abs_repo, a.slots, a.revert_check, a.max_runs);
 		goto out;
 	}
-	if (start_create(&lab, &b, abs_repo, a.slots, a.revert_check) < 0)
+	if (start_create(&lab, &b, abs_repo, a.slots, a.revert_check, a.max_runs) < 0)
 		goto out;
 	if (a.no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
@@ -689,15 +723,44 @@ static int count_done(struct lab *lab, int64_t id, int *done)
 	return 0;
 }
 
+/* resume --max-runs N: a higher cap, stored.  A bisection that ended
+ * "not reproduced" (the ends could not be separated at the old cap) goes
+ * on with the runs it took; 1 when it may run again. */
+static int raise_cap(struct lab *lab, const struct bisection *b, unsigned long max_runs)
+{
+	if (b->kind_id != BISECTION_JOB)
+		return error("--max-runs is for job bisections; bisection %lld runs a test command", (long long)b->id);
+	if (db_bisection_set_max_runs(lab->db, b->id, (unsigned)max_runs) < 0)
+		return -1;
+	printf("bisection %lld: at most %lu runs of each commit and end\n", (long long)b->id, max_runs);
+	return b->state_id == BISECTION_DONE && b->result_id == BISECTION_NOT_REPRODUCED;
+}
+
 static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 {
 	struct lab lab;
 	struct bisection b;
-	int rc = with_bisection(argc, argv, g, "resume", &lab, &b), ret;
+	unsigned long max_runs = 0;
+	int rc, ret, reopen = 0;
 
+	if (argc == 4 && !strcmp(argv[1], "--max-runs")) {
+		if (parse_max_runs(argv[2], &max_runs) < 0)
+			return EXIT_USAGE;
+		argv[2] = argv[0];
+		argc -= 2;
+		argv += 2;
+	}
+	rc = with_bisection(argc, argv, g, "resume", &lab, &b);
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
-	if (b.state_id == BISECTION_DONE) {
+	if (max_runs) {
+		reopen = raise_cap(&lab, &b, max_runs);
+		if (reopen < 0) {
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (b.state_id == BISECTION_DONE && !reopen) {
 		print_line("bisection %lld is already done: %s", (long long)b.id, b.message ? b.message : "");
 		ret = b.result_id == BISECTION_CULPRIT ? EXIT_OK : EXIT_UNDECIDED;
 		if (b.result_id == BISECTION_UNCONFIRMED)
@@ -706,9 +769,13 @@ static int cmd_resume(int argc, char **argv, const struct global_opts *g)
 		ret = error("bisection %lld failed: %s", (long long)b.id, b.message ? b.message : "");
 		ret = EXIT_FAIL;
 	} else {
+		if (reopen)
+			printf("bisection %lld: not reproduced at the old cap; measuring the ends further\n",
+			       (long long)b.id);
 		ret = run_bisection(&lab, &b, NULL, NULL);
 		notify_if_finished(&lab, b.id);
 	}
+out:
 	bisection_release(&b);
 	lab_close(&lab);
 	return ret;
@@ -905,8 +972,14 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	}
 	for (size_t i = 0; i < b.nr_candidates; i++)
 		printf("candidate:  %s\n", b.candidates[i]);
-	if (b.job_path)
+	if (b.job_path) {
+		int drift;
+		double pct;
+		if (db_bisection_drift(lab.db, b.id, &drift, &pct) == 0 && drift)
+			printf("drift:      seen: the host trended by %+.2f%% per run; verdicts used time-local "
+			       "references\n", pct);
 		revert_check_print(&lab, b.id);
+	}
 	if (nr) {
 		printf("\n%4s  %-12s  %-10s  %-7s  %-28s  %8s  %s\n", "step", "commit", "phase", "verdict",
 		       "reason", "test", "subject");

@@ -514,6 +514,21 @@ int db_step_finish(sqlite3 *db, const struct step *s)
 	return 0;
 }
 
+int db_step_reopen(sqlite3 *db, int64_t step_id)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE steps SET status = 'running', attempts = attempts + 1, finished_at = NULL "
+			     "WHERE id = ?1 AND status = 'done'") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, step_id);
+	if (step_done(db, st, "cannot open a step again") < 0)
+		return -1;
+	if (sqlite3_changes(db) != 1)
+		return error("step %lld is not done: another klab process owns this bisection?", (long long)step_id);
+	return 0;
+}
+
 int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason)
 {
 	return update_text_now(db, "UPDATE steps SET status = 'aborted', reason = ?2, finished_at = ?3 WHERE id = ?1",
@@ -684,6 +699,63 @@ int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on)
 {
 	return bisection_int(db, "SELECT revert_check FROM bisections WHERE id = ?1", id, 1, on,
 			     "cannot read whether the bisection checks a revert");
+}
+
+/* ---- drift (migration 9) ---------------------------------------------------- */
+
+int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent)
+{
+	sqlite3_stmt *st;
+
+	/* the first trend seen stays: later verdicts only confirm the flag */
+	if (prepare(db, &st, "UPDATE bisections SET drift = 1, drift_percent = coalesce(drift_percent, ?2) "
+			     "WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_double(st, 2, percent);
+	return step_done(db, st, "cannot record the drift a bisection saw");
+}
+
+int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*drift = 0;
+	*percent = 0;
+	if (prepare(db, &st, "SELECT drift, coalesce(drift_percent, 0) FROM bisections WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*drift = sqlite3_column_int(st, 0);
+		*percent = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(db, "cannot read the drift a bisection saw");
+	return 0;
+}
+
+int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE bisections SET max_runs = ?2 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, (int)max_runs);
+	return step_done(db, st, "cannot record the bisection's run cap");
+}
+
+int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs)
+{
+	int v = 0;
+	int rc = bisection_int(db, "SELECT coalesce(max_runs, 0) FROM bisections WHERE id = ?1", id, 0, &v,
+			       "cannot read the bisection's run cap");
+
+	*max_runs = v > 0 ? (unsigned)v : 0;
+	return rc;
 }
 
 int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)

@@ -163,7 +163,7 @@ static int prepare_runs(sqlite3 *db, sqlite3_stmt **st, const char *sql, int64_t
 
 /* The KPI samples (seq 0) of `metric`, one per ok run of the boots
  * whose column `col` is ?1. */
-#define KPI_VALUES_SQL(col) "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id " \
+#define KPI_VALUES_SQL(col) "SELECT s.value, r.id FROM samples s JOIN runs r ON r.id = s.run_id " \
 	"JOIN boots b ON b.id = r.boot_id WHERE b." col " = ?1 AND r.status = 'ok' " \
 	"AND s.metric = ?2 AND s.seq = 0 ORDER BY r.id"
 
@@ -184,6 +184,33 @@ int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, doub
 	if (prepare_runs(db, &st, KPI_VALUES_SQL("step_id"), step_id, metric) < 0)
 		return -1;
 	return col_doubles(db, st, vals, n, "cannot read a step's samples");
+}
+
+int db_step_metric_runs(sqlite3 *db, int64_t step_id, const char *metric, double **vals, double **times, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0, alloc_t = 0;
+	int rc;
+
+	*vals = *times = NULL;
+	*n = 0;
+	if (prepare_runs(db, &st, KPI_VALUES_SQL("step_id"), step_id, metric) < 0)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*vals, *n + 1, alloc);
+		ALLOC_GROW(*times, *n + 1, alloc_t);
+		(*vals)[*n] = sqlite3_column_double(st, 0);
+		(*times)[(*n)++] = (double)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*vals);
+		free(*times);
+		*vals = *times = NULL;
+		*n = 0;
+		return db_fail(db, "cannot read a step's samples");
+	}
+	return 0;
 }
 
 static void mon_values_drop(struct db_mon_values **out, size_t *n)

@@ -154,6 +154,9 @@ void steps_release(struct step *steps, size_t nr);
  * commit, else inserts the next seq.  Fills s->id, s->seq, s->attempts. */
 int db_step_begin(sqlite3 *db, int64_t bisection_id, struct step *s);
 int db_step_finish(sqlite3 *db, const struct step *s);
+/* A done step running again (its runs kept): more runs of the ends after
+ * `bisect resume --max-runs`. */
+int db_step_reopen(sqlite3 *db, int64_t step_id);
 /* A step that could not finish (the test aborted). */
 int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason);
 
@@ -178,6 +181,14 @@ int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t
  * (`--no-revert-check` stores 0; 1 unless set), and its result.
  * db_bisection_revert: 1 a check is stored (rc filled, release it with
  * revert_check_release), 0 none, -1 error. */
+/* Drift seen by a job bisection (migration 9): set once seen, with the
+ * trend in percent per run (the first one stays); read on resume and by
+ * `bisect show`. */
+int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent);
+int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent);
+/* The run cap `--max-runs` set (migration 9); *max_runs 0: none set. */
+int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs);
+int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs);
 struct revert_check;
 int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on);
 int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on);
@@ -270,6 +281,9 @@ int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id);
 
 /* The single-valued metric of every ok run of a step, in run order. */
 int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n);
+/* The same with each run's time: its run id, which grows run by run
+ * across the lab (the drift test's clock: verdict_runs.t). */
+int db_step_metric_runs(sqlite3 *db, int64_t step_id, const char *metric, double **vals, double **times, size_t *n);
 struct db_mon_values {
 	char *name;		/* "source.name": "vmstat.thp_fault_alloc" */
 	double *v;		/* one per ok run that has it, in run order */

@@ -58,7 +58,7 @@ struct node {
 
 enum top_key {
 	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_KPI, K_DIRECTION,
-	K_REPEAT, K_CONFIRM_SHARE, K_PROFILE_RUNS, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
+	K_REPEAT, K_CONFIRM_SHARE, K_PROFILE_RUNS, K_MAX_RUNS, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
 	K_PARAMS, NR_TOP_KEYS
 };
 
@@ -740,6 +740,17 @@ static int key_profile_runs(struct parser *p, const struct node *k, const struct
 	return 0;
 }
 
+static int key_max_runs(struct parser *p, const struct node *k, const struct node *v)
+{
+	uint64_t n;
+
+	(void)k;
+	if (parse_number(scalar(v), 3, 1000, &n) < 0)
+		return expected(p, v, "max_runs", "the most runs of one commit, from 3 to 1000 (default 12)");
+	p->job->max_runs = (unsigned)n;
+	return 0;
+}
+
 static int key_confirm_share(struct parser *p, const struct node *k, const struct node *v)
 {
 	const char *s = scalar(v);
@@ -1078,6 +1089,7 @@ static const struct {
 	[K_REPEAT] = { "repeat", key_repeat },
 	[K_CONFIRM_SHARE] = { "confirm_share", key_confirm_share },
 	[K_PROFILE_RUNS] = { "profile_runs", key_profile_runs },
+	[K_MAX_RUNS] = { "max_runs", key_max_runs },
 	[K_SYSCTL] = { "sysctl", key_sysctl },
 	[K_THP] = { "thp", key_thp },
 	[K_ASLR] = { "aslr", key_aslr },

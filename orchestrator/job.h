@@ -63,6 +63,10 @@ struct job {
 	/* after a confirmed culprit, boots of parent and culprit each with
 	 * the perf-profile monitor (evidence only; default 2, 0 = none) */
 	unsigned profile_runs;
+	/* the most runs of one commit (and of each end) a bisection takes
+	 * before it calls a commit ambiguous or a regression not reproduced
+	 * (3..1000; 0 = the default ladder's 12); `--max-runs` overrides */
+	unsigned max_runs;
 	/* key as written: "vm.swappiness" or "kernel/mm/transparent_hugepage/enabled";
 	 * thp.enabled/defrag are added here in that slashed form */
 	struct job_kv *sysctl;

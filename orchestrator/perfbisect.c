@@ -35,6 +35,8 @@ int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char 
 	}
 	verdict_policy_init(&p->pol);
 	p->pol.confirm_share = p->job.confirm_share;
+	if (p->job.max_runs && verdict_policy_set_cap(&p->pol, p->job.max_runs) < 0)
+		return -1;
 	return 0;
 }
 
@@ -44,6 +46,8 @@ void perf_release(struct perf *p)
 	job_release(&p->job);
 	free(p->good);
 	free(p->bad);
+	free(p->good_t);
+	free(p->bad_t);
 	free(p->good_kernel);
 	free(p->bad_kernel);
 	memset(p, 0, sizeof(*p));
@@ -69,16 +73,17 @@ static int use_kernel(struct perf *p, const char *kernel, int64_t step_id)
 	return guest_env_set_kernel(p->ge, kernel);
 }
 
-int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
-		    size_t want, double **vals, size_t *n, char **reason)
+int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
+		       size_t want, double **vals, double **times, size_t *n, char **reason)
 {
+	double *t = NULL;
+	int ret = -1;
+
 	*reason = NULL;
-	if (db_step_metric_values(p->lab->db, step_id, p->job.kpi, vals, n) < 0)
+	if (db_step_metric_runs(p->lab->db, step_id, p->job.kpi, vals, &t, n) < 0)
 		return -1;
-	if (*n >= want)
-		return 0;
-	if (use_kernel(p, kernel, step_id) < 0)
-		return -1;
+	if (*n < want && use_kernel(p, kernel, step_id) < 0)
+		goto out;
 	while (*n < want) {
 		struct guest_result gr;
 		double v = NAN;
@@ -86,7 +91,7 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
 
 		if (guest_run_once(p->ge, 0, build_id, step_id, (unsigned)*n + 1, label, &gr) < 0) {
 			guest_result_release(&gr);
-			return -1;
+			goto out;
 		}
 		if (gr.outcome != VM_OK) {
 			*reason = xstrfmt("%s: %s", vm_outcome_name(gr.outcome), gr.reason);
@@ -94,7 +99,8 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
 			if (gr.outcome == VM_PANIC && gr.excerpt)
 				print_lines("", gr.excerpt);
 			guest_result_release(&gr);
-			return 1;
+			ret = 1;
+			goto out;
 		}
 		for (size_t i = 0; i < gr.nr_metrics; i++)
 			if (!strcmp(gr.metrics[i].name, p->job.kpi) && gr.metrics[i].seq == 0)
@@ -103,16 +109,69 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
 			error("the KPI '%s' is not among the metrics of run %zu (see %s)", p->job.kpi, *n + 1,
 			      gr.raw_path);
 			guest_result_release(&gr);
-			return -1;
+			goto out;
 		}
 		*vals = xrealloc(*vals, (*n + 1) * sizeof(double));
+		t = xrealloc(t, (*n + 1) * sizeof(double));
+		t[*n] = (double)gr.run_id;
 		(*vals)[(*n)++] = v;
 		printf("%srun %zu: %s = %g (agent after %s)\n", label, *n, p->job.kpi, v,
 		       fmt_duration(gr.hello_ms, buf, sizeof(buf)));
 		fflush(stdout);
 		guest_result_release(&gr);
 	}
-	return 0;
+	ret = 0;
+out:
+	if (times)
+		*times = t;
+	else
+		free(t);
+	return ret;
+}
+
+int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
+		    size_t want, double **vals, size_t *n, char **reason)
+{
+	return perf_measure_timed(p, kernel, build_id, step_id, label, want, vals, NULL, n, reason);
+}
+
+struct verdict_runs perf_good_runs(const struct perf *p)
+{
+	return (struct verdict_runs){ p->good, p->good_t, p->ng };
+}
+
+struct verdict_runs perf_bad_runs(const struct perf *p)
+{
+	return (struct verdict_runs){ p->bad, p->bad_t, p->nb };
+}
+
+void perf_reference_run(struct perf *p, int bad_end, const char *hex)
+{
+	char *kernel = bad_end ? p->bad_kernel : p->good_kernel;
+	int64_t build = bad_end ? p->bad_build : p->good_build;
+	double **vals = bad_end ? &p->bad : &p->good, **times = bad_end ? &p->bad_t : &p->good_t;
+	size_t *n = bad_end ? &p->nb : &p->ng;
+	double *nv = NULL, *nt = NULL;
+	size_t nn = 0;
+	char *why = NULL, label[64];
+	int rc;
+
+	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
+	rc = perf_measure_timed(p, kernel, build, bad_end ? p->bad_step : p->good_step, label, *n + 1, &nv, &nt, &nn,
+				&why);
+	if (rc || nn <= *n) {
+		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
+			bad_end ? "bad" : "good", why ? why : "klab error");
+		free(nv);
+		free(nt);
+	} else {
+		free(*vals);
+		free(*times);
+		*vals = nv;
+		*times = nt;
+		*n = nn;
+	}
+	free(why);
 }
 
 void perf_describe(struct strbuf *sb, const double *v, size_t n)
@@ -155,46 +214,48 @@ static void reference_run(struct bisect_run *r)
 	struct perf *p = perf_of(r);
 	int bad_end = p->ref_turn++ & 1;
 	const char *hex = bad_end ? r->b->bad : r->b->goods[0];
-	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
-	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
-	double **vals = bad_end ? &p->bad : &p->good;
-	size_t *n = bad_end ? &p->nb : &p->ng;
-	double *nv = NULL;
-	size_t nn = 0;
-	char *why = NULL, label[64];
-	int rc;
 
-	if (!*kernel && build_for(r, hex, kernel, build) < 0) {
+	if (!(bad_end ? p->bad_kernel : p->good_kernel) &&
+	    build_for(r, hex, bad_end ? &p->bad_kernel : &p->good_kernel, bad_end ? &p->bad_build : &p->good_build) < 0) {
 		warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
 			bad_end ? "bad" : "good");
 		return;
 	}
-	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
-	rc = perf_measure_to(p, *kernel, *build, bad_end ? p->bad_step : p->good_step, label, *n + 1, &nv, &nn,
-			     &why);
-	if (rc || nn <= *n) {
-		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
-			bad_end ? "bad" : "good", why ? why : "klab error");
-		free(nv);
-	} else {
-		free(*vals);
-		*vals = nv;
-		*n = nn;
-	}
-	free(why);
+	perf_reference_run(p, bad_end, hex);
 }
 
-/* A commit's runs until the rules decide: more runs while they ask, each
- * extra one after a fresh reference run (good and bad in turn); a skip
- * when the guest fails (with its reason) or the cap is reached. */
+/* Drift seen by a verdict: from now on time-local references and a
+ * reference run before every run of a commit; stored so that a resumed
+ * bisection goes on the same way (a failure to store is a warning). */
+static void note_drift(struct bisect_run *r, const struct verdict *v)
+{
+	struct perf *p = perf_of(r);
+
+	if (!v->drift || p->drift)
+		return;
+	p->drift = 1;
+	printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); from here on each commit "
+	       "is judged against the latest runs of the ends, with a reference run before each of its runs\n",
+	       v->drift_percent, v->drift_z);
+	if (db_bisection_set_drift(r->lab->db, r->b->id, v->drift_percent) < 0)
+		warning("the drift is not stored: a resumed bisection will test for it again");
+}
+
+/* A commit's runs until the rules decide (verdict_classify_timed): the
+ * first runs in one go and extra runs one by one, each after a fresh
+ * reference run (good and bad in turn); under drift a reference run
+ * before every run.  References that look stale (the commit clearly
+ * outside both ends) get one fresh run of each end, once.  A skip when
+ * the guest fails (with its reason) or the cap is reached. */
 static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
 				  struct strbuf *reason)
 {
 	struct perf *p = perf_of(r);
 	struct verdict v;
-	double *vals = NULL;
+	double *vals = NULL, *t = NULL;
 	size_t n = 0, want = p->pol.ladder[0];
 	char *why = NULL;
+	int refreshed = 0;
 	enum bisect_mark res = BISECT_UNMARKED;
 
 	if (!kernel) {
@@ -202,13 +263,22 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		return BISECT_UNMARKED;
 	}
 	for (;;) {
-		/* the first runs in one go, extra runs one by one */
-		size_t next = n ? n + 1 : want;
-		int rc;
+		/* a step resumed after a crash has its runs: `next` from them */
+		size_t next = n >= want ? n + 1 : want;
+		struct verdict_runs G, B, C;
+		int rc = 0;
 
-		if (n)
-			reference_run(r);
-		rc = perf_measure_to(p, kernel, build_id, s->id, "  ", next, &vals, &n, &why);
+		do {
+			size_t upto = next;
+			if (p->drift || n >= p->pol.ladder[0]) {
+				reference_run(r);
+				upto = n + 1;
+			}
+			free(vals);
+			free(t);
+			vals = t = NULL;
+			rc = perf_measure_timed(p, kernel, build_id, s->id, "  ", upto, &vals, &t, &n, &why);
+		} while (!rc && n < next);
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
@@ -217,10 +287,19 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 			res = BISECT_SKIP;
 			goto out;
 		}
-		if (n < want)
-			continue;
-		if (verdict_classify(&v, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction) < 0)
+		G = perf_good_runs(p);
+		B = perf_bad_runs(p);
+		C = (struct verdict_runs){ vals, t, n };
+		if (verdict_classify_timed(&v, &p->pol, &G, &B, &C, p->drift, p->job.direction) < 0)
 			goto out;
+		if (v.stale && !v.drift && !refreshed) {
+			refreshed = 1;
+			printf("  %s: the ends may have moved since they were measured; a fresh run of each\n", v.text);
+			reference_run(r);
+			reference_run(r);
+			continue;
+		}
+		note_drift(r, &v);
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= n)
 			break;
 		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
@@ -232,6 +311,7 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 out:
 	free(why);
 	free(vals);
+	free(t);
 	return res;
 }
 
@@ -270,7 +350,7 @@ struct pair_side {
 	struct step s;
 	char *kernel;
 	int64_t build_id;
-	double *vals;
+	double *vals, *t;	/* the step's runs and their times */
 	size_t n;
 };
 
@@ -298,27 +378,41 @@ static void pair_release(struct pair_side *side)
 {
 	free(side->kernel);
 	free(side->vals);
+	free(side->t);
 }
 
 /* Runs of two kernels alternate (a, b, a, b, ...), so a slow spell of the
- * host hits both sides instead of one. */
-static int pair_measure_with(struct perf *p, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+ * host hits both sides instead of one: up to want_a runs of a and want_b
+ * of b in their steps. */
+static int pair_measure_each(struct perf *p, struct pair_side *a, size_t want_a, struct pair_side *b, size_t want_b,
+			     char **why)
 {
-	for (size_t k = 1; k <= want; k++) {
+	size_t most = want_a > want_b ? want_a : want_b;
+
+	for (size_t k = 1; k <= most; k++) {
 		struct pair_side *sides[2] = { a, b };
+		size_t wants[2] = { want_a, want_b };
 		for (int i = 0; i < 2; i++) {
 			char label[64];
 			int rc;
+			if (k > wants[i])
+				continue;
 			free(sides[i]->vals);
-			sides[i]->vals = NULL;
+			free(sides[i]->t);
+			sides[i]->vals = sides[i]->t = NULL;
 			snprintf(label, sizeof(label), "  %s %.12s ", sides[i]->s.phase, sides[i]->hex);
-			rc = perf_measure_to(p, sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
-					     &sides[i]->vals, &sides[i]->n, why);
+			rc = perf_measure_timed(p, sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
+						&sides[i]->vals, &sides[i]->t, &sides[i]->n, why);
 			if (rc)
 				return rc;
 		}
 	}
 	return 0;
+}
+
+static int pair_measure_with(struct perf *p, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+{
+	return pair_measure_each(p, a, want, b, want, why);
 }
 
 static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_side *b, size_t want, char **why)
@@ -333,9 +427,56 @@ static int pair_finish(struct bisect_run *r, struct pair_side *side, enum bisect
 	return db_step_finish(r->lab->db, &side->s);
 }
 
+/* The reference steps of an earlier run (the latest pair decided, each
+ * end with its own verdict), their runs in p.  1 found, 0 none, -1 error. */
+static int stored_references(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+	double pct;
+
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		return -1;
+	for (size_t i = 0; i < nr_steps; i++) {
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_DONE)
+			continue;
+		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].mark == BISECT_GOOD)
+			p->good_step = steps[i].id;
+		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].mark == BISECT_BAD)
+			p->bad_step = steps[i].id;
+	}
+	steps_release(steps, nr_steps);
+	if (!p->good_step || !p->bad_step) {
+		p->good_step = p->bad_step = 0;
+		return 0;
+	}
+	if (db_step_metric_runs(r->lab->db, p->good_step, p->job.kpi, &p->good, &p->good_t, &p->ng) < 0 ||
+	    db_step_metric_runs(r->lab->db, p->bad_step, p->job.kpi, &p->bad, &p->bad_t, &p->nb) < 0 ||
+	    db_bisection_drift(r->lab->db, r->b->id, &p->drift, &pct) < 0)
+		return -1;
+	return 1;
+}
+
+/* An end's stored reference step, open again for more runs. */
+static int reopen_side(struct bisect_run *r, struct pair_side *side, const char *hex, int64_t step_id)
+{
+	memset(side, 0, sizeof(*side));
+	side->hex = hex;
+	memcpy(side->s.hash, hex, 41);
+	side->s.id = step_id;
+	side->s.phase = (char *)step_phase_to_string(STEP_PHASE_REFERENCE);
+	side->s.exit_code = -1;
+	if (db_step_reopen(r->lab->db, step_id) < 0)
+		return -1;
+	return build_for(r, hex, &side->kernel, &side->build_id);
+}
+
 /* Measure the good and the bad end (interleaved) and refuse to bisect
- * unless the regression reproduces.  0 go on, 1 refused (*message: why),
- * -1 error (*message: the bisection fails so, or NULL). */
+ * unless the regression reproduces.  A resumed bisection takes the ends'
+ * stored runs; when they did not reproduce it (a bisection resumed with
+ * a higher --max-runs) the same steps get more runs.  0 go on, 1 refused
+ * (*message: why), -1 error (*message: the bisection fails so, or NULL). */
 static int reference_phase(struct bisect_run *r, char **message)
 {
 	struct perf *p = perf_of(r);
@@ -343,40 +484,41 @@ static int reference_phase(struct bisect_run *r, char **message)
 	struct verdict v;
 	char *why = NULL;
 	size_t want = p->job.repeat;
-	int ret = -1, rc;
-	struct step *steps = NULL;
-	size_t nr_steps = 0;
+	int ret = -1, rc = stored_references(r);
 
-	/* Resumed: the ends were measured and the regression reproduced. */
-	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
-		return -1;
-	for (size_t i = 0; i < nr_steps; i++) {
-		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_DONE)
-			continue;
-		/* the latest pair decided; each end with its own verdict */
-		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].mark == BISECT_GOOD)
-			p->good_step = steps[i].id;
-		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].mark == BISECT_BAD)
-			p->bad_step = steps[i].id;
-	}
-	steps_release(steps, nr_steps);
-	if (p->good_step && p->bad_step) {
-		if (db_step_metric_values(r->lab->db, p->good_step, p->job.kpi, &p->good, &p->ng) < 0 ||
-		    db_step_metric_values(r->lab->db, p->bad_step, p->job.kpi, &p->bad, &p->nb) < 0)
-			return -1;
-		printf("references from earlier runs: %zu good and %zu bad runs\n", p->ng, p->nb);
-		return 0;
-	}
-	p->good_step = p->bad_step = 0;
 	memset(&good, 0, sizeof(good));
 	memset(&bad, 0, sizeof(bad));
-
-	if (pair_begin(r, &good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
-	    pair_begin(r, &bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
+	if (rc < 0)
+		return -1;
+	if (rc > 0) {
+		struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p);
+		if (verdict_reproduce_timed(&v, &p->pol, &G, &B, p->job.direction) < 0)
+			return -1;
+		printf("references from earlier runs: %zu good and %zu bad runs%s\n", p->ng, p->nb,
+		       p->drift ? "; the host drifted (time-local references)" : "");
+		if (v.kind == VERDICT_REPRODUCED)
+			return 0;
+		/* not reproduced at the old cap: the same steps, more runs */
+		want = p->ng > p->nb ? p->ng : p->nb;
+		free(p->good);
+		free(p->good_t);
+		free(p->bad);
+		free(p->bad_t);
+		p->good = p->good_t = p->bad = p->bad_t = NULL;
+		p->ng = p->nb = 0;
+		if (reopen_side(r, &good, r->b->goods[0], p->good_step) < 0 ||
+		    reopen_side(r, &bad, r->b->bad, p->bad_step) < 0) {
+			*message = xstrdup("cannot open the ends of the range again");
+			goto out;
+		}
+	} else if (pair_begin(r, &good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
+		   pair_begin(r, &bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
 		*message = xstrdup("cannot build the ends of the range");
 		goto out;
 	}
 	for (;;) {
+		struct verdict_runs G, B;
+
 		rc = pair_measure(r, &good, &bad, want, &why);
 		if (rc) {
 			char *msg = xstrfmt("the ends of the range cannot be measured (%s)", why ? why : "klab error");
@@ -387,7 +529,9 @@ static int reference_phase(struct bisect_run *r, char **message)
 			*message = msg;
 			goto out;
 		}
-		if (verdict_reproduce(&v, &p->pol, good.vals, good.n, bad.vals, bad.n, p->job.direction) < 0)
+		G = (struct verdict_runs){ good.vals, good.t, good.n };
+		B = (struct verdict_runs){ bad.vals, bad.t, bad.n };
+		if (verdict_reproduce_timed(&v, &p->pol, &G, &B, p->job.direction) < 0)
 			goto out;
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
 			break;
@@ -399,10 +543,13 @@ static int reference_phase(struct bisect_run *r, char **message)
 	if (pair_finish(r, &good, BISECT_GOOD, v.text) < 0 || pair_finish(r, &bad, BISECT_BAD, v.text) < 0)
 		goto out;
 	p->good = good.vals;
+	p->good_t = good.t;
 	p->ng = good.n;
 	p->bad = bad.vals;
+	p->bad_t = bad.t;
 	p->nb = bad.n;
-	good.vals = bad.vals = NULL;
+	good.vals = bad.vals = good.t = bad.t = NULL;
+	note_drift(r, &v);
 	p->good_step = good.s.id;
 	p->bad_step = bad.s.id;
 	p->good_kernel = good.kernel;
@@ -421,6 +568,14 @@ static int reference_phase(struct bisect_run *r, char **message)
 	if (v.kind != VERDICT_REPRODUCED) {
 		char *msg = strstr(v.text, "not reproduced") ? xstrdup(v.text)
 							      : xstrfmt("regression not reproduced: %s", v.text);
+		if (v.runs_needed > p->nb && v.runs_needed <= 1000) {
+			/* the power estimate, and how to go on with these runs */
+			char *more = xstrfmt("%s; to go on with these runs: klab bisect resume --max-runs %u %lld", msg,
+					     v.runs_needed < VERDICT_MIN_CAP ? VERDICT_MIN_CAP : v.runs_needed,
+					     (long long)r->b->id);
+			free(msg);
+			msg = more;
+		}
 		/* bisect_run prints it and ends the bisection not-reproduced */
 		*message = msg;
 		ret = 1;
@@ -557,6 +712,112 @@ static void profile_pair(struct bisect_run *r, const struct pair_side *parent, c
 	perf_release(&prof);
 }
 
+/* Runs and their times, owned. */
+struct runs_buf {
+	double *v, *t;
+	size_t n;
+};
+
+static void runs_buf_release(struct runs_buf *b)
+{
+	free(b->v);
+	free(b->t);
+	memset(b, 0, sizeof(*b));
+}
+
+static void runs_buf_add(struct runs_buf *b, const double *v, const double *t, size_t n)
+{
+	b->v = xrealloc(b->v, (b->n + n + 1) * sizeof(double));
+	b->t = xrealloc(b->t, (b->n + n + 1) * sizeof(double));
+	if (n) {
+		memcpy(b->v + b->n, v, n * sizeof(double));
+		memcpy(b->t + b->n, t, n * sizeof(double));
+	}
+	b->n += n;
+}
+
+/* The runs a commit already has for its confirmation: an end's latest
+ * `repeat` runs, or the runs of its bisection step (the latest decided
+ * one).  None is not an error. */
+static int step_runs_of(struct bisect_run *r, const char *hex, struct runs_buf *out)
+{
+	struct perf *p = perf_of(r);
+	struct step *steps = NULL;
+	size_t nr = 0, k;
+	int64_t id = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(hex, r->b->goods[0]) || !strcmp(hex, r->b->bad)) {
+		int bad_end = !strcmp(hex, r->b->bad);
+		size_t n = bad_end ? p->nb : p->ng;
+		k = n < p->job.repeat ? n : p->job.repeat;
+		runs_buf_add(out, (bad_end ? p->bad : p->good) + n - k, (bad_end ? p->bad_t : p->good_t) + n - k, k);
+		return 0;
+	}
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++)
+		if (steps[i].phase_id == STEP_PHASE_BISECT && steps[i].status_id == STEP_DONE &&
+		    !strcmp(steps[i].hash, hex))
+			id = steps[i].id;
+	steps_release(steps, nr);
+	if (!id)
+		return 0;
+	return db_step_metric_runs(r->lab->db, id, p->job.kpi, &out->v, &out->t, &out->n);
+}
+
+/* Fresh runs each of parent and culprit that the confirmation starts
+ * with when both have their step runs (issue 17: the step runs count,
+ * and the fresh ones must show the step too). */
+#define CONFIRM_FRESH_RUNS 2
+
+/* The confirmation's measurements: the step runs of parent and culprit,
+ * then fresh runs of both (interleaved, in steps of the confirm phase)
+ * until verdict_confirm_reusing decides.  0 decided (*vc), 1 a guest
+ * failed, -1 klab failed (*why: the reason where there is one).  *pa
+ * and *ca: all runs of each, step runs first. */
+static int confirm_measure(struct bisect_run *r, struct pair_side *parent, struct pair_side *cul, struct verdict *vc,
+			   struct runs_buf *pa, struct runs_buf *ca, char **why)
+{
+	struct perf *p = perf_of(r);
+	struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p), A, C;
+	struct runs_buf ps, cs;
+	size_t fresh, want;
+	int rc = -1;
+
+	if (step_runs_of(r, parent->hex, &ps) < 0)
+		return -1;
+	if (step_runs_of(r, cul->hex, &cs) < 0) {
+		runs_buf_release(&ps);
+		return -1;
+	}
+	fresh = ps.n >= p->job.repeat && cs.n >= p->job.repeat ? CONFIRM_FRESH_RUNS : p->job.repeat;
+	want = fresh + (ps.n > cs.n ? ps.n : cs.n);
+	printf("  confirmation: %zu runs of the parent and %zu of the culprit count; fresh runs of both, interleaved\n",
+	       ps.n, cs.n);
+	for (;;) {
+		rc = pair_measure_each(p, parent, want - ps.n, cul, want - cs.n, why);
+		if (rc)
+			break;
+		runs_buf_release(pa);
+		runs_buf_release(ca);
+		runs_buf_add(pa, ps.v, ps.t, ps.n);
+		runs_buf_add(pa, parent->vals, parent->t, parent->n);
+		runs_buf_add(ca, cs.v, cs.t, cs.n);
+		runs_buf_add(ca, cul->vals, cul->t, cul->n);
+		A = (struct verdict_runs){ pa->v, pa->t, pa->n };
+		C = (struct verdict_runs){ ca->v, ca->t, ca->n };
+		rc = verdict_confirm_reusing(vc, &p->pol, &G, &B, &A, parent->n, &C, cul->n, p->drift, p->job.direction);
+		if (rc < 0 || vc->kind != VERDICT_NEED_MORE || vc->next_runs <= want)
+			break;
+		printf("  %s\n", vc->text);
+		want = vc->next_runs;
+	}
+	runs_buf_release(&ps);
+	runs_buf_release(&cs);
+	return rc;
+}
+
 /* Re-measure the culprit and its parent (interleaved) until
  * verdict_confirm decides, then the report.  Returns the one-line outcome
  * (caller frees); *confirmed is 0 only when the measurements say the
@@ -566,9 +827,9 @@ static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *
 {
 	struct perf *p = perf_of(r);
 	struct pair_side parent, cul;
+	struct runs_buf pa = { 0 }, ca = { 0 };
 	struct verdict vc;
 	char parent_hex[41], *spec = xstrfmt("%s^", culprit), *why = NULL, *msg = NULL;
-	size_t want = p->job.repeat;
 	int ok = 0;
 
 	*confirmed = 1;
@@ -592,21 +853,16 @@ static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *
 		pair_finish(r, &cul, BISECT_SKIP, msg);
 		goto report;
 	}
-	for (;;) {
-		int rc = pair_measure(r, &parent, &cul, want, &why);
-		if (rc) {
-			msg = xstrfmt("culprit found; the confirmation could not measure (%s)", why ? why : "klab error");
-			goto report;
-		}
-		if (verdict_confirm(&vc, &p->pol, p->good, p->ng, p->bad, p->nb, parent.vals, parent.n, cul.vals, cul.n,
-				    p->job.direction) < 0) {
-			msg = xstrdup("culprit found; the confirmation could not decide (klab error)");
-			goto report;
-		}
-		if (vc.kind != VERDICT_NEED_MORE || vc.next_runs <= want)
-			break;
-		printf("  %s\n", vc.text);
-		want = vc.next_runs;
+	switch (confirm_measure(r, &parent, &cul, &vc, &pa, &ca, &why)) {
+	case 0:
+		break;
+	case 1:
+		msg = xstrfmt("culprit found; the confirmation could not measure (%s)", why ? why : "klab error");
+		goto report;
+	default:
+		msg = why ? xstrfmt("culprit found; the confirmation could not measure (%s)", why)
+			  : xstrdup("culprit found; the confirmation could not decide (klab error)");
+		goto report;
 	}
 	store_verdict(r, parent.s.id, &vc);
 	store_verdict(r, cul.s.id, &vc);
@@ -624,10 +880,10 @@ report:
 		double gm = stats_median(p->good, p->ng);
 		printf("  %s (%s is better):\n", p->job.kpi, p->job.direction > 0 ? "higher" : "lower");
 		print_kpi_row("good", r->b->goods[0], p->good, p->ng, gm);
-		if (parent.n)
-			print_kpi_row("parent", parent.hex, parent.vals, parent.n, gm);
-		if (cul.n)
-			print_kpi_row(*confirmed ? "culprit" : "suspect", cul.hex, cul.vals, cul.n, gm);
+		if (pa.n)
+			print_kpi_row("parent", parent.hex, pa.v, pa.n, gm);
+		if (ca.n)
+			print_kpi_row(*confirmed ? "culprit" : "suspect", cul.hex, ca.v, ca.n, gm);
 		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
 	}
 	if (parent.n && cul.n)
@@ -647,6 +903,8 @@ report:
 	}
 	pair_release(&parent);
 	pair_release(&cul);
+	runs_buf_release(&pa);
+	runs_buf_release(&ca);
 	free(spec);
 	free(why);
 	return msg;

@@ -21,7 +21,11 @@ struct perf {
 	struct verdict_policy pol;
 	struct guest_env *ge;	/* NULL until the first boot */
 	double *good, *bad;	/* KPI runs of the reference ends */
+	double *good_t, *bad_t;	/* ... and when each was taken (run ids) */
 	size_t ng, nb;
+	/* the host drifted (a verdict saw the ends' runs trend): time-local
+	 * references, a reference run before every run of a commit */
+	int drift;
 	int64_t good_step, bad_step;
 	/* the ends' kernels, once known: fresh reference runs boot them */
 	char *good_kernel, *bad_kernel;
@@ -46,6 +50,20 @@ void perf_release(struct perf *p);
  * "panic: Kernel panic - not syncing: ..."); -1 klab failed. */
 int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
 		    size_t want, double **vals, size_t *n, char **reason);
+
+/* perf_measure_to with each run's time (its run id, the drift test's
+ * clock) in *times (caller frees), in the order of *vals. */
+int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
+		       size_t want, double **vals, double **times, size_t *n, char **reason);
+
+/* One more run of a reference end (bad_end 0 or 1, `hex` the end's
+ * commit) whose kernel is known, appended with its time to the end's
+ * runs.  A failure is a warning: the runs measured so far still hold. */
+void perf_reference_run(struct perf *p, int bad_end, const char *hex);
+
+/* The runs of the good end, the bad end, as the _timed verdicts take them. */
+struct verdict_runs perf_good_runs(const struct perf *p);
+struct verdict_runs perf_bad_runs(const struct perf *p);
 
 /* "9300 ±2%" style: median and %stddev of values. */
 void perf_describe(struct strbuf *sb, const double *v, size_t n);

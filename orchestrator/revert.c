@@ -109,12 +109,7 @@ static void fresh_reference_run(const struct revert_env *env)
 	const char *hex = bad_end ? env->bad : env->good;
 	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
 	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
-	double **vals = bad_end ? &p->bad : &p->good;
-	size_t *n = bad_end ? &p->nb : &p->ng;
 	int64_t step = bad_end ? p->bad_step : p->good_step;
-	double *nv = NULL;
-	size_t nn = 0;
-	char *why = NULL, label[64];
 
 	if (!hex || !step)
 		return;
@@ -143,17 +138,7 @@ static void fresh_reference_run(const struct revert_env *env)
 			return;
 		}
 	}
-	snprintf(label, sizeof(label), "  reference %s %.12s ", bad_end ? "bad" : "good", hex);
-	if (perf_measure_to(p, *kernel, *build, step, label, *n + 1, &nv, &nn, &why) || nn <= *n) {
-		warning("a fresh %s reference run failed (%s): deciding with the earlier ones",
-			bad_end ? "bad" : "good", why ? why : "klab error");
-		free(nv);
-	} else {
-		free(*vals);
-		*vals = nv;
-		*n = nn;
-	}
-	free(why);
+	perf_reference_run(p, bad_end, hex);
 }
 
 /* Runs of the reverted kernel under a 'revert' step until the rules

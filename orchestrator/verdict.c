@@ -74,6 +74,27 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha_fresh = 0.01;
 }
 
+int verdict_policy_set_cap(struct verdict_policy *p, unsigned cap)
+{
+	size_t n = 0;
+
+	if (cap < VERDICT_MIN_CAP || cap > VERDICT_MAX_RUNS)
+		return error("a cap of %u runs per commit is outside %u to %u", cap, VERDICT_MIN_CAP,
+			     VERDICT_MAX_RUNS);
+	/* the default steps below the cap, then half as many again each */
+	while (n < p->n_ladder && p->ladder[n] < cap)
+		n++;
+	while (n && n < VERDICT_MAX_LADDER - 1 && p->ladder[n - 1] < cap) {
+		unsigned next = p->ladder[n - 1] + (p->ladder[n - 1] + 1) / 2;
+		if (next >= cap)
+			break;
+		p->ladder[n++] = next;
+	}
+	p->ladder[n++] = cap;
+	p->n_ladder = n;
+	return 0;
+}
+
 unsigned verdict_policy_cap(const struct verdict_policy *p)
 {
 	return p->n_ladder ? p->ladder[p->n_ladder - 1] : 0;

@@ -24,7 +24,9 @@ enum verdict_kind {
 };
 
 /* How much evidence a verdict needs and how runs are added. */
-#define VERDICT_MAX_LADDER 8
+#define VERDICT_MAX_LADDER 16
+/* The fewest runs a cap may allow (the ladder's first step). */
+#define VERDICT_MIN_CAP 3
 struct verdict_policy {
 	/* False-decision rate of one look at the data, one-sided (a
 	 * Student t threshold on the robust separation; see verdict.c). */
@@ -98,6 +100,10 @@ struct verdict_policy {
 
 /* The defaults: alpha 0.005, ladder 2 3 5 8 12, ... (see verdict.c). */
 void verdict_policy_init(struct verdict_policy *p);
+/* A cap other than the ladder's (`--max-runs`, the job's max_runs): the
+ * default steps below it, then steps half as many again (12, 18, 27, ...)
+ * up to it.  -1 after error() outside VERDICT_MIN_CAP..1000. */
+int verdict_policy_set_cap(struct verdict_policy *p, unsigned cap);
 /* Most runs a set may get (the last step of the ladder). */
 unsigned verdict_policy_cap(const struct verdict_policy *p);
 /* First step of the ladder above `have` runs and at least `want`;

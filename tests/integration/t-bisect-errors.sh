@@ -38,6 +38,8 @@ expect_error "bad timeout" "--timeout takes" --repo "$T/repo" --good main~9 --ba
 expect_error "paths touched by nothing" "touches the given paths" --repo "$T/repo" --good main~9 --bad main --paths nothing/here -- "$T/test.sh"
 expect_error "absolute path" "relative to the repository" --repo "$T/repo" --good main~9 --bad main --paths /etc -- "$T/test.sh"
 expect_error "option-looking revision" "unknown revision" --repo "$T/repo" --good=--all --bad main -- "$T/test.sh"
+expect_error "a cap below the ladder" "--max-runs takes the most runs of one commit, 3 to 1000" --repo "$T/repo" --good main~9 --bad main --max-runs 2 -- "$T/test.sh"
+expect_error "a cap without a job" "--max-runs needs --job" --repo "$T/repo" --good main~9 --bad main --max-runs 40 -- "$T/test.sh"
 check "database unchanged by all of the above" test "$(dbsum)" = "$before"
 
 for sub in "show 99" "resume 99" "log 99"; do
@@ -63,4 +65,11 @@ err=$("$KLAB" --state "$T/lab" bisect resume 1 2>&1); rc=$?
 if [ "$rc" -ne 0 ] && printf '%s' "$err" | grep -q "in use by another klab process"; then ok "concurrent resume refused"; else fail "concurrent resume: $err"; fi
 kill -9 "$pid"; wait "$pid" 2>/dev/null
 "$KLAB" --state "$T/lab" bisect list | grep -q "^1	interrupted	" && ok "a killed bisection lists as interrupted" || fail "list after kill: $("$KLAB" --state "$T/lab" bisect list)"
+# a run cap is for job bisections: refused for a test command's, nothing stored
+err=$("$KLAB" --state "$T/lab" bisect resume --max-runs 40 1 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && printf '%s' "$err" | grep -q "is for job bisections" && [ "$(sqlite3 "$T/lab/klab.db" "SELECT coalesce(max_runs, 0) FROM bisections WHERE id = 1")" = 0 ]; then
+	ok "resume --max-runs of a command bisection refused: $err"
+else
+	fail "resume --max-runs of a command bisection (rc=$rc): $err"
+fi
 finish

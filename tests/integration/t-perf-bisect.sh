@@ -88,6 +88,21 @@ check "no regression: exit != 0" test "$rc" -ne 0
 check "no regression: refused with the numbers" grep -q "regression not reproduced" "$T/noreg.out"
 check "no regression: stored as not-reproduced" test "$(q "SELECT result FROM bisections WHERE id = 2")" = not-reproduced
 check "no regression: no bisect step ran" test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 2 AND phase = 'bisect'")" -eq 0
+# A refusal need not be the end (issue 17): resume --max-runs raises the
+# cap and goes on with the runs the ends have, in the same reference steps
+# (more runs only where the verdict asks for them under the new cap).
+nruns=$(q "SELECT count(*) FROM runs r JOIN steps s ON s.id = r.step_id WHERE s.bisection_id = 2 AND r.status = 'ok'")
+k bisect resume --max-runs 5 2 > "$T/more.out" 2>&1
+rc=$?
+check "--max-runs: a not-reproduced bisection goes on" grep -q "not reproduced at the old cap; measuring the ends further" "$T/more.out"
+check "--max-runs: the cap stored" test "$(q "SELECT max_runs FROM bisections WHERE id = 2")" = 5
+check "--max-runs: the same two reference steps" \
+	test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 2 AND phase = 'reference' AND status = 'done'")" -eq 2
+n2=$(q "SELECT count(*) FROM runs r JOIN steps s ON s.id = r.step_id WHERE s.bisection_id = 2 AND r.status = 'ok'")
+lim=$(( nruns > 10 ? nruns : 10 ))
+check "--max-runs: the earlier runs kept, no end past 5 new ($nruns then $n2)" test "$n2" -ge "$nruns" -a "$n2" -le "$lim"
+check "--max-runs: still not reproduced, exit != 0" \
+	test "$rc" -ne 0 -a "$(q "SELECT result FROM bisections WHERE id = 2")" = not-reproduced
 
 # The second scenario: the same range with a window of commits a real
 # tree has: one whose kernel panics at boot, one that does not build, the

@@ -585,6 +585,52 @@ static void test_db__migration_7_stores_the_revert_check(void **state)
 	free(path);
 }
 
+/* Migration 9: a bisection's drift (set once, the first trend kept) and
+ * its run cap; a done step opened again keeps its runs and can finish. */
+static void test_db__migration_9_stores_drift_and_the_run_cap(void **state)
+{
+	char *path = xstrfmt("%s/m9.db", tmpdir);
+	sqlite3 *db;
+	struct step s;
+	unsigned cap;
+	double pct;
+	int drift;
+
+	(void)state;
+	assert_int_equal(db_open(&db, path, 1), 0);
+	assert_int_equal(sqlite3_exec(db, "INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
+				      "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
+				      "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	assert_int_equal(db_bisection_drift(db, 1, &drift, &pct), 0);
+	assert_int_equal(drift, 0);
+	assert_int_equal(db_bisection_max_runs(db, 1, &cap), 0);
+	assert_int_equal(cap, 0);
+	assert_int_equal(db_bisection_set_drift(db, 1, -1.25), 0);
+	assert_int_equal(db_bisection_set_drift(db, 1, 3.0), 0);
+	assert_int_equal(db_bisection_drift(db, 1, &drift, &pct), 0);
+	assert_int_equal(drift, 1);
+	assert_true(pct == -1.25);
+	assert_int_equal(db_bisection_set_max_runs(db, 1, 40), 0);
+	assert_int_equal(db_bisection_max_runs(db, 1, &cap), 0);
+	assert_int_equal(cap, 40);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE bisections SET max_runs = 2 WHERE id = 1", NULL, NULL, NULL),
+			     SQLITE_OK);
+
+	begin_step(db, 1, &s, "2222222222222222222222222222222222222222", "reference");
+	s.verdict = "good";
+	s.reason = "regression";
+	assert_int_equal(db_step_finish(db, &s), 0);
+	/* only a done step opens again, once */
+	assert_int_equal(db_step_reopen(db, s.id), 0);
+	assert_int_equal(db_step_reopen(db, s.id), -1);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM steps WHERE status = 'running'"), 1);
+	assert_int_equal(db_step_finish(db, &s), 0);
+	assert_int_equal(query_int(db, "SELECT attempts FROM steps WHERE id = 1"), 2);
+	db_close(db);
+	free(path);
+}
+
 static void test_lab__init_creates_dirs_config_and_db(void **state)
 {
 	char *dir = xstrfmt("%s/lab/nested", tmpdir);
@@ -727,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_db__round_steps_start_together_and_resume),
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_db__migration_7_stores_the_revert_check),
+		cmocka_unit_test(test_db__migration_9_stores_drift_and_the_run_cap),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),
 		cmocka_unit_test(test_lab__lost_database_is_not_re_created),

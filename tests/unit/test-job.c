@@ -558,8 +558,10 @@ static void test_job__design_example_parses(void **state)
 		   "  kernel/mm/transparent_hugepage/enabled: always\n"
 		   "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\n"
 		   "repeat: 3\n"
-		   "confirm_share: 0.8\n");
+		   "confirm_share: 0.8\n"
+		   "max_runs: 40\n");
 	assert_true(job.confirm_share == 0.8);
+	assert_int_equal(job.max_runs, 40);
 	assert_int_equal(job.runtime_s, 20);
 	assert_int_equal(job.guest.numa_nodes, 2);
 	assert_int_equal(job.guest.memory_mb, 2048);
@@ -730,7 +732,7 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 	(void)state;
 	assert_file_error("unknown-key.yaml",
 			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
-			  "size, kpi, direction, repeat, confirm_share, profile_runs, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
+			  "size, kpi, direction, repeat, confirm_share, profile_runs, max_runs, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
 			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages, swap)");
@@ -846,6 +848,9 @@ static void test_job__scalar_limits(void **state)
 		{ "repeat: 0", "t.yaml:3: repeat: expected a number of runs from 1 to 100, got '0'" },
 		{ "repeat: 101", "repeat: expected a number of runs from 1 to 100, got '101'" },
 		{ "repeat: 4294967297", "repeat: expected a number of runs" },
+		{ "max_runs: 2", "max_runs: expected the most runs of one commit, from 3 to 1000 (default 12), got '2'" },
+		{ "max_runs: 1001", "max_runs: expected the most runs of one commit, from 3 to 1000" },
+		{ "max_runs: many", "max_runs: expected the most runs of one commit" },
 		{ "confirm_share: 0", "confirm_share: expected a share of the regression above 0 and at most 1, like 0.5, got '0'" },
 		{ "confirm_share: 1.5", "confirm_share: expected a share of the regression above 0 and at most 1" },
 		{ "confirm_share: half", "confirm_share: expected a share of the regression above 0 and at most 1" },

@@ -381,6 +381,39 @@ static void test_verdict__small_effect_refusal_estimates_the_runs_needed(void **
 	assert_int_equal(v.runs_needed, 0);
 }
 
+/* --max-runs: the cap raised (Pinpoint goes to 160) steps on by half
+ * again, lowered it cuts the ladder; the small effect refused at 12 runs
+ * asks for more under a higher cap instead of refusing. */
+static void test_verdict__a_raised_cap_measures_on_instead_of_refusing(void **state)
+{
+	static const unsigned want160[] = { 3, 5, 8, 12, 18, 27, 41, 62, 93, 140, 160 };
+	static const double g[] = { 1000, 1100, 900, 1050, 950, 1000, 1120, 880, 1030, 970, 1060, 940 };
+	struct verdict_policy low;
+	double b[12];
+	struct verdict v;
+
+	assert_int_equal(verdict_policy_set_cap(&policy, 160), 0);
+	assert_int_equal(policy.n_ladder, sizeof(want160) / sizeof(want160[0]));
+	for (size_t i = 0; i < policy.n_ladder; i++)
+		assert_int_equal(policy.ladder[i], want160[i]);
+	assert_int_equal(verdict_policy_cap(&policy), 160);
+	assert_int_equal(verdict_next_runs(&policy, 12, 13), 18);
+	for (size_t i = 0; i < 12; i++)
+		b[i] = g[(i + 5) % 12] * 0.92;
+	assert_int_equal(verdict_reproduce(&v, &policy, g, 12, b, 12, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "not-yet-significant");
+	assert_int_equal(v.next_runs, 18);
+
+	verdict_policy_init(&low);
+	assert_int_equal(verdict_policy_set_cap(&low, 5), 0);
+	assert_int_equal(low.n_ladder, 2);
+	assert_int_equal(verdict_policy_cap(&low), 5);
+	assert_int_equal(verdict_policy_set_cap(&low, 2), -1);
+	assert_int_equal(verdict_policy_set_cap(&low, 1001), -1);
+	assert_int_equal(verdict_policy_cap(&low), 5);
+}
+
 /* The demo's THP regression (about 9,300/s against 265/s, the good end
  * quiet to 0.1%, the bad end to 1-2%): commits decide from their first 3
  * runs and the culprit confirms from 3 + 3, so the demo keeps its steps. */
@@ -876,6 +909,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__commit_a_third_of_the_way_is_not_decided, setup),
 		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
 		cmocka_unit_test_setup(test_verdict__small_effect_refusal_estimates_the_runs_needed, setup),
+		cmocka_unit_test_setup(test_verdict__a_raised_cap_measures_on_instead_of_refusing, setup),
 		cmocka_unit_test_setup(test_verdict__uneven_noise_is_each_sets_own, setup),
 		cmocka_unit_test_setup(test_verdict__bimodal_ends_are_not_quiet, setup),
 		cmocka_unit_test_setup(test_verdict__shape_unlike_the_near_end_is_ambiguous, setup),
