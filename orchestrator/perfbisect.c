@@ -472,11 +472,55 @@ static int reopen_side(struct bisect_run *r, struct pair_side *side, const char 
 	return build_for(r, hex, &side->kernel, &side->build_id);
 }
 
+/* The ends' steps for the reference phase: a resumed bisection's stored
+ * ones, decided again from their runs, or new ones.  1 the stored runs
+ * reproduce (go on bisecting), 0 good and bad ready to measure from
+ * *want runs each, -1 error (*message: why, or NULL). */
+static int reference_sides(struct bisect_run *r, struct pair_side *good, struct pair_side *bad, size_t *want,
+			   char **message)
+{
+	struct perf *p = perf_of(r);
+	struct verdict_runs G, B;
+	struct verdict v;
+	int rc = stored_references(r);
+
+	if (rc < 0)
+		return -1;
+	if (!rc) {
+		if (pair_begin(r, good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
+		    pair_begin(r, bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
+			*message = xstrdup("cannot build the ends of the range");
+			return -1;
+		}
+		return 0;
+	}
+	G = perf_good_runs(p);
+	B = perf_bad_runs(p);
+	if (verdict_reproduce_timed(&v, &p->pol, &G, &B, p->job.direction) < 0)
+		return -1;
+	printf("references from earlier runs: %zu good and %zu bad runs%s\n", p->ng, p->nb,
+	       p->drift ? "; the host drifted (time-local references)" : "");
+	if (v.kind == VERDICT_REPRODUCED)
+		return 1;
+	/* not reproduced at the old cap: the same steps, more runs */
+	*want = p->ng > p->nb ? p->ng : p->nb;
+	free(p->good);
+	free(p->good_t);
+	free(p->bad);
+	free(p->bad_t);
+	p->good = p->good_t = p->bad = p->bad_t = NULL;
+	p->ng = p->nb = 0;
+	if (reopen_side(r, good, r->b->goods[0], p->good_step) < 0 || reopen_side(r, bad, r->b->bad, p->bad_step) < 0) {
+		*message = xstrdup("cannot open the ends of the range again");
+		return -1;
+	}
+	return 0;
+}
+
 /* Measure the good and the bad end (interleaved) and refuse to bisect
- * unless the regression reproduces.  A resumed bisection takes the ends'
- * stored runs; when they did not reproduce it (a bisection resumed with
- * a higher --max-runs) the same steps get more runs.  0 go on, 1 refused
- * (*message: why), -1 error (*message: the bisection fails so, or NULL). */
+ * unless the regression reproduces (reference_sides: a resumed
+ * bisection's ends).  0 go on, 1 refused (*message: why), -1 error
+ * (*message: the bisection fails so, or NULL). */
 static int reference_phase(struct bisect_run *r, char **message)
 {
 	struct perf *p = perf_of(r);
@@ -484,36 +528,13 @@ static int reference_phase(struct bisect_run *r, char **message)
 	struct verdict v;
 	char *why = NULL;
 	size_t want = p->job.repeat;
-	int ret = -1, rc = stored_references(r);
+	int ret = -1, rc;
 
 	memset(&good, 0, sizeof(good));
 	memset(&bad, 0, sizeof(bad));
-	if (rc < 0)
-		return -1;
-	if (rc > 0) {
-		struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p);
-		if (verdict_reproduce_timed(&v, &p->pol, &G, &B, p->job.direction) < 0)
-			return -1;
-		printf("references from earlier runs: %zu good and %zu bad runs%s\n", p->ng, p->nb,
-		       p->drift ? "; the host drifted (time-local references)" : "");
-		if (v.kind == VERDICT_REPRODUCED)
-			return 0;
-		/* not reproduced at the old cap: the same steps, more runs */
-		want = p->ng > p->nb ? p->ng : p->nb;
-		free(p->good);
-		free(p->good_t);
-		free(p->bad);
-		free(p->bad_t);
-		p->good = p->good_t = p->bad = p->bad_t = NULL;
-		p->ng = p->nb = 0;
-		if (reopen_side(r, &good, r->b->goods[0], p->good_step) < 0 ||
-		    reopen_side(r, &bad, r->b->bad, p->bad_step) < 0) {
-			*message = xstrdup("cannot open the ends of the range again");
-			goto out;
-		}
-	} else if (pair_begin(r, &good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
-		   pair_begin(r, &bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
-		*message = xstrdup("cannot build the ends of the range");
+	rc = reference_sides(r, &good, &bad, &want, message);
+	if (rc) {
+		ret = rc > 0 ? 0 : -1;
 		goto out;
 	}
 	for (;;) {

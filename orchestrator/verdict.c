@@ -422,23 +422,21 @@ static int reproduce(struct verdict *out, const struct verdict_policy *p, const 
 	return 0;
 }
 
-int verdict_classify(struct verdict *out, const struct verdict_policy *p,
-		     const double *good, size_t ng, const double *bad, size_t nb,
-		     const double *cand, size_t nc, int direction)
-{
-	struct sets s = { .count = 3, .raw = { good, bad, cand }, .n = { ng, nb, nc } };
-	size_t need;
-	double k, gap;
-	unsigned next;
-	int like_good, like_bad, shape_good, shape_bad, between;
+/* Which end a commit's runs resemble (verdict_classify's rules). */
+struct likeness {
+	int good, bad;			/* like that end */
+	int shape_good, shape_bad;	/* near that end, unlike it in shape */
+	int between;			/* clearly apart from both: two changes */
+	size_t need;			/* runs before a verdict */
+};
 
-	if (direction != 1 && direction != -1)
-		return error("direction must be +1 or -1, not %d", direction);
-	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0 ||
-	    check_set(cand, nc, "commit") < 0)
-		return -1;
-	verdict_start(out, direction);
-	sets_prepare(&s, out, p);
+/* The medians, separations and tests of a commit against both ends. */
+static void classify_stats(struct verdict *out, const struct verdict_policy *p, const struct sets *s,
+			   const double *good, size_t ng, const double *bad, size_t nb, const double *cand, size_t nc)
+{
+	int direction = out->direction;
+	double gap = s->med[1] - s->med[0];
+
 	out->n_good = ng;
 	out->n_bad = nb;
 	out->n_cand = nc;
@@ -447,93 +445,106 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 	out->median_cand = stats_median(cand, nc);
 	out->change_percent = stats_change_percent(out->median_good, out->median_cand);
 	out->change_vs_bad_percent = stats_change_percent(out->median_bad, out->median_cand);
-	gap = s.med[1] - s.med[0];
-	out->z_gap = -direction * gap / se_diff(&s, 0, 1);
-	out->position = gap != 0 ? (s.med[2] - s.med[0]) / gap : 0.5;
-	out->z_good = -direction * (s.med[2] - s.med[0]) / se_diff(&s, 2, 0);
-	out->z_bad = direction * (s.med[2] - s.med[1]) / se_diff(&s, 2, 1);
-	out->threshold = k = t_threshold(p->alpha, ng + nb + nc - 3);
+	out->z_gap = -direction * gap / se_diff(s, 0, 1);
+	out->position = gap != 0 ? (s->med[2] - s->med[0]) / gap : 0.5;
+	out->z_good = -direction * (s->med[2] - s->med[0]) / se_diff(s, 2, 0);
+	out->z_bad = direction * (s->med[2] - s->med[1]) / se_diff(s, 2, 1);
+	out->threshold = t_threshold(p->alpha, ng + nb + nc - 3);
 	stats_mann_whitney(cand, nc, good, ng, &out->mwu_good);
 	stats_mann_whitney(cand, nc, bad, nb, &out->mwu_bad);
 	stats_ks_2samp(cand, nc, good, ng, &out->ks_good);
 	stats_ks_2samp(cand, nc, bad, nb, &out->ks_bad);
+}
+
+static void classify_likeness(struct likeness *l, const struct verdict *out, const struct verdict_policy *p,
+			      const struct sets *s)
+{
+	double k = out->threshold, gap = s->med[1] - s->med[0];
+	size_t nc = out->n_cand;
 
 	/* clearly apart from one end, near the other, and clearly nearer
 	 * it than the other (decide_band) */
-	like_good = out->z_bad >= k && out->position < p->decide_band &&
-		    (out->z_good < k || out->position <= p->near_band);
-	like_bad = out->z_good >= k && out->position > 1 - p->decide_band &&
-		   (out->z_bad < k || out->position >= 1 - p->near_band);
+	l->good = out->z_bad >= k && out->position < p->decide_band &&
+		  (out->z_good < k || out->position <= p->near_band);
+	l->bad = out->z_good >= k && out->position > 1 - p->decide_band &&
+		 (out->z_bad < k || out->position >= 1 - p->near_band);
 	/* a shape difference: the runs' distributions differ (KS) and so
 	 * does their spread (a tiny shift of two quiet sets is no shape) */
-	shape_good = like_good && out->ks_good.p_value < p->alpha_shape &&
-		     (s.sig[2] > 2 * s.sig[0] || s.sig[0] > 2 * s.sig[2]);
-	shape_bad = like_bad && out->ks_bad.p_value < p->alpha_shape &&
-		    (s.sig[2] > 2 * s.sig[1] || s.sig[1] > 2 * s.sig[2]);
-	like_good = like_good && !shape_good;
-	like_bad = like_bad && !shape_bad;
+	l->shape_good = l->good && out->ks_good.p_value < p->alpha_shape &&
+			(s->sig[2] > 2 * s->sig[0] || s->sig[0] > 2 * s->sig[2]);
+	l->shape_bad = l->bad && out->ks_bad.p_value < p->alpha_shape &&
+		       (s->sig[2] > 2 * s->sig[1] || s->sig[1] > 2 * s->sig[2]);
+	l->good = l->good && !l->shape_good;
+	l->bad = l->bad && !l->shape_bad;
 	/* two change points: clearly worse than good, clearly better than
 	 * bad, near neither (a commit at 0.3 with a noisy end is no evidence
 	 * of a second change), and its runs unlike either end's (KS): a
 	 * bimodal KPI puts the median of a good commit half-way when its
 	 * runs fall in the lower mode more often, while they are still the
 	 * good end's runs */
-	between = out->z_good >= k && out->z_bad >= k && out->position >= p->decide_band &&
-		  out->position <= 1 - p->decide_band && out->ks_good.p_value < p->alpha_shape &&
-		  out->ks_bad.p_value < p->alpha_shape;
-	need = runs_for_outliers(s.outliers[2]);
-	if (need < p->min_runs)
-		need = p->min_runs;
-	if (like_bad) {
+	l->between = out->z_good >= k && out->z_bad >= k && out->position >= p->decide_band &&
+		     out->position <= 1 - p->decide_band && out->ks_good.p_value < p->alpha_shape &&
+		     out->ks_bad.p_value < p->alpha_shape;
+	l->need = runs_for_outliers(s->outliers[2]);
+	if (l->need < p->min_runs)
+		l->need = p->min_runs;
+	if (l->bad) {
 		/* Two slow runs of three make a good commit look bad; its
 		 * third run then sits on the good side of the midpoint.  Such
 		 * dissenting runs must be a clear minority. */
 		size_t dissent = 0;
 
 		for (size_t i = 0; i < nc; i++)
-			if ((s.t[2][i] - s.med[0]) / gap < 0.5)
+			if ((s->t[2][i] - s->med[0]) / gap < 0.5)
 				dissent++;
-		if (runs_for_outliers(dissent) > need)
-			need = runs_for_outliers(dissent);
-		if (need < p->min_runs_bad)
-			need = p->min_runs_bad;
+		if (runs_for_outliers(dissent) > l->need)
+			l->need = runs_for_outliers(dissent);
+		if (l->need < p->min_runs_bad)
+			l->need = p->min_runs_bad;
 	}
-	next = verdict_next_runs(p, nc, need > nc + 1 ? need : nc + 1);
+}
 
-	if (s.outliers[2] && runs_for_outliers(s.outliers[2]) > nc && next) {
+/* The verdict from the likeness: outliers first, then good, bad,
+ * between, more runs while the ladder has them, else a skip. */
+static void classify_decide(struct verdict *out, const struct verdict_policy *p, const struct likeness *l,
+			    size_t outliers, unsigned next)
+{
+	size_t nc = out->n_cand;
+	double k = out->threshold;
+
+	if (outliers && runs_for_outliers(outliers) > nc && next) {
 		out->kind = VERDICT_NEED_MORE;
 		out->rule = "outliers";
-		set_text(out, "%zu outlier run(s) of %zu: measure the commit %u times",
-			 s.outliers[2], nc, next);
-	} else if (like_good && (nc >= need || (!next && nc >= p->min_runs))) {
+		set_text(out, "%zu outlier run(s) of %zu: measure the commit %u times", outliers, nc, next);
+	} else if (l->good && (nc >= l->need || (!next && nc >= p->min_runs))) {
 		out->kind = VERDICT_GOOD;
 		out->rule = "like-good";
 		set_text(out, "good: %.6g is %+.2f%% from good and %+.2f%% from bad, "
 			 "%.1f standard errors better than bad",
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_bad);
-	} else if (like_bad && nc >= need) {
+	} else if (l->bad && nc >= l->need) {
 		out->kind = VERDICT_BAD;
 		out->rule = "like-bad";
 		set_text(out, "bad: %.6g is %+.2f%% from good and %+.2f%% from bad, "
 			 "%.1f standard errors worse than good",
 			 out->median_cand, out->change_percent, out->change_vs_bad_percent, out->z_good);
-	} else if (between && p->min_runs_between && nc >= need &&
-		   (nc >= p->min_runs_between || !next)) {
+	} else if (l->between && p->min_runs_between && nc >= l->need && (nc >= p->min_runs_between || !next)) {
 		out->kind = VERDICT_BETWEEN;
 		out->rule = "two-changes";
 		set_text(out, "between: %.6g carries %.0f%% of the gap, %.1f standard errors from good and %.1f "
 			 "from bad: two changes, one on each side", out->median_cand, 100 * out->position,
 			 out->z_good, out->z_bad);
 	} else if (next) {
+		int shape = l->shape_good || l->shape_bad;
+
 		out->kind = VERDICT_NEED_MORE;
-		out->rule = like_bad ? "bad-needs-runs" : like_good ? "good-needs-runs" :
-			    shape_good || shape_bad ? "shape" :
-			    between && p->min_runs_between ? "between-needs-runs" : "ambiguous";
+		out->rule = l->bad ? "bad-needs-runs" : l->good ? "good-needs-runs" : shape ? "shape" :
+			    l->between && p->min_runs_between ? "between-needs-runs" : "ambiguous";
 		set_text(out, "%s: %.6g at position %.2f between good and bad: measure the commit %u times",
-			 like_bad ? "looks bad, too few (consistent) runs to trust it" :
-			 like_good ? "looks good, too few runs to trust it" :
-			 shape_good || shape_bad ? "ambiguous, its runs differ in shape from the end it is near" :
-			 "ambiguous", out->median_cand, out->position, next);
+			 l->bad ? "looks bad, too few (consistent) runs to trust it" :
+			 l->good ? "looks good, too few runs to trust it" :
+			 shape ? "ambiguous, its runs differ in shape from the end it is near" : "ambiguous",
+			 out->median_cand, out->position, next);
 	} else {
 		/* apart from both: perhaps a second, partial regression */
 		int apart = out->z_good >= k && out->z_bad >= k;
@@ -543,9 +554,29 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 		set_text(out, "skip: still ambiguous after %zu runs: %.6g at position %.2f%s",
 			 nc, out->median_cand, out->position,
 			 apart ? ", clearly apart from both ends" :
-			 shape_good || shape_bad ? ", its runs differ in shape from the end it is near" : "");
+			 l->shape_good || l->shape_bad ? ", its runs differ in shape from the end it is near" : "");
 	}
 	out->next_runs = out->kind == VERDICT_NEED_MORE ? next : 0;
+}
+
+int verdict_classify(struct verdict *out, const struct verdict_policy *p,
+		     const double *good, size_t ng, const double *bad, size_t nb,
+		     const double *cand, size_t nc, int direction)
+{
+	struct sets s = { .count = 3, .raw = { good, bad, cand }, .n = { ng, nb, nc } };
+	struct likeness l;
+
+	if (direction != 1 && direction != -1)
+		return error("direction must be +1 or -1, not %d", direction);
+	if (check_set(good, ng, "good end") < 0 || check_set(bad, nb, "bad end") < 0 ||
+	    check_set(cand, nc, "commit") < 0)
+		return -1;
+	verdict_start(out, direction);
+	sets_prepare(&s, out, p);
+	classify_stats(out, p, &s, good, ng, bad, nb, cand, nc);
+	classify_likeness(&l, out, p, &s);
+	classify_decide(out, p, &l, s.outliers[2],
+			verdict_next_runs(p, nc, l.need > nc + 1 ? l.need : nc + 1));
 	sets_release(&s);
 	return 0;
 }
