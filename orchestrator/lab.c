@@ -201,12 +201,19 @@ cleanup:
 	return ret;
 }
 
-static int lab_open_as(struct lab *lab, const char *state_dir, int writer)
+static int lab_open_as(struct lab *lab, const char *state_dir_arg, int writer)
 {
 	struct stat st;
+	/* absolute: builds and guests run in other directories (a relative
+	 * --state once made the config merge write the build directory's
+	 * .config under the worktree) */
+	char *abs = realpath(state_dir_arg, NULL);
+	const char *state_dir = abs ? abs : state_dir_arg;
 
 	memset(lab, 0, sizeof(*lab));
 	lab->state_dir = xstrdup(state_dir);
+	free(abs);
+	state_dir = lab->state_dir;
 	lab->db_path = xstrfmt("%s/klab.db", state_dir);
 	lab->config_path = xstrfmt("%s/klab.conf", state_dir);
 	if (stat(lab->db_path, &st) != 0) {

@@ -50,6 +50,9 @@ void perf_release(struct perf *p)
 	free(p->bad_t);
 	free(p->good_kernel);
 	free(p->bad_kernel);
+	for (size_t i = 0; i < p->nr_decided; i++)
+		free(p->decided[i].kernel);
+	free(p->decided);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -733,6 +736,12 @@ static void profile_pair(struct bisect_run *r, const struct pair_side *parent, c
 	perf_release(&prof);
 }
 
+/* One image: the same artifact (one tree) or the same bytes. */
+static int same_kernel(const char *a, const char *b)
+{
+	return !strcmp(a, b) || files_identical(a, b) == 1;
+}
+
 /* Runs and their times, owned. */
 struct runs_buf {
 	double *v, *t;
@@ -758,18 +767,20 @@ static void runs_buf_add(struct runs_buf *b, const double *v, const double *t, s
 }
 
 /* The runs a commit already has for its confirmation: an end's latest
- * `repeat` runs, or the runs of its bisection step (the latest decided
- * one).  None is not an error. */
-static int step_runs_of(struct bisect_run *r, const char *hex, struct runs_buf *out)
+ * `repeat` runs (the end's commit, or a kernel byte for byte the end's),
+ * or the runs of its bisection step (the latest decided one).  None is
+ * not an error. */
+static int step_runs_of(struct bisect_run *r, const char *hex, const char *kernel, struct runs_buf *out)
 {
 	struct perf *p = perf_of(r);
 	struct step *steps = NULL;
 	size_t nr = 0, k;
 	int64_t id = 0;
+	int good_end = !strcmp(hex, r->b->goods[0]) || (kernel && p->good_kernel && same_kernel(kernel, p->good_kernel));
+	int bad_end = !strcmp(hex, r->b->bad) || (kernel && p->bad_kernel && same_kernel(kernel, p->bad_kernel));
 
 	memset(out, 0, sizeof(*out));
-	if (!strcmp(hex, r->b->goods[0]) || !strcmp(hex, r->b->bad)) {
-		int bad_end = !strcmp(hex, r->b->bad);
+	if (good_end || bad_end) {
 		size_t n = bad_end ? p->nb : p->ng;
 		k = n < p->job.repeat ? n : p->job.repeat;
 		runs_buf_add(out, (bad_end ? p->bad : p->good) + n - k, (bad_end ? p->bad_t : p->good_t) + n - k, k);
@@ -806,9 +817,9 @@ static int confirm_measure(struct bisect_run *r, struct pair_side *parent, struc
 	size_t fresh, want;
 	int rc = -1;
 
-	if (step_runs_of(r, parent->hex, &ps) < 0)
+	if (step_runs_of(r, parent->hex, parent->kernel, &ps) < 0)
 		return -1;
-	if (step_runs_of(r, cul->hex, &cs) < 0) {
+	if (step_runs_of(r, cul->hex, cul->kernel, &cs) < 0) {
 		runs_buf_release(&ps);
 		return -1;
 	}
@@ -944,8 +955,62 @@ static void round_prebuild(struct bisect_run *r, const char *hex, char **kernel,
 	kernel_result_release(&kr);
 }
 
+/* A step whose kernel image is byte for byte that of an end or of a
+ * commit this run decided: the same kernel under the same job, so its
+ * mark is inherited and nothing boots (klab's builds are reproducible:
+ * fixed timestamp, user, host and build number; commits that touch no
+ * file the config builds, as comments, documentation or drivers the
+ * guest does not have, give the same image).  Only before the commit has
+ * runs of its own (a multisection slot's runs decide as measured).
+ * 1 inherited (out filled), 0 not. */
+static int inherit_identical(struct bisect_run *r, const struct step *s, const char *kernel,
+			     struct step_outcome *out)
+{
+	struct perf *p = perf_of(r);
+	double *vals = NULL;
+	size_t n = 0, nc = p->nr_decided + 2;
+	int64_t t0 = now_ms();
+
+	if (db_step_metric_values(r->lab->db, s->id, p->job.kpi, &vals, &n) < 0 || n) {
+		free(vals);
+		return 0;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const char *other = i == 0 ? p->good_kernel : i == 1 ? p->bad_kernel : p->decided[i - 2].kernel;
+		const char *hex = i == 0 ? r->b->goods[0] : i == 1 ? r->b->bad : p->decided[i - 2].hex;
+		enum bisect_mark mark = i == 0 ? BISECT_GOOD : i == 1 ? BISECT_BAD : p->decided[i - 2].mark;
+		char *text;
+
+		if (!other || !same_kernel(kernel, other))
+			continue;
+		text = xstrfmt("%s: the kernel is byte for byte %.12s's, so it behaves as that one did (not booted)",
+			       bisect_mark_to_string(mark), hex);
+		db_verdict_store(r->lab->db, s->id, "identical-kernel", NAN, NAN, NULL, text);
+		strbuf_addf(&out->reason, "identical-kernel: %s", text);
+		out->result = mark;
+		out->test_ms = now_ms() - t0;
+		free(text);
+		return 1;
+	}
+	return 0;
+}
+
+static void remember_decided(struct perf *p, const char *hex, const char *kernel, enum bisect_mark mark)
+{
+	struct perf_decided *d;
+
+	if (mark != BISECT_GOOD && mark != BISECT_BAD)
+		return;
+	ALLOC_GROW(p->decided, p->nr_decided + 1, p->alloc_decided);
+	d = &p->decided[p->nr_decided++];
+	d->kernel = xstrdup(kernel);
+	memcpy(d->hex, hex, 41);
+	d->mark = mark;
+}
+
 /* A step of a job bisection: the commit's kernel (checked out only on a
- * store miss), then runs until the rules decide. */
+ * store miss), then, unless its image is one already decided, runs until
+ * the rules decide. */
 static void perf_test(struct bisect_run *r, const struct step *s, struct step_outcome *out)
 {
 	struct kernel_result kr;
@@ -963,9 +1028,15 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 		build_id = kr.build_id;
 	}
 	kernel_result_release(&kr);
+	if (kernel && inherit_identical(r, s, kernel, out)) {
+		free(kernel);
+		return;
+	}
 	t0 = now_ms();
 	out->result = perf_step(r, s, kernel, build_id, &out->reason);
 	out->test_ms = now_ms() - t0;
+	if (kernel)
+		remember_decided(perf_of(r), s->hash, kernel, out->result);
 	if (out->result == BISECT_UNMARKED) {
 		out->why = xstrfmt("klab could not measure %.12s%s%s", s->hash, out->reason.len ? ": " : "",
 				   out->reason.buf);

@@ -31,6 +31,14 @@ struct perf {
 	char *good_kernel, *bad_kernel;
 	int64_t good_build, bad_build;
 	unsigned ref_turn;	/* which end the next fresh run measures */
+	/* kernels this run decided, for steps whose image is byte for byte
+	 * one of them (perf_test inherits the mark, booting nothing) */
+	struct perf_decided {
+		char *kernel;
+		char hex[41];
+		enum bisect_mark mark;
+	} *decided;
+	size_t nr_decided, alloc_decided;
 	/* multisection: the kernels of the round's slots */
 	char **slot_kernel;
 	int64_t *slot_build;

@@ -53,6 +53,15 @@ check "every decided step has its evidence" \
 		     AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.step_id = s.id)")" -eq 0
 check "runs of every boot stored under their step" \
 	test "$(q "SELECT count(*) FROM boots WHERE step_id IS NULL")" -eq 0
+# Reproducible builds (issue 19): the demo's other commits change only
+# comments, so their kernels are byte for byte an end's; such a step takes
+# that end's mark and boots nothing, and says why.
+check "identical kernels: steps inherit an end's mark without a boot" \
+	test "$(q "SELECT count(*) FROM steps s JOIN verdicts v ON v.step_id = s.id WHERE s.bisection_id = 1
+		   AND s.phase = 'bisect' AND v.rule = 'identical-kernel' AND s.verdict IN ('good', 'bad')
+		   AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = s.id)")" -ge 1
+check "identical kernels: the reason names the commit whose kernel it is" \
+	grep -Eq "identical-kernel: (good|bad): the kernel is byte for byte [0-9a-f]{12}'s" "$T/bisect.out"
 k bisect show 1 > "$T/show.out" 2>&1
 check "show prints the job and the evidence" sh -c "grep -q '^job:' '$T/show.out' && grep -q 'rule\\|like-good\\|like-bad' '$T/show.out'"
 # The revert check (issue 17): the bad end without the planted commit
