@@ -201,15 +201,15 @@ static void add_change(struct strbuf *sb, const struct compare_row *r)
 		strbuf_addf(sb, "%+9.1f%%", change);
 }
 
-static void add_row(struct strbuf *sb, const struct compare_row *r, const char *indent)
+static void add_row(struct strbuf *sb, const struct compare_row *r, const char *indent, int width)
 {
 	strbuf_addstr(sb, indent);
-	add_value(sb, 12, r->mean_a);
+	add_value(sb, width, r->mean_a);
 	add_stddev(sb, r->na, r->cv_a);
 	strbuf_addstr(sb, " ");
 	add_change(sb, r);
 	strbuf_addstr(sb, "  ");
-	add_value(sb, 12, r->mean_b);
+	add_value(sb, width, r->mean_b);
 	add_stddev(sb, r->nb, r->cv_b);
 	strbuf_addstr(sb, "   ");
 	strbuf_add_clean(sb, r->name);
@@ -219,9 +219,17 @@ static void add_row(struct strbuf *sb, const struct compare_row *r, const char *
 void compare_format(struct strbuf *sb, const struct compare_row *rows, size_t nr, const char *label_a,
 		    const char *label_b, size_t max, const char *indent)
 {
+	size_t la = strlen(label_a), lb = strlen(label_b);
+	int width = (int)(la > lb ? la : lb);
+
+	/* a variant's whole name over its column, not 12 bytes of it */
+	if (width < 12)
+		width = 12;
+	if (width > COMPARE_LABEL_MAX)
+		width = COMPARE_LABEL_MAX;
 	/* "±" is one column of two bytes: the header lines up by hand */
-	strbuf_addf(sb, "%s%12.12s %-7s%9s  %12.12s %-7s %s\n", indent, label_a, "%stddev", "%change", label_b,
-		    "%stddev", "name");
+	strbuf_addf(sb, "%s%*.*s %-7s%9s  %*.*s %-7s %s\n", indent, width, width, label_a, "%stddev", "%change",
+		    width, width, label_b, "%stddev", "name");
 	/* the rows come by section (compare_sets): each capped on its own,
 	 * so a long list of counters never hides the profile */
 	for (size_t i = 0; i < nr;) {
@@ -237,7 +245,7 @@ void compare_format(struct strbuf *sb, const struct compare_row *rows, size_t nr
 				    (int)strlen(p) - 1, p);
 		}
 		for (size_t k = 0; k < shown; k++)
-			add_row(sb, &rows[i + k], indent);
+			add_row(sb, &rows[i + k], indent, width);
 		if (end - i > shown)
 			strbuf_addf(sb, "%s... %zu more\n", indent, end - i - shown);
 		i = end;

@@ -66,7 +66,12 @@ const char *compare_family(const char *name);
  * other perf-profile row; 0 for a stat that is not a profile row. */
 int compare_profile_section(const char *name);
 
-/* LKP's table: a heading with the sets' labels, then one line per row
+/* The widest a column heading of compare_format grows (labels are cut to
+ * it: runcompare.c keeps a variant's end). */
+#define COMPARE_LABEL_MAX 32
+
+/* LKP's table: a heading with the sets' labels (the two value columns as
+ * wide as the longer one, 12 to COMPARE_LABEL_MAX), then one line per row
  * ("parent ±%stddev %change culprit ±%stddev name"), then each profile
  * section under a line naming it, its change column in points (LKP's
  * "+76.9" without a %); at most max rows per section (0: all) and a
