@@ -72,6 +72,40 @@ fail:
 	return -1;
 }
 
+int runcmp_add_step(struct runcmp *c, sqlite3 *db, const char *label, int64_t step_id, int64_t profile_step)
+{
+	struct runcmp_set *s = runcmp_add_set(c, label);
+	struct db_mon_values *pv = NULL;
+	size_t npv = 0, keep = 0;
+
+	if (db_step_metric_values(db, step_id, c->kpi, &s->kpi, &s->nr_kpi) < 0 ||
+	    db_step_mon_values(db, step_id, &s->vals, &s->nr_vals) < 0 ||
+	    (profile_step && db_step_mon_values(db, profile_step, &pv, &npv) < 0))
+		return -1;
+	if (!profile_step)
+		return 0;
+	/* the profile from the profiled runs, the rest from these */
+	for (size_t i = 0; i < s->nr_vals; i++) {
+		if (compare_profile_section(s->vals[i].name)) {
+			free(s->vals[i].name);
+			free(s->vals[i].v);
+		} else
+			s->vals[keep++] = s->vals[i];
+	}
+	s->vals = xrealloc(s->vals, (keep + npv + 1) * sizeof(*s->vals));
+	for (size_t i = 0; i < npv; i++) {
+		if (compare_profile_section(pv[i].name)) {
+			s->vals[keep++] = pv[i];
+		} else {
+			free(pv[i].name);
+			free(pv[i].v);
+		}
+	}
+	s->nr_vals = keep;
+	free(pv);
+	return 0;
+}
+
 static int by_name(const void *x, const void *y)
 {
 	return strcmp(((const struct db_mon_values *)x)->name, ((const struct db_mon_values *)y)->name);

@@ -56,6 +56,12 @@ int runcmp_load(struct runcmp *c, sqlite3 *db, const int64_t *ids, const char *c
 /* Add a set by hand (tests, or a caller that has the values): label,
  * KPI values and named values are copied. */
 struct runcmp_set *runcmp_add_set(struct runcmp *c, const char *label);
+/* Add a bisection step's runs as a set ("parent", "culprit"; bisect show
+ * and the end of a bisection): the KPI c->kpi of its ok runs and every
+ * monitor stat, its perf-profile rows taken from profile_step instead
+ * when that is not 0 (the profiled runs of the same commit).  -1 after
+ * one error line. */
+int runcmp_add_step(struct runcmp *c, sqlite3 *db, const char *label, int64_t step_id, int64_t profile_step);
 /* The pairs, from the loaded sets (pure).  A perf-profile row one side
  * lacks (or has for fewer runs) was under the agent's 0.5% floor: it
  * counts as 0 in that side's profiled runs, so a symbol that appears is

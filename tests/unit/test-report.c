@@ -259,8 +259,8 @@ static void test_report__chart_has_one_point_group_per_step(void **state)
 	report_render_bisection(&sb, b);
 	assert_int_equal(count(sb.buf, "<svg"), 1);
 	assert_int_equal(count(sb.buf, "<g class=\"step "), b->nr_steps);
-	/* a dot per KPI run: 5 + 5 + 2 + 0 + 3 + 3 + 3 */
-	assert_int_equal(count(sb.buf, "<circle "), 21);
+	/* a dot per KPI run: 5 + 5 + 2 + 0 + 3 + 3 + 3, and the profiled 2 + 2 */
+	assert_int_equal(count(sb.buf, "<circle "), 25);
 	assert_int_equal(count(sb.buf, "class=\"band-good\""), 1);
 	assert_int_equal(count(sb.buf, "class=\"band-bad\""), 1);
 	/* the skipped step (no value) is drawn as a cross */
@@ -276,7 +276,7 @@ static void test_report__loads_what_each_step_needs(void **state)
 
 	load(&r, 0);
 	b = bisection(&r, 1);
-	assert_int_equal(b->nr_steps, 7);
+	assert_int_equal(b->nr_steps, 9);
 	assert_int_equal(b->steps[0].nr_kpi, 5);
 	assert_string_equal(b->steps[2].rule, "like-good");	/* the last verdict decides */
 	assert_string_equal(b->steps[3].build_status, "build-failed");
