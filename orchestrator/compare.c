@@ -57,6 +57,14 @@ int compare_profile_section(const char *name)
 	return 0;
 }
 
+const char *compare_profile_section_name(int section)
+{
+	static const char *const names[] = { "perf-profile.self", "perf-profile.children", "perf-profile.calltrace",
+					     "perf-profile" };
+
+	return section >= 1 && section <= (int)ARRAY_SIZE(names) ? names[section - 1] : NULL;
+}
+
 int compare_stat_changed(const struct compare_stat *s, struct compare_row *row)
 {
 	struct compare_row r;
@@ -239,11 +247,9 @@ void compare_format(struct strbuf *sb, const struct compare_row *rows, size_t nr
 		while (end < nr && compare_profile_section(rows[end].name) == sec)
 			end++;
 		shown = max && end - i > max ? max : end - i;
-		if (sec) {
-			const char *p = profile_sections[sec - 1];
-			strbuf_addf(sb, "\n%s%.*s: %% of the samples, change in points, largest first\n", indent,
-				    (int)strlen(p) - 1, p);
-		}
+		if (sec)
+			strbuf_addf(sb, "\n%s%s: %% of the samples, change in points, largest first\n", indent,
+				    compare_profile_section_name(sec));
 		for (size_t k = 0; k < shown; k++)
 			add_row(sb, &rows[i + k], indent, width);
 		if (end - i > shown)

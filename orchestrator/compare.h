@@ -65,6 +65,8 @@ const char *compare_family(const char *name);
 /* A perf-profile row's section: 1 self, 2 children, 3 calltrace, 4 any
  * other perf-profile row; 0 for a stat that is not a profile row. */
 int compare_profile_section(const char *name);
+/* A section's heading name: "perf-profile.self", ... "perf-profile". */
+const char *compare_profile_section_name(int section);
 
 /* The widest a column heading of compare_format grows (labels are cut to
  * it: runcompare.c keeps a variant's end). */

@@ -1,6 +1,7 @@
 /* The report's reads: the whole lab in one read transaction, filled
  * into report.h's structures. */
 #include "db-int.h"
+#include "monitor.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -244,24 +245,33 @@ static int row_build(sqlite3_stmt *st, void *data)
 	return 0;
 }
 
+/* A monitor's per-run value as db_step_mon_values takes it: a counter's
+ * delta, a level's value after the run (the registry says which). */
 static int row_stat(sqlite3_stmt *st, void *data)
 {
 	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
-	const char *name = (const char *)sqlite3_column_text(st, 1);
+	const char *source = (const char *)sqlite3_column_text(st, 1);
+	const char *stat = (const char *)sqlite3_column_text(st, 2);
+	const char *phase = (const char *)sqlite3_column_text(st, 3);
+	const struct monitor *mon = source ? monitor_find(source) : NULL;
 	struct report_stat *m;
+	char *name;
 
-	if (!s || !name)
+	if (!s || !mon || !stat || !phase || strcmp(phase, mon->counters ? "delta" : "after"))
 		return 0;
+	name = xstrfmt("%s.%s", source, stat);
 	/* rows come sorted by step and name */
 	m = s->nr_stats ? &s->stats[s->nr_stats - 1] : NULL;
 	if (!m || strcmp(m->name, name)) {
 		ALLOC_GROW(s->stats, s->nr_stats + 1, s->alloc_stats);
 		m = &s->stats[s->nr_stats++];
 		memset(m, 0, sizeof(*m));
-		m->name = xstrdup(name);
+		m->name = name;
+	} else {
+		free(name);
 	}
 	ALLOC_GROW(m->v, m->n + 1, m->alloc);
-	m->v[m->n++] = sqlite3_column_double(st, 2);
+	m->v[m->n++] = sqlite3_column_double(st, 4);
 	return 0;
 }
 
@@ -461,12 +471,12 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "JOIN builds bu ON bu.tree = c.tree AND bu.recipe = b.config "
 			 "WHERE b.created_at >= ?1 ORDER BY st.id, bu.id",
 		     since, row_build, &x, "cannot read builds") < 0 ||
-	    each_row(db, "SELECT bo.step_id, m.source || '.' || m.name, m.value FROM steps st "
+	    each_row(db, "SELECT bo.step_id, m.source, m.name, m.phase, m.value FROM steps st "
 			 "JOIN boots bo ON bo.step_id = st.id JOIN runs r ON r.boot_id = bo.id "
 			 "JOIN monitor_stats m ON m.run_id = r.id "
-			 "WHERE st.phase = 'confirm' AND r.status = 'ok' "
-			 "AND (m.phase = 'delta' OR (m.source IN ('meminfo', 'numa-meminfo') AND m.phase = 'after')) "
-			 "ORDER BY bo.step_id, 2, r.id",
+			 "WHERE st.phase IN ('confirm', 'profile') AND r.status = 'ok' "
+			 "AND m.phase IN ('delta', 'after') "
+			 "ORDER BY bo.step_id, m.source || '.' || m.name, r.id",
 		     0, row_stat, &x, "cannot read monitor values") < 0)
 		goto out;
 

@@ -5,6 +5,7 @@
 #include "svg.h"
 #include "stats.h"
 #include "compare.h"
+#include "runcompare.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -579,7 +580,9 @@ static void lkp_row(struct strbuf *sb, const struct compare_row *r)
 {
 	strbuf_addstr(sb, "<tr>");
 	lkp_cell(sb, r->mean_a, r->na, r->cv_a);
-	if (isinf(r->change))
+	if (compare_profile_section(r->name) && isfinite(r->delta))
+		strbuf_addf(sb, "<td class=\"num\">%+.1f</td>", r->delta);	/* points, as LKP */
+	else if (isinf(r->change))
 		strbuf_addstr(sb, "<td class=\"num\">new</td>");
 	else if (isnan(r->change))
 		strbuf_addstr(sb, "<td class=\"num\">-</td>");
@@ -605,48 +608,93 @@ static void what_changed(struct strbuf *sb, const struct compare_row *rows, size
 	strbuf_release(&text);
 }
 
-/* LKP's comparison: parent and culprit, the KPI and every monitor stat
- * whose change is real by compare.c's rule, most significant first. */
-static void comparison_table(struct strbuf *sb, const struct report_bisection *b, const struct report_step *p,
-			     const struct report_step *c)
+/* A step's KPI and monitor stats as a set of runcompare.c's (copied:
+ * the set owns them); with prof, its perf-profile rows from prof. */
+static void add_step_set(struct runcmp *c, const char *label, const struct report_step *s,
+			 const struct report_step *prof)
 {
-	struct compare_stat *st = xcalloc(p->nr_stats + 1, sizeof(*st)), kpi;
-	struct compare_row *rows, kpi_row;
-	size_t n = 0, nr, i = 0, j = 0;
+	struct runcmp_set *set = runcmp_add_set(c, label);
+	size_t n = s->nr_stats + (prof ? prof->nr_stats : 0);
 
-	/* both lists are sorted by name: the stats both sides have */
-	while (i < p->nr_stats && j < c->nr_stats) {
-		int d = strcmp(p->stats[i].name, c->stats[j].name);
-		if (!d)
-			st[n++] = (struct compare_stat){ p->stats[i].name, p->stats[i].v, c->stats[j].v,
-							 p->stats[i].n, c->stats[j].n, 0 };
-		i += d <= 0;
-		j += d >= 0;
+	set->kpi = xcalloc(s->nr_kpi + 1, sizeof(*set->kpi));
+	if (s->nr_kpi)
+		memcpy(set->kpi, s->kpi, s->nr_kpi * sizeof(*s->kpi));
+	set->nr_kpi = s->nr_kpi;
+	set->vals = xcalloc(n + 1, sizeof(*set->vals));
+	for (int from_prof = 0; from_prof < 2; from_prof++) {
+		const struct report_step *src = from_prof ? prof : s;
+
+		for (size_t i = 0; src && i < src->nr_stats; i++) {
+			const struct report_stat *m = &src->stats[i];
+			struct db_mon_values *v;
+
+			/* the profile from the profiled runs, the rest from s */
+			if (prof && !compare_profile_section(m->name) != !from_prof)
+				continue;
+			v = &set->vals[set->nr_vals++];
+			v->name = xstrdup(m->name);
+			v->v = xcalloc(m->n + 1, sizeof(*v->v));
+			if (m->n)
+				memcpy(v->v, m->v, m->n * sizeof(*m->v));
+			v->n = m->n;
+		}
 	}
-	compare_sets(st, n, &rows, &nr);
+}
+
+/* LKP's comparison: parent and culprit, the KPI and every monitor stat
+ * whose change is real by compare.c's rule, most significant first, the
+ * profile (from the profile steps pp and pc, when both ran) in sections
+ * of its own: paired by runcompare.c, as bisect show and klab compare. */
+static void comparison_table(struct strbuf *sb, const struct report_bisection *b, const struct report_step *p,
+			     const struct report_step *c, const struct report_step *pp, const struct report_step *pc)
+{
+	struct runcmp rc = { 0 };
+	const struct runcmp_pair *pair;
+	int section = 0;
+
+	if (!pp || !pc)
+		pp = pc = NULL;
+	rc.kpi = xstrdup(b->kpi ? b->kpi : "KPI");
+	rc.direction = 1;
+	add_step_set(&rc, "parent", p, pp);
+	add_step_set(&rc, "culprit", c, pc);
+	runcmp_compute(&rc);
+	pair = &rc.pairs[0];
 	strbuf_addstr(sb, "<h2 id=\"compare\">Parent and culprit compared</h2>\n");
 	strbuf_addstr(sb, "<p>The confirmation runs, LKP style: mean per run, relative standard deviation, "
 			  "change of the mean; monitor counters are per-run deltas (vmstat, interrupts) or values "
 			  "after the run (meminfo). A monitor row is shown when the change is real by LKP's rule "
 			  "(the runs' ranges apart, by more than half the change from 3 runs each, at least 5%), "
-			  "most significant first (gap over the pooled spread), not largest first.</p>\n");
-	what_changed(sb, rows, nr);
+			  "most significant first (gap over the pooled spread), not largest first.");
+	if (pp)
+		strbuf_addf(sb, " The perf-profile rows come from the profile runs (steps %d and %d) and follow in "
+				"sections of their own: shares of the samples, a row shown from a 1%% share when it "
+				"moves by 0.5 points or more, its change in points, largest first.", pp->seq, pc->seq);
+	strbuf_addstr(sb, "</p>\n");
+	what_changed(sb, pair->rows, pair->nr_rows);
 	strbuf_addstr(sb, "<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">parent mean</th>"
 			  "<th class=\"num\">%stddev</th><th class=\"num\">%change</th><th class=\"num\">culprit mean</th>"
 			  "<th class=\"num\">%stddev</th><th>name</th></tr></thead>\n<tbody>\n");
-	kpi = (struct compare_stat){ b->kpi ? b->kpi : "KPI", p->kpi, c->kpi, p->nr_kpi, c->nr_kpi, 1 };
-	compare_stat_changed(&kpi, &kpi_row);	/* shown whether it changed or not */
-	lkp_row(sb, &kpi_row);
-	for (size_t k = 0; k < nr; k++)
-		lkp_row(sb, &rows[k]);
+	lkp_row(sb, &pair->kpi);	/* shown whether it changed or not */
+	for (size_t k = 0; k < pair->nr_rows; k++) {
+		const struct compare_row *r = &pair->rows[k];
+		int sec = compare_profile_section(r->name);
+
+		if (sec && sec != section) {
+			strbuf_addstr(sb, "<tr><th colspan=\"6\">");
+			html_esc(sb, compare_profile_section_name(sec));
+			strbuf_addstr(sb, ": % of the samples, change in points, largest first</th></tr>\n");
+		}
+		section = sec;
+		lkp_row(sb, r);
+	}
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
-	if (n > nr)
-		strbuf_addf(sb, "<p class=\"muted\">%zu monitor stat%s without a real change not shown.</p>\n", n - nr,
-			    n - nr == 1 ? "" : "s");
-	if (!p->nr_stats && !c->nr_stats)
+	if (pair->nr_stats > pair->nr_rows)
+		strbuf_addf(sb, "<p class=\"muted\">%zu monitor stat%s without a real change not shown.</p>\n",
+			    pair->nr_stats - pair->nr_rows, pair->nr_stats - pair->nr_rows == 1 ? "" : "s");
+	if (!pair->nr_stats)
 		strbuf_addstr(sb, "<p class=\"muted\">No monitor counters were stored for these runs.</p>\n");
-	free(rows);
-	free(st);
+	runcmp_release(&rc);
 }
 
 static void steps_table(struct strbuf *sb, const struct report_bisection *b)
@@ -801,12 +849,14 @@ void report_render_bisection(struct strbuf *out, const struct report_bisection *
 {
 	struct strbuf body = STRBUF_INIT;
 	int job = !strcmp(b->kind, "job");
-	const struct report_step *parent = NULL, *cul = NULL;
+	const struct report_step *parent = NULL, *cul = NULL, *prof_parent = NULL, *prof_cul = NULL;
 	char *title = xstrfmt("klab bisection %lld: %s", (long long)b->id, outcome_text(b));
 
 	if (b->culprit) {
 		cul = find_step(b, "confirm", b->culprit, 0);
 		parent = find_step(b, "confirm", b->culprit, 1);
+		prof_cul = find_step(b, "profile", b->culprit, 0);
+		prof_parent = find_step(b, "profile", b->culprit, 1);
 	}
 	strbuf_addf(&body, "<h1>Bisection %lld: <span class=\"%s\">", (long long)b->id, outcome_class(b));
 	html_esc(&body, outcome_text(b));
@@ -843,7 +893,7 @@ void report_render_bisection(struct strbuf *out, const struct report_bisection *
 		kpi_table(&body, b, parent, cul);
 		revert_section(&body, b);
 		if (parent && cul)
-			comparison_table(&body, b, parent, cul);
+			comparison_table(&body, b, parent, cul, prof_parent, prof_cul);
 	}
 	steps_table(&body, b);
 	evidence(&body, b);

@@ -39,7 +39,7 @@ struct report_step {
 	int boots, boots_ok;
 	char *boot_outcome, *boot_reason, *console_excerpt;	/* the first boot that failed, else the last */
 	struct report_log log, build_log, console, raw;
-	struct report_stat *stats;	/* confirm steps only, sorted by name */
+	struct report_stat *stats;	/* confirm and profile steps only, sorted by name */
 	size_t nr_stats, alloc_stats;
 };
 

@@ -248,6 +248,43 @@ static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
 	report_release(&r);
 }
 
+/* issue 18: the profiled pair's rows on the bisection page, in their own
+ * section after the counters, the largest change in points first. */
+static void test_report__profile_rows_follow_in_their_own_section(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	const char *counters, *self, *first;
+
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	counters = strstr(sb.buf, "<code>vmstat.pgfault</code>");
+	self = strstr(sb.buf, "<tr><th colspan=\"6\">perf-profile.self: % of the samples, change in points, "
+			      "largest first</th></tr>\n");
+	assert_non_null(counters);
+	assert_non_null(self);
+	assert_true(counters < self);
+	first = strchr(self, '\n') + 1;
+	{
+		static const char want[] = "<tr><td class=\"num\">13.5</td><td class=\"num\">± 3%</td>"
+					   "<td class=\"num\">+76.9</td><td class=\"num\">90.4</td>";
+		if (strncmp(first, want, sizeof(want) - 1))
+			fail_msg("first self row: %.200s", first);
+	}
+	assert_non_null(strstr(first, "<code>perf-profile.self.cycles-pp.clear_page_erms</code></td></tr>\n"));
+	assert_true(strstr(sb.buf, "perf-profile.self.cycles-pp.clear_page_erms") <
+		    strstr(sb.buf, "perf-profile.self.cycles-pp.rcu_core"));
+	/* what changed leads with it too */
+	assert_non_null(strstr(sb.buf, "<pre>profile    perf-profile.self.cycles-pp.clear_page_erms 13.5 -&gt; 90.4 "
+				       "(+76.9 points)\n"));
+	/* the profile steps' own counters are not the confirmation's */
+	assert_null(strstr(sb.buf, "77777"));
+	assert_null(strstr(sb.buf, "88888"));
+	assert_non_null(strstr(sb.buf, "perf-profile.self.cycles-pp.&lt;evil&gt;"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
 static void test_report__chart_has_one_point_group_per_step(void **state)
 {
 	struct report r;
@@ -284,6 +321,7 @@ static void test_report__loads_what_each_step_needs(void **state)
 	assert_int_equal(b->steps[4].boots, 4);
 	assert_int_equal(b->steps[4].boots_ok, 3);
 	assert_int_equal(b->steps[6].nr_stats, 4);	/* meminfo after, three vmstat deltas (before/after left out) */
+	assert_int_equal(b->steps[7].nr_stats, 6);	/* the profile step's: five perf-profile levels, a vmstat delta */
 	assert_int_equal(bisection(&r, 2)->argc, 3);
 	assert_int_equal(bisection(&r, 2)->nr_goods, 2);
 	report_release(&r);
@@ -341,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_report__hostile_database_fields_are_escaped),
 		cmocka_unit_test(test_report__unconfirmed_bisection_names_a_suspect),
 		cmocka_unit_test(test_report__chart_has_one_point_group_per_step),
+		cmocka_unit_test(test_report__profile_rows_follow_in_their_own_section),
 		cmocka_unit_test(test_report__loads_what_each_step_needs),
 		cmocka_unit_test(test_report__since_leaves_older_bisections_out),
 		cmocka_unit_test(test_html__escapes_markup_controls_and_broken_utf8),
