@@ -29,7 +29,7 @@ static const char *const report_usage[] = {
 	"rewritten.",
 	"",
 	"  -o, --output DIR   where to write (created if missing)",
-	"  --since DATE       only bisections started on or after DATE",
+	"  --since DATE       only bisections and run sets started on or after DATE",
 	"                     (YYYY-MM-DD or 'YYYY-MM-DD HH:MM', UTC)",
 	NULL
 };

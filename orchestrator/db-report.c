@@ -290,6 +290,51 @@ static int row_host(sqlite3_stmt *st, void *data)
 	return 0;
 }
 
+static int row_run_set(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	struct report_run_set *rs;
+
+	ALLOC_GROW(r->run_sets, r->nr_run_sets + 1, r->alloc_run_sets);
+	rs = &r->run_sets[r->nr_run_sets++];
+	memset(rs, 0, sizeof(*rs));
+	rs->id = sqlite3_column_int64(st, 0);
+	rs->job_path = col_strdup(st, 1);
+	rs->suite = col_strdup(st, 2);
+	rs->testcase = col_strdup(st, 3);
+	rs->kpi = col_strdup(st, 4);
+	rs->commit = col_strdup(st, 5);
+	rs->accel = col_strdup(st, 6);
+	rs->state = col_strdup(st, 7);
+	rs->repeat = sqlite3_column_int(st, 8);
+	rs->created_at = sqlite3_column_int64(st, 9);
+	return 0;
+}
+
+/* r->run_sets is ordered by id, newest first. */
+static int row_run_set_kpi(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	int64_t id = sqlite3_column_int64(st, 0);
+	size_t lo = 0, hi = r->nr_run_sets;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct report_run_set *rs = &r->run_sets[mid];
+
+		if (rs->id == id) {
+			ALLOC_GROW(rs->kpi_values, rs->nr_kpi + 1, rs->alloc_kpi);
+			rs->kpi_values[rs->nr_kpi++] = sqlite3_column_double(st, 1);
+			return 0;
+		}
+		if (rs->id > id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 static int row_track(sqlite3_stmt *st, void *data)
 {
 	struct report *r = data;
@@ -496,7 +541,15 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "WHERE r.status = 'ok' AND tt.created_at >= ?1 ORDER BY tt.track_id, rs.job_path, rs.kpi, r.id",
 		     since, row_tip_kpi, r, "cannot read the tracked KPI") < 0 ||
 	    each_row(db, "SELECT name, uri, cpus, max_guests, accel FROM hosts ORDER BY name", 0, row_host, r,
-		     "cannot read hosts") < 0)
+		     "cannot read hosts") < 0 ||
+	    each_row(db, "SELECT id, job_path, suite, testcase, kpi, commit_hash, accel, state, repeat, created_at "
+			 "FROM run_sets WHERE track_tip_id IS NULL AND created_at >= ?1 ORDER BY id DESC",
+		     since, row_run_set, r, "cannot read run sets") < 0 ||
+	    each_row(db, "SELECT rs.id, sa.value FROM run_sets rs "
+			 "JOIN boots bo ON bo.run_set_id = rs.id JOIN runs r ON r.boot_id = bo.id "
+			 "JOIN samples sa ON sa.run_id = r.id AND sa.metric = rs.kpi AND sa.seq = 0 "
+			 "WHERE r.status = 'ok' AND rs.track_tip_id IS NULL AND rs.created_at >= ?1 ORDER BY rs.id, r.id",
+		     since, row_run_set_kpi, r, "cannot read the run sets' KPI") < 0)
 		goto out;
 	ret = 0;
 out:

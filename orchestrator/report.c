@@ -254,6 +254,10 @@ static void index_bisections(struct strbuf *sb, const struct report *r)
 			add_hash(sb, b->culprit);
 			strbuf_addch(sb, ' ');
 			html_esc(sb, b->culprit_subject);
+			if (find_step(b, "confirm", b->culprit, 0) && find_step(b, "confirm", b->culprit, 1))
+				strbuf_addf(sb, " <a href=\"%s#compare\">what changed%s</a>", file,
+					    find_step(b, "profile", b->culprit, 0) && find_step(b, "profile", b->culprit, 1)
+						    ? ", profile" : "");
 		} else if (b->nr_candidates) {
 			strbuf_addf(sb, "one of %zu", b->nr_candidates);
 		} else {
@@ -352,16 +356,81 @@ static void index_hosts(struct strbuf *sb, const struct report *r)
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
 }
 
+static int comparable(const struct report_run_set *a, const struct report_run_set *b)
+{
+	return a->kpi && b->kpi && a->accel && b->accel && !strcmp(a->kpi, b->kpi) && !strcmp(a->accel, b->accel);
+}
+
+/* The stored run sets klab compare can put side by side: which they are
+ * and the command that compares them (klab compare keeps no record of
+ * which sets one comparison had, so the page cannot pair them itself). */
+static void index_run_sets(struct strbuf *sb, const struct report *r)
+{
+	if (!r->nr_run_sets)
+		return;
+	strbuf_addstr(sb, "<h2 id=\"run-sets\">Run sets</h2>\n<p>Runs of <code>klab run</code>, "
+			  "<code>klab compare</code> and <code>klab reproduce</code>, newest first. "
+			  "<code>klab compare --runset A B</code> puts stored sets side by side (LKP's table; "
+			  "<code>--html FILE</code> writes it as a page); sets of one accelerator only.</p>\n");
+	strbuf_addstr(sb, "<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">id</th><th>job</th>"
+			  "<th>test</th><th>commit</th><th>accelerator</th><th class=\"num\">ok runs</th>"
+			  "<th class=\"num\">KPI median ± %stddev</th><th>KPI</th><th>created</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->nr_run_sets; i++) {
+		const struct report_run_set *rs = &r->run_sets[i];
+
+		strbuf_addf(sb, "<tr id=\"run-set-%lld\"><td class=\"num\">%lld</td><td><code>", (long long)rs->id,
+			    (long long)rs->id);
+		html_esc(sb, rs->job_path);
+		strbuf_addstr(sb, "</code></td><td>");
+		html_esc(sb, rs->suite);
+		strbuf_addch(sb, ' ');
+		html_esc(sb, rs->testcase);
+		strbuf_addstr(sb, "</td><td>");
+		if (rs->commit)
+			add_hash(sb, rs->commit);
+		else
+			strbuf_addstr(sb, "-");
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, rs->accel);
+		strbuf_addf(sb, "</td><td class=\"num\">%zu/%d</td><td class=\"num\">", rs->nr_kpi, rs->repeat);
+		add_median(sb, rs->kpi_values, rs->nr_kpi);
+		strbuf_addstr(sb, "</td><td><code>");
+		html_esc(sb, rs->kpi);
+		strbuf_addstr(sb, "</code></td><td>");
+		add_time(sb, rs->created_at);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
+	/* the newest two of one KPI and accelerator: the likeliest pair */
+	for (size_t i = 1; i < r->nr_run_sets; i++) {
+		const struct report_run_set *a = &r->run_sets[i], *b = NULL;
+
+		for (size_t j = 0; j < i && !b; j++)
+			if (comparable(a, &r->run_sets[j]))
+				b = &r->run_sets[j];
+		if (b) {
+			strbuf_addf(sb, "<p>For example: <code>klab compare --runset %lld %lld --html "
+					"compare-%lld-%lld.html</code></p>\n",
+				    (long long)a->id, (long long)b->id, (long long)a->id, (long long)b->id);
+			break;
+		}
+	}
+}
+
 void report_render_index(struct strbuf *out, const struct report *r)
 {
 	struct strbuf body = STRBUF_INIT;
 
 	strbuf_addstr(&body, "<h1>klab report</h1>\n");
-	strbuf_addf(&body, "<p>%zu bisection%s, %zu tracked branch%s, %zu host%s.</p>\n", r->nr_bisections,
+	strbuf_addf(&body, "<p>%zu bisection%s, %zu tracked branch%s, %zu host%s", r->nr_bisections,
 		    r->nr_bisections == 1 ? "" : "s", r->nr_tracks, r->nr_tracks == 1 ? "" : "es", r->nr_hosts,
 		    r->nr_hosts == 1 ? "" : "s");
+	if (r->nr_run_sets)
+		strbuf_addf(&body, ", %zu run set%s", r->nr_run_sets, r->nr_run_sets == 1 ? "" : "s");
+	strbuf_addstr(&body, ".</p>\n");
 	index_bisections(&body, r);
 	index_tracks(&body, r);
+	index_run_sets(&body, r);
 	index_hosts(&body, r);
 	html_page(out, "klab report", body.buf);
 	strbuf_release(&body);
@@ -1158,5 +1227,17 @@ void report_release(struct report *r)
 		free(r->hosts[i].accel);
 	}
 	free(r->hosts);
+	for (size_t i = 0; i < r->nr_run_sets; i++) {
+		struct report_run_set *rs = &r->run_sets[i];
+		free(rs->job_path);
+		free(rs->suite);
+		free(rs->testcase);
+		free(rs->kpi);
+		free(rs->commit);
+		free(rs->accel);
+		free(rs->state);
+		free(rs->kpi_values);
+	}
+	free(r->run_sets);
 	memset(r, 0, sizeof(*r));
 }

@@ -96,6 +96,18 @@ struct report_host {
 	int max_guests;
 };
 
+/* A stored run set of klab run, klab compare or klab reproduce (a
+ * tracked tip's belong to its track): what `klab compare --runset`
+ * takes. */
+struct report_run_set {
+	int64_t id;
+	char *job_path, *suite, *testcase, *kpi, *commit, *accel, *state;
+	int repeat;
+	int64_t created_at;
+	double *kpi_values;	/* the KPI of each ok run */
+	size_t nr_kpi, alloc_kpi;
+};
+
 struct report {
 	struct report_bisection *bisections;	/* newest first */
 	size_t nr_bisections, alloc_bisections;
@@ -103,6 +115,8 @@ struct report {
 	size_t nr_tracks, alloc_tracks;
 	struct report_host *hosts;
 	size_t nr_hosts, alloc_hosts;
+	struct report_run_set *run_sets;	/* newest first */
+	size_t nr_run_sets, alloc_run_sets;
 };
 
 void report_release(struct report *r);

@@ -285,6 +285,32 @@ static void test_report__profile_rows_follow_in_their_own_section(void **state)
 	report_release(&r);
 }
 
+/* klab compare's stored run sets on the index, with the command that
+ * compares them; the bisection's row links to its comparison. */
+static void test_report__index_lists_run_sets_and_links_comparisons(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&r, 0);
+	assert_int_equal(r.nr_run_sets, 2);	/* the track's three are its own */
+	assert_int_equal(r.run_sets[0].id, 5);
+	assert_int_equal(r.run_sets[0].nr_kpi, 2);	/* the panicked boot has no run */
+	report_render_index(&sb, &r);
+	assert_non_null(strstr(sb.buf, "1 host, 2 run sets.</p>"));
+	assert_non_null(strstr(sb.buf, "<tr id=\"run-set-5\"><td class=\"num\">5</td><td><code>jobs/thp "
+				       "&lt;b&gt;always&lt;/b&gt;.yaml</code></td>"));
+	assert_non_null(strstr(sb.buf, "<td class=\"num\">2/3</td><td class=\"num\">97750 ±0%</td>"));
+	assert_non_null(strstr(sb.buf, "<code>klab compare --runset 4 5 --html compare-4-5.html</code>"));
+	assert_null(strstr(sb.buf, "<b>always"));
+	assert_non_null(strstr(sb.buf, "<a href=\"bisect-1.html#compare\">what changed, profile</a>"));
+	strbuf_release(&sb);
+	report_release(&r);
+	load(&r, 1700300000);	/* --since after them: none */
+	assert_int_equal(r.nr_run_sets, 0);
+	report_release(&r);
+}
+
 static void test_report__chart_has_one_point_group_per_step(void **state)
 {
 	struct report r;
@@ -380,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_report__unconfirmed_bisection_names_a_suspect),
 		cmocka_unit_test(test_report__chart_has_one_point_group_per_step),
 		cmocka_unit_test(test_report__profile_rows_follow_in_their_own_section),
+		cmocka_unit_test(test_report__index_lists_run_sets_and_links_comparisons),
 		cmocka_unit_test(test_report__loads_what_each_step_needs),
 		cmocka_unit_test(test_report__since_leaves_older_bisections_out),
 		cmocka_unit_test(test_html__escapes_markup_controls_and_broken_utf8),

@@ -2,7 +2,7 @@
 -- reference runs, steps, verdicts, samples, monitor counters, the
 -- confirmation pair and the profiled pair after it (perf-profile rows as
 -- the demo range's: clear_page_erms 13.5% -> 90.4%); a command
--- bisection; a tracked branch; a host.
+-- bisection; a tracked branch; two run sets of klab compare; a host.
 -- Text that came from outside is hostile on purpose.
 INSERT INTO repos (id, path, created_at) VALUES (1, '/srv/linux & "friends"', 1700000000);
 
@@ -144,6 +144,18 @@ INSERT INTO tk VALUES (1, 1, 99000), (1, 2, 101000), (1, 3, 100000), (2, 1, 1005
 INSERT INTO boots (id, run_set_id, accel, outcome, started_at) SELECT 1000 + rs * 10 + k, rs, 'tcg', 'ok', 1700000000 FROM tk;
 INSERT INTO runs (id, boot_id, iteration, status, started_at) SELECT 1000 + rs * 10 + k, 1000 + rs * 10 + k, k, 'ok', 1700000000 FROM tk;
 INSERT INTO samples (run_id, metric, seq, value) SELECT 1000 + rs * 10 + k, 'will-it-scale.per_process_ops', 0, value FROM tk;
+
+-- klab compare of one commit under two job variants: two run sets of no
+-- track, one boot of the second failed; a hostile job path.
+INSERT INTO run_sets (id, job_path, job_hash, suite, testcase, kpi, kernel, commit_hash, uri, accel, repeat, state, created_at, track_tip_id) VALUES
+ (4, 'jobs/thp <b>always</b>.yaml', 'h4', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '4444444444444444444444444444444444444444', 'qemu:///system', 'tcg', 3, 'done', 1700200000, NULL),
+ (5, 'jobs/thp <b>always</b>.yaml', 'h5', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '4444444444444444444444444444444444444444', 'qemu:///system', 'tcg', 3, 'done', 1700200000, NULL);
+CREATE TEMP TABLE ck (rs INTEGER, k INTEGER, value REAL);
+INSERT INTO ck VALUES (4, 1, 120000), (4, 2, 121000), (4, 3, 119500), (5, 1, 98000), (5, 2, 97500);
+INSERT INTO boots (id, run_set_id, accel, outcome, started_at) SELECT 2000 + rs * 10 + k, rs, 'tcg', 'ok', 1700200000 FROM ck;
+INSERT INTO boots (id, run_set_id, accel, outcome, started_at) VALUES (2053, 5, 'tcg', 'panic', 1700200000);
+INSERT INTO runs (id, boot_id, iteration, status, started_at) SELECT 2000 + rs * 10 + k, 2000 + rs * 10 + k, k, 'ok', 1700200000 FROM ck;
+INSERT INTO samples (run_id, metric, seq, value) SELECT 2000 + rs * 10 + k, 'will-it-scale.per_process_ops', 0, value FROM ck;
 
 INSERT INTO hosts (id, name, uri, cpus, max_guests, accel, created_at) VALUES
  (1, 'lab-1', 'qemu+ssh://lab-1/system?keyfile=/k&x="y"', '2-31', 4, 'kvm', 1700000000);
