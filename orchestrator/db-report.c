@@ -93,6 +93,9 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 	b->kind = col_strdup(st, 2);
 	b->state = col_strdup(st, 3);
 	b->result = col_strdup(st, 4);
+	b->kind_id = bisection_kind_from_string(b->kind);
+	b->state_id = bisection_state_from_string(b->state);
+	b->result_id = bisection_result_from_string(b->result);
 	b->message = col_strdup(st, 5);
 	col_hex(st, 6, b->bad);
 	b->job_path = col_strdup(st, 7);
@@ -168,6 +171,9 @@ static int row_step(sqlite3_stmt *st, void *data)
 	s->phase = col_strdup(st, 4);
 	s->status = col_strdup(st, 5);
 	s->verdict = col_strdup(st, 6);
+	s->phase_id = step_phase_from_string(s->phase);
+	s->status_id = step_status_from_string(s->status);
+	s->mark = bisect_mark_from_string(s->verdict);
 	s->reason = col_strdup(st, 7);
 	s->exit_code = sqlite3_column_int(st, 8);
 	s->test_ms = sqlite3_column_int64(st, 9);

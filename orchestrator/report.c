@@ -65,10 +65,11 @@ static void add_median(struct strbuf *sb, const double *v, size_t n)
 	strbuf_addf(sb, " ±%.0f%%", stats_cv_percent(v, n));
 }
 
-static const char *verdict_class(const char *verdict)
+/* A step's verdict as a CSS class: its mark's name, "none" unmarked. */
+static const char *verdict_class(int mark)
 {
-	if (verdict && (!strcmp(verdict, "good") || !strcmp(verdict, "bad") || !strcmp(verdict, "skip")))
-		return verdict;
+	if (mark == BISECT_GOOD || mark == BISECT_BAD || mark == BISECT_SKIP)
+		return bisect_mark_to_string(mark);
 	return "none";
 }
 
@@ -138,38 +139,38 @@ static void add_range(struct strbuf *sb, const struct report_bisection *b)
 
 static const char *outcome_text(const struct report_bisection *b)
 {
-	if (b->result) {
-		if (!strcmp(b->result, "culprit"))
-			return "culprit found";
-		if (!strcmp(b->result, "skipped-only"))
-			return "only skipped commits left";
-		if (!strcmp(b->result, "not-reproduced"))
-			return "regression not reproduced";
-		if (!strcmp(b->result, "unconfirmed"))
-			return "culprit not confirmed";
+	switch (b->result_id) {
+	case BISECTION_NO_RESULT:
+		return b->state;
+	case BISECTION_CULPRIT:
+		return "culprit found";
+	case BISECTION_SKIPPED_ONLY:
+		return "only skipped commits left";
+	case BISECTION_NOT_REPRODUCED:
+		return "regression not reproduced";
+	case BISECTION_UNCONFIRMED:
+		return "culprit not confirmed";
+	default:	/* error, or a name the table lacks: as stored */
 		return b->result;
 	}
-	return b->state;
 }
 
 static const char *outcome_class(const struct report_bisection *b)
 {
-	if (b->result && !strcmp(b->result, "culprit"))
-		return "bad";
-	if (b->result && !strcmp(b->result, "error"))
+	if (b->result_id == BISECTION_CULPRIT || b->result_id == BISECTION_ERROR)
 		return "bad";
 	return "muted";
 }
 
 /* The last done step of a phase, optionally of one commit. */
-static const struct report_step *find_step(const struct report_bisection *b, const char *phase, const char *hash,
-					   int other_than)
+static const struct report_step *find_step(const struct report_bisection *b, enum step_phase phase,
+					   const char *hash, int other_than)
 {
 	const struct report_step *found = NULL;
 
 	for (size_t i = 0; i < b->nr_steps; i++) {
 		const struct report_step *s = &b->steps[i];
-		if (strcmp(s->phase, phase) || strcmp(s->status, "done"))
+		if (s->phase_id != (int)phase || s->status_id != STEP_DONE)
 			continue;
 		if (hash && !other_than && strcmp(s->hash, hash))
 			continue;
@@ -182,12 +183,12 @@ static const struct report_step *find_step(const struct report_bisection *b, con
 
 static const struct report_step *good_reference(const struct report_bisection *b)
 {
-	return b->nr_goods ? find_step(b, "reference", b->goods[0], 0) : NULL;
+	return b->nr_goods ? find_step(b, STEP_PHASE_REFERENCE, b->goods[0], 0) : NULL;
 }
 
 static const struct report_step *bad_reference(const struct report_bisection *b)
 {
-	return find_step(b, "reference", b->bad, 0);
+	return find_step(b, STEP_PHASE_REFERENCE, b->bad, 0);
 }
 
 /* "1234 → 567 (-54.1%)" from the reference runs. */
@@ -240,7 +241,7 @@ static void index_bisections(struct strbuf *sb, const struct report *r)
 		strbuf_addstr(sb, "</td><td>");
 		add_range(sb, b);
 		strbuf_addstr(sb, "</td><td>");
-		if (!strcmp(b->kind, "job")) {
+		if (b->kind_id == BISECTION_JOB) {
 			strbuf_addstr(sb, "job <code>");
 			html_esc(sb, b->job_path);
 			strbuf_addstr(sb, "</code>");
@@ -254,9 +255,9 @@ static void index_bisections(struct strbuf *sb, const struct report *r)
 			add_hash(sb, b->culprit);
 			strbuf_addch(sb, ' ');
 			html_esc(sb, b->culprit_subject);
-			if (find_step(b, "confirm", b->culprit, 0) && find_step(b, "confirm", b->culprit, 1))
+			if (find_step(b, STEP_PHASE_CONFIRM, b->culprit, 0) && find_step(b, STEP_PHASE_CONFIRM, b->culprit, 1))
 				strbuf_addf(sb, " <a href=\"%s#compare\">what changed%s</a>", file,
-					    find_step(b, "profile", b->culprit, 0) && find_step(b, "profile", b->culprit, 1)
+					    find_step(b, STEP_PHASE_PROFILE, b->culprit, 0) && find_step(b, STEP_PHASE_PROFILE, b->culprit, 1)
 						    ? ", profile" : "");
 		} else if (b->nr_candidates) {
 			strbuf_addf(sb, "one of %zu", b->nr_candidates);
@@ -444,7 +445,7 @@ static void step_title(struct strbuf *t, const struct report_bisection *b, const
 	if (s->subject)
 		strbuf_addf(t, " %s", s->subject);
 	strbuf_addf(t, "\n%s", s->verdict ? s->verdict : s->status);
-	if (!strcmp(b->kind, "job")) {
+	if (b->kind_id == BISECTION_JOB) {
 		strbuf_addstr(t, ": ");
 		if (s->nr_kpi)
 			strbuf_addf(t, "median %.6g ±%.0f%%, %zu runs, min %.6g, max %.6g", stats_median(s->kpi, s->nr_kpi),
@@ -488,10 +489,10 @@ static void bisection_chart(struct strbuf *sb, const struct report_bisection *b)
 		snprintf(labels[i], sizeof(labels[i]), "%d", s->seq);
 		pts[i].v = s->kpi;
 		pts[i].n = s->nr_kpi;
-		pts[i].cls = verdict_class(s->verdict);
+		pts[i].cls = verdict_class(s->mark);
 		pts[i].label = labels[i];
 		pts[i].title = titles[i].buf;
-		pts[i].mark = b->culprit && !strcmp(s->hash, b->culprit) && !strcmp(s->phase, "confirm") ? "culprit" : NULL;
+		pts[i].mark = b->culprit && !strcmp(s->hash, b->culprit) && s->phase_id == STEP_PHASE_CONFIRM ? "culprit" : NULL;
 	}
 	add_band(bands, &nb, good_reference(b), "good", "good reference");
 	add_band(bands, &nb, bad_reference(b), "bad", "bad reference");
@@ -521,7 +522,7 @@ static void bisection_chart(struct strbuf *sb, const struct report_bisection *b)
 
 static int unconfirmed(const struct report_bisection *b)
 {
-	return b->result && !strcmp(b->result, "unconfirmed");
+	return b->result_id == BISECTION_UNCONFIRMED;
 }
 
 static void culprit_box(struct strbuf *sb, const struct report_bisection *b)
@@ -580,7 +581,7 @@ static void kpi_row(struct strbuf *sb, const char *label, const struct report_st
 		strbuf_addf(sb, "%+.1f%%", stats_change_percent(good_median, stats_median(s->kpi, s->nr_kpi)));
 	else
 		strbuf_addstr(sb, "-");
-	strbuf_addf(sb, "</td><td class=\"num\">%zu</td><td class=\"%s\">", s->nr_kpi, verdict_class(s->verdict));
+	strbuf_addf(sb, "</td><td class=\"num\">%zu</td><td class=\"%s\">", s->nr_kpi, verdict_class(s->mark));
 	html_esc(sb, s->verdict ? s->verdict : s->status);
 	strbuf_addstr(sb, "</td></tr>\n");
 }
@@ -768,7 +769,7 @@ static void comparison_table(struct strbuf *sb, const struct report_bisection *b
 
 static void steps_table(struct strbuf *sb, const struct report_bisection *b)
 {
-	int job = !strcmp(b->kind, "job");
+	int job = b->kind_id == BISECTION_JOB;
 
 	strbuf_addstr(sb, "<h2 id=\"steps\">Steps</h2>\n");
 	if (!b->nr_steps) {
@@ -791,7 +792,7 @@ static void steps_table(struct strbuf *sb, const struct report_bisection *b)
 		add_hash(sb, s->hash);
 		strbuf_addstr(sb, "</td>");
 		add_subject_cell(sb, s->subject);
-		strbuf_addf(sb, "<td class=\"%s\">", verdict_class(s->verdict));
+		strbuf_addf(sb, "<td class=\"%s\">", verdict_class(s->mark));
 		html_esc(sb, s->verdict ? s->verdict : s->status);
 		strbuf_addstr(sb, "</td><td class=\"reason\">");
 		html_esc(sb, s->reason);
@@ -876,7 +877,7 @@ static void evidence(struct strbuf *sb, const struct report_bisection *b)
 static void reproduce(struct strbuf *sb, const struct report_bisection *b, const struct report_step *parent)
 {
 	strbuf_addstr(sb, "<h2 id=\"reproduce\">How to reproduce</h2>\n<pre>");
-	if (!strcmp(b->kind, "job") && b->culprit) {
+	if (b->kind_id == BISECTION_JOB && b->culprit) {
 		strbuf_addstr(sb, "klab run --job ");
 		add_shell_word(sb, b->job_path ? b->job_path : "JOB");
 		strbuf_addstr(sb, " --repo ");
@@ -902,7 +903,7 @@ static void reproduce(struct strbuf *sb, const struct report_bisection *b, const
 		}
 		strbuf_addstr(sb, " --bad ");
 		html_esc(sb, b->bad);
-		if (!strcmp(b->kind, "job")) {
+		if (b->kind_id == BISECTION_JOB) {
 			strbuf_addstr(sb, " --job ");
 			add_shell_word(sb, b->job_path ? b->job_path : "JOB");
 		} else {
@@ -917,15 +918,15 @@ static void reproduce(struct strbuf *sb, const struct report_bisection *b, const
 void report_render_bisection(struct strbuf *out, const struct report_bisection *b)
 {
 	struct strbuf body = STRBUF_INIT;
-	int job = !strcmp(b->kind, "job");
+	int job = b->kind_id == BISECTION_JOB;
 	const struct report_step *parent = NULL, *cul = NULL, *prof_parent = NULL, *prof_cul = NULL;
 	char *title = xstrfmt("klab bisection %lld: %s", (long long)b->id, outcome_text(b));
 
 	if (b->culprit) {
-		cul = find_step(b, "confirm", b->culprit, 0);
-		parent = find_step(b, "confirm", b->culprit, 1);
-		prof_cul = find_step(b, "profile", b->culprit, 0);
-		prof_parent = find_step(b, "profile", b->culprit, 1);
+		cul = find_step(b, STEP_PHASE_CONFIRM, b->culprit, 0);
+		parent = find_step(b, STEP_PHASE_CONFIRM, b->culprit, 1);
+		prof_cul = find_step(b, STEP_PHASE_PROFILE, b->culprit, 0);
+		prof_parent = find_step(b, STEP_PHASE_PROFILE, b->culprit, 1);
 	}
 	strbuf_addf(&body, "<h1>Bisection %lld: <span class=\"%s\">", (long long)b->id, outcome_class(b));
 	html_esc(&body, outcome_text(b));

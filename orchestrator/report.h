@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util/strbuf.h"
+#include "bisect.h"
+#include "db.h"
 #include "revert.h"
 
 /* A copied log: the page links `name` (relative to the report) when the
@@ -29,6 +31,10 @@ struct report_step {
 	int seq;
 	char hash[41];
 	char *phase, *status, *verdict, *reason, *subject;
+	/* phase, status and verdict parsed when loaded (enum step_phase,
+	 * enum step_status, enum bisect_mark); -1: a name klab's tables
+	 * lack, shown as stored */
+	int phase_id, status_id, mark;
 	int exit_code;		/* -1: none */
 	int64_t test_ms;
 	double *kpi;		/* KPI of every ok run, in run order */
@@ -46,6 +52,7 @@ struct report_step {
 struct report_bisection {
 	int64_t id;
 	char *repo, *kind, *state, *result, *message;
+	int kind_id, state_id, result_id;	/* parsed when loaded, as a step's; -1 unknown */
 	char bad[41];
 	char (*goods)[41];
 	size_t nr_goods, alloc_goods;

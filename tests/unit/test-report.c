@@ -238,6 +238,7 @@ static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
 	assert_non_null(b->culprit);
 	free(b->result);
 	b->result = xstrdup("unconfirmed");
+	b->result_id = BISECTION_UNCONFIRMED;	/* as db_report_load parses it */
 	report_render_bisection(&sb, b);
 	assert_non_null(strstr(sb.buf, "<title>klab bisection 1: culprit not confirmed</title>"));
 	assert_non_null(strstr(sb.buf, "Suspect, NOT confirmed"));
