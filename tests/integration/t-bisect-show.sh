@@ -33,6 +33,24 @@ check "the profile's sections come after the counters" \
 	sh -c "[ \$(grep -n 'vmstat.pgfault\$' '$T/show.out' | cut -d: -f1) -lt \$(grep -n '^  perf-profile.self: ' '$T/show.out' | cut -d: -f1) ]"
 check "no control or markup issue: the hostile name is printed as text" grep -q "perf-profile.self.cycles-pp.<evil>\$" "$T/show.out"
 
+# the notice of the same bisection (mail to an SMTP sink on loopback)
+# ranks its monitors the same way: the profile's rows in points
+PY=${PYTHON3:-python3}
+mkdir -p "$T/smtp"
+"$PY" "$KLAB_SRCDIR/tests/integration/notify-peers.py" smtp "$T/smtp" 2>"$T/smtp/stderr" &
+smtp_pid=$!
+trap 'kill $smtp_pid 2>/dev/null' EXIT
+i=0
+while [ ! -s "$T/smtp/port" ] && [ "$i" -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+printf 'notify_mail_to = dev@example.org\nnotify_mail_from = klab@example.org\nsmtp_url = smtp://127.0.0.1:%s\nnotify_timeout = 5\n' \
+	"$(cat "$T/smtp/port")" >>"$lab/klab.conf"
+"$KLAB" --state "$lab" notify send 1 >"$T/send.out" 2>&1
+check "the notice: clear_page_erms with its change in points" \
+	grep -q "^ *13.5 *90.4 *+76.9   perf-profile.self.cycles-pp.clear_page_erms" "$T/smtp/msg-1.eml"
+check "the notice says the profile rows are points" grep -q "^  (perf-profile rows: % of the samples in the profile runs, change in points)" "$T/smtp/msg-1.eml"
+check "the notice: counters keep their %change" grep -q "^ *2.33333 *5156.67 *+220900.0%  vmstat.thp_fault_alloc" "$T/smtp/msg-1.eml"
+kill $smtp_pid 2>/dev/null
+
 # no confirm pair (a bisection stopped before it): the good and bad ends
 sqlite3 "$lab/klab.db" "DELETE FROM steps WHERE phase IN ('confirm', 'profile') AND bisection_id = 1"
 "$KLAB" --state "$lab" bisect show 1 >"$T/ends.out" 2>&1
