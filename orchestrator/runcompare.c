@@ -234,12 +234,21 @@ static char *column_label(const struct runcmp *c, const char *label, char letter
 	strbuf_add_clean(&clean, label);
 	if (!c->by_label)
 		strbuf_addf(&sb, "%c:", letter);
-	if (clean.len <= room)
+	if (clean.len <= room) {
 		strbuf_addstr(&sb, clean.buf);
-	else if (strchr(clean.buf, '='))
-		strbuf_addf(&sb, "...%s", clean.buf + clean.len - (room - 3));
-	else
-		strbuf_addf(&sb, "%.*s...", (int)(room - 3), clean.buf);
+	} else if (strchr(clean.buf, '=')) {
+		const char *from = clean.buf + clean.len - (room - 3);
+
+		while ((*from & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+			from++;
+		strbuf_addf(&sb, "...%s", from);
+	} else {
+		size_t n = room - 3;
+
+		while (n && (clean.buf[n] & 0xc0) == 0x80)
+			n--;
+		strbuf_addf(&sb, "%.*s...", (int)n, clean.buf);
+	}
 	strbuf_release(&clean);
 	return strbuf_detach(&sb, NULL);
 }

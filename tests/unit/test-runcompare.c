@@ -430,6 +430,15 @@ static void test_format__headings_carry_the_whole_variant_name(void **state)
 				     "will-it-scale.per_process_ops\n"));
 	/* 32 at most: a longer variant keeps its end */
 	assert_non_null(strstr(sb.buf, "  C:...ompaction_proactiveness=100 %stddev name\n"));
+	strbuf_reset(&sb);
+	/* never cut inside a UTF-8 character: "é" is 2 bytes at the cut */
+	free(c.sets[2].label);
+	c.sets[2].label = xstrdup("sysctl.x=\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+				  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	runcmp_format(&sb, &c, 0);
+	head = strstr(sb.buf, "C:...");
+	assert_non_null(head);
+	assert_int_equal((unsigned char)head[5], 0xc3);
 	strbuf_release(&sb);
 	runcmp_release(&c);
 }
