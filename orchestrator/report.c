@@ -668,11 +668,15 @@ static void lkp_row(struct strbuf *sb, const struct compare_row *r)
 static void what_changed(struct strbuf *sb, const struct compare_row *rows, size_t n)
 {
 	struct strbuf text = STRBUF_INIT;
+	int profile = 0;
 
 	compare_summary(&text, rows, n, 3, "");
 	if (!text.len)
 		return;
-	strbuf_addstr(sb, "<p>What changed, most significant first in each family:</p>\n<pre>");
+	for (size_t i = 0; i < n && !profile; i++)
+		profile = compare_profile_section(rows[i].name) != 0;
+	strbuf_addf(sb, "<p>What changed, most significant first in each family%s:</p>\n<pre>",
+		    profile ? " (the profile: the largest change in points first)" : "");
 	html_esc(sb, text.buf);
 	strbuf_addstr(sb, "</pre>\n");
 	strbuf_release(&text);
