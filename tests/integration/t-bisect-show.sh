@@ -51,6 +51,12 @@ check "the notice says the profile rows are points" grep -q "^  (perf-profile ro
 check "the notice: counters keep their %change" grep -q "^ *2.33333 *5156.67 *+220900.0%  vmstat.thp_fault_alloc" "$T/smtp/msg-1.eml"
 kill $smtp_pid 2>/dev/null
 
+# a failed confirmation names a suspect, never a culprit
+sqlite3 "$lab/klab.db" "UPDATE bisections SET result = 'unconfirmed' WHERE id = 1"
+"$KLAB" --state "$lab" bisect show 1 >"$T/suspect.out" 2>&1
+check "unconfirmed: suspect against parent" grep -q "^suspect against parent: " "$T/suspect.out"
+check "unconfirmed: no culprit column" sh -c "! grep -q ' culprit %stddev' '$T/suspect.out'"
+
 # no confirm pair (a bisection stopped before it): the good and bad ends
 sqlite3 "$lab/klab.db" "DELETE FROM steps WHERE phase IN ('confirm', 'profile') AND bisection_id = 1"
 "$KLAB" --state "$lab" bisect show 1 >"$T/ends.out" 2>&1
