@@ -15,6 +15,7 @@
 #include "notify.h"
 #include "perfbisect.h"
 #include "revert.h"
+#include "runcompare.h"
 #include "job.h"
 #include "util/util.h"
 #include "util/strbuf.h"
@@ -99,7 +100,9 @@ static const char *const bisect_usage[] = {
 	"                    (kept); one that ended 'not reproduced' goes on with",
 	"                    the runs it has, measuring the ends further",
 	"list    one line per bisection: id, state, result, culprit, steps, repository",
-	"show    state, command, steps and culprit of one bisection",
+	"show    state, command, steps and culprit of one bisection; for a job,",
+	"        what changed (as klab compare prints it): culprit against parent",
+	"        (the profile from the profile runs), else bad end against good",
 	"log     the bisection as a replayable 'git bisect' log",
 	"",
 	"Exit status: 0 first bad commit found (a job's: and confirmed), 3 only",
@@ -900,6 +903,68 @@ static void print_evidence(struct lab *lab, const struct bisection *b, const str
 	}
 }
 
+/* The latest finished step of `phase` at `hash` (other: at any other
+ * commit); -1 when none. */
+static ssize_t latest_step(const struct step *steps, size_t nr, enum step_phase phase, const char *hash, int other)
+{
+	ssize_t found = -1;
+
+	for (size_t i = 0; hash && i < nr; i++)
+		if (steps[i].phase_id == phase && steps[i].status_id == STEP_DONE &&
+		    (strcmp(steps[i].hash, hash) != 0) == other)
+			found = (ssize_t)i;
+	return found;
+}
+
+/* What changed (issue 18), as klab compare prints it (runcompare.c):
+ * parent against culprit from the confirm steps, the profile from the
+ * profile steps; while there is no confirmed pair, the good end against
+ * the bad one (the reference steps). */
+static void print_what_changed(struct lab *lab, const struct bisection *b, const struct step *steps, size_t nr)
+{
+	struct runcmp c = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	const char *la = "parent", *lb = b->result_id == BISECTION_UNCONFIRMED ? "suspect" : "culprit";
+	ssize_t a = -1, z = -1, pa = -1, pz = -1;
+
+	if (!b->job_path)
+		return;
+	if (b->culprit) {
+		a = latest_step(steps, nr, STEP_PHASE_CONFIRM, b->culprit, 1);
+		z = latest_step(steps, nr, STEP_PHASE_CONFIRM, b->culprit, 0);
+		pa = latest_step(steps, nr, STEP_PHASE_PROFILE, b->culprit, 1);
+		pz = latest_step(steps, nr, STEP_PHASE_PROFILE, b->culprit, 0);
+	}
+	if (a < 0 || z < 0) {
+		la = "good";
+		lb = "bad";
+		a = b->nr_goods ? latest_step(steps, nr, STEP_PHASE_REFERENCE, b->goods[0], 0) : -1;
+		z = latest_step(steps, nr, STEP_PHASE_REFERENCE, b->bad, 0);
+		pa = pz = -1;
+	}
+	if (a < 0 || z < 0)
+		return;
+	if (pa < 0 || pz < 0)
+		pa = pz = -1;
+	c.kpi = xstrdup(b->kpi ? b->kpi : "");
+	c.direction = 1;
+	c.by_label = 1;
+	if (runcmp_add_step(&c, lab->db, la, steps[a].id, pa < 0 ? 0 : steps[pa].id) < 0 ||
+	    runcmp_add_step(&c, lab->db, lb, steps[z].id, pz < 0 ? 0 : steps[pz].id) < 0)
+		goto out;
+	runcmp_compute(&c);
+	printf("\nmonitors, %s %.12s -> %s %.12s (steps %d and %d", la, steps[a].hash, lb, steps[z].hash,
+	       steps[a].seq, steps[z].seq);
+	if (pa >= 0)
+		printf(", the profile from steps %d and %d", steps[pa].seq, steps[pz].seq);
+	printf("):\n");
+	runcmp_format_pair(&sb, &c, 0, 25);
+	fputs(sb.buf, stdout);
+out:
+	strbuf_release(&sb);
+	runcmp_release(&c);
+}
+
 /* Subjects come from repositories: print them without control bytes. */
 static int cmd_show(int argc, char **argv, const struct global_opts *g)
 {
@@ -993,6 +1058,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 			printf("\n");
 		}
 		print_evidence(&lab, &b, steps, nr);
+		print_what_changed(&lab, &b, steps, nr);
 		printf("\nlogs: %s/logs/bisect-%lld/\n", lab.state_dir, (long long)b.id);
 	}
 	steps_release(steps, nr);

@@ -21,7 +21,7 @@ static const char *const report_usage[] = {
 	"usage: klab report -o DIR [--since DATE]",
 	"",
 	"Write the lab's static HTML report to DIR: index.html (bisections,",
-	"tracked branches, hosts), bisect-ID.html per bisection (chart of the",
+	"tracked branches, run sets, hosts), bisect-ID.html per bisection (chart of the",
 	"KPI of every tested commit, steps, culprit, parent/culprit comparison),",
 	"track-NAME-ID.html per tracked branch, and the last 64 KiB of each",
 	"step's logs under DIR/logs/.  The pages are self-contained (no scripts,",
@@ -29,7 +29,7 @@ static const char *const report_usage[] = {
 	"rewritten.",
 	"",
 	"  -o, --output DIR   where to write (created if missing)",
-	"  --since DATE       only bisections started on or after DATE",
+	"  --since DATE       only bisections and run sets started on or after DATE",
 	"                     (YYYY-MM-DD or 'YYYY-MM-DD HH:MM', UTC)",
 	NULL
 };

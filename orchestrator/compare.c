@@ -46,6 +46,25 @@ static double spread(const struct compare_stat *s, double sd_a, double sd_b, dou
 	return pooled > floor_ ? pooled : floor_;
 }
 
+static const char *const profile_sections[] = { "perf-profile.self.", "perf-profile.children.",
+						  "perf-profile.calltrace.", "perf-profile." };
+
+int compare_profile_section(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(profile_sections); i++)
+		if (!strncmp(name, profile_sections[i], strlen(profile_sections[i])))
+			return (int)i + 1;
+	return 0;
+}
+
+const char *compare_profile_section_name(int section)
+{
+	static const char *const names[] = { "perf-profile.self", "perf-profile.children", "perf-profile.calltrace",
+					     "perf-profile" };
+
+	return section >= 1 && section <= (int)ARRAY_SIZE(names) ? names[section - 1] : NULL;
+}
+
 int compare_stat_changed(const struct compare_stat *s, struct compare_row *row)
 {
 	struct compare_row r;
@@ -75,6 +94,7 @@ int compare_stat_changed(const struct compare_stat *s, struct compare_row *row)
 		r.change = 100 * (r.mean_b - r.mean_a) / fabs(r.mean_a);
 	else
 		r.change = r.mean_b > 0 ? INFINITY : r.mean_b < 0 ? -INFINITY : 0;
+	r.delta = r.mean_b - r.mean_a;
 	range(s->a, s->na, &lo_a, &hi_a);
 	range(s->b, s->nb, &lo_b, &hi_b);
 	/* > 0 only when the ranges do not overlap */
@@ -92,15 +112,26 @@ int compare_stat_changed(const struct compare_stat *s, struct compare_row *row)
 	if (s->na >= COMPARE_GAP_MIN_RUNS && s->nb >= COMPARE_GAP_MIN_RUNS &&
 	    r.gap <= fabs(r.mean_b - r.mean_a) / COMPARE_GAP_DISTANCE)
 		return 0;
+	if (compare_profile_section(s->name))
+		return fmax(r.mean_a, r.mean_b) >= COMPARE_PROFILE_MIN_SHARE &&
+		       fabs(r.delta) >= COMPARE_PROFILE_MIN_POINTS;
 	min_change = s->perf ? COMPARE_MIN_CHANGE_PERF : COMPARE_MIN_CHANGE;
 	return fabs(r.change) >= min_change;
 }
 
+/* The others by significance; then the profile's sections, each by the
+ * change in points (a share that moves 13.5 -> 90.4 is the news, however
+ * clean a 0.6 -> 1.2 beside it is). */
 static int by_significance(const void *x, const void *y)
 {
 	const struct compare_row *a = x, *b = y;
 	double ca = fabs(a->change), cb = fabs(b->change);
+	int sa = compare_profile_section(a->name), sb = compare_profile_section(b->name);
 
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	if (sa && fabs(a->delta) != fabs(b->delta))
+		return fabs(a->delta) < fabs(b->delta) ? 1 : -1;
 	if (a->score != b->score)
 		return a->score < b->score ? 1 : -1;
 	if (ca != cb)
@@ -164,9 +195,13 @@ static void add_stddev(struct strbuf *sb, size_t n, double cv)
 		strbuf_addstr(sb, "      ");
 }
 
-static void add_change(struct strbuf *sb, double change)
+static void add_change(struct strbuf *sb, const struct compare_row *r)
 {
-	if (isinf(change))
+	double change = r->change;
+
+	if (compare_profile_section(r->name) && isfinite(r->delta))
+		strbuf_addf(sb, "%+9.1f ", r->delta);	/* points: LKP prints no % */
+	else if (isinf(change))
 		strbuf_addf(sb, "%10s", change > 0 ? "new" : "-inf");
 	else if (isnan(change))
 		strbuf_addf(sb, "%10s", "-");
@@ -174,31 +209,53 @@ static void add_change(struct strbuf *sb, double change)
 		strbuf_addf(sb, "%+9.1f%%", change);
 }
 
+static void add_row(struct strbuf *sb, const struct compare_row *r, const char *indent, int width)
+{
+	strbuf_addstr(sb, indent);
+	add_value(sb, width, r->mean_a);
+	add_stddev(sb, r->na, r->cv_a);
+	strbuf_addstr(sb, " ");
+	add_change(sb, r);
+	strbuf_addstr(sb, "  ");
+	add_value(sb, width, r->mean_b);
+	add_stddev(sb, r->nb, r->cv_b);
+	strbuf_addstr(sb, "   ");
+	strbuf_add_clean(sb, r->name);
+	strbuf_addch(sb, '\n');
+}
+
 void compare_format(struct strbuf *sb, const struct compare_row *rows, size_t nr, const char *label_a,
 		    const char *label_b, size_t max, const char *indent)
 {
-	size_t shown = max && nr > max ? max : nr;
+	size_t la = strlen(label_a), lb = strlen(label_b);
+	int width = (int)(la > lb ? la : lb);
 
+	/* a variant's whole name over its column, not 12 bytes of it */
+	if (width < 12)
+		width = 12;
+	if (width > COMPARE_LABEL_MAX)
+		width = COMPARE_LABEL_MAX;
 	/* "±" is one column of two bytes: the header lines up by hand */
-	strbuf_addf(sb, "%s%12.12s %-7s%9s  %12.12s %-7s %s\n", indent, label_a, "%stddev", "%change", label_b,
-		    "%stddev", "name");
-	for (size_t i = 0; i < shown; i++) {
-		const struct compare_row *r = &rows[i];
+	strbuf_addf(sb, "%s%*.*s %-7s%9s  %*.*s %-7s %s\n", indent, width, width, label_a, "%stddev", "%change",
+		    width, width, label_b, "%stddev", "name");
+	/* the rows come by section (compare_sets): each capped on its own,
+	 * so a long list of counters never hides the profile */
+	for (size_t i = 0; i < nr;) {
+		int sec = compare_profile_section(rows[i].name);
+		size_t end = i, shown;
 
-		strbuf_addstr(sb, indent);
-		add_value(sb, 12, r->mean_a);
-		add_stddev(sb, r->na, r->cv_a);
-		strbuf_addstr(sb, " ");
-		add_change(sb, r->change);
-		strbuf_addstr(sb, "  ");
-		add_value(sb, 12, r->mean_b);
-		add_stddev(sb, r->nb, r->cv_b);
-		strbuf_addstr(sb, "   ");
-		strbuf_add_clean(sb, r->name);
-		strbuf_addch(sb, '\n');
+		while (end < nr && compare_profile_section(rows[end].name) == sec)
+			end++;
+		shown = max && end - i > max ? max : end - i;
+		if (sec)
+			strbuf_addf(sb, "\n%s%s: %% of the samples, change in points, largest first\n", indent,
+				    compare_profile_section_name(sec));
+		for (size_t k = 0; k < shown; k++)
+			add_row(sb, &rows[i + k], indent, width);
+		if (end - i > shown)
+			strbuf_addf(sb, "%s... %zu more\n", indent, end - i - shown);
+		i = end;
 	}
-	if (nr > shown)
-		strbuf_addf(sb, "%s... %zu more\n", indent, nr - shown);
 }
 
 static void add_short(struct strbuf *sb, const struct compare_row *r)
@@ -208,7 +265,9 @@ static void add_short(struct strbuf *sb, const struct compare_row *r)
 	add_value(sb, 0, r->mean_a);
 	strbuf_addstr(sb, " -> ");
 	add_value(sb, 0, r->mean_b);
-	if (isfinite(r->change))
+	if (compare_profile_section(r->name))
+		strbuf_addf(sb, " (%+.1f points)", r->delta);
+	else if (isfinite(r->change))
 		strbuf_addf(sb, " (%+.1f%%)", r->change);
 }
 

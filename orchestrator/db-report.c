@@ -1,6 +1,7 @@
 /* The report's reads: the whole lab in one read transaction, filled
  * into report.h's structures. */
 #include "db-int.h"
+#include "monitor.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -92,6 +93,9 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 	b->kind = col_strdup(st, 2);
 	b->state = col_strdup(st, 3);
 	b->result = col_strdup(st, 4);
+	b->kind_id = bisection_kind_from_string(b->kind);
+	b->state_id = bisection_state_from_string(b->state);
+	b->result_id = bisection_result_from_string(b->result);
 	b->message = col_strdup(st, 5);
 	col_hex(st, 6, b->bad);
 	b->job_path = col_strdup(st, 7);
@@ -167,6 +171,9 @@ static int row_step(sqlite3_stmt *st, void *data)
 	s->phase = col_strdup(st, 4);
 	s->status = col_strdup(st, 5);
 	s->verdict = col_strdup(st, 6);
+	s->phase_id = step_phase_from_string(s->phase);
+	s->status_id = step_status_from_string(s->status);
+	s->mark = bisect_mark_from_string(s->verdict);
 	s->reason = col_strdup(st, 7);
 	s->exit_code = sqlite3_column_int(st, 8);
 	s->test_ms = sqlite3_column_int64(st, 9);
@@ -244,24 +251,33 @@ static int row_build(sqlite3_stmt *st, void *data)
 	return 0;
 }
 
+/* A monitor's per-run value as db_step_mon_values takes it: a counter's
+ * delta, a level's value after the run (the registry says which). */
 static int row_stat(sqlite3_stmt *st, void *data)
 {
 	struct report_step *s = find_report_step(data, sqlite3_column_int64(st, 0));
-	const char *name = (const char *)sqlite3_column_text(st, 1);
+	const char *source = (const char *)sqlite3_column_text(st, 1);
+	const char *stat = (const char *)sqlite3_column_text(st, 2);
+	const char *phase = (const char *)sqlite3_column_text(st, 3);
+	const struct monitor *mon = source ? monitor_find(source) : NULL;
 	struct report_stat *m;
+	char *name;
 
-	if (!s || !name)
+	if (!s || !mon || !stat || !phase || strcmp(phase, mon->counters ? "delta" : "after"))
 		return 0;
+	name = xstrfmt("%s.%s", source, stat);
 	/* rows come sorted by step and name */
 	m = s->nr_stats ? &s->stats[s->nr_stats - 1] : NULL;
 	if (!m || strcmp(m->name, name)) {
 		ALLOC_GROW(s->stats, s->nr_stats + 1, s->alloc_stats);
 		m = &s->stats[s->nr_stats++];
 		memset(m, 0, sizeof(*m));
-		m->name = xstrdup(name);
+		m->name = name;
+	} else {
+		free(name);
 	}
 	ALLOC_GROW(m->v, m->n + 1, m->alloc);
-	m->v[m->n++] = sqlite3_column_double(st, 2);
+	m->v[m->n++] = sqlite3_column_double(st, 4);
 	return 0;
 }
 
@@ -277,6 +293,51 @@ static int row_host(sqlite3_stmt *st, void *data)
 	h->cpus = col_strdup(st, 2);
 	h->max_guests = sqlite3_column_int(st, 3);
 	h->accel = col_strdup(st, 4);
+	return 0;
+}
+
+static int row_run_set(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	struct report_run_set *rs;
+
+	ALLOC_GROW(r->run_sets, r->nr_run_sets + 1, r->alloc_run_sets);
+	rs = &r->run_sets[r->nr_run_sets++];
+	memset(rs, 0, sizeof(*rs));
+	rs->id = sqlite3_column_int64(st, 0);
+	rs->job_path = col_strdup(st, 1);
+	rs->suite = col_strdup(st, 2);
+	rs->testcase = col_strdup(st, 3);
+	rs->kpi = col_strdup(st, 4);
+	rs->commit = col_strdup(st, 5);
+	rs->accel = col_strdup(st, 6);
+	rs->state = col_strdup(st, 7);
+	rs->repeat = sqlite3_column_int(st, 8);
+	rs->created_at = sqlite3_column_int64(st, 9);
+	return 0;
+}
+
+/* r->run_sets is ordered by id, newest first. */
+static int row_run_set_kpi(sqlite3_stmt *st, void *data)
+{
+	struct report *r = data;
+	int64_t id = sqlite3_column_int64(st, 0);
+	size_t lo = 0, hi = r->nr_run_sets;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct report_run_set *rs = &r->run_sets[mid];
+
+		if (rs->id == id) {
+			ALLOC_GROW(rs->kpi_values, rs->nr_kpi + 1, rs->alloc_kpi);
+			rs->kpi_values[rs->nr_kpi++] = sqlite3_column_double(st, 1);
+			return 0;
+		}
+		if (rs->id > id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return 0;
 }
 
@@ -461,12 +522,12 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "JOIN builds bu ON bu.tree = c.tree AND bu.recipe = b.config "
 			 "WHERE b.created_at >= ?1 ORDER BY st.id, bu.id",
 		     since, row_build, &x, "cannot read builds") < 0 ||
-	    each_row(db, "SELECT bo.step_id, m.source || '.' || m.name, m.value FROM steps st "
+	    each_row(db, "SELECT bo.step_id, m.source, m.name, m.phase, m.value FROM steps st "
 			 "JOIN boots bo ON bo.step_id = st.id JOIN runs r ON r.boot_id = bo.id "
 			 "JOIN monitor_stats m ON m.run_id = r.id "
-			 "WHERE st.phase = 'confirm' AND r.status = 'ok' "
-			 "AND (m.phase = 'delta' OR (m.source IN ('meminfo', 'numa-meminfo') AND m.phase = 'after')) "
-			 "ORDER BY bo.step_id, 2, r.id",
+			 "WHERE st.phase IN ('confirm', 'profile') AND r.status = 'ok' "
+			 "AND m.phase IN ('delta', 'after') "
+			 "ORDER BY bo.step_id, m.source || '.' || m.name, r.id",
 		     0, row_stat, &x, "cannot read monitor values") < 0)
 		goto out;
 
@@ -486,7 +547,15 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "WHERE r.status = 'ok' AND tt.created_at >= ?1 ORDER BY tt.track_id, rs.job_path, rs.kpi, r.id",
 		     since, row_tip_kpi, r, "cannot read the tracked KPI") < 0 ||
 	    each_row(db, "SELECT name, uri, cpus, max_guests, accel FROM hosts ORDER BY name", 0, row_host, r,
-		     "cannot read hosts") < 0)
+		     "cannot read hosts") < 0 ||
+	    each_row(db, "SELECT id, job_path, suite, testcase, kpi, commit_hash, accel, state, repeat, created_at "
+			 "FROM run_sets WHERE track_tip_id IS NULL AND created_at >= ?1 ORDER BY id DESC",
+		     since, row_run_set, r, "cannot read run sets") < 0 ||
+	    each_row(db, "SELECT rs.id, sa.value FROM run_sets rs "
+			 "JOIN boots bo ON bo.run_set_id = rs.id JOIN runs r ON r.boot_id = bo.id "
+			 "JOIN samples sa ON sa.run_id = r.id AND sa.metric = rs.kpi AND sa.seq = 0 "
+			 "WHERE r.status = 'ok' AND rs.track_tip_id IS NULL AND rs.created_at >= ?1 ORDER BY rs.id, r.id",
+		     since, row_run_set_kpi, r, "cannot read the run sets' KPI") < 0)
 		goto out;
 	ret = 0;
 out:

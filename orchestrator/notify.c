@@ -4,6 +4,7 @@
 #include "notify.h"
 #include "revert.h"
 #include "compare.h"
+#include "runcompare.h"
 #include "lab.h"
 #include "db.h"
 #include "job.h"
@@ -279,7 +280,9 @@ static void add_counters(struct strbuf *sb, const struct notify_facts *f)
 		const struct notify_counter *c = &f->counters[i];
 
 		strbuf_addf(sb, "  %14.6g %14.6g  ", c->parent, c->culprit);
-		if (c->parent)
+		if (compare_profile_section(c->name))
+			strbuf_addf(sb, "%+9.1f ", c->culprit - c->parent);	/* a share: points, as LKP */
+		else if (c->parent)
 			strbuf_addf(sb, "%+9.1f%%", 100 * (c->culprit - c->parent) / fabs(c->parent));
 		else
 			strbuf_addf(sb, "%10s", "new");
@@ -290,6 +293,11 @@ static void add_counters(struct strbuf *sb, const struct notify_facts *f)
 	if (f->nr_counters > shown)
 		strbuf_addf(sb, "  ... %zu more (klab bisect show %lld)\n", f->nr_counters - shown,
 			    (long long)f->bisection_id);
+	for (size_t i = 0; i < shown; i++)
+		if (compare_profile_section(f->counters[i].name)) {
+			strbuf_addstr(sb, "  (perf-profile rows: % of the samples in the profile runs, change in points)\n");
+			break;
+		}
 }
 
 static void add_step_table(struct strbuf *sb, const struct notify_facts *f)
@@ -756,8 +764,7 @@ struct loaded {
 	struct notify_step *nsteps;
 	char *subject, *author;
 	double *vals[4];
-	struct db_mon_values *mp, *mc;
-	size_t nmp, nmc;
+	struct runcmp cmp;	/* parent and culprit, the counters' names point into it */
 	struct notify_counter *counters;
 	struct job job;
 	int have_job;
@@ -774,8 +781,7 @@ static void loaded_release(struct loaded *l)
 	free(l->author);
 	for (size_t i = 0; i < 4; i++)
 		free(l->vals[i]);
-	db_mon_values_free(l->mp, l->nmp);
-	db_mon_values_free(l->mc, l->nmc);
+	runcmp_release(&l->cmp);
 	free(l->counters);
 	if (l->have_job)
 		job_release(&l->job);
@@ -802,32 +808,25 @@ static int64_t find_step(const struct loaded *l, const char *phase, const char *
 }
 
 /* The monitor stats that moved between the confirm steps at parent
- * (ids[1]) and culprit (ids[2]), by compare.c's rule and rank. */
-static int load_counters(struct lab *lab, struct loaded *l, const int64_t *ids)
+ * (ids[1]) and culprit (ids[2]), the profile from the profile steps when
+ * both ran (prof[0], prof[1]), paired and ranked as bisect show does
+ * (runcompare.c). */
+static int load_counters(struct lab *lab, struct loaded *l, const int64_t *ids, const int64_t *prof)
 {
-	struct compare_stat *st;
-	struct compare_row *rows;
-	size_t n = 0, nr, i = 0, j = 0;
+	const struct runcmp_pair *p;
+	int both = prof[0] && prof[1];
 
-	if (db_step_mon_values(lab->db, ids[1], &l->mp, &l->nmp) < 0 ||
-	    db_step_mon_values(lab->db, ids[2], &l->mc, &l->nmc) < 0)
+	l->cmp.kpi = xstrdup(l->f.kpi);
+	if (runcmp_add_step(&l->cmp, lab->db, "parent", ids[1], both ? prof[0] : 0) < 0 ||
+	    runcmp_add_step(&l->cmp, lab->db, "culprit", ids[2], both ? prof[1] : 0) < 0)
 		return -1;
-	st = xcalloc(l->nmp + 1, sizeof(*st));
-	while (i < l->nmp && j < l->nmc) {
-		int d = strcmp(l->mp[i].name, l->mc[j].name);
-		if (!d)
-			st[n++] = (struct compare_stat){ l->mp[i].name, l->mp[i].v, l->mc[j].v, l->mp[i].n, l->mc[j].n, 0 };
-		i += d <= 0;
-		j += d >= 0;
-	}
-	compare_sets(st, n, &rows, &nr);
-	l->counters = xcalloc(nr + 1, sizeof(*l->counters));
-	for (size_t k = 0; k < nr; k++)
-		l->counters[k] = (struct notify_counter){ rows[k].name, rows[k].mean_a, rows[k].mean_b };
+	runcmp_compute(&l->cmp);
+	p = &l->cmp.pairs[0];
+	l->counters = xcalloc(p->nr_rows + 1, sizeof(*l->counters));
+	for (size_t k = 0; k < p->nr_rows; k++)
+		l->counters[k] = (struct notify_counter){ p->rows[k].name, p->rows[k].mean_a, p->rows[k].mean_b };
 	l->f.counters = l->counters;
-	l->f.nr_counters = nr;
-	free(rows);
-	free(st);
+	l->f.nr_counters = p->nr_rows;
 	return 0;
 }
 
@@ -875,8 +874,12 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 					memcpy(k->hash, l->steps[j].hash, 41);
 	}
 	/* the monitors that moved, as the bisection's own report picks them */
-	if (ids[1] && ids[2] && load_counters(lab, l, ids) < 0)
-		return -1;
+	if (ids[1] && ids[2]) {
+		const int64_t prof[2] = { find_step(l, "profile", l->b.culprit, 1), find_step(l, "profile", l->b.culprit, 0) };
+
+		if (load_counters(lab, l, ids, prof) < 0)
+			return -1;
+	}
 	switch (db_bisection_revert(lab->db, l->b.id, &l->revert)) {
 	case -1:
 		return -1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perfbisect.h"
+#include "runcompare.h"
 #include "revert.h"
 #include "bisect-run.h"
 #include "compare.h"
@@ -626,29 +627,28 @@ static void print_kpi_row(const char *label, const char *hex, const double *v, s
 
 /* The monitors that moved between parent and culprit, by compare.c's rule
  * (LKP's: the runs' ranges apart), most significant first: the top rows
- * of each family, then the table. */
+ * of each family, then the table.  The steps are paired as bisect show
+ * and klab compare pair them (runcompare.c: a profile row one side lacks
+ * counts as 0). */
 static void print_mon_table(struct bisect_run *r, int64_t parent_step, int64_t culprit_step, int confirmed,
 			    const char *only)
 {
-	struct db_mon_values *a = NULL, *b = NULL;
-	struct compare_stat *st = NULL;
+	struct runcmp c = { 0 };
 	struct compare_row *rows = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	size_t na = 0, nb = 0, ns = 0, nr = 0, i = 0, j = 0;
+	size_t ns = 0, nr = 0;
 
-	if (db_step_mon_values(r->lab->db, parent_step, &a, &na) < 0 ||
-	    db_step_mon_values(r->lab->db, culprit_step, &b, &nb) < 0)
+	c.kpi = xstrdup(r->b->kpi ? r->b->kpi : "");
+	if (runcmp_add_step(&c, r->lab->db, "parent", parent_step, 0) < 0 ||
+	    runcmp_add_step(&c, r->lab->db, "culprit", culprit_step, 0) < 0)
 		goto out;
-	st = xcalloc(na + 1, sizeof(*st));
-	/* both sorted by name: only the stats both sides have */
-	while (i < na && j < nb) {
-		int d = strcmp(a[i].name, b[j].name);
-		if (!d && (!only || !strncmp(a[i].name, only, strlen(only))))
-			st[ns++] = (struct compare_stat){ a[i].name, a[i].v, b[j].v, a[i].n, b[j].n, 0 };
-		i += d <= 0;
-		j += d >= 0;
-	}
-	compare_sets(st, ns, &rows, &nr);
+	runcmp_compute(&c);
+	rows = xcalloc(c.pairs[0].nr_rows + 1, sizeof(*rows));
+	for (size_t i = 0; i < c.pairs[0].nr_stats; i++)
+		ns += !only || !strncmp(c.pairs[0].stats[i].name, only, strlen(only));
+	for (size_t i = 0; i < c.pairs[0].nr_rows; i++)
+		if (!only || !strncmp(c.pairs[0].rows[i].name, only, strlen(only)))
+			rows[nr++] = c.pairs[0].rows[i];
 	printf("  %s per run (parent -> %s; ranges apart, most significant first): %zu of %zu changed\n",
 	       only ? only : "monitors", confirmed ? "culprit" : "suspect", nr, ns);
 	if (nr) {
@@ -660,9 +660,7 @@ static void print_mon_table(struct bisect_run *r, int64_t parent_step, int64_t c
 out:
 	strbuf_release(&sb);
 	free(rows);
-	free(st);
-	db_mon_values_free(a, na);
-	db_mon_values_free(b, nb);
+	runcmp_release(&c);
 }
 
 /* Commits the bisection had to skip, with why: a panic or a build

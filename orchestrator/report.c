@@ -5,6 +5,7 @@
 #include "svg.h"
 #include "stats.h"
 #include "compare.h"
+#include "runcompare.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -64,10 +65,11 @@ static void add_median(struct strbuf *sb, const double *v, size_t n)
 	strbuf_addf(sb, " ±%.0f%%", stats_cv_percent(v, n));
 }
 
-static const char *verdict_class(const char *verdict)
+/* A step's verdict as a CSS class: its mark's name, "none" unmarked. */
+static const char *verdict_class(int mark)
 {
-	if (verdict && (!strcmp(verdict, "good") || !strcmp(verdict, "bad") || !strcmp(verdict, "skip")))
-		return verdict;
+	if (mark == BISECT_GOOD || mark == BISECT_BAD || mark == BISECT_SKIP)
+		return bisect_mark_to_string(mark);
 	return "none";
 }
 
@@ -137,38 +139,38 @@ static void add_range(struct strbuf *sb, const struct report_bisection *b)
 
 static const char *outcome_text(const struct report_bisection *b)
 {
-	if (b->result) {
-		if (!strcmp(b->result, "culprit"))
-			return "culprit found";
-		if (!strcmp(b->result, "skipped-only"))
-			return "only skipped commits left";
-		if (!strcmp(b->result, "not-reproduced"))
-			return "regression not reproduced";
-		if (!strcmp(b->result, "unconfirmed"))
-			return "culprit not confirmed";
+	switch (b->result_id) {
+	case BISECTION_NO_RESULT:
+		return b->state;
+	case BISECTION_CULPRIT:
+		return "culprit found";
+	case BISECTION_SKIPPED_ONLY:
+		return "only skipped commits left";
+	case BISECTION_NOT_REPRODUCED:
+		return "regression not reproduced";
+	case BISECTION_UNCONFIRMED:
+		return "culprit not confirmed";
+	default:	/* error, or a name the table lacks: as stored */
 		return b->result;
 	}
-	return b->state;
 }
 
 static const char *outcome_class(const struct report_bisection *b)
 {
-	if (b->result && !strcmp(b->result, "culprit"))
-		return "bad";
-	if (b->result && !strcmp(b->result, "error"))
+	if (b->result_id == BISECTION_CULPRIT || b->result_id == BISECTION_ERROR)
 		return "bad";
 	return "muted";
 }
 
 /* The last done step of a phase, optionally of one commit. */
-static const struct report_step *find_step(const struct report_bisection *b, const char *phase, const char *hash,
-					   int other_than)
+static const struct report_step *find_step(const struct report_bisection *b, enum step_phase phase,
+					   const char *hash, int other_than)
 {
 	const struct report_step *found = NULL;
 
 	for (size_t i = 0; i < b->nr_steps; i++) {
 		const struct report_step *s = &b->steps[i];
-		if (strcmp(s->phase, phase) || strcmp(s->status, "done"))
+		if (s->phase_id != (int)phase || s->status_id != STEP_DONE)
 			continue;
 		if (hash && !other_than && strcmp(s->hash, hash))
 			continue;
@@ -181,12 +183,12 @@ static const struct report_step *find_step(const struct report_bisection *b, con
 
 static const struct report_step *good_reference(const struct report_bisection *b)
 {
-	return b->nr_goods ? find_step(b, "reference", b->goods[0], 0) : NULL;
+	return b->nr_goods ? find_step(b, STEP_PHASE_REFERENCE, b->goods[0], 0) : NULL;
 }
 
 static const struct report_step *bad_reference(const struct report_bisection *b)
 {
-	return find_step(b, "reference", b->bad, 0);
+	return find_step(b, STEP_PHASE_REFERENCE, b->bad, 0);
 }
 
 /* "1234 → 567 (-54.1%)" from the reference runs. */
@@ -239,7 +241,7 @@ static void index_bisections(struct strbuf *sb, const struct report *r)
 		strbuf_addstr(sb, "</td><td>");
 		add_range(sb, b);
 		strbuf_addstr(sb, "</td><td>");
-		if (!strcmp(b->kind, "job")) {
+		if (b->kind_id == BISECTION_JOB) {
 			strbuf_addstr(sb, "job <code>");
 			html_esc(sb, b->job_path);
 			strbuf_addstr(sb, "</code>");
@@ -253,6 +255,10 @@ static void index_bisections(struct strbuf *sb, const struct report *r)
 			add_hash(sb, b->culprit);
 			strbuf_addch(sb, ' ');
 			html_esc(sb, b->culprit_subject);
+			if (find_step(b, STEP_PHASE_CONFIRM, b->culprit, 0) && find_step(b, STEP_PHASE_CONFIRM, b->culprit, 1))
+				strbuf_addf(sb, " <a href=\"%s#compare\">what changed%s</a>", file,
+					    find_step(b, STEP_PHASE_PROFILE, b->culprit, 0) && find_step(b, STEP_PHASE_PROFILE, b->culprit, 1)
+						    ? ", profile" : "");
 		} else if (b->nr_candidates) {
 			strbuf_addf(sb, "one of %zu", b->nr_candidates);
 		} else {
@@ -351,16 +357,81 @@ static void index_hosts(struct strbuf *sb, const struct report *r)
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
 }
 
+static int comparable(const struct report_run_set *a, const struct report_run_set *b)
+{
+	return a->kpi && b->kpi && a->accel && b->accel && !strcmp(a->kpi, b->kpi) && !strcmp(a->accel, b->accel);
+}
+
+/* The stored run sets klab compare can put side by side: which they are
+ * and the command that compares them (klab compare keeps no record of
+ * which sets one comparison had, so the page cannot pair them itself). */
+static void index_run_sets(struct strbuf *sb, const struct report *r)
+{
+	if (!r->nr_run_sets)
+		return;
+	strbuf_addstr(sb, "<h2 id=\"run-sets\">Run sets</h2>\n<p>Runs of <code>klab run</code>, "
+			  "<code>klab compare</code> and <code>klab reproduce</code>, newest first. "
+			  "<code>klab compare --runset A B</code> puts stored sets side by side (LKP's table; "
+			  "<code>--html FILE</code> writes it as a page); sets of one accelerator only.</p>\n");
+	strbuf_addstr(sb, "<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">id</th><th>job</th>"
+			  "<th>test</th><th>commit</th><th>accelerator</th><th class=\"num\">ok runs</th>"
+			  "<th class=\"num\">KPI median ± %stddev</th><th>KPI</th><th>created</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < r->nr_run_sets; i++) {
+		const struct report_run_set *rs = &r->run_sets[i];
+
+		strbuf_addf(sb, "<tr id=\"run-set-%lld\"><td class=\"num\">%lld</td><td><code>", (long long)rs->id,
+			    (long long)rs->id);
+		html_esc(sb, rs->job_path);
+		strbuf_addstr(sb, "</code></td><td>");
+		html_esc(sb, rs->suite);
+		strbuf_addch(sb, ' ');
+		html_esc(sb, rs->testcase);
+		strbuf_addstr(sb, "</td><td>");
+		if (rs->commit)
+			add_hash(sb, rs->commit);
+		else
+			strbuf_addstr(sb, "-");
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, rs->accel);
+		strbuf_addf(sb, "</td><td class=\"num\">%zu/%d</td><td class=\"num\">", rs->nr_kpi, rs->repeat);
+		add_median(sb, rs->kpi_values, rs->nr_kpi);
+		strbuf_addstr(sb, "</td><td><code>");
+		html_esc(sb, rs->kpi);
+		strbuf_addstr(sb, "</code></td><td>");
+		add_time(sb, rs->created_at);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
+	/* the newest two of one KPI and accelerator: the likeliest pair */
+	for (size_t i = 1; i < r->nr_run_sets; i++) {
+		const struct report_run_set *a = &r->run_sets[i], *b = NULL;
+
+		for (size_t j = 0; j < i && !b; j++)
+			if (comparable(a, &r->run_sets[j]))
+				b = &r->run_sets[j];
+		if (b) {
+			strbuf_addf(sb, "<p>For example: <code>klab compare --runset %lld %lld --html "
+					"compare-%lld-%lld.html</code></p>\n",
+				    (long long)a->id, (long long)b->id, (long long)a->id, (long long)b->id);
+			break;
+		}
+	}
+}
+
 void report_render_index(struct strbuf *out, const struct report *r)
 {
 	struct strbuf body = STRBUF_INIT;
 
 	strbuf_addstr(&body, "<h1>klab report</h1>\n");
-	strbuf_addf(&body, "<p>%zu bisection%s, %zu tracked branch%s, %zu host%s.</p>\n", r->nr_bisections,
+	strbuf_addf(&body, "<p>%zu bisection%s, %zu tracked branch%s, %zu host%s", r->nr_bisections,
 		    r->nr_bisections == 1 ? "" : "s", r->nr_tracks, r->nr_tracks == 1 ? "" : "es", r->nr_hosts,
 		    r->nr_hosts == 1 ? "" : "s");
+	if (r->nr_run_sets)
+		strbuf_addf(&body, ", %zu run set%s", r->nr_run_sets, r->nr_run_sets == 1 ? "" : "s");
+	strbuf_addstr(&body, ".</p>\n");
 	index_bisections(&body, r);
 	index_tracks(&body, r);
+	index_run_sets(&body, r);
 	index_hosts(&body, r);
 	html_page(out, "klab report", body.buf);
 	strbuf_release(&body);
@@ -374,7 +445,7 @@ static void step_title(struct strbuf *t, const struct report_bisection *b, const
 	if (s->subject)
 		strbuf_addf(t, " %s", s->subject);
 	strbuf_addf(t, "\n%s", s->verdict ? s->verdict : s->status);
-	if (!strcmp(b->kind, "job")) {
+	if (b->kind_id == BISECTION_JOB) {
 		strbuf_addstr(t, ": ");
 		if (s->nr_kpi)
 			strbuf_addf(t, "median %.6g ±%.0f%%, %zu runs, min %.6g, max %.6g", stats_median(s->kpi, s->nr_kpi),
@@ -418,10 +489,10 @@ static void bisection_chart(struct strbuf *sb, const struct report_bisection *b)
 		snprintf(labels[i], sizeof(labels[i]), "%d", s->seq);
 		pts[i].v = s->kpi;
 		pts[i].n = s->nr_kpi;
-		pts[i].cls = verdict_class(s->verdict);
+		pts[i].cls = verdict_class(s->mark);
 		pts[i].label = labels[i];
 		pts[i].title = titles[i].buf;
-		pts[i].mark = b->culprit && !strcmp(s->hash, b->culprit) && !strcmp(s->phase, "confirm") ? "culprit" : NULL;
+		pts[i].mark = b->culprit && !strcmp(s->hash, b->culprit) && s->phase_id == STEP_PHASE_CONFIRM ? "culprit" : NULL;
 	}
 	add_band(bands, &nb, good_reference(b), "good", "good reference");
 	add_band(bands, &nb, bad_reference(b), "bad", "bad reference");
@@ -451,7 +522,7 @@ static void bisection_chart(struct strbuf *sb, const struct report_bisection *b)
 
 static int unconfirmed(const struct report_bisection *b)
 {
-	return b->result && !strcmp(b->result, "unconfirmed");
+	return b->result_id == BISECTION_UNCONFIRMED;
 }
 
 static void culprit_box(struct strbuf *sb, const struct report_bisection *b)
@@ -510,7 +581,7 @@ static void kpi_row(struct strbuf *sb, const char *label, const struct report_st
 		strbuf_addf(sb, "%+.1f%%", stats_change_percent(good_median, stats_median(s->kpi, s->nr_kpi)));
 	else
 		strbuf_addstr(sb, "-");
-	strbuf_addf(sb, "</td><td class=\"num\">%zu</td><td class=\"%s\">", s->nr_kpi, verdict_class(s->verdict));
+	strbuf_addf(sb, "</td><td class=\"num\">%zu</td><td class=\"%s\">", s->nr_kpi, verdict_class(s->mark));
 	html_esc(sb, s->verdict ? s->verdict : s->status);
 	strbuf_addstr(sb, "</td></tr>\n");
 }
@@ -579,7 +650,9 @@ static void lkp_row(struct strbuf *sb, const struct compare_row *r)
 {
 	strbuf_addstr(sb, "<tr>");
 	lkp_cell(sb, r->mean_a, r->na, r->cv_a);
-	if (isinf(r->change))
+	if (compare_profile_section(r->name) && isfinite(r->delta))
+		strbuf_addf(sb, "<td class=\"num\">%+.1f</td>", r->delta);	/* points, as LKP */
+	else if (isinf(r->change))
 		strbuf_addstr(sb, "<td class=\"num\">new</td>");
 	else if (isnan(r->change))
 		strbuf_addstr(sb, "<td class=\"num\">-</td>");
@@ -595,63 +668,112 @@ static void lkp_row(struct strbuf *sb, const struct compare_row *r)
 static void what_changed(struct strbuf *sb, const struct compare_row *rows, size_t n)
 {
 	struct strbuf text = STRBUF_INIT;
+	int profile = 0;
 
 	compare_summary(&text, rows, n, 3, "");
 	if (!text.len)
 		return;
-	strbuf_addstr(sb, "<p>What changed, most significant first in each family:</p>\n<pre>");
+	for (size_t i = 0; i < n && !profile; i++)
+		profile = compare_profile_section(rows[i].name) != 0;
+	strbuf_addf(sb, "<p>What changed, most significant first in each family%s:</p>\n<pre>",
+		    profile ? " (the profile: the largest change in points first)" : "");
 	html_esc(sb, text.buf);
 	strbuf_addstr(sb, "</pre>\n");
 	strbuf_release(&text);
 }
 
-/* LKP's comparison: parent and culprit, the KPI and every monitor stat
- * whose change is real by compare.c's rule, most significant first. */
-static void comparison_table(struct strbuf *sb, const struct report_bisection *b, const struct report_step *p,
-			     const struct report_step *c)
+/* A step's KPI and monitor stats as a set of runcompare.c's (copied:
+ * the set owns them); with prof, its perf-profile rows from prof. */
+static void add_step_set(struct runcmp *c, const char *label, const struct report_step *s,
+			 const struct report_step *prof)
 {
-	struct compare_stat *st = xcalloc(p->nr_stats + 1, sizeof(*st)), kpi;
-	struct compare_row *rows, kpi_row;
-	size_t n = 0, nr, i = 0, j = 0;
+	struct runcmp_set *set = runcmp_add_set(c, label);
+	size_t n = s->nr_stats + (prof ? prof->nr_stats : 0);
 
-	/* both lists are sorted by name: the stats both sides have */
-	while (i < p->nr_stats && j < c->nr_stats) {
-		int d = strcmp(p->stats[i].name, c->stats[j].name);
-		if (!d)
-			st[n++] = (struct compare_stat){ p->stats[i].name, p->stats[i].v, c->stats[j].v,
-							 p->stats[i].n, c->stats[j].n, 0 };
-		i += d <= 0;
-		j += d >= 0;
+	set->kpi = xcalloc(s->nr_kpi + 1, sizeof(*set->kpi));
+	if (s->nr_kpi)
+		memcpy(set->kpi, s->kpi, s->nr_kpi * sizeof(*s->kpi));
+	set->nr_kpi = s->nr_kpi;
+	set->vals = xcalloc(n + 1, sizeof(*set->vals));
+	for (int from_prof = 0; from_prof < 2; from_prof++) {
+		const struct report_step *src = from_prof ? prof : s;
+
+		for (size_t i = 0; src && i < src->nr_stats; i++) {
+			const struct report_stat *m = &src->stats[i];
+			struct db_mon_values *v;
+
+			/* the profile from the profiled runs, the rest from s */
+			if (prof && !compare_profile_section(m->name) != !from_prof)
+				continue;
+			v = &set->vals[set->nr_vals++];
+			v->name = xstrdup(m->name);
+			v->v = xcalloc(m->n + 1, sizeof(*v->v));
+			if (m->n)
+				memcpy(v->v, m->v, m->n * sizeof(*m->v));
+			v->n = m->n;
+		}
 	}
-	compare_sets(st, n, &rows, &nr);
+}
+
+/* LKP's comparison: parent and culprit, the KPI and every monitor stat
+ * whose change is real by compare.c's rule, most significant first, the
+ * profile (from the profile steps pp and pc, when both ran) in sections
+ * of its own: paired by runcompare.c, as bisect show and klab compare. */
+static void comparison_table(struct strbuf *sb, const struct report_bisection *b, const struct report_step *p,
+			     const struct report_step *c, const struct report_step *pp, const struct report_step *pc)
+{
+	struct runcmp rc = { 0 };
+	const struct runcmp_pair *pair;
+	int section = 0;
+
+	if (!pp || !pc)
+		pp = pc = NULL;
+	rc.kpi = xstrdup(b->kpi ? b->kpi : "KPI");
+	rc.direction = 1;
+	add_step_set(&rc, "parent", p, pp);
+	add_step_set(&rc, "culprit", c, pc);
+	runcmp_compute(&rc);
+	pair = &rc.pairs[0];
 	strbuf_addstr(sb, "<h2 id=\"compare\">Parent and culprit compared</h2>\n");
 	strbuf_addstr(sb, "<p>The confirmation runs, LKP style: mean per run, relative standard deviation, "
 			  "change of the mean; monitor counters are per-run deltas (vmstat, interrupts) or values "
 			  "after the run (meminfo). A monitor row is shown when the change is real by LKP's rule "
 			  "(the runs' ranges apart, by more than half the change from 3 runs each, at least 5%), "
-			  "most significant first (gap over the pooled spread), not largest first.</p>\n");
-	what_changed(sb, rows, nr);
+			  "most significant first (gap over the pooled spread), not largest first.");
+	if (pp)
+		strbuf_addf(sb, " The perf-profile rows come from the profile runs (steps %d and %d) and follow in "
+				"sections of their own: shares of the samples, a row shown from a 1%% share when it "
+				"moves by 0.5 points or more, its change in points, largest first.", pp->seq, pc->seq);
+	strbuf_addstr(sb, "</p>\n");
+	what_changed(sb, pair->rows, pair->nr_rows);
 	strbuf_addstr(sb, "<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">parent mean</th>"
 			  "<th class=\"num\">%stddev</th><th class=\"num\">%change</th><th class=\"num\">culprit mean</th>"
 			  "<th class=\"num\">%stddev</th><th>name</th></tr></thead>\n<tbody>\n");
-	kpi = (struct compare_stat){ b->kpi ? b->kpi : "KPI", p->kpi, c->kpi, p->nr_kpi, c->nr_kpi, 1 };
-	compare_stat_changed(&kpi, &kpi_row);	/* shown whether it changed or not */
-	lkp_row(sb, &kpi_row);
-	for (size_t k = 0; k < nr; k++)
-		lkp_row(sb, &rows[k]);
+	lkp_row(sb, &pair->kpi);	/* shown whether it changed or not */
+	for (size_t k = 0; k < pair->nr_rows; k++) {
+		const struct compare_row *r = &pair->rows[k];
+		int sec = compare_profile_section(r->name);
+
+		if (sec && sec != section) {
+			strbuf_addstr(sb, "<tr><th colspan=\"6\">");
+			html_esc(sb, compare_profile_section_name(sec));
+			strbuf_addstr(sb, ": % of the samples, change in points, largest first</th></tr>\n");
+		}
+		section = sec;
+		lkp_row(sb, r);
+	}
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
-	if (n > nr)
-		strbuf_addf(sb, "<p class=\"muted\">%zu monitor stat%s without a real change not shown.</p>\n", n - nr,
-			    n - nr == 1 ? "" : "s");
-	if (!p->nr_stats && !c->nr_stats)
+	if (pair->nr_stats > pair->nr_rows)
+		strbuf_addf(sb, "<p class=\"muted\">%zu monitor stat%s without a real change not shown.</p>\n",
+			    pair->nr_stats - pair->nr_rows, pair->nr_stats - pair->nr_rows == 1 ? "" : "s");
+	if (!pair->nr_stats)
 		strbuf_addstr(sb, "<p class=\"muted\">No monitor counters were stored for these runs.</p>\n");
-	free(rows);
-	free(st);
+	runcmp_release(&rc);
 }
 
 static void steps_table(struct strbuf *sb, const struct report_bisection *b)
 {
-	int job = !strcmp(b->kind, "job");
+	int job = b->kind_id == BISECTION_JOB;
 
 	strbuf_addstr(sb, "<h2 id=\"steps\">Steps</h2>\n");
 	if (!b->nr_steps) {
@@ -674,7 +796,7 @@ static void steps_table(struct strbuf *sb, const struct report_bisection *b)
 		add_hash(sb, s->hash);
 		strbuf_addstr(sb, "</td>");
 		add_subject_cell(sb, s->subject);
-		strbuf_addf(sb, "<td class=\"%s\">", verdict_class(s->verdict));
+		strbuf_addf(sb, "<td class=\"%s\">", verdict_class(s->mark));
 		html_esc(sb, s->verdict ? s->verdict : s->status);
 		strbuf_addstr(sb, "</td><td class=\"reason\">");
 		html_esc(sb, s->reason);
@@ -759,7 +881,7 @@ static void evidence(struct strbuf *sb, const struct report_bisection *b)
 static void reproduce(struct strbuf *sb, const struct report_bisection *b, const struct report_step *parent)
 {
 	strbuf_addstr(sb, "<h2 id=\"reproduce\">How to reproduce</h2>\n<pre>");
-	if (!strcmp(b->kind, "job") && b->culprit) {
+	if (b->kind_id == BISECTION_JOB && b->culprit) {
 		strbuf_addstr(sb, "klab run --job ");
 		add_shell_word(sb, b->job_path ? b->job_path : "JOB");
 		strbuf_addstr(sb, " --repo ");
@@ -785,7 +907,7 @@ static void reproduce(struct strbuf *sb, const struct report_bisection *b, const
 		}
 		strbuf_addstr(sb, " --bad ");
 		html_esc(sb, b->bad);
-		if (!strcmp(b->kind, "job")) {
+		if (b->kind_id == BISECTION_JOB) {
 			strbuf_addstr(sb, " --job ");
 			add_shell_word(sb, b->job_path ? b->job_path : "JOB");
 		} else {
@@ -800,13 +922,15 @@ static void reproduce(struct strbuf *sb, const struct report_bisection *b, const
 void report_render_bisection(struct strbuf *out, const struct report_bisection *b)
 {
 	struct strbuf body = STRBUF_INIT;
-	int job = !strcmp(b->kind, "job");
-	const struct report_step *parent = NULL, *cul = NULL;
+	int job = b->kind_id == BISECTION_JOB;
+	const struct report_step *parent = NULL, *cul = NULL, *prof_parent = NULL, *prof_cul = NULL;
 	char *title = xstrfmt("klab bisection %lld: %s", (long long)b->id, outcome_text(b));
 
 	if (b->culprit) {
-		cul = find_step(b, "confirm", b->culprit, 0);
-		parent = find_step(b, "confirm", b->culprit, 1);
+		cul = find_step(b, STEP_PHASE_CONFIRM, b->culprit, 0);
+		parent = find_step(b, STEP_PHASE_CONFIRM, b->culprit, 1);
+		prof_cul = find_step(b, STEP_PHASE_PROFILE, b->culprit, 0);
+		prof_parent = find_step(b, STEP_PHASE_PROFILE, b->culprit, 1);
 	}
 	strbuf_addf(&body, "<h1>Bisection %lld: <span class=\"%s\">", (long long)b->id, outcome_class(b));
 	html_esc(&body, outcome_text(b));
@@ -843,7 +967,7 @@ void report_render_bisection(struct strbuf *out, const struct report_bisection *
 		kpi_table(&body, b, parent, cul);
 		revert_section(&body, b);
 		if (parent && cul)
-			comparison_table(&body, b, parent, cul);
+			comparison_table(&body, b, parent, cul, prof_parent, prof_cul);
 	}
 	steps_table(&body, b);
 	evidence(&body, b);
@@ -1108,5 +1232,17 @@ void report_release(struct report *r)
 		free(r->hosts[i].accel);
 	}
 	free(r->hosts);
+	for (size_t i = 0; i < r->nr_run_sets; i++) {
+		struct report_run_set *rs = &r->run_sets[i];
+		free(rs->job_path);
+		free(rs->suite);
+		free(rs->testcase);
+		free(rs->kpi);
+		free(rs->commit);
+		free(rs->accel);
+		free(rs->state);
+		free(rs->kpi_values);
+	}
+	free(r->run_sets);
 	memset(r, 0, sizeof(*r));
 }

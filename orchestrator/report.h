@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "util/strbuf.h"
+#include "bisect.h"
+#include "db.h"
 #include "revert.h"
 
 /* A copied log: the page links `name` (relative to the report) when the
@@ -29,6 +31,10 @@ struct report_step {
 	int seq;
 	char hash[41];
 	char *phase, *status, *verdict, *reason, *subject;
+	/* phase, status and verdict parsed when loaded (enum step_phase,
+	 * enum step_status, enum bisect_mark); -1: a name klab's tables
+	 * lack, shown as stored */
+	int phase_id, status_id, mark;
 	int exit_code;		/* -1: none */
 	int64_t test_ms;
 	double *kpi;		/* KPI of every ok run, in run order */
@@ -39,13 +45,14 @@ struct report_step {
 	int boots, boots_ok;
 	char *boot_outcome, *boot_reason, *console_excerpt;	/* the first boot that failed, else the last */
 	struct report_log log, build_log, console, raw;
-	struct report_stat *stats;	/* confirm steps only, sorted by name */
+	struct report_stat *stats;	/* confirm and profile steps only, sorted by name */
 	size_t nr_stats, alloc_stats;
 };
 
 struct report_bisection {
 	int64_t id;
 	char *repo, *kind, *state, *result, *message;
+	int kind_id, state_id, result_id;	/* parsed when loaded, as a step's; -1 unknown */
 	char bad[41];
 	char (*goods)[41];
 	size_t nr_goods, alloc_goods;
@@ -96,6 +103,18 @@ struct report_host {
 	int max_guests;
 };
 
+/* A stored run set of klab run, klab compare or klab reproduce (a
+ * tracked tip's belong to its track): what `klab compare --runset`
+ * takes. */
+struct report_run_set {
+	int64_t id;
+	char *job_path, *suite, *testcase, *kpi, *commit, *accel, *state;
+	int repeat;
+	int64_t created_at;
+	double *kpi_values;	/* the KPI of each ok run */
+	size_t nr_kpi, alloc_kpi;
+};
+
 struct report {
 	struct report_bisection *bisections;	/* newest first */
 	size_t nr_bisections, alloc_bisections;
@@ -103,6 +122,8 @@ struct report {
 	size_t nr_tracks, alloc_tracks;
 	struct report_host *hosts;
 	size_t nr_hosts, alloc_hosts;
+	struct report_run_set *run_sets;	/* newest first */
+	size_t nr_run_sets, alloc_run_sets;
 };
 
 void report_release(struct report *r);

@@ -72,6 +72,40 @@ fail:
 	return -1;
 }
 
+int runcmp_add_step(struct runcmp *c, sqlite3 *db, const char *label, int64_t step_id, int64_t profile_step)
+{
+	struct runcmp_set *s = runcmp_add_set(c, label);
+	struct db_mon_values *pv = NULL;
+	size_t npv = 0, keep = 0;
+
+	if (db_step_metric_values(db, step_id, c->kpi, &s->kpi, &s->nr_kpi) < 0 ||
+	    db_step_mon_values(db, step_id, &s->vals, &s->nr_vals) < 0 ||
+	    (profile_step && db_step_mon_values(db, profile_step, &pv, &npv) < 0))
+		return -1;
+	if (!profile_step)
+		return 0;
+	/* the profile from the profiled runs, the rest from these */
+	for (size_t i = 0; i < s->nr_vals; i++) {
+		if (compare_profile_section(s->vals[i].name)) {
+			free(s->vals[i].name);
+			free(s->vals[i].v);
+		} else
+			s->vals[keep++] = s->vals[i];
+	}
+	s->vals = xrealloc(s->vals, (keep + npv + 1) * sizeof(*s->vals));
+	for (size_t i = 0; i < npv; i++) {
+		if (compare_profile_section(pv[i].name)) {
+			s->vals[keep++] = pv[i];
+		} else {
+			free(pv[i].name);
+			free(pv[i].v);
+		}
+	}
+	s->nr_vals = keep;
+	free(pv);
+	return 0;
+}
+
 static int by_name(const void *x, const void *y)
 {
 	return strcmp(((const struct db_mon_values *)x)->name, ((const struct db_mon_values *)y)->name);
@@ -85,31 +119,77 @@ static int is_perf(const char *name)
 	return !fam || !strcmp(fam, "profile");
 }
 
+/* How many profiled runs a side has: the most any of its perf-profile
+ * rows was seen in (0: the side was not profiled). */
+static size_t profiled_runs(const struct runcmp_set *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr_vals; i++)
+		if (compare_profile_section(s->vals[i].name) && s->vals[i].n > n)
+			n = s->vals[i].n;
+	return n;
+}
+
+/* A profile row's values on a side, padded with zeros to its profiled
+ * runs (v may be NULL: the side lacks the row). */
+static const double *profile_values(struct runcmp_pair *p, const double *v, size_t n, size_t runs, size_t *out_n)
+{
+	double *pad;
+
+	*out_n = n;
+	if (n >= runs)
+		return v;
+	pad = xcalloc(runs, sizeof(*pad));
+	if (n)
+		memcpy(pad, v, n * sizeof(*v));
+	p->pads = xrealloc(p->pads, (p->nr_pads + 1) * sizeof(*p->pads));
+	p->pads[p->nr_pads++] = pad;
+	*out_n = runs;
+	return pad;
+}
+
 void runcmp_compute(struct runcmp *c)
 {
 	const struct runcmp_set *base = &c->sets[0];
+	size_t base_runs;
 
 	if (c->nr_sets < 2)
 		return;
 	for (size_t k = 0; k < c->nr_sets; k++)
 		qsort(c->sets[k].vals, c->sets[k].nr_vals, sizeof(*c->sets[k].vals), by_name);
+	base_runs = profiled_runs(base);
 	c->pairs = xcalloc(c->nr_sets - 1, sizeof(*c->pairs));
 	for (size_t k = 1; k < c->nr_sets; k++) {
 		struct runcmp_pair *p = &c->pairs[k - 1];
 		const struct runcmp_set *o = &c->sets[k];
 		struct compare_stat kpi = { c->kpi, base->kpi, o->kpi, base->nr_kpi, o->nr_kpi, 1 };
-		size_t i = 0, j = 0;
+		size_t i = 0, j = 0, other_runs = profiled_runs(o);
+		/* profile rows are compared only when both sides were profiled */
+		int profiled = base_runs && other_runs;
 
 		p->other = k;
 		p->kpi_changed = compare_stat_changed(&kpi, &p->kpi);
-		p->stats = xcalloc(base->nr_vals + 1, sizeof(*p->stats));
-		/* both sorted by name: the stats both sides have */
-		while (i < base->nr_vals && j < o->nr_vals) {
-			int d = strcmp(base->vals[i].name, o->vals[j].name);
-			if (!d)
-				p->stats[p->nr_stats++] = (struct compare_stat){ base->vals[i].name, base->vals[i].v,
-										 o->vals[j].v, base->vals[i].n,
-										 o->vals[j].n, is_perf(base->vals[i].name) };
+		p->stats = xcalloc(base->nr_vals + o->nr_vals + 1, sizeof(*p->stats));
+		/* both sorted by name: the stats both sides have, and the
+		 * profile rows either has */
+		while (i < base->nr_vals || j < o->nr_vals) {
+			const struct db_mon_values *x = i < base->nr_vals ? &base->vals[i] : NULL;
+			const struct db_mon_values *y = j < o->nr_vals ? &o->vals[j] : NULL;
+			int d = !x ? 1 : !y ? -1 : strcmp(x->name, y->name);
+			const char *name = d <= 0 ? x->name : y->name;
+			struct compare_stat *st = &p->stats[p->nr_stats];
+
+			if (profiled && compare_profile_section(name)) {
+				st->name = name;
+				st->a = profile_values(p, d <= 0 ? x->v : NULL, d <= 0 ? x->n : 0, base_runs, &st->na);
+				st->b = profile_values(p, d >= 0 ? y->v : NULL, d >= 0 ? y->n : 0, other_runs, &st->nb);
+				st->perf = 1;
+				p->nr_stats++;
+			} else if (!d) {
+				*st = (struct compare_stat){ name, x->v, y->v, x->n, y->n, is_perf(name) };
+				p->nr_stats++;
+			}
 			i += d <= 0;
 			j += d >= 0;
 		}
@@ -142,20 +222,82 @@ static void add_figure(struct strbuf *sb, double mean, size_t n, double cv)
 		strbuf_addf(sb, " ±%.1f%%", cv);
 }
 
-/* A heading for LKP's columns: the letter and 10 characters of the label,
- * cleaned; a variant's end (thp.enabled=never: "d=never") tells sides
- * apart, a commit's start does. */
-static char *column_label(const char *label, char letter)
+/* A heading for LKP's columns: the letter and the label, cleaned, whole
+ * up to COMPARE_LABEL_MAX (compare_format widens its columns to it); a
+ * longer variant keeps its end ("...enabled=never" tells sides apart),
+ * anything else its start. */
+static char *column_label(const struct runcmp *c, const char *label, char letter)
 {
 	struct strbuf clean = STRBUF_INIT, sb = STRBUF_INIT;
-	size_t from = 0;
+	size_t room = COMPARE_LABEL_MAX - (c->by_label ? 0 : 2);
 
 	strbuf_add_clean(&clean, label);
-	if (clean.len > 10 && strchr(clean.buf, '='))
-		from = clean.len - 10;
-	strbuf_addf(&sb, "%c:%.10s", letter, clean.buf + from);
+	if (!c->by_label)
+		strbuf_addf(&sb, "%c:", letter);
+	if (clean.len <= room) {
+		strbuf_addstr(&sb, clean.buf);
+	} else if (strchr(clean.buf, '=')) {
+		const char *from = clean.buf + clean.len - (room - 3);
+
+		while ((*from & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+			from++;
+		strbuf_addf(&sb, "...%s", from);
+	} else {
+		size_t n = room - 3;
+
+		while (n && (clean.buf[n] & 0xc0) == 0x80)
+			n--;
+		strbuf_addf(&sb, "%.*s...", (int)n, clean.buf);
+	}
 	strbuf_release(&clean);
 	return strbuf_detach(&sb, NULL);
+}
+
+void runcmp_format_pair(struct strbuf *sb, const struct runcmp *c, size_t k, size_t max)
+{
+	const struct runcmp_pair *p = &c->pairs[k];
+	const struct runcmp_set *a = &c->sets[0], *b = &c->sets[p->other];
+	char lb = (char)('A' + (p->other < 26 ? p->other : 25));
+	struct compare_row *table = xcalloc(p->nr_rows + 1, sizeof(*table));
+	size_t nt = 0, others = 0;
+	char *la, *lbl;
+
+	if (c->by_label) {
+		add_clean_label(sb, b->label);
+		strbuf_addstr(sb, " against ");
+		add_clean_label(sb, a->label);
+		strbuf_addstr(sb, ": ");
+	} else {
+		strbuf_addf(sb, "%c against A: ", lb);
+	}
+	strbuf_add_clean(sb, c->kpi);
+	strbuf_addch(sb, ' ');
+	add_figure(sb, p->kpi.mean_a, p->kpi.na, p->kpi.cv_a);
+	strbuf_addstr(sb, " -> ");
+	add_figure(sb, p->kpi.mean_b, p->kpi.nb, p->kpi.cv_b);
+	if (isfinite(p->kpi.change))
+		strbuf_addf(sb, " (%+.1f%%)", p->kpi.change);
+	strbuf_addf(sb, ", %s\n", p->kpi_changed ? "changed (the runs' ranges are apart)"
+						 : "no change by LKP's rule (the runs' ranges overlap or the change is small)");
+	/* the KPI first, changed or not; then what changed */
+	table[nt++] = p->kpi;
+	for (size_t i = 0; i < p->nr_rows; i++)
+		if (strcmp(p->rows[i].name, c->kpi)) {
+			table[nt++] = p->rows[i];
+			others++;
+		}
+	if (others) {
+		strbuf_addstr(sb, "what changed:\n");
+		compare_summary(sb, table + 1, others, 3, "  ");
+	}
+	strbuf_addch(sb, '\n');
+	la = column_label(c, a->label, 'A');
+	lbl = column_label(c, b->label, lb);
+	compare_format(sb, table, nt, la, lbl, max ? max + 1 : 0, "  ");
+	strbuf_addf(sb, "  %zu of %zu stats changed\n", p->nr_rows, p->nr_stats);
+	free(la);
+	free(lbl);
+	free(table);
 }
 
 void runcmp_format(struct strbuf *sb, const struct runcmp *c, size_t max)
@@ -169,42 +311,8 @@ void runcmp_format(struct strbuf *sb, const struct runcmp *c, size_t max)
 	for (size_t k = 0; k < c->nr_sets; k++)
 		add_set_line(sb, &c->sets[k], (char)('A' + (k < 26 ? k : 25)));
 	for (size_t k = 0; c->pairs && k + 1 < c->nr_sets; k++) {
-		const struct runcmp_pair *p = &c->pairs[k];
-		const struct runcmp_set *a = &c->sets[0], *b = &c->sets[p->other];
-		char lb = (char)('A' + (p->other < 26 ? p->other : 25));
-		struct compare_row *table = xcalloc(p->nr_rows + 1, sizeof(*table));
-		size_t nt = 0, others = 0;
-		char *la, *lbl;
-
-		strbuf_addf(sb, "\n%c against A: ", lb);
-		strbuf_add_clean(sb, c->kpi);
-		strbuf_addch(sb, ' ');
-		add_figure(sb, p->kpi.mean_a, p->kpi.na, p->kpi.cv_a);
-		strbuf_addstr(sb, " -> ");
-		add_figure(sb, p->kpi.mean_b, p->kpi.nb, p->kpi.cv_b);
-		if (isfinite(p->kpi.change))
-			strbuf_addf(sb, " (%+.1f%%)", p->kpi.change);
-		strbuf_addf(sb, ", %s\n", p->kpi_changed ? "changed (the runs' ranges are apart)"
-							 : "no change by LKP's rule (the runs' ranges overlap or the change is small)");
-		/* the KPI first, changed or not; then what changed */
-		table[nt++] = p->kpi;
-		for (size_t i = 0; i < p->nr_rows; i++)
-			if (strcmp(p->rows[i].name, c->kpi)) {
-				table[nt++] = p->rows[i];
-				others++;
-			}
-		if (others) {
-			strbuf_addstr(sb, "what changed:\n");
-			compare_summary(sb, table + 1, others, 3, "  ");
-		}
 		strbuf_addch(sb, '\n');
-		la = column_label(a->label, 'A');
-		lbl = column_label(b->label, lb);
-		compare_format(sb, table, nt, la, lbl, max ? max + 1 : 0, "  ");
-		strbuf_addf(sb, "  %zu of %zu stats changed\n", p->nr_rows, p->nr_stats);
-		free(la);
-		free(lbl);
-		free(table);
+		runcmp_format_pair(sb, c, k, max);
 	}
 }
 
@@ -244,6 +352,7 @@ static void json_row(struct strbuf *sb, const struct compare_row *r)
 	json_num(sb, "mean_b", r->mean_b);
 	json_num(sb, "stddev_percent_b", r->cv_b);
 	json_num(sb, "change_percent", r->change);
+	json_num(sb, "difference", r->delta);
 	json_num(sb, "score", r->score);
 	strbuf_addch(sb, '}');
 }
@@ -314,6 +423,9 @@ void runcmp_release(struct runcmp *c)
 	for (size_t k = 0; c->pairs && k + 1 < c->nr_sets; k++) {
 		free(c->pairs[k].stats);
 		free(c->pairs[k].rows);
+		for (size_t i = 0; i < c->pairs[k].nr_pads; i++)
+			free(c->pairs[k].pads[i]);
+		free(c->pairs[k].pads);
 	}
 	free(c->pairs);
 	for (size_t k = 0; k < c->nr_sets; k++) {

@@ -34,6 +34,8 @@ struct runcmp_pair {
 	int kpi_changed;	/* by compare.c's rule */
 	struct compare_row *rows;	/* changed, most significant first (the KPI included when changed) */
 	size_t nr_rows;
+	double **pads;		/* profile rows a side lacks, as its zeros (owned) */
+	size_t nr_pads;
 };
 
 struct runcmp {
@@ -42,6 +44,7 @@ struct runcmp {
 	struct runcmp_set *sets;
 	size_t nr_sets;
 	struct runcmp_pair *pairs;	/* nr_sets - 1 of them, after runcmp_compute */
+	int by_label;		/* sets called by their labels ("culprit against parent"), not A, B, ... */
 };
 
 /* Read run sets ids[] (labels[i] may be NULL: "run set ID") into *c:
@@ -53,11 +56,23 @@ int runcmp_load(struct runcmp *c, sqlite3 *db, const int64_t *ids, const char *c
 /* Add a set by hand (tests, or a caller that has the values): label,
  * KPI values and named values are copied. */
 struct runcmp_set *runcmp_add_set(struct runcmp *c, const char *label);
-/* The pairs, from the loaded sets (pure). */
+/* Add a bisection step's runs as a set ("parent", "culprit"; bisect show
+ * and the end of a bisection): the KPI c->kpi of its ok runs and every
+ * monitor stat, its perf-profile rows taken from profile_step instead
+ * when that is not 0 (the profiled runs of the same commit).  -1 after
+ * one error line. */
+int runcmp_add_step(struct runcmp *c, sqlite3 *db, const char *label, int64_t step_id, int64_t profile_step);
+/* The pairs, from the loaded sets (pure).  A perf-profile row one side
+ * lacks (or has for fewer runs) was under the agent's 0.5% floor: it
+ * counts as 0 in that side's profiled runs, so a symbol that appears is
+ * compared, not dropped. */
 void runcmp_compute(struct runcmp *c);
 /* The sets, then per pair the KPI line, "what changed" and LKP's table
- * (at most max rows, 0: all).  Guest-given names are cleaned. */
+ * (at most max rows per section, 0: all).  Guest-given names are cleaned. */
 void runcmp_format(struct strbuf *sb, const struct runcmp *c, size_t max);
+/* Pair k's part of runcmp_format: "B against A: <KPI line>" (by_label:
+ * "culprit against parent: ..."), "what changed" and LKP's table. */
+void runcmp_format_pair(struct strbuf *sb, const struct runcmp *c, size_t k, size_t max);
 /* The same as one JSON document (strings escaped, NaN and infinities
  * null), ending in a newline. */
 void runcmp_json(struct strbuf *sb, const struct runcmp *c);

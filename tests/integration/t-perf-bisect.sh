@@ -88,6 +88,14 @@ check "profile: perf-profile rows stored" \
 		   JOIN steps s ON s.id = b.step_id WHERE s.phase = 'profile' AND m.source = 'perf-profile' AND m.name LIKE 'self.%'")" -gt 0
 check "profile: klab bisect log leaves them out" sh -c "grep -q '^# profile runs: ' '$T/log.out'"
 sed -n '/^profile: /,/^  reproduce:/p' "$T/bisect.out" | head -30 | sed 's/^/# /'
+# bisect show's monitor table: parent against culprit, the profile steps'
+# rows in their own section, the largest change in points first (the
+# demo's commit makes clear_page the guest's hot spot)
+check "show: the monitor table of parent and culprit, with the profile steps" \
+	grep -Eq "^monitors, parent [0-9a-f]{12} -> culprit [0-9a-f]{12} \(steps [0-9]+ and [0-9]+, the profile from steps " "$T/show.out"
+check "show: the first perf-profile.self row is a clear-page symbol" \
+	sh -c "sed -n '/^  perf-profile.self: /{n;p;q}' '$T/show.out' | grep -q 'clear_page\|clear_huge_page\|clear_subpage'"
+sed -n '/^monitors, /,/^logs:/p' "$T/show.out" | head -40 | sed 's/^/# /'
 
 # The parent of the planted commit performs like the import: no regression.
 parent=$(git -C "$T/linux" rev-parse "$planted^")

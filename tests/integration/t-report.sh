@@ -95,7 +95,7 @@ sqlite3 "$jlab/klab.db" <"$KLAB_SRCDIR/tests/data/report/lab.sql"
 check "report-check: one point group per tested commit" sh "$KLAB_SRCDIR/tests/report-check.sh" "$jlab" "$T/jobreport"
 chrome --dump-dom "file://$T/jobreport/bisect-1.html" >"$T/dom-job.html"
 check "chromium: the chart is an <svg> in the DOM" grep -q '<svg' "$T/dom-job.html"
-check "chromium: 7 point groups in the chart" test "$(grep -o '<g class="step [a-z]*">' "$T/dom-job.html" | wc -l)" -eq 7
+check "chromium: 9 point groups in the chart" test "$(grep -o '<g class="step [a-z]*">' "$T/dom-job.html" | wc -l)" -eq 9
 check "chromium: no <script> on the job page" sh -c "! grep -qi '<script' '$T/dom-job.html'"
 shot2="$KLAB_BUILDDIR/tests/integration/t-report-chart.png"
 rm -f "$shot2"

@@ -161,6 +161,78 @@ static void test_compare__summary_groups_by_family(void **state)
 	free(rows);
 }
 
+/* issue 18, the demo range's profile: clear_page_erms' self share goes
+ * 13.5% -> 90.4%.  By significance a constant 0.6 -> 1.2 row beside it
+ * (zero spread) outranked it and it was the 14th row; LKP ranks profile
+ * rows by the change in points, in a section of their own. */
+static void test_compare__profile_rows_rank_by_points_in_their_own_section(void **state)
+{
+	static const double cp_a[] = { 13.2, 13.8 }, cp_b[] = { 90.1, 90.7 };
+	static const double lock_a[] = { 60.1, 61.3 }, lock_b[] = { 1.1, 1.3 };
+	static const double small_a[] = { 0.6, 0.6 }, small_b[] = { 1.2, 1.2 };
+	static const double tiny_a[] = { 0.1, 0.1 }, tiny_b[] = { 0.5, 0.5 };	/* +400%, under 1% */
+	static const double huge_a[] = { 14.0, 14.2 }, huge_b[] = { 92.0, 92.4 };
+	static const double thp2_a[] = { 0, 0 }, thp2_b[] = { 1180, 1186 };
+	static const double kpi2_a[] = { 165000, 166000 }, kpi2_b[] = { 7400, 7466 };
+	const struct compare_stat s[] = {
+		STAT("perf-profile.calltrace.cycles-pp.clear_page_erms.clear_huge_page", huge_a, huge_b, 1),
+		STAT("perf-profile.children.cycles-pp.clear_huge_page", huge_a, huge_b, 1),
+		STAT("perf-profile.self.cycles-pp.native_queued_spin_lock_slowpath", lock_a, lock_b, 1),
+		STAT("perf-profile.self.cycles-pp.rcu_core", small_a, small_b, 1),
+		STAT("perf-profile.self.cycles-pp.clear_page_erms", cp_a, cp_b, 1),
+		STAT("perf-profile.self.cycles-pp.page_counter_cancel", tiny_a, tiny_b, 1),
+		STAT("vmstat.thp_fault_alloc", thp2_a, thp2_b, 0),
+		STAT("will-it-scale.per_process_ops", kpi2_a, kpi2_b, 1),
+	};
+	struct compare_row *rows;
+	struct strbuf sb = STRBUF_INIT;
+	const char *self, *cp, *children, *calltrace;
+	size_t nr;
+
+	(void)state;
+	assert_int_equal(compare_profile_section("perf-profile.self.cycles-pp.x"), 1);
+	assert_int_equal(compare_profile_section("perf-profile.calltrace.cycles-pp.x.y"), 3);
+	assert_int_equal(compare_profile_section("vmstat.perf-profile.x"), 0);
+	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
+	assert_int_equal(nr, 7);	/* not the 0.1 -> 0.5 share */
+	/* the others first, by significance */
+	assert_null(strstr(rows[0].name, "perf-profile"));
+	assert_null(strstr(rows[1].name, "perf-profile"));
+	/* then self, by the change in points: +76.9 before -59.9 before +0.6 */
+	assert_string_equal(rows[2].name, "perf-profile.self.cycles-pp.clear_page_erms");
+	assert_true(fabs(rows[2].delta - 76.9) < 1e-9);
+	assert_string_equal(rows[3].name, "perf-profile.self.cycles-pp.native_queued_spin_lock_slowpath");
+	assert_string_equal(rows[4].name, "perf-profile.self.cycles-pp.rcu_core");
+	assert_string_equal(rows[5].name, "perf-profile.children.cycles-pp.clear_huge_page");
+	assert_string_equal(rows[6].name, "perf-profile.calltrace.cycles-pp.clear_page_erms.clear_huge_page");
+
+	compare_format(&sb, rows, nr, "parent", "culprit", 1, "  ");
+	printf("%s", sb.buf);
+	self = strstr(sb.buf, "\n  perf-profile.self: % of the samples, change in points, largest first\n");
+	cp = strstr(sb.buf, "perf-profile.self.cycles-pp.clear_page_erms\n");
+	children = strstr(sb.buf, "\n  perf-profile.children: ");
+	calltrace = strstr(sb.buf, "\n  perf-profile.calltrace: ");
+	assert_non_null(self);
+	assert_non_null(cp);
+	assert_true(self < cp && cp < children && children < calltrace);
+	/* the first row under the heading, its change in points (no %) */
+	assert_non_null(strstr(self, "largest first\n          13.5 ±  3%     +76.9           90.4         "
+				     "perf-profile.self.cycles-pp.clear_page_erms\n"));
+	/* max is per section: one self row and "... 2 more", and the profile
+	 * still shown after the counters' own "... 1 more" */
+	assert_non_null(strstr(sb.buf, "clear_page_erms\n  ... 2 more\n"));
+	assert_true(strstr(sb.buf, "  ... 1 more\n") < self);
+	assert_null(strstr(sb.buf, "native_queued_spin_lock_slowpath"));
+
+	strbuf_setlen(&sb, 0);
+	compare_summary(&sb, rows, nr, 1, "");
+	printf("%s", sb.buf);
+	assert_non_null(strstr(sb.buf, "profile    perf-profile.self.cycles-pp.clear_page_erms 13.5 -> 90.4 "
+				       "(+76.9 points)\n"));
+	strbuf_release(&sb);
+	free(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_compare__constant_small_counters_do_not_outrank_real_ones),
 		cmocka_unit_test(test_compare__nothing_changed_gives_no_rows),
 		cmocka_unit_test(test_compare__summary_groups_by_family),
+		cmocka_unit_test(test_compare__profile_rows_rank_by_points_in_their_own_section),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

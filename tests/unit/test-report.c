@@ -238,6 +238,7 @@ static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
 	assert_non_null(b->culprit);
 	free(b->result);
 	b->result = xstrdup("unconfirmed");
+	b->result_id = BISECTION_UNCONFIRMED;	/* as db_report_load parses it */
 	report_render_bisection(&sb, b);
 	assert_non_null(strstr(sb.buf, "<title>klab bisection 1: culprit not confirmed</title>"));
 	assert_non_null(strstr(sb.buf, "Suspect, NOT confirmed"));
@@ -245,6 +246,69 @@ static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
 	assert_non_null(strstr(sb.buf, "<tr><td>suspect</td>"));
 	assert_null(strstr(sb.buf, "<tr><td>culprit</td>"));
 	strbuf_release(&sb);
+	report_release(&r);
+}
+
+/* issue 18: the profiled pair's rows on the bisection page, in their own
+ * section after the counters, the largest change in points first. */
+static void test_report__profile_rows_follow_in_their_own_section(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+	const char *counters, *self, *first;
+
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	counters = strstr(sb.buf, "<code>vmstat.pgfault</code>");
+	self = strstr(sb.buf, "<tr><th colspan=\"6\">perf-profile.self: % of the samples, change in points, "
+			      "largest first</th></tr>\n");
+	assert_non_null(counters);
+	assert_non_null(self);
+	assert_true(counters < self);
+	first = strchr(self, '\n') + 1;
+	{
+		static const char want[] = "<tr><td class=\"num\">13.5</td><td class=\"num\">± 3%</td>"
+					   "<td class=\"num\">+76.9</td><td class=\"num\">90.4</td>";
+		if (strncmp(first, want, sizeof(want) - 1))
+			fail_msg("first self row: %.200s", first);
+	}
+	assert_non_null(strstr(first, "<code>perf-profile.self.cycles-pp.clear_page_erms</code></td></tr>\n"));
+	assert_true(strstr(sb.buf, "perf-profile.self.cycles-pp.clear_page_erms") <
+		    strstr(sb.buf, "perf-profile.self.cycles-pp.rcu_core"));
+	/* what changed leads with it too */
+	assert_non_null(strstr(sb.buf, "<pre>profile    perf-profile.self.cycles-pp.clear_page_erms 13.5 -&gt; 90.4 "
+				       "(+76.9 points)\n"));
+	/* the profile steps' own counters are not the confirmation's */
+	assert_null(strstr(sb.buf, "77777"));
+	assert_null(strstr(sb.buf, "88888"));
+	assert_non_null(strstr(sb.buf, "perf-profile.self.cycles-pp.&lt;evil&gt;"));
+	strbuf_release(&sb);
+	report_release(&r);
+}
+
+/* klab compare's stored run sets on the index, with the command that
+ * compares them; the bisection's row links to its comparison. */
+static void test_report__index_lists_run_sets_and_links_comparisons(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	load(&r, 0);
+	assert_int_equal(r.nr_run_sets, 2);	/* the track's three are its own */
+	assert_int_equal(r.run_sets[0].id, 5);
+	assert_int_equal(r.run_sets[0].nr_kpi, 2);	/* the panicked boot has no run */
+	report_render_index(&sb, &r);
+	assert_non_null(strstr(sb.buf, "1 host, 2 run sets.</p>"));
+	assert_non_null(strstr(sb.buf, "<tr id=\"run-set-5\"><td class=\"num\">5</td><td><code>jobs/thp "
+				       "&lt;b&gt;always&lt;/b&gt;.yaml</code></td>"));
+	assert_non_null(strstr(sb.buf, "<td class=\"num\">2/3</td><td class=\"num\">97750 ±0%</td>"));
+	assert_non_null(strstr(sb.buf, "<code>klab compare --runset 4 5 --html compare-4-5.html</code>"));
+	assert_null(strstr(sb.buf, "<b>always"));
+	assert_non_null(strstr(sb.buf, "<a href=\"bisect-1.html#compare\">what changed, profile</a>"));
+	strbuf_release(&sb);
+	report_release(&r);
+	load(&r, 1700300000);	/* --since after them: none */
+	assert_int_equal(r.nr_run_sets, 0);
 	report_release(&r);
 }
 
@@ -259,8 +323,8 @@ static void test_report__chart_has_one_point_group_per_step(void **state)
 	report_render_bisection(&sb, b);
 	assert_int_equal(count(sb.buf, "<svg"), 1);
 	assert_int_equal(count(sb.buf, "<g class=\"step "), b->nr_steps);
-	/* a dot per KPI run: 5 + 5 + 2 + 0 + 3 + 3 + 3 */
-	assert_int_equal(count(sb.buf, "<circle "), 21);
+	/* a dot per KPI run: 5 + 5 + 2 + 0 + 3 + 3 + 3, and the profiled 2 + 2 */
+	assert_int_equal(count(sb.buf, "<circle "), 25);
 	assert_int_equal(count(sb.buf, "class=\"band-good\""), 1);
 	assert_int_equal(count(sb.buf, "class=\"band-bad\""), 1);
 	/* the skipped step (no value) is drawn as a cross */
@@ -276,7 +340,7 @@ static void test_report__loads_what_each_step_needs(void **state)
 
 	load(&r, 0);
 	b = bisection(&r, 1);
-	assert_int_equal(b->nr_steps, 7);
+	assert_int_equal(b->nr_steps, 9);
 	assert_int_equal(b->steps[0].nr_kpi, 5);
 	assert_string_equal(b->steps[2].rule, "like-good");	/* the last verdict decides */
 	assert_string_equal(b->steps[3].build_status, "build-failed");
@@ -284,6 +348,7 @@ static void test_report__loads_what_each_step_needs(void **state)
 	assert_int_equal(b->steps[4].boots, 4);
 	assert_int_equal(b->steps[4].boots_ok, 3);
 	assert_int_equal(b->steps[6].nr_stats, 4);	/* meminfo after, three vmstat deltas (before/after left out) */
+	assert_int_equal(b->steps[7].nr_stats, 6);	/* the profile step's: five perf-profile levels, a vmstat delta */
 	assert_int_equal(bisection(&r, 2)->argc, 3);
 	assert_int_equal(bisection(&r, 2)->nr_goods, 2);
 	report_release(&r);
@@ -341,6 +406,8 @@ int main(void)
 		cmocka_unit_test(test_report__hostile_database_fields_are_escaped),
 		cmocka_unit_test(test_report__unconfirmed_bisection_names_a_suspect),
 		cmocka_unit_test(test_report__chart_has_one_point_group_per_step),
+		cmocka_unit_test(test_report__profile_rows_follow_in_their_own_section),
+		cmocka_unit_test(test_report__index_lists_run_sets_and_links_comparisons),
 		cmocka_unit_test(test_report__loads_what_each_step_needs),
 		cmocka_unit_test(test_report__since_leaves_older_bisections_out),
 		cmocka_unit_test(test_html__escapes_markup_controls_and_broken_utf8),

@@ -336,6 +336,113 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 	runcmp_release(&c);
 }
 
+/* ---- profile rows and headings ---------------------------------------------- */
+
+static void add_vals(struct runcmp_set *s, const char *name, const double *v, size_t n)
+{
+	s->vals = xrealloc(s->vals, (s->nr_vals + 1) * sizeof(*s->vals));
+	s->vals[s->nr_vals].name = xstrdup(name);
+	s->vals[s->nr_vals].v = xmalloc(n * sizeof(*v));
+	memcpy(s->vals[s->nr_vals].v, v, n * sizeof(*v));
+	s->vals[s->nr_vals++].n = n;
+}
+
+/* The agent drops shares under 0.5%: a symbol that appears in the culprit
+ * has no row in the parent, and must be compared from 0, not dropped. */
+static void test_profile__a_row_one_side_lacks_counts_as_zero(void **state)
+{
+	const double ka[] = { 165000, 166000 }, kb[] = { 7400, 7466 };
+	const double cp_a[] = { 13.2, 13.8 }, cp_b[] = { 90.1, 90.7 };
+	const double lock_a[] = { 60.1, 61.3 }, once[] = { 2.0 };
+	const double thp_a[] = { 0, 0 }, thp_b[] = { 1180, 1186 };
+	struct strbuf sb = STRBUF_INIT;
+	struct runcmp c = { 0 };
+	const struct compare_row *r;
+
+	(void)state;
+	c.kpi = xstrdup("will-it-scale.per_process_ops");
+	c.direction = 1;
+	c.by_label = 1;
+	for (int k = 0; k < 2; k++) {
+		struct runcmp_set *s = runcmp_add_set(&c, k ? "culprit" : "parent");
+
+		s->kpi = xmalloc(sizeof(ka));
+		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
+		s->nr_kpi = 2;
+		/* sorted by name, as the database gives them */
+		add_vals(s, "perf-profile.self.cycles-pp.clear_page_erms", k ? cp_b : cp_a, 2);
+		if (k)
+			add_vals(s, "perf-profile.self.cycles-pp.clear_huge_page", once, 1);	/* one run of two */
+		else
+			add_vals(s, "perf-profile.self.cycles-pp.native_queued_spin_lock_slowpath", lock_a, 2);
+		add_vals(s, "vmstat.thp_fault_alloc", k ? thp_b : thp_a, 2);
+	}
+	/* (runcmp_compute sorts each side's values by name itself) */
+	runcmp_compute(&c);
+	assert_int_equal(c.pairs[0].nr_stats, 4);
+	r = row_named(&c.pairs[0], "perf-profile.self.cycles-pp.native_queued_spin_lock_slowpath");
+	assert_non_null(r);
+	assert_int_equal(r->nb, 2);
+	assert_true(fabs(r->mean_b) < 1e-12 && fabs(r->delta + 60.7) < 1e-9);
+	/* 2.0 in one run, under 0.5 in the other: not apart from 0 -> dropped */
+	assert_null(row_named(&c.pairs[0], "perf-profile.self.cycles-pp.clear_huge_page"));
+	runcmp_format_pair(&sb, &c, 0, 25);
+	printf("%s", sb.buf);
+	assert_non_null(strstr(sb.buf, "culprit against parent: will-it-scale.per_process_ops 165500"));
+	/* the profile's largest change in points leads its section */
+	assert_non_null(strstr(sb.buf, "first\n          13.5 ±  3%     +76.9           90.4         "
+				       "perf-profile.self.cycles-pp.clear_page_erms\n"));
+	assert_non_null(strstr(sb.buf, "what changed:\n  profile    perf-profile.self.cycles-pp.clear_page_erms "
+				       "13.5 -> 90.4 (+76.9 points)\n"));
+	assert_non_null(strstr(sb.buf, "      parent %stddev  %change       culprit %stddev name\n"));
+	strbuf_release(&sb);
+	runcmp_release(&c);
+}
+
+/* klab compare's headings: a variant's whole name, its column widened */
+static void test_format__headings_carry_the_whole_variant_name(void **state)
+{
+	const double ka[] = { 1000, 1001 }, kb[] = { 500, 501 };
+	struct strbuf sb = STRBUF_INIT;
+	struct runcmp c = { 0 };
+	const char *head;
+
+	(void)state;
+	c.kpi = xstrdup("will-it-scale.per_process_ops");
+	c.direction = 1;
+	for (int k = 0; k < 3; k++) {
+		static const char *const labels[] = { "thp.defrag=always", "thp.defrag=never",
+						      "sysctl.vm.compaction_proactiveness=100" };
+		struct runcmp_set *s = runcmp_add_set(&c, labels[k]);
+
+		s->info.id = k + 1;
+		s->kpi = xmalloc(sizeof(ka));
+		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
+		s->nr_kpi = 2;
+	}
+	runcmp_compute(&c);
+	runcmp_format(&sb, &c, 0);
+	printf("%s", sb.buf);
+	head = strstr(sb.buf, "\n  A:thp.defrag=always %stddev  %change   B:thp.defrag=never %stddev name\n");
+	assert_non_null(head);
+	/* the value columns as wide as the heading */
+	assert_non_null(strstr(head, "\n                 1000           -50.0%                500.5         "
+				     "will-it-scale.per_process_ops\n"));
+	/* 32 at most: a longer variant keeps its end */
+	assert_non_null(strstr(sb.buf, "  C:...ompaction_proactiveness=100 %stddev name\n"));
+	strbuf_reset(&sb);
+	/* never cut inside a UTF-8 character: "é" is 2 bytes at the cut */
+	free(c.sets[2].label);
+	c.sets[2].label = xstrdup("sysctl.x=\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+				  "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+	runcmp_format(&sb, &c, 0);
+	head = strstr(sb.buf, "C:...");
+	assert_non_null(head);
+	assert_int_equal((unsigned char)head[5], 0xc3);
+	strbuf_release(&sb);
+	runcmp_release(&c);
+}
+
 /* ---- klab reproduce's verdict line ------------------------------------------- */
 
 static void test_reproduce__verdict_line_says_reproduced_or_not(void **state)
@@ -386,6 +493,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_json__hostile_names_and_values_are_escaped),
 		cmocka_unit_test(test_reproduce__verdict_line_says_reproduced_or_not),
+		cmocka_unit_test(test_profile__a_row_one_side_lacks_counts_as_zero),
+		cmocka_unit_test(test_format__headings_carry_the_whole_variant_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 -- A fixed lab for tests/unit/test-report.c: a job bisection with its
--- reference runs, steps, verdicts, samples, monitor counters and the
--- confirmation pair; a command bisection; a tracked branch; a host.
+-- reference runs, steps, verdicts, samples, monitor counters, the
+-- confirmation pair and the profiled pair after it (perf-profile rows as
+-- the demo range's: clear_page_erms 13.5% -> 90.4%); a command
+-- bisection; a tracked branch; two run sets of klab compare; a host.
 -- Text that came from outside is hostile on purpose.
 INSERT INTO repos (id, path, created_at) VALUES (1, '/srv/linux & "friends"', 1700000000);
 
@@ -28,7 +30,9 @@ INSERT INTO steps (id, bisection_id, seq, hash, phase, status, verdict, reason, 
  (4, 1, 4, '3333333333333333333333333333333333333333', 'bisect', 'done', 'skip', 'build failed: mm/mmap.c:12: error: expected '';'' before ''}''', NULL, '/nonexistent/klab/4-bisect.log', 0, 1700003000, 1700004000),
  (5, 1, 5, '5555555555555555555555555555555555555555', 'bisect', 'done', 'bad', 'like-bad: position 0.97', NULL, '/nonexistent/klab/5-bisect.log', 0, 1700004000, 1700005000),
  (6, 1, 6, '4444444444444444444444444444444444444444', 'confirm', 'done', 'good', 'like-good: position 0.02', NULL, NULL, 0, 1700005000, 1700006000),
- (7, 1, 7, '5555555555555555555555555555555555555555', 'confirm', 'done', 'bad', 'like-bad: position 1.01', NULL, NULL, 0, 1700005000, 1700006000);
+ (7, 1, 7, '5555555555555555555555555555555555555555', 'confirm', 'done', 'bad', 'like-bad: position 1.01', NULL, NULL, 0, 1700005000, 1700006000),
+ (8, 1, 8, '4444444444444444444444444444444444444444', 'profile', 'done', NULL, 'profile runs (perf-profile), no verdict', NULL, NULL, 0, 1700006000, 1700007000),
+ (9, 1, 9, '5555555555555555555555555555555555555555', 'profile', 'done', NULL, 'profile runs (perf-profile), no verdict', NULL, NULL, 0, 1700006000, 1700007000);
 
 INSERT INTO builds (id, repo_id, commit_hash, tree, recipe_id, recipe, status, error_excerpt, log_path, started_at, finished_at) VALUES
  (1, 1, '3333333333333333333333333333333333333333', 'a333333333333333333333333333333333333333', 'r1', 'base tinyconfig
@@ -43,7 +47,9 @@ INSERT INTO kpi VALUES
  (3, 1, 99800), (3, 2, 100600),
  (5, 1, 48800), (5, 2, 47500), (5, 3, 48200),
  (6, 1, 100100), (6, 2, 99200), (6, 3, 101300),
- (7, 1, 47700), (7, 2, 48600), (7, 3, 48000);
+ (7, 1, 47700), (7, 2, 48600), (7, 3, 48000),
+ (8, 1, 99900), (8, 2, 100400),
+ (9, 1, 47900), (9, 2, 48300);
 INSERT INTO boots (id, step_id, build_id, accel, outcome, console_path, started_at, finished_at)
  SELECT step_id * 100 + k, step_id, NULL, 'tcg', 'ok', '/nonexistent/klab/console-' || step_id || '-' || k || '.log', 1700001000, 1700001060 FROM kpi;
 INSERT INTO runs (id, boot_id, step_id, iteration, status, exit_code, raw_path, started_at, finished_at)
@@ -69,7 +75,22 @@ INSERT INTO mon VALUES
  (6, 'vmstat', 'nr_<evil>', 'delta', 1, 0), (7, 'vmstat', 'nr_<evil>', 'delta', 1, 0),
  (6, 'vmstat', 'pgfault', 'before', 1, 12345), (7, 'vmstat', 'pgfault', 'after', 1, 99999),
  (6, 'meminfo', 'AnonHugePages', 'after', 1, 0), (6, 'meminfo', 'AnonHugePages', 'after', 2, 0), (6, 'meminfo', 'AnonHugePages', 'after', 3, 2048),
- (7, 'meminfo', 'AnonHugePages', 'after', 1, 409600), (7, 'meminfo', 'AnonHugePages', 'after', 2, 413696), (7, 'meminfo', 'AnonHugePages', 'after', 3, 405504);
+ (7, 'meminfo', 'AnonHugePages', 'after', 1, 409600), (7, 'meminfo', 'AnonHugePages', 'after', 2, 413696), (7, 'meminfo', 'AnonHugePages', 'after', 3, 405504),
+ -- the profiled pair: by significance the constant rcu_core 0.6 -> 1.2
+ -- outranks clear_page_erms; by points it is last of the self rows.  The
+ -- lock's row is under the agent's 0.5% floor in the culprit: no row.
+ (8, 'perf-profile', 'self.cycles-pp.clear_page_erms', 'after', 1, 13.2), (8, 'perf-profile', 'self.cycles-pp.clear_page_erms', 'after', 2, 13.8),
+ (9, 'perf-profile', 'self.cycles-pp.clear_page_erms', 'after', 1, 90.1), (9, 'perf-profile', 'self.cycles-pp.clear_page_erms', 'after', 2, 90.7),
+ (8, 'perf-profile', 'self.cycles-pp.native_queued_spin_lock_slowpath', 'after', 1, 60.1), (8, 'perf-profile', 'self.cycles-pp.native_queued_spin_lock_slowpath', 'after', 2, 61.3),
+ (8, 'perf-profile', 'self.cycles-pp.rcu_core', 'after', 1, 0.6), (8, 'perf-profile', 'self.cycles-pp.rcu_core', 'after', 2, 0.6),
+ (9, 'perf-profile', 'self.cycles-pp.rcu_core', 'after', 1, 1.2), (9, 'perf-profile', 'self.cycles-pp.rcu_core', 'after', 2, 1.2),
+ (8, 'perf-profile', 'self.cycles-pp.<evil>', 'after', 1, 5.0), (8, 'perf-profile', 'self.cycles-pp.<evil>', 'after', 2, 5.2),
+ (9, 'perf-profile', 'self.cycles-pp.<evil>', 'after', 1, 1.0), (9, 'perf-profile', 'self.cycles-pp.<evil>', 'after', 2, 1.1),
+ (8, 'perf-profile', 'children.cycles-pp.clear_huge_page', 'after', 1, 14.0), (8, 'perf-profile', 'children.cycles-pp.clear_huge_page', 'after', 2, 14.2),
+ (9, 'perf-profile', 'children.cycles-pp.clear_huge_page', 'after', 1, 92.0), (9, 'perf-profile', 'children.cycles-pp.clear_huge_page', 'after', 2, 92.4),
+ -- the profiled runs' own counters are not the confirm steps': left out
+ (8, 'vmstat', 'thp_fault_alloc', 'delta', 1, 77777), (8, 'vmstat', 'thp_fault_alloc', 'delta', 2, 77777),
+ (9, 'vmstat', 'thp_fault_alloc', 'delta', 1, 88888), (9, 'vmstat', 'thp_fault_alloc', 'delta', 2, 88888);
 INSERT INTO monitor_stats (run_id, source, name, phase, value)
  SELECT step_id * 100 + k, source, name, phase, value FROM mon;
 
@@ -123,6 +144,18 @@ INSERT INTO tk VALUES (1, 1, 99000), (1, 2, 101000), (1, 3, 100000), (2, 1, 1005
 INSERT INTO boots (id, run_set_id, accel, outcome, started_at) SELECT 1000 + rs * 10 + k, rs, 'tcg', 'ok', 1700000000 FROM tk;
 INSERT INTO runs (id, boot_id, iteration, status, started_at) SELECT 1000 + rs * 10 + k, 1000 + rs * 10 + k, k, 'ok', 1700000000 FROM tk;
 INSERT INTO samples (run_id, metric, seq, value) SELECT 1000 + rs * 10 + k, 'will-it-scale.per_process_ops', 0, value FROM tk;
+
+-- klab compare of one commit under two job variants: two run sets of no
+-- track, one boot of the second failed; a hostile job path.
+INSERT INTO run_sets (id, job_path, job_hash, suite, testcase, kpi, kernel, commit_hash, uri, accel, repeat, state, created_at, track_tip_id) VALUES
+ (4, 'jobs/thp <b>always</b>.yaml', 'h4', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '4444444444444444444444444444444444444444', 'qemu:///system', 'tcg', 3, 'done', 1700200000, NULL),
+ (5, 'jobs/thp <b>always</b>.yaml', 'h5', 'will-it-scale', 'malloc1', 'will-it-scale.per_process_ops', 'bzImage', '4444444444444444444444444444444444444444', 'qemu:///system', 'tcg', 3, 'done', 1700200000, NULL);
+CREATE TEMP TABLE ck (rs INTEGER, k INTEGER, value REAL);
+INSERT INTO ck VALUES (4, 1, 120000), (4, 2, 121000), (4, 3, 119500), (5, 1, 98000), (5, 2, 97500);
+INSERT INTO boots (id, run_set_id, accel, outcome, started_at) SELECT 2000 + rs * 10 + k, rs, 'tcg', 'ok', 1700200000 FROM ck;
+INSERT INTO boots (id, run_set_id, accel, outcome, started_at) VALUES (2053, 5, 'tcg', 'panic', 1700200000);
+INSERT INTO runs (id, boot_id, iteration, status, started_at) SELECT 2000 + rs * 10 + k, 2000 + rs * 10 + k, k, 'ok', 1700200000 FROM ck;
+INSERT INTO samples (run_id, metric, seq, value) SELECT 2000 + rs * 10 + k, 'will-it-scale.per_process_ops', 0, value FROM ck;
 
 INSERT INTO hosts (id, name, uri, cpus, max_guests, accel, created_at) VALUES
  (1, 'lab-1', 'qemu+ssh://lab-1/system?keyfile=/k&x="y"', '2-31', 4, 'kvm', 1700000000);
