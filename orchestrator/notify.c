@@ -100,11 +100,20 @@ static void json_add_line(struct strbuf *sb, const char *s)
 
 /* ---- composing a bisection's report --------------------------------------- */
 
+/* What the report tells: the result, BISECTION_ERROR ("failed") for a
+ * failed bisection or one without a result. */
+static enum bisection_result outcome_of(const struct notify_facts *f)
+{
+	if (f->state == BISECTION_FAILED || f->result == BISECTION_NO_RESULT)
+		return BISECTION_ERROR;
+	return f->result;
+}
+
 const char *notify_outcome(const struct notify_facts *f)
 {
-	if (!strcmp(f->state, "failed") || !f->result || !strcmp(f->result, "error"))
-		return "failed";
-	return f->result;
+	enum bisection_result r = outcome_of(f);
+
+	return r == BISECTION_ERROR ? "failed" : bisection_result_to_string(r);
 }
 
 static const struct notify_kpi *kpi_row(const struct notify_facts *f, const char *label)
@@ -155,8 +164,7 @@ static const struct notify_step *culprit_step(const struct notify_facts *f)
 	const struct notify_step *found = NULL;
 
 	for (size_t i = 0; f->culprit && i < f->nr_step_list; i++)
-		if (!strcmp(f->step_list[i].hash, f->culprit) && f->step_list[i].verdict &&
-		    !strcmp(f->step_list[i].verdict, "bad"))
+		if (!strcmp(f->step_list[i].hash, f->culprit) && f->step_list[i].mark == BISECT_BAD)
 			found = &f->step_list[i];
 	return found;
 }
@@ -173,14 +181,14 @@ static void add_bisection_kpi(struct strbuf *sb, const struct notify_facts *f)
 
 static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 {
-	const char *outcome = notify_outcome(f);
+	enum bisection_result outcome = outcome_of(f);
 
 	strbuf_addstr(sb, "[klab] ");
-	if (!strcmp(outcome, "culprit") && f->culprit) {
+	if (outcome == BISECTION_CULPRIT && f->culprit) {
 		strbuf_addf(sb, "%.12s ", f->culprit);
 		add_line(sb, f->culprit_subject ? f->culprit_subject : "", 100);
 		strbuf_addstr(sb, ": ");
-		if (!strcmp(f->kind, "job")) {
+		if (f->kind == BISECTION_JOB) {
 			const struct notify_kpi *k = headline_kpi(f);
 			double change = kpi_change(f, k);
 
@@ -198,15 +206,15 @@ static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 			else
 				strbuf_addstr(sb, " fails");
 		}
-	} else if (!strcmp(outcome, "not-reproduced")) {
+	} else if (outcome == BISECTION_NOT_REPRODUCED) {
 		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "regression not reproduced");
-	} else if (!strcmp(outcome, "unconfirmed")) {
+	} else if (outcome == BISECTION_UNCONFIRMED) {
 		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "culprit NOT confirmed");
 		if (f->suspect)
 			strbuf_addf(sb, " (suspect %.12s)", f->suspect);
-	} else if (!strcmp(outcome, "skipped-only")) {
+	} else if (outcome == BISECTION_SKIPPED_ONLY) {
 		strbuf_addf(sb, "bisection %lld: only skipped commits left, %zu possible first bad commit%s",
 			    (long long)f->bisection_id, f->nr_candidates, f->nr_candidates == 1 ? "" : "s");
 	} else {
@@ -314,12 +322,10 @@ static void add_step_table(struct strbuf *sb, const struct notify_facts *f)
 /* How a reader gets the same result again: commands, one a line. */
 static void reproduce_lines(const struct notify_facts *f, const char *indent, struct strbuf *sb)
 {
-	const char *outcome = notify_outcome(f);
-
-	if (!strcmp(f->kind, "job")) {
+	if (f->kind == BISECTION_JOB) {
 		const char *revs[2] = { f->culprit, NULL };
 
-		if (strcmp(outcome, "culprit")) {
+		if (outcome_of(f) != BISECTION_CULPRIT) {
 			revs[0] = f->nr_goods ? f->goods[0] : NULL;
 			revs[1] = f->bad;
 		}
@@ -354,12 +360,11 @@ static void reproduce_lines(const struct notify_facts *f, const char *indent, st
 
 static void compose_text(const struct notify_facts *f, const char *subject, struct strbuf *sb)
 {
-	const char *outcome = notify_outcome(f);
-
 	/* the subject without its tag opens the report */
 	strbuf_addstr(sb, subject + strlen("[klab] "));
 	strbuf_addstr(sb, "\n\n");
-	strbuf_addf(sb, "%-12s%lld (%s)\n", "bisection:", (long long)f->bisection_id, f->kind);
+	strbuf_addf(sb, "%-12s%lld (%s)\n", "bisection:", (long long)f->bisection_id,
+		    bisection_kind_to_string(f->kind));
 	if (f->culprit) {
 		add_field(sb, "commit:", f->culprit, 0);
 		add_field(sb, "subject:", f->culprit_subject ? f->culprit_subject : "", 400);
@@ -372,19 +377,19 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 	}
 	add_field(sb, "repository:", f->repo_path, 400);
 	add_range(sb, f);
-	if (!strcmp(f->kind, "command")) {
+	if (f->kind == BISECTION_COMMAND) {
 		strbuf_addf(sb, "%-12s", "test:");
 		add_argv(sb, f->argv, f->argc);
 		strbuf_addstr(sb, "   (exit 0 good, 125 skip, 1-127 bad)\n");
 	}
 	strbuf_addf(sb, "%-12s%d\n", "steps:", f->steps);
-	add_field(sb, "outcome:", f->message ? f->message : outcome, 400);
-	if (!strcmp(outcome, "skipped-only")) {
+	add_field(sb, "outcome:", f->message ? f->message : notify_outcome(f), 400);
+	if (outcome_of(f) == BISECTION_SKIPPED_ONLY) {
 		strbuf_addstr(sb, "\nThe first bad commit could be any of:\n");
 		for (size_t i = 0; i < f->nr_candidates; i++)
 			strbuf_addf(sb, "  %s\n", f->candidates[i]);
 	}
-	if (!strcmp(f->kind, "job") && f->nr_kpis) {
+	if (f->kind == BISECTION_JOB && f->nr_kpis) {
 		strbuf_addch(sb, '\n');
 		add_kpi_table(sb, f);
 		add_counters(sb, f);
@@ -400,7 +405,7 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 			strbuf_addf(sb, "  (the bad end with the culprit reverted: klab's commit %.12s, not in your "
 				    "repository)\n", f->revert->commit);
 		strbuf_release(&line);
-	} else if (!strcmp(f->kind, "command")) {
+	} else if (f->kind == BISECTION_COMMAND) {
 		add_step_table(sb, f);
 	}
 	strbuf_addstr(sb, "\nTo reproduce:\n\n");
@@ -455,7 +460,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	strbuf_addstr(sb, ",\n  \"host\": ");
 	json_add_line(sb, f->host);
 	strbuf_addf(sb, ",\n  \"bisection\": %lld,\n  \"kind\": ", (long long)f->bisection_id);
-	json_add_string(sb, f->kind);
+	json_add_string(sb, bisection_kind_to_string(f->kind));
 	strbuf_addstr(sb, ",\n  \"outcome\": ");
 	json_add_string(sb, notify_outcome(f));
 	strbuf_addstr(sb, ",\n  \"subject\": ");
@@ -489,7 +494,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	}
 	strbuf_addstr(sb, ",\n  \"candidates\": ");
 	json_hashes(sb, f->candidates, f->nr_candidates);
-	if (!strcmp(f->kind, "job")) {
+	if (f->kind == BISECTION_JOB) {
 		strbuf_addstr(sb, ",\n  \"job\": ");
 		json_add_string(sb, f->job_path);
 		strbuf_addstr(sb, ",\n  \"kpi\": {\"name\": ");
@@ -784,7 +789,7 @@ static void loaded_release(struct loaded *l)
 
 /* The latest finished step of `phase` at `hash` (or, with other, at
  * any other commit). */
-static int64_t find_step(const struct loaded *l, const char *phase, const char *hash, int other)
+static int64_t find_step(const struct loaded *l, enum step_phase phase, const char *hash, int other)
 {
 	int64_t id = 0;
 
@@ -792,7 +797,7 @@ static int64_t find_step(const struct loaded *l, const char *phase, const char *
 		const struct step *s = &l->steps[i];
 		int same;
 
-		if (strcmp(s->status, "done") || strcmp(s->phase, phase))
+		if (s->status_id != STEP_DONE || s->phase_id != phase)
 			continue;
 		same = !strcmp(s->hash, hash);
 		if (same != other)
@@ -851,10 +856,10 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 	}
 	if (!f->kpi)
 		return 0;
-	ids[0] = find_step(l, "reference", l->b.nr_goods ? l->b.goods[0] : NULL, 0);
-	ids[1] = find_step(l, "confirm", l->b.culprit, 1);
-	ids[2] = find_step(l, "confirm", l->b.culprit, 0);
-	ids[3] = find_step(l, "reference", l->b.bad, 0);
+	ids[0] = find_step(l, STEP_PHASE_REFERENCE, l->b.nr_goods ? l->b.goods[0] : NULL, 0);
+	ids[1] = find_step(l, STEP_PHASE_CONFIRM, l->b.culprit, 1);
+	ids[2] = find_step(l, STEP_PHASE_CONFIRM, l->b.culprit, 0);
+	ids[3] = find_step(l, STEP_PHASE_REFERENCE, l->b.bad, 0);
 	for (size_t i = 0; i < 4; i++) {
 		struct notify_kpi *k;
 		size_t n = 0;
@@ -895,7 +900,7 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 	memset(l, 0, sizeof(*l));
 	if (db_bisection_load(lab->db, id, &l->b) < 0)
 		return -1;
-	if (strcmp(l->b.state, "done") && strcmp(l->b.state, "failed"))
+	if (l->b.state_id != BISECTION_DONE && l->b.state_id != BISECTION_FAILED)
 		return error("bisection %lld has not finished (state %s): nothing to report yet", (long long)id,
 			     l->b.state);
 	if (db_steps_load(lab->db, id, &l->steps, &l->nr_steps) < 0)
@@ -903,9 +908,9 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 	host_name(l->host, sizeof(l->host));
 	f->host = l->host;
 	f->bisection_id = l->b.id;
-	f->kind = l->b.kind;
-	f->state = l->b.state;
-	f->result = l->b.result;
+	f->kind = l->b.kind_id;
+	f->state = l->b.state_id;
+	f->result = l->b.result_id;
 	f->message = l->b.message;
 	f->repo_path = l->b.repo_path;
 	f->bad = l->b.bad;
@@ -923,31 +928,32 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 		const struct step *s = &l->steps[i];
 		struct notify_step *ns = &l->nsteps[i];
 
-		if (!strcmp(s->status, "done"))
+		if (s->status_id == STEP_DONE)
 			f->steps++;
 		ns->seq = s->seq;
 		memcpy(ns->hash, s->hash, 41);
 		ns->phase = s->phase;
 		ns->verdict = s->verdict;
+		ns->mark = s->mark;
 		ns->reason = s->reason;
 		ns->subject = s->subject;
 		ns->exit_code = s->exit_code;
 	}
 	f->step_list = l->nsteps;
 	f->nr_step_list = l->nr_steps;
-	if (l->b.culprit && l->b.result && !strcmp(l->b.result, "culprit")) {
+	if (l->b.culprit && l->b.result_id == BISECTION_CULPRIT) {
 		f->culprit = l->b.culprit;
 		if (db_commit_facts(lab->db, l->b.repo_id, l->b.culprit, &l->subject, &l->author, &author_time) < 0)
 			return -1;
 		f->culprit_subject = l->subject;
 		f->culprit_author = l->author;
-	} else if (l->b.culprit && l->b.result && !strcmp(l->b.result, "unconfirmed")) {
+	} else if (l->b.culprit && l->b.result_id == BISECTION_UNCONFIRMED) {
 		f->suspect = l->b.culprit;
 		if (db_commit_facts(lab->db, l->b.repo_id, l->b.culprit, &l->subject, &l->author, &author_time) < 0)
 			return -1;
 		f->suspect_subject = l->subject;
 	}
-	if (!strcmp(l->b.kind, "job") && load_job_facts(lab, l) < 0)
+	if (l->b.kind_id == BISECTION_JOB && load_job_facts(lab, l) < 0)
 		return -1;
 	return 0;
 }
