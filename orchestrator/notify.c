@@ -1417,6 +1417,12 @@ out:
 
 /* ---- tracking ---------------------------------------------------------------- */
 
+/* A job's %change from the compared tip to the new one (both measured). */
+static double track_job_change(const struct notify_track_job *j)
+{
+	return stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc));
+}
+
 static const struct notify_track_job *track_headline(const struct notify_track_facts *f)
 {
 	const struct notify_track_job *best = NULL;
@@ -1427,7 +1433,7 @@ static const struct notify_track_job *track_headline(const struct notify_track_f
 		double c;
 		if (strcmp(j->change, f->status) || !j->np || !j->nc)
 			continue;
-		c = fabs(stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)));
+		c = fabs(track_job_change(j));
 		if (!best || c > best_change) {
 			best = j;
 			best_change = c;
@@ -1445,8 +1451,7 @@ static void track_subject(const struct notify_track_facts *f, struct strbuf *sb)
 	strbuf_addstr(sb, ": ");
 	if (j) {
 		add_line(sb, j->kpi, 100);
-		strbuf_addf(sb, " %+.1f%% %s at ",
-			    stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)), f->status);
+		strbuf_addf(sb, " %+.1f%% %s at ", track_job_change(j), f->status);
 	}
 	strbuf_addf(sb, "%.12s ", f->tip);
 	add_line(sb, f->tip_subject ? f->tip_subject : "", 120);
@@ -1462,123 +1467,134 @@ static void track_subject(const struct notify_track_facts *f, struct strbuf *sb)
 	}
 }
 
+/* One row a job: its KPI, before and after with their spread, the
+ * change and the verdict, its job file and the verdict's line. */
+static void track_job_table(struct strbuf *sb, const struct notify_track_facts *f)
+{
+	strbuf_addf(sb, "\n  %-40s %19s %19s %9s  %s\n", "job / kpi", "before ±%stddev", "after ±%stddev",
+		    "%change", "verdict");
+	for (size_t i = 0; i < f->nr_jobs; i++) {
+		const struct notify_track_job *j = &f->jobs[i];
+		char before[64] = "-", after[64] = "-", change[32] = "-";
+		if (j->np)
+			snprintf(before, sizeof(before), "%.6g ±%.0f%%", stats_median(j->prev, j->np),
+				 stats_cv_percent(j->prev, j->np));
+		if (j->nc)
+			snprintf(after, sizeof(after), "%.6g ±%.0f%%", stats_median(j->cur, j->nc),
+				 stats_cv_percent(j->cur, j->nc));
+		if (j->np && j->nc)
+			snprintf(change, sizeof(change), "%+.1f%%", track_job_change(j));
+		strbuf_addstr(sb, "  ");
+		add_line(sb, j->kpi, 40);
+		strbuf_addf(sb, "\n    %-38.38s %*s %*s %9s  %s\n", "", j->np ? 20 : 19, before, j->nc ? 20 : 19,
+			    after, change, j->change);
+		strbuf_addstr(sb, "    ");
+		add_line(sb, j->job_path, 300);
+		strbuf_addch(sb, '\n');
+		if (j->text) {
+			strbuf_addstr(sb, "    ");
+			add_line(sb, j->text, 300);
+			strbuf_addch(sb, '\n');
+		}
+	}
+}
+
+static void track_text(const struct notify_track_facts *f, const char *subject, struct strbuf *sb)
+{
+	strbuf_addstr(sb, subject + strlen("[klab] "));
+	strbuf_addstr(sb, "\n\n");
+	add_field(sb, "track:", f->track, 64);
+	add_field(sb, "repository:", f->repo_path, 400);
+	strbuf_addf(sb, "%-12s", "branch:");
+	add_line(sb, f->branch, 200);
+	strbuf_addstr(sb, " of ");
+	add_line(sb, f->remote, 400);
+	strbuf_addch(sb, '\n');
+	add_field(sb, "tip:", f->tip, 0);
+	add_field(sb, "subject:", f->tip_subject ? f->tip_subject : "", 400);
+	if (f->tip_author)
+		add_field(sb, "author:", f->tip_author, 200);
+	add_field(sb, "compared to:", f->compared_to ? f->compared_to : "nothing (a new baseline)", 0);
+	add_field(sb, "status:", f->status, 0);
+	if (f->message)
+		add_field(sb, "message:", f->message, 400);
+	strbuf_addf(sb, "%-12s%.1f%%\n", "threshold:", f->threshold_pct);
+	if (f->nr_jobs)
+		track_job_table(sb, f);
+	if (f->bisection_id)
+		strbuf_addf(sb, "\nBisection %lld (queue job %lld) between %.12s (good) and %.12s (bad) is queued;\n"
+				"'klab worker' runs it, 'klab bisect show %lld' follows it.\n",
+			    (long long)f->bisection_id, (long long)f->queue_job_id,
+			    f->compared_to ? f->compared_to : "?", f->tip, (long long)f->bisection_id);
+	strbuf_addstr(sb, "\nklab track show ");
+	add_line(sb, f->track, 64);
+	strbuf_addstr(sb, "\n\n-- \nklab on ");
+	add_line(sb, f->host ? f->host : "localhost", 200);
+	strbuf_addch(sb, '\n');
+}
+
+static void track_json(const struct notify_track_facts *f, const char *subject, struct strbuf *sb)
+{
+	strbuf_addstr(sb, "{\n  \"event\": \"track\",\n  \"klab\": ");
+	json_add_string(sb, PACKAGE_VERSION);
+	strbuf_addstr(sb, ",\n  \"host\": ");
+	json_add_line(sb, f->host);
+	strbuf_addstr(sb, ",\n  \"track\": ");
+	json_add_string(sb, f->track);
+	strbuf_addstr(sb, ",\n  \"status\": ");
+	json_add_string(sb, f->status);
+	strbuf_addstr(sb, ",\n  \"subject\": ");
+	json_add_string(sb, subject);
+	strbuf_addstr(sb, ",\n  \"message\": ");
+	json_add_line(sb, f->message);
+	strbuf_addstr(sb, ",\n  \"repository\": ");
+	json_add_string(sb, f->repo_path);
+	strbuf_addstr(sb, ",\n  \"remote\": ");
+	json_add_string(sb, f->remote);
+	strbuf_addstr(sb, ",\n  \"branch\": ");
+	json_add_string(sb, f->branch);
+	strbuf_addstr(sb, ",\n  \"tip\": {\"hash\": ");
+	json_add_string(sb, f->tip);
+	strbuf_addstr(sb, ", \"subject\": ");
+	json_add_line(sb, f->tip_subject ? f->tip_subject : "");
+	strbuf_addstr(sb, ", \"author\": ");
+	json_add_line(sb, f->tip_author);
+	strbuf_addstr(sb, "},\n  \"compared_to\": ");
+	json_add_string(sb, f->compared_to);
+	strbuf_addstr(sb, ",\n  \"threshold_percent\": ");
+	json_add_number(sb, f->threshold_pct);
+	strbuf_addstr(sb, ",\n  \"bisection\": ");
+	if (f->bisection_id)
+		strbuf_addf(sb, "%lld", (long long)f->bisection_id);
+	else
+		strbuf_addstr(sb, "null");
+	strbuf_addstr(sb, ",\n  \"jobs\": [");
+	for (size_t i = 0; i < f->nr_jobs; i++) {
+		const struct notify_track_job *j = &f->jobs[i];
+		strbuf_addstr(sb, i ? ",\n    {\"job\": " : "\n    {\"job\": ");
+		json_add_string(sb, j->job_path);
+		strbuf_addstr(sb, ", \"kpi\": ");
+		json_add_string(sb, j->kpi);
+		strbuf_addf(sb, ", \"direction\": %d, \"change\": ", j->direction < 0 ? -1 : 1);
+		json_add_string(sb, j->change);
+		strbuf_addstr(sb, ", \"before\": ");
+		json_add_number(sb, j->np ? stats_median(j->prev, j->np) : NAN);
+		strbuf_addstr(sb, ", \"after\": ");
+		json_add_number(sb, j->nc ? stats_median(j->cur, j->nc) : NAN);
+		strbuf_addstr(sb, ", \"change_percent\": ");
+		json_add_number(sb, j->np && j->nc ? track_job_change(j) : NAN);
+		strbuf_addf(sb, ", \"runs_before\": %zu, \"runs_after\": %zu}", j->np, j->nc);
+	}
+	strbuf_addstr(sb, "]\n}\n");
+}
+
 void notify_compose_track(const struct notify_track_facts *f, struct notify_message *m)
 {
 	struct strbuf subject = STRBUF_INIT, text = STRBUF_INIT, json = STRBUF_INIT;
 
 	track_subject(f, &subject);
-
-	strbuf_addstr(&text, subject.buf + strlen("[klab] "));
-	strbuf_addstr(&text, "\n\n");
-	add_field(&text, "track:", f->track, 64);
-	add_field(&text, "repository:", f->repo_path, 400);
-	strbuf_addf(&text, "%-12s", "branch:");
-	add_line(&text, f->branch, 200);
-	strbuf_addstr(&text, " of ");
-	add_line(&text, f->remote, 400);
-	strbuf_addch(&text, '\n');
-	add_field(&text, "tip:", f->tip, 0);
-	add_field(&text, "subject:", f->tip_subject ? f->tip_subject : "", 400);
-	if (f->tip_author)
-		add_field(&text, "author:", f->tip_author, 200);
-	add_field(&text, "compared to:", f->compared_to ? f->compared_to : "nothing (a new baseline)", 0);
-	add_field(&text, "status:", f->status, 0);
-	if (f->message)
-		add_field(&text, "message:", f->message, 400);
-	strbuf_addf(&text, "%-12s%.1f%%\n", "threshold:", f->threshold_pct);
-	if (f->nr_jobs) {
-		strbuf_addf(&text, "\n  %-40s %19s %19s %9s  %s\n", "job / kpi", "before ±%stddev", "after ±%stddev",
-			    "%change", "verdict");
-		for (size_t i = 0; i < f->nr_jobs; i++) {
-			const struct notify_track_job *j = &f->jobs[i];
-			char before[64] = "-", after[64] = "-", change[32] = "-";
-			if (j->np)
-				snprintf(before, sizeof(before), "%.6g ±%.0f%%", stats_median(j->prev, j->np),
-					 stats_cv_percent(j->prev, j->np));
-			if (j->nc)
-				snprintf(after, sizeof(after), "%.6g ±%.0f%%", stats_median(j->cur, j->nc),
-					 stats_cv_percent(j->cur, j->nc));
-			if (j->np && j->nc)
-				snprintf(change, sizeof(change), "%+.1f%%",
-					 stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)));
-			strbuf_addstr(&text, "  ");
-			add_line(&text, j->kpi, 40);
-			strbuf_addf(&text, "\n    %-38.38s %*s %*s %9s  %s\n", "", j->np ? 20 : 19, before,
-				    j->nc ? 20 : 19, after, change, j->change);
-			strbuf_addstr(&text, "    ");
-			add_line(&text, j->job_path, 300);
-			strbuf_addch(&text, '\n');
-			if (j->text) {
-				strbuf_addstr(&text, "    ");
-				add_line(&text, j->text, 300);
-				strbuf_addch(&text, '\n');
-			}
-		}
-	}
-	if (f->bisection_id)
-		strbuf_addf(&text, "\nBisection %lld (queue job %lld) between %.12s (good) and %.12s (bad) is queued;\n"
-				   "'klab worker' runs it, 'klab bisect show %lld' follows it.\n",
-			    (long long)f->bisection_id, (long long)f->queue_job_id,
-			    f->compared_to ? f->compared_to : "?", f->tip, (long long)f->bisection_id);
-	strbuf_addstr(&text, "\nklab track show ");
-	add_line(&text, f->track, 64);
-	strbuf_addstr(&text, "\n\n-- \nklab on ");
-	add_line(&text, f->host ? f->host : "localhost", 200);
-	strbuf_addch(&text, '\n');
-
-	strbuf_addstr(&json, "{\n  \"event\": \"track\",\n  \"klab\": ");
-	json_add_string(&json, PACKAGE_VERSION);
-	strbuf_addstr(&json, ",\n  \"host\": ");
-	json_add_line(&json, f->host);
-	strbuf_addstr(&json, ",\n  \"track\": ");
-	json_add_string(&json, f->track);
-	strbuf_addstr(&json, ",\n  \"status\": ");
-	json_add_string(&json, f->status);
-	strbuf_addstr(&json, ",\n  \"subject\": ");
-	json_add_string(&json, subject.buf);
-	strbuf_addstr(&json, ",\n  \"message\": ");
-	json_add_line(&json, f->message);
-	strbuf_addstr(&json, ",\n  \"repository\": ");
-	json_add_string(&json, f->repo_path);
-	strbuf_addstr(&json, ",\n  \"remote\": ");
-	json_add_string(&json, f->remote);
-	strbuf_addstr(&json, ",\n  \"branch\": ");
-	json_add_string(&json, f->branch);
-	strbuf_addstr(&json, ",\n  \"tip\": {\"hash\": ");
-	json_add_string(&json, f->tip);
-	strbuf_addstr(&json, ", \"subject\": ");
-	json_add_line(&json, f->tip_subject ? f->tip_subject : "");
-	strbuf_addstr(&json, ", \"author\": ");
-	json_add_line(&json, f->tip_author);
-	strbuf_addstr(&json, "},\n  \"compared_to\": ");
-	json_add_string(&json, f->compared_to);
-	strbuf_addstr(&json, ",\n  \"threshold_percent\": ");
-	json_add_number(&json, f->threshold_pct);
-	strbuf_addstr(&json, ",\n  \"bisection\": ");
-	if (f->bisection_id)
-		strbuf_addf(&json, "%lld", (long long)f->bisection_id);
-	else
-		strbuf_addstr(&json, "null");
-	strbuf_addstr(&json, ",\n  \"jobs\": [");
-	for (size_t i = 0; i < f->nr_jobs; i++) {
-		const struct notify_track_job *j = &f->jobs[i];
-		strbuf_addstr(&json, i ? ",\n    {\"job\": " : "\n    {\"job\": ");
-		json_add_string(&json, j->job_path);
-		strbuf_addstr(&json, ", \"kpi\": ");
-		json_add_string(&json, j->kpi);
-		strbuf_addf(&json, ", \"direction\": %d, \"change\": ", j->direction < 0 ? -1 : 1);
-		json_add_string(&json, j->change);
-		strbuf_addstr(&json, ", \"before\": ");
-		json_add_number(&json, j->np ? stats_median(j->prev, j->np) : NAN);
-		strbuf_addstr(&json, ", \"after\": ");
-		json_add_number(&json, j->nc ? stats_median(j->cur, j->nc) : NAN);
-		strbuf_addstr(&json, ", \"change_percent\": ");
-		json_add_number(&json, j->np && j->nc ? stats_change_percent(stats_median(j->prev, j->np),
-									     stats_median(j->cur, j->nc)) : NAN);
-		strbuf_addf(&json, ", \"runs_before\": %zu, \"runs_after\": %zu}", j->np, j->nc);
-	}
-	strbuf_addstr(&json, "]\n}\n");
-
+	track_text(f, subject.buf, &text);
+	track_json(f, subject.buf, &json);
 	m->subject = strbuf_detach(&subject, NULL);
 	m->text = strbuf_detach(&text, NULL);
 	m->json = strbuf_detach(&json, NULL);
