@@ -98,6 +98,50 @@ static void json_add_line(struct strbuf *sb, const char *s)
 	strbuf_release(&t);
 }
 
+/* The next member of a message's top-level object: its key, then the
+ * caller's value. */
+static void json_key(struct strbuf *sb, const char *key)
+{
+	strbuf_addf(sb, ",\n  \"%s\": ", key);
+}
+
+static void json_member(struct strbuf *sb, const char *key, const char *s)
+{
+	json_key(sb, key);
+	json_add_string(sb, s);
+}
+
+/* A member whose value is untrusted text (json_add_line). */
+static void json_member_line(struct strbuf *sb, const char *key, const char *s)
+{
+	json_key(sb, key);
+	json_add_line(sb, s);
+}
+
+/* Every message opens with its event, klab's version and the host. */
+static void json_open(struct strbuf *sb, const char *event, const char *host)
+{
+	strbuf_addf(sb, "{\n  \"event\": \"%s\",\n  \"klab\": ", event);
+	json_add_string(sb, PACKAGE_VERSION);
+	json_member_line(sb, "host", host);
+}
+
+/* Every text ends with the signature naming the lab's host. */
+static void add_signature(struct strbuf *sb, const char *host)
+{
+	strbuf_addstr(sb, "-- \nklab on ");
+	add_line(sb, host ? host : "localhost", 200);
+	strbuf_addch(sb, '\n');
+}
+
+static void message_take(struct notify_message *m, struct strbuf *subject, struct strbuf *text,
+			 struct strbuf *json)
+{
+	m->subject = strbuf_detach(subject, NULL);
+	m->text = strbuf_detach(text, NULL);
+	m->json = strbuf_detach(json, NULL);
+}
+
 /* ---- composing a bisection's report --------------------------------------- */
 
 /* What the report tells: the result, BISECTION_ERROR ("failed") for a
@@ -410,9 +454,8 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 	}
 	strbuf_addstr(sb, "\nTo reproduce:\n\n");
 	reproduce_lines(f, "  ", sb);
-	strbuf_addstr(sb, "\n-- \nklab on ");
-	add_line(sb, f->host ? f->host : "localhost", 200);
 	strbuf_addch(sb, '\n');
+	add_signature(sb, f->host);
 }
 
 static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char *label)
@@ -455,23 +498,15 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 {
 	struct strbuf t = STRBUF_INIT;
 
-	strbuf_addstr(sb, "{\n  \"event\": \"bisection\",\n  \"klab\": ");
-	json_add_string(sb, PACKAGE_VERSION);
-	strbuf_addstr(sb, ",\n  \"host\": ");
-	json_add_line(sb, f->host);
+	json_open(sb, "bisection", f->host);
 	strbuf_addf(sb, ",\n  \"bisection\": %lld,\n  \"kind\": ", (long long)f->bisection_id);
 	json_add_string(sb, bisection_kind_to_string(f->kind));
-	strbuf_addstr(sb, ",\n  \"outcome\": ");
-	json_add_string(sb, notify_outcome(f));
-	strbuf_addstr(sb, ",\n  \"subject\": ");
-	json_add_string(sb, subject);
-	strbuf_addstr(sb, ",\n  \"message\": ");
-	json_add_line(sb, f->message);
-	strbuf_addstr(sb, ",\n  \"repository\": ");
-	json_add_string(sb, f->repo_path);
-	strbuf_addstr(sb, ",\n  \"bad\": ");
-	json_add_string(sb, f->bad);
-	strbuf_addstr(sb, ",\n  \"good\": ");
+	json_member(sb, "outcome", notify_outcome(f));
+	json_member(sb, "subject", subject);
+	json_member_line(sb, "message", f->message);
+	json_member(sb, "repository", f->repo_path);
+	json_member(sb, "bad", f->bad);
+	json_key(sb, "good");
 	json_hashes(sb, f->goods, f->nr_goods);
 	strbuf_addf(sb, ",\n  \"steps\": %d,\n  \"culprit\": ", f->steps);
 	if (f->culprit) {
@@ -492,11 +527,10 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 		json_add_line(sb, f->suspect_subject ? f->suspect_subject : "");
 		strbuf_addstr(sb, ", \"confirmed\": false}");
 	}
-	strbuf_addstr(sb, ",\n  \"candidates\": ");
+	json_key(sb, "candidates");
 	json_hashes(sb, f->candidates, f->nr_candidates);
 	if (f->kind == BISECTION_JOB) {
-		strbuf_addstr(sb, ",\n  \"job\": ");
-		json_add_string(sb, f->job_path);
+		json_member(sb, "job", f->job_path);
 		strbuf_addstr(sb, ",\n  \"kpi\": {\"name\": ");
 		json_add_string(sb, f->kpi);
 		strbuf_addf(sb, ", \"direction\": %d, \"suite\": ", f->direction < 0 ? -1 : 1);
@@ -557,8 +591,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 		strbuf_addch(sb, '}');
 	}
 	reproduce_lines(f, "", &t);
-	strbuf_addstr(sb, ",\n  \"reproduce\": ");
-	json_add_string(sb, t.buf);
+	json_member(sb, "reproduce", t.buf);
 	strbuf_addstr(sb, "\n}\n");
 	strbuf_release(&t);
 }
@@ -570,9 +603,7 @@ void notify_compose_bisection(const struct notify_facts *f, struct notify_messag
 	compose_subject(f, &subject);
 	compose_text(f, subject.buf, &text);
 	compose_json(f, subject.buf, &json);
-	m->subject = strbuf_detach(&subject, NULL);
-	m->text = strbuf_detach(&text, NULL);
-	m->json = strbuf_detach(&json, NULL);
+	message_take(m, &subject, &text, &json);
 }
 
 void notify_compose_test(const char *host, const char *state_dir, int64_t now, struct notify_message *m)
@@ -584,21 +615,14 @@ void notify_compose_test(const char *host, const char *state_dir, int64_t now, s
 	strbuf_addstr(&text, "This is a test message from klab ('klab notify test').\n"
 			     "Bisection results will reach you the same way.\n\nlab: ");
 	add_line(&text, state_dir, 400);
-	strbuf_addstr(&text, "\n\n-- \nklab on ");
-	add_line(&text, host, 200);
-	strbuf_addch(&text, '\n');
-	strbuf_addstr(&json, "{\n  \"event\": \"test\",\n  \"klab\": ");
-	json_add_string(&json, PACKAGE_VERSION);
-	strbuf_addstr(&json, ",\n  \"host\": ");
-	json_add_line(&json, host);
-	strbuf_addstr(&json, ",\n  \"lab\": ");
-	json_add_string(&json, state_dir);
+	strbuf_addstr(&text, "\n\n");
+	add_signature(&text, host);
+	json_open(&json, "test", host);
+	json_member(&json, "lab", state_dir);
 	strbuf_addf(&json, ",\n  \"time\": %lld,\n  \"subject\": ", (long long)now);
 	json_add_string(&json, subject.buf);
 	strbuf_addstr(&json, "\n}\n");
-	m->subject = strbuf_detach(&subject, NULL);
-	m->text = strbuf_detach(&text, NULL);
-	m->json = strbuf_detach(&json, NULL);
+	message_take(m, &subject, &text, &json);
 }
 
 void notify_message_release(struct notify_message *m)
@@ -1528,31 +1552,20 @@ static void track_text(const struct notify_track_facts *f, const char *subject, 
 			    f->compared_to ? f->compared_to : "?", f->tip, (long long)f->bisection_id);
 	strbuf_addstr(sb, "\nklab track show ");
 	add_line(sb, f->track, 64);
-	strbuf_addstr(sb, "\n\n-- \nklab on ");
-	add_line(sb, f->host ? f->host : "localhost", 200);
-	strbuf_addch(sb, '\n');
+	strbuf_addstr(sb, "\n\n");
+	add_signature(sb, f->host);
 }
 
 static void track_json(const struct notify_track_facts *f, const char *subject, struct strbuf *sb)
 {
-	strbuf_addstr(sb, "{\n  \"event\": \"track\",\n  \"klab\": ");
-	json_add_string(sb, PACKAGE_VERSION);
-	strbuf_addstr(sb, ",\n  \"host\": ");
-	json_add_line(sb, f->host);
-	strbuf_addstr(sb, ",\n  \"track\": ");
-	json_add_string(sb, f->track);
-	strbuf_addstr(sb, ",\n  \"status\": ");
-	json_add_string(sb, f->status);
-	strbuf_addstr(sb, ",\n  \"subject\": ");
-	json_add_string(sb, subject);
-	strbuf_addstr(sb, ",\n  \"message\": ");
-	json_add_line(sb, f->message);
-	strbuf_addstr(sb, ",\n  \"repository\": ");
-	json_add_string(sb, f->repo_path);
-	strbuf_addstr(sb, ",\n  \"remote\": ");
-	json_add_string(sb, f->remote);
-	strbuf_addstr(sb, ",\n  \"branch\": ");
-	json_add_string(sb, f->branch);
+	json_open(sb, "track", f->host);
+	json_member(sb, "track", f->track);
+	json_member(sb, "status", f->status);
+	json_member(sb, "subject", subject);
+	json_member_line(sb, "message", f->message);
+	json_member(sb, "repository", f->repo_path);
+	json_member(sb, "remote", f->remote);
+	json_member(sb, "branch", f->branch);
 	strbuf_addstr(sb, ",\n  \"tip\": {\"hash\": ");
 	json_add_string(sb, f->tip);
 	strbuf_addstr(sb, ", \"subject\": ");
@@ -1561,9 +1574,9 @@ static void track_json(const struct notify_track_facts *f, const char *subject, 
 	json_add_line(sb, f->tip_author);
 	strbuf_addstr(sb, "},\n  \"compared_to\": ");
 	json_add_string(sb, f->compared_to);
-	strbuf_addstr(sb, ",\n  \"threshold_percent\": ");
+	json_key(sb, "threshold_percent");
 	json_add_number(sb, f->threshold_pct);
-	strbuf_addstr(sb, ",\n  \"bisection\": ");
+	json_key(sb, "bisection");
 	if (f->bisection_id)
 		strbuf_addf(sb, "%lld", (long long)f->bisection_id);
 	else
@@ -1595,9 +1608,7 @@ void notify_compose_track(const struct notify_track_facts *f, struct notify_mess
 	track_subject(f, &subject);
 	track_text(f, subject.buf, &text);
 	track_json(f, subject.buf, &json);
-	m->subject = strbuf_detach(&subject, NULL);
-	m->text = strbuf_detach(&text, NULL);
-	m->json = strbuf_detach(&json, NULL);
+	message_take(m, &subject, &text, &json);
 }
 
 /* A track's --notify targets, one a line: each http(s) URL a webhook
