@@ -1141,10 +1141,7 @@ static int track_run(int argc, char **argv, const struct global_opts *g)
 
 int cmd_track(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **, const struct global_opts *);
-	} subs[] = {
+	static const struct subcommand subs[] = {
 		{ "add", track_add },
 		{ "list", track_list },
 		{ "show", track_show },
@@ -1153,19 +1150,5 @@ int cmd_track(int argc, char **argv, const struct global_opts *g)
 		{ "run", track_run },
 	};
 
-	if (argc < 2) {
-		print_usage(track_usage, 1);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		print_usage(track_usage, 0);
-		return EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
-		if (!strcmp(argv[1], subs[i].name)) {
-			optind = 0;
-			return subs[i].fn(argc - 1, argv + 1, g);
-		}
-	error("'%s' is not a track subcommand (see 'klab track --help')", argv[1]);
-	return EXIT_USAGE;
+	return run_subcommand("track", subs, ARRAY_SIZE(subs), track_usage, argc, argv, g);
 }
