@@ -1,7 +1,7 @@
-/* Helpers shared by the unit tests of topology and domain XML: test data
- * paths, golden files (KLAB_REGENERATE=1 rewrites them), libvirt
- * capabilities from tests/data/caps, and capturing what error() prints.
- * Included by test programs only (static functions). */
+/* Helpers shared by the unit tests: test data paths, golden files
+ * (KLAB_REGENERATE=1 rewrites them), libvirt capabilities from
+ * tests/data/caps, capturing what error() prints, and a test's scratch
+ * directory.  Included by test programs only (static functions). */
 #ifndef KLAB_UNIT_HELPERS_H
 #define KLAB_UNIT_HELPERS_H
 
@@ -14,7 +14,25 @@
 #define KLAB_ABS_SRCDIR "."
 #endif
 
-static char *data_path(const char *rel)
+/* "$TMPDIR/klab-test-NAME.XXXXXX" (TMPDIR unset: /tmp) made into dir. */
+__attribute__((unused)) static void make_test_dir(char *dir, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, size, "%s/klab-test-%s.XXXXXX", tmp ? tmp : "/tmp", name);
+	assert_non_null(mkdtemp(dir));
+}
+
+/* A teardown's rm -rf of a test's directory. */
+__attribute__((unused)) static void remove_test_dir(const char *dir)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", dir);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+__attribute__((unused)) static char *data_path(const char *rel)
 {
 	return xstrfmt("%s/tests/data/%s", KLAB_ABS_SRCDIR, rel);
 }

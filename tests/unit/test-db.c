@@ -16,21 +16,19 @@
 #include "revert.h"
 #include "lab.h"
 #include "util/util.h"
+#include "helpers.h"
 
 static char tmpdir[256];
 
 static int setup(void **state)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-db.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmpdir));
+	make_test_dir(tmpdir, sizeof(tmpdir), "db");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(tmpdir);
 	return 0;
 }
 

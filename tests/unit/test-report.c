@@ -25,8 +25,7 @@ static int setup(void **state)
 {
 	char *sql_path = data_path("report/lab.sql"), *sql, *path, *msg = NULL;
 
-	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-report.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmpdir));
+	make_test_dir(tmpdir, sizeof(tmpdir), "report");
 	path = xstrfmt("%s/klab.db", tmpdir);
 	assert_int_equal(db_open(&db, path, 1), 0);
 	assert_int_equal(read_file(sql_path, 1 << 20, &sql, NULL), 0);
@@ -40,11 +39,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-
 	db_close(db);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(tmpdir);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "verdict.h"
 #include "util/util.h"
 #include "util/strbuf.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/klab-test-revert.XXXXXX";
 
@@ -127,11 +128,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", dir);
-
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(dir);
 	return 0;
 }
 
