@@ -448,6 +448,33 @@ out:
 	return ret;
 }
 
+/* show and remove: the one NAME they take, the lab opened and that track
+ * loaded into *t; -1 to go on, else the exit code (all closed). */
+static int open_named_track(int argc, char **argv, const struct global_opts *g, const char *sub,
+			    const char *const *usage, struct lab *lab, struct db_track *t)
+{
+	int rc;
+
+	if (wants_help(argc, argv, usage))
+		return EXIT_OK;
+	if (argc != 2) {
+		char *msg = xstrfmt("%s takes one NAME", sub);
+
+		rc = usage_error(sub, msg);
+		free(msg);
+		return rc;
+	}
+	if (open_lab(g, lab) < 0)
+		return EXIT_FAIL;
+	rc = db_track_load(lab->db, argv[1], t);
+	if (rc > 0)
+		return -1;
+	if (!rc)
+		error("no track named '%s' (see 'klab track list')", argv[1]);
+	lab_close(lab);
+	return EXIT_FAIL;
+}
+
 static int track_show(int argc, char **argv, const struct global_opts *g)
 {
 	struct lab lab;
@@ -456,21 +483,12 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 	struct db_track_fetch f;
 	size_t nt = 0;
 	char when[32];
-	int rc, hf = 0, ret = EXIT_FAIL;
+	int hf = 0, ret;
 
-	if (wants_help(argc, argv, show_usage))
-		return EXIT_OK;
-	if (argc != 2)
-		return usage_error("show", "show takes one NAME");
-	if (open_lab(g, &lab) < 0)
-		return EXIT_FAIL;
-	rc = db_track_load(lab.db, argv[1], &t);
-	if (rc <= 0) {
-		if (!rc)
-			error("no track named '%s' (see 'klab track list')", argv[1]);
-		lab_close(&lab);
-		return EXIT_FAIL;
-	}
+	ret = open_named_track(argc, argv, g, "show", show_usage, &lab, &t);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAIL;
 	if (db_track_tips(lab.db, t.id, &tips, &nt) < 0 || (hf = db_track_last_fetch(lab.db, t.id, &f)) < 0)
 		goto out;
 	printf("track:      %s\n", t.name);
@@ -529,21 +547,12 @@ static int track_remove(int argc, char **argv, const struct global_opts *g)
 	struct db_track t;
 	struct gitrepo *repo = NULL;
 	char *ref;
-	int rc, ret = EXIT_FAIL;
+	int ret;
 
-	if (wants_help(argc, argv, remove_usage))
-		return EXIT_OK;
-	if (argc != 2)
-		return usage_error("remove", "remove takes one NAME");
-	if (open_lab(g, &lab) < 0)
-		return EXIT_FAIL;
-	rc = db_track_load(lab.db, argv[1], &t);
-	if (rc <= 0) {
-		if (!rc)
-			error("no track named '%s' (see 'klab track list')", argv[1]);
-		lab_close(&lab);
-		return EXIT_FAIL;
-	}
+	ret = open_named_track(argc, argv, g, "remove", remove_usage, &lab, &t);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAIL;
 	if (db_track_remove(lab.db, t.name) < 0)
 		goto out;
 	/* the ref goes too, if the repository is still there */
