@@ -6,6 +6,7 @@
 #define KLAB_UNIT_HELPERS_H
 
 #include <unistd.h>
+#include "revert.h"
 #include "topology.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -21,6 +22,22 @@ __attribute__((unused)) static void make_test_dir(char *dir, size_t size, const 
 
 	snprintf(dir, size, "%s/klab-test-%s.XXXXXX", tmp ? tmp : "/tmp", name);
 	assert_non_null(mkdtemp(dir));
+}
+
+/* A revert check that restored good, as the stored row has it: 5 runs
+ * of the reverted kernel (median, spread) held to the ends' medians. */
+__attribute__((unused)) static void revert_restored(struct revert_check *rc, const char *commit, double median,
+						    double cv_percent, double good_median, double bad_median,
+						    const char *detail)
+{
+	rc->outcome = REVERT_RESTORES_GOOD;
+	snprintf(rc->commit, sizeof(rc->commit), "%s", commit);
+	rc->runs = 5;
+	rc->median = median;
+	rc->cv_percent = cv_percent;
+	rc->good_median = good_median;
+	rc->bad_median = bad_median;
+	rc->detail = (char *)detail;
 }
 
 /* A teardown's rm -rf of a test's directory. */

@@ -134,14 +134,8 @@ static void test_notify__job_report_carries_the_revert_check(void **state)
 
 	(void)state;
 	job_facts(&f);
-	rc.outcome = REVERT_RESTORES_GOOD;
-	strcpy(rc.commit, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817");
-	rc.runs = 5;
-	rc.median = 9280;
-	rc.cv_percent = 1.2;
-	rc.good_median = 9300;
-	rc.bad_median = 262;
-	rc.detail = "like-good: -0.22% from good, +3442% from bad";
+	revert_restored(&rc, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817", 9280, 1.2, 9300, 262,
+			"like-good: -0.22% from good, +3442% from bad");
 	f.revert = &rc;
 	check_report(&f, "job-revert", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
 				       "will-it-scale.per_process_ops -97.2% regression");

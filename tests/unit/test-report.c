@@ -111,14 +111,7 @@ static void test_report__job_page_shows_the_revert_check(void **state)
 	strbuf_reset(&sb);
 	report_release(&r);
 
-	rc.outcome = REVERT_RESTORES_GOOD;
-	strcpy(rc.commit, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817");
-	rc.runs = 5;
-	rc.median = 12345;
-	rc.cv_percent = 1;
-	rc.good_median = 12400;
-	rc.bad_median = 9000;
-	rc.detail = "like-good: <tag> & more";
+	revert_restored(&rc, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817", 12345, 1, 12400, 9000, "like-good: <tag> & more");
 	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
 	load(&r, 0);
 	report_render_bisection(&sb, bisection(&r, 1));
