@@ -105,12 +105,15 @@ make_linear_repo() {
 	git -C "$dir" reset -q --hard
 }
 
-# The test script used by bisections: good unless 'broken' exists.
+# write_test_script FILE [SKIP]: the test script used by bisections: good
+# unless 'broken' exists; with SKIP, the commit whose 'value' is SKIP is
+# skipped (exit 125: it "does not build").
 write_test_script() {
-	cat > "$1" <<'EOS'
-#!/bin/sh
-test ! -e broken
-EOS
+	{
+		echo '#!/bin/sh'
+		[ -n "${2:-}" ] && echo "[ \"\$(cat value)\" = $2 ] && exit 125"
+		echo 'test ! -e broken'
+	} > "$1"
 	chmod +x "$1"
 }
 
