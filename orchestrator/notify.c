@@ -118,6 +118,25 @@ static void json_member_line(struct strbuf *sb, const char *key, const char *s)
 	json_add_line(sb, s);
 }
 
+/* A member inside an inner object: ", \"key\": " and its value. */
+static void json_field(struct strbuf *sb, const char *key, const char *s)
+{
+	strbuf_addf(sb, ", \"%s\": ", key);
+	json_add_string(sb, s);
+}
+
+static void json_field_line(struct strbuf *sb, const char *key, const char *s)
+{
+	strbuf_addf(sb, ", \"%s\": ", key);
+	json_add_line(sb, s);
+}
+
+static void json_field_number(struct strbuf *sb, const char *key, double v)
+{
+	strbuf_addf(sb, ", \"%s\": ", key);
+	json_add_number(sb, v);
+}
+
 /* Every message opens with its event, klab's version and the host. */
 static void json_open(struct strbuf *sb, const char *event, const char *host)
 {
@@ -468,10 +487,8 @@ static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char
 	}
 	strbuf_addstr(sb, "{\"hash\": ");
 	json_add_string(sb, k->hash);
-	strbuf_addstr(sb, ", \"median\": ");
-	json_add_number(sb, stats_median(k->vals, k->n));
-	strbuf_addstr(sb, ", \"stddev_percent\": ");
-	json_add_number(sb, stats_cv_percent(k->vals, k->n));
+	json_field_number(sb, "median", stats_median(k->vals, k->n));
+	json_field_number(sb, "stddev_percent", stats_cv_percent(k->vals, k->n));
 	strbuf_addf(sb, ", \"runs\": %zu, \"change_percent\": ", k->n);
 	json_add_number(sb, kpi_change(f, k));
 	strbuf_addstr(sb, ", \"values\": [");
@@ -512,10 +529,8 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	if (f->culprit) {
 		strbuf_addstr(sb, "{\"hash\": ");
 		json_add_string(sb, f->culprit);
-		strbuf_addstr(sb, ", \"subject\": ");
-		json_add_line(sb, f->culprit_subject ? f->culprit_subject : "");
-		strbuf_addstr(sb, ", \"author\": ");
-		json_add_line(sb, f->culprit_author);
+		json_field_line(sb, "subject", f->culprit_subject ? f->culprit_subject : "");
+		json_field_line(sb, "author", f->culprit_author);
 		strbuf_addch(sb, '}');
 	} else {
 		strbuf_addstr(sb, "null");
@@ -523,8 +538,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	if (f->suspect) {
 		strbuf_addstr(sb, ",\n  \"suspect\": {\"hash\": ");
 		json_add_string(sb, f->suspect);
-		strbuf_addstr(sb, ", \"subject\": ");
-		json_add_line(sb, f->suspect_subject ? f->suspect_subject : "");
+		json_field_line(sb, "subject", f->suspect_subject ? f->suspect_subject : "");
 		strbuf_addstr(sb, ", \"confirmed\": false}");
 	}
 	json_key(sb, "candidates");
@@ -535,8 +549,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 		json_add_string(sb, f->kpi);
 		strbuf_addf(sb, ", \"direction\": %d, \"suite\": ", f->direction < 0 ? -1 : 1);
 		json_add_string(sb, f->suite);
-		strbuf_addstr(sb, ", \"testcase\": ");
-		json_add_string(sb, f->testcase);
+		json_field(sb, "testcase", f->testcase);
 		for (size_t i = 0; i < 4; i++) {
 			static const char *const labels[] = { "good", "parent", "culprit", "bad" };
 			strbuf_addf(sb, ",\n    \"%s\": ", labels[i]);
@@ -568,8 +581,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 
 		strbuf_addstr(sb, ",\n  \"revert_check\": {\"outcome\": ");
 		json_add_string(sb, revert_outcome_name(rc->outcome));
-		strbuf_addstr(sb, ", \"text\": ");
-		json_add_string(sb, revert_outcome_text(rc->outcome));
+		json_field(sb, "text", revert_outcome_text(rc->outcome));
 		strbuf_addstr(sb, ", \"commit\": ");
 		if (rc->commit[0])
 			json_add_string(sb, rc->commit);
@@ -577,17 +589,12 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 			strbuf_addstr(sb, "null");
 		strbuf_addf(sb, ", \"runs\": %zu", measured ? rc->runs : 0);
 		if (measured) {
-			strbuf_addstr(sb, ", \"median\": ");
-			json_add_number(sb, rc->median);
-			strbuf_addstr(sb, ", \"stddev_percent\": ");
-			json_add_number(sb, rc->cv_percent);
-			strbuf_addstr(sb, ", \"good_median\": ");
-			json_add_number(sb, rc->good_median);
-			strbuf_addstr(sb, ", \"bad_median\": ");
-			json_add_number(sb, rc->bad_median);
+			json_field_number(sb, "median", rc->median);
+			json_field_number(sb, "stddev_percent", rc->cv_percent);
+			json_field_number(sb, "good_median", rc->good_median);
+			json_field_number(sb, "bad_median", rc->bad_median);
 		}
-		strbuf_addstr(sb, ", \"detail\": ");
-		json_add_line(sb, rc->detail);
+		json_field_line(sb, "detail", rc->detail);
 		strbuf_addch(sb, '}');
 	}
 	reproduce_lines(f, "", &t);
@@ -1568,10 +1575,8 @@ static void track_json(const struct notify_track_facts *f, const char *subject, 
 	json_member(sb, "branch", f->branch);
 	strbuf_addstr(sb, ",\n  \"tip\": {\"hash\": ");
 	json_add_string(sb, f->tip);
-	strbuf_addstr(sb, ", \"subject\": ");
-	json_add_line(sb, f->tip_subject ? f->tip_subject : "");
-	strbuf_addstr(sb, ", \"author\": ");
-	json_add_line(sb, f->tip_author);
+	json_field_line(sb, "subject", f->tip_subject ? f->tip_subject : "");
+	json_field_line(sb, "author", f->tip_author);
 	strbuf_addstr(sb, "},\n  \"compared_to\": ");
 	json_add_string(sb, f->compared_to);
 	json_key(sb, "threshold_percent");
@@ -1586,16 +1591,12 @@ static void track_json(const struct notify_track_facts *f, const char *subject, 
 		const struct notify_track_job *j = &f->jobs[i];
 		strbuf_addstr(sb, i ? ",\n    {\"job\": " : "\n    {\"job\": ");
 		json_add_string(sb, j->job_path);
-		strbuf_addstr(sb, ", \"kpi\": ");
-		json_add_string(sb, j->kpi);
+		json_field(sb, "kpi", j->kpi);
 		strbuf_addf(sb, ", \"direction\": %d, \"change\": ", j->direction < 0 ? -1 : 1);
 		json_add_string(sb, j->change);
-		strbuf_addstr(sb, ", \"before\": ");
-		json_add_number(sb, j->np ? stats_median(j->prev, j->np) : NAN);
-		strbuf_addstr(sb, ", \"after\": ");
-		json_add_number(sb, j->nc ? stats_median(j->cur, j->nc) : NAN);
-		strbuf_addstr(sb, ", \"change_percent\": ");
-		json_add_number(sb, j->np && j->nc ? track_job_change(j) : NAN);
+		json_field_number(sb, "before", j->np ? stats_median(j->prev, j->np) : NAN);
+		json_field_number(sb, "after", j->nc ? stats_median(j->cur, j->nc) : NAN);
+		json_field_number(sb, "change_percent", j->np && j->nc ? track_job_change(j) : NAN);
 		strbuf_addf(sb, ", \"runs_before\": %zu, \"runs_after\": %zu}", j->np, j->nc);
 	}
 	strbuf_addstr(sb, "]\n}\n");
