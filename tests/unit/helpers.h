@@ -6,6 +6,7 @@
 #define KLAB_UNIT_HELPERS_H
 
 #include <unistd.h>
+#include "resultproto.h"
 #include "revert.h"
 #include "topology.h"
 #include "util/strbuf.h"
@@ -38,6 +39,14 @@ __attribute__((unused)) static void revert_restored(struct revert_check *rc, con
 	rc->good_median = good_median;
 	rc->bad_median = bad_median;
 	rc->detail = (char *)detail;
+}
+
+/* in[0..len) read as the whole of a run's output into r (result_init'd). */
+__attribute__((unused)) static void parse_records(struct result *r, const char *in, size_t len)
+{
+	result_init(r);
+	result_feed(r, in, len);
+	result_finish(r);
 }
 
 /* A teardown's rm -rf of a test's directory. */
