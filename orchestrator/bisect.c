@@ -309,6 +309,15 @@ static int candidate_list(struct walk *w, int *order, int *list, int *nr)
 	return on_list;
 }
 
+/* How far commit c is from cutting the nr candidates in half: the
+ * smaller side of its weight (git's weight vs nr - weight). */
+static int halfway_distance(const struct walk *w, int c, int nr)
+{
+	int d = w->weight[c];
+
+	return nr - d < d ? nr - d : d;
+}
+
 /* git's do_find_bisection: every candidate's weight (the candidates it
  * reaches).  Without find_all it stops at the first commit about halfway
  * and returns it; otherwise (or when none is) -1. */
@@ -411,9 +420,7 @@ void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
 			int c = list[i], d;
 			if (dag->commits[c].flags & BISECT_TREESAME)
 				continue;
-			d = w.weight[c];
-			if (nr - d < d)
-				d = nr - d;
+			d = halfway_distance(&w, c, nr);
 			if (d > best_distance) {
 				best = c;
 				best_distance = d;
@@ -425,9 +432,7 @@ void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
 			int c = list[i], d;
 			if (dag->commits[c].flags & BISECT_TREESAME)
 				continue;
-			d = w.weight[c];
-			if (nr - d < d)
-				d = nr - d;
+			d = halfway_distance(&w, c, nr);
 			sorted[nsorted].commit = c;
 			sorted[nsorted].distance = d;
 			sorted[nsorted].oid = dag->commits[c].oid;

@@ -256,11 +256,8 @@ int cmd_gc(int argc, char **argv, const struct global_opts *g)
 			dry_run = 1;
 			break;
 		case 'h':
-			print_usage(gc_usage, 0);
-			return EXIT_OK;
 		default:
-			fprintf(stderr, "see 'klab gc --help'\n");
-			return EXIT_USAGE;
+			return help_or_usage(c, gc_usage, "gc");
 		}
 	}
 	if (keep_last < 0 && !max_size) {

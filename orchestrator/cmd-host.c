@@ -284,28 +284,11 @@ out:
 
 int cmd_host(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **, const struct global_opts *);
-	} subs[] = {
+	static const struct subcommand subs[] = {
 		{ "add", host_add },
 		{ "list", host_list },
 		{ "remove", host_remove },
 	};
 
-	if (argc < 2) {
-		print_usage(host_usage, 1);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		print_usage(host_usage, 0);
-		return EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
-		if (!strcmp(argv[1], subs[i].name)) {
-			optind = 0;
-			return subs[i].fn(argc - 1, argv + 1, g);
-		}
-	error("'%s' is not a host subcommand (see 'klab host --help')", argv[1]);
-	return EXIT_USAGE;
+	return run_subcommand("host", subs, ARRAY_SIZE(subs), host_usage, argc, argv, g);
 }

@@ -119,11 +119,8 @@ static int job_import(int argc, char **argv)
 			accel_arg = optarg;
 			break;
 		case 'h':
-			print_usage(job_usage, 0);
-			return EXIT_OK;
 		default:
-			fprintf(stderr, "see 'klab job --help'\n");
-			return EXIT_USAGE;
+			return help_or_usage(c, job_usage, "job");
 		}
 	}
 	if (optind + 1 != argc) {

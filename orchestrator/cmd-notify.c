@@ -52,12 +52,7 @@ static int parse_flags(int argc, char **argv, const struct option *opts, const c
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (c == 0)
 			continue;
-		if (c == 'h') {
-			print_usage(notify_usage, 0);
-			return EXIT_OK;
-		}
-		fprintf(stderr, "see 'klab notify --help'\n");
-		return EXIT_USAGE;
+		return help_or_usage(c, notify_usage, "notify");
 	}
 	if (optind < argc)
 		return usage_error(no_args);
@@ -193,26 +188,12 @@ static int cmd_send(int argc, char **argv, const struct global_opts *g)
 
 int cmd_notify(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **, const struct global_opts *);
-	} subs[] = {
+	static const struct subcommand subs[] = {
 		{ "test", cmd_test },
 		{ "list", cmd_list },
 		{ "flush", cmd_flush },
 		{ "send", cmd_send },
 	};
 
-	if (argc < 2)
-		return usage_error("notify needs a subcommand");
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		print_usage(notify_usage, 0);
-		return EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
-		if (!strcmp(argv[1], subs[i].name))
-			return subs[i].fn(argc - 1, argv + 1, g);
-	error("'%s' is not a notify subcommand", argv[1]);
-	fprintf(stderr, "see 'klab notify --help'\n");
-	return EXIT_USAGE;
+	return run_subcommand("notify", subs, ARRAY_SIZE(subs), notify_usage, argc, argv, g);
 }

@@ -448,6 +448,33 @@ out:
 	return ret;
 }
 
+/* show and remove: the one NAME they take, the lab opened and that track
+ * loaded into *t; -1 to go on, else the exit code (all closed). */
+static int open_named_track(int argc, char **argv, const struct global_opts *g, const char *sub,
+			    const char *const *usage, struct lab *lab, struct db_track *t)
+{
+	int rc;
+
+	if (wants_help(argc, argv, usage))
+		return EXIT_OK;
+	if (argc != 2) {
+		char *msg = xstrfmt("%s takes one NAME", sub);
+
+		rc = usage_error(sub, msg);
+		free(msg);
+		return rc;
+	}
+	if (open_lab(g, lab) < 0)
+		return EXIT_FAIL;
+	rc = db_track_load(lab->db, argv[1], t);
+	if (rc > 0)
+		return -1;
+	if (!rc)
+		error("no track named '%s' (see 'klab track list')", argv[1]);
+	lab_close(lab);
+	return EXIT_FAIL;
+}
+
 static int track_show(int argc, char **argv, const struct global_opts *g)
 {
 	struct lab lab;
@@ -456,21 +483,12 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 	struct db_track_fetch f;
 	size_t nt = 0;
 	char when[32];
-	int rc, hf = 0, ret = EXIT_FAIL;
+	int hf = 0, ret;
 
-	if (wants_help(argc, argv, show_usage))
-		return EXIT_OK;
-	if (argc != 2)
-		return usage_error("show", "show takes one NAME");
-	if (open_lab(g, &lab) < 0)
-		return EXIT_FAIL;
-	rc = db_track_load(lab.db, argv[1], &t);
-	if (rc <= 0) {
-		if (!rc)
-			error("no track named '%s' (see 'klab track list')", argv[1]);
-		lab_close(&lab);
-		return EXIT_FAIL;
-	}
+	ret = open_named_track(argc, argv, g, "show", show_usage, &lab, &t);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAIL;
 	if (db_track_tips(lab.db, t.id, &tips, &nt) < 0 || (hf = db_track_last_fetch(lab.db, t.id, &f)) < 0)
 		goto out;
 	printf("track:      %s\n", t.name);
@@ -529,21 +547,12 @@ static int track_remove(int argc, char **argv, const struct global_opts *g)
 	struct db_track t;
 	struct gitrepo *repo = NULL;
 	char *ref;
-	int rc, ret = EXIT_FAIL;
+	int ret;
 
-	if (wants_help(argc, argv, remove_usage))
-		return EXIT_OK;
-	if (argc != 2)
-		return usage_error("remove", "remove takes one NAME");
-	if (open_lab(g, &lab) < 0)
-		return EXIT_FAIL;
-	rc = db_track_load(lab.db, argv[1], &t);
-	if (rc <= 0) {
-		if (!rc)
-			error("no track named '%s' (see 'klab track list')", argv[1]);
-		lab_close(&lab);
-		return EXIT_FAIL;
-	}
+	ret = open_named_track(argc, argv, g, "remove", remove_usage, &lab, &t);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_FAIL;
 	if (db_track_remove(lab.db, t.name) < 0)
 		goto out;
 	/* the ref goes too, if the repository is still there */
@@ -1141,10 +1150,7 @@ static int track_run(int argc, char **argv, const struct global_opts *g)
 
 int cmd_track(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **, const struct global_opts *);
-	} subs[] = {
+	static const struct subcommand subs[] = {
 		{ "add", track_add },
 		{ "list", track_list },
 		{ "show", track_show },
@@ -1153,19 +1159,5 @@ int cmd_track(int argc, char **argv, const struct global_opts *g)
 		{ "run", track_run },
 	};
 
-	if (argc < 2) {
-		print_usage(track_usage, 1);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		print_usage(track_usage, 0);
-		return EXIT_OK;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subs); i++)
-		if (!strcmp(argv[1], subs[i].name)) {
-			optind = 0;
-			return subs[i].fn(argc - 1, argv + 1, g);
-		}
-	error("'%s' is not a track subcommand (see 'klab track --help')", argv[1]);
-	return EXIT_USAGE;
+	return run_subcommand("track", subs, ARRAY_SIZE(subs), track_usage, argc, argv, g);
 }

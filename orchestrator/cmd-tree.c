@@ -55,11 +55,8 @@ int cmd_tree(int argc, char **argv, const struct global_opts *g)
 			dest = optarg;
 			break;
 		case 'h':
-			print_usage(tree_usage, 0);
-			return EXIT_OK;
 		default:
-			fprintf(stderr, "see 'klab tree --help'\n");
-			return EXIT_USAGE;
+			return help_or_usage(c, tree_usage, "tree");
 		}
 	}
 	if (optind < argc) {

@@ -498,10 +498,7 @@ int db_step_finish(sqlite3 *db, const struct step *s)
 	sqlite3_bind_int64(st, 1, s->id);
 	sqlite3_bind_text(st, 2, s->verdict, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, s->reason, -1, SQLITE_TRANSIENT);
-	if (s->exit_code >= 0)
-		sqlite3_bind_int(st, 4, s->exit_code);
-	else
-		sqlite3_bind_null(st, 4);
+	bind_nonneg_or_null(st, 4, s->exit_code);
 	sqlite3_bind_int64(st, 5, s->choose_ms);
 	sqlite3_bind_int64(st, 6, s->checkout_ms);
 	sqlite3_bind_int64(st, 7, s->test_ms);

@@ -107,10 +107,12 @@ static inline void bind_id_or_null(sqlite3_stmt *st, int i, int64_t id)
 		sqlite3_bind_null(st, i);
 }
 
-static inline void bind_ms_or_null(sqlite3_stmt *st, int i, int64_t ms)
+/* A value that is negative when there is none (a timing not taken, no
+ * exit code): NULL then. */
+static inline void bind_nonneg_or_null(sqlite3_stmt *st, int i, int64_t v)
 {
-	if (ms >= 0)
-		sqlite3_bind_int64(st, i, ms);
+	if (v >= 0)
+		sqlite3_bind_int64(st, i, v);
 	else
 		sqlite3_bind_null(st, i);
 }

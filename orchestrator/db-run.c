@@ -77,9 +77,9 @@ int db_boot_finish(sqlite3 *db, int64_t id, const struct db_boot_end *e)
 	bind_text_or_null(st, 5, e->kernel_release);
 	bind_text_or_null(st, 6, e->guest_env);
 	bind_text_or_null(st, 7, e->pinning);
-	bind_ms_or_null(st, 8, e->boot_ms);
-	bind_ms_or_null(st, 9, e->create_ms);
-	bind_ms_or_null(st, 10, e->first_output_ms);
+	bind_nonneg_or_null(st, 8, e->boot_ms);
+	bind_nonneg_or_null(st, 9, e->create_ms);
+	bind_nonneg_or_null(st, 10, e->first_output_ms);
 	sqlite3_bind_int64(st, 11, now_s());
 	return step_done(db, st, "cannot finish the boot");
 }
@@ -100,10 +100,7 @@ int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id)
 	bind_text_or_null(st, 4, r->job_hash);
 	sqlite3_bind_int(st, 5, (int)r->iteration);
 	sqlite3_bind_text(st, 6, r->status, -1, SQLITE_TRANSIENT);
-	if (r->exit_code >= 0)
-		sqlite3_bind_int(st, 7, r->exit_code);
-	else
-		sqlite3_bind_null(st, 7);
+	bind_nonneg_or_null(st, 7, r->exit_code);
 	bind_text_or_null(st, 8, r->raw_path);
 	sqlite3_bind_int64(st, 9, r->started_at);
 	sqlite3_bind_int64(st, 10, r->finished_at);

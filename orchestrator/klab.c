@@ -77,6 +77,36 @@ void print_usage(const char *const *usage, int to_stderr)
 		fprintf(f, "%s\n", *usage);
 }
 
+int help_or_usage(int c, const char *const *usage, const char *cmd)
+{
+	if (c == 'h') {
+		print_usage(usage, 0);
+		return EXIT_OK;
+	}
+	fprintf(stderr, "see 'klab %s --help'\n", cmd);
+	return EXIT_USAGE;
+}
+
+int run_subcommand(const char *cmd, const struct subcommand *subs, size_t nr, const char *const *usage,
+		   int argc, char **argv, const struct global_opts *g)
+{
+	if (argc < 2) {
+		print_usage(usage, 1);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		print_usage(usage, 0);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(argv[1], subs[i].name)) {
+			optind = 0;
+			return subs[i].fn(argc - 1, argv + 1, g);
+		}
+	error("'%s' is not a %s subcommand (see 'klab %s --help')", argv[1], cmd, cmd);
+	return EXIT_USAGE;
+}
+
 int check_kpi_option(const struct job *job, const char *kpi)
 {
 	struct strbuf why = STRBUF_INIT;

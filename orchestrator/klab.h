@@ -37,6 +37,20 @@ int open_lab(const struct global_opts *g, struct lab *lab);
 
 /* Print a usage array to stdout (help) or stderr (error). */
 void print_usage(const char *const *usage, int to_stderr);
+/* The last cases of a command's getopt loop: 'h' prints its usage on
+ * stdout (EXIT_OK); any other value (getopt said what was wrong) gets
+ * "see 'klab CMD --help'" (EXIT_USAGE). */
+int help_or_usage(int c, const char *const *usage, const char *cmd);
+/* A command made of subcommands: argv[1] names one of subs, which is
+ * run with argv from there (getopt reset); "-h", "--help" and "help"
+ * print the usage (EXIT_OK); no name, or one not in subs, is a usage
+ * error ("'x' is not a CMD subcommand"). */
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv, const struct global_opts *g);
+};
+int run_subcommand(const char *cmd, const struct subcommand *subs, size_t nr, const char *const *usage,
+		   int argc, char **argv, const struct global_opts *g);
 /* A --kpi METRIC option checked against job (NULL: only its form):
  * 0, or -1 after "--kpi 'X': expected ...". */
 struct job;

@@ -8,6 +8,4 @@ const struct monitor monitor_interrupts = {
 	.name = "interrupts",
 	.reads = "/proc/interrupts",
 	.counters = 1,
-	.sampled = 0,
-	.default_on = 1,
 };

@@ -5,7 +5,5 @@
 const struct monitor monitor_meminfo = {
 	.name = "meminfo",
 	.reads = "/proc/meminfo",
-	.counters = 0,
 	.sampled = 1,
-	.default_on = 1,
 };

@@ -7,8 +7,6 @@
 const struct monitor monitor_numa_meminfo = {
 	.name = "numa-meminfo",
 	.reads = "/sys/devices/system/node/node*/meminfo",
-	.counters = 0,
 	.sampled = 1,
-	.default_on = 1,
 	.field_ok = monitor_node_field,
 };

@@ -9,8 +9,6 @@
 const struct monitor monitor_numa_vmstat = {
 	.name = "numa-vmstat",
 	.reads = "/sys/devices/system/node/node*/vmstat",
-	.counters = 0,
 	.sampled = 1,
-	.default_on = 1,
 	.field_ok = monitor_node_field,
 };

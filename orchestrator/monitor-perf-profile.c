@@ -26,9 +26,7 @@ static int profile_field(const char *field)
 const struct monitor monitor_perf_profile = {
 	.name = "perf-profile",
 	.reads = "perf record -a -g, then perf report",
-	.counters = 0,
-	.sampled = 0,
-	.default_on = 0,
+	.named_only = 1,
 	.program = { "perf", "/usr/bin/perf", "linux-perf" },
 	/* the agent's PERF_STOP_MS and PERF_REPORT_MS, and some margin */
 	.after_s = 180,

@@ -6,6 +6,4 @@ const struct monitor monitor_softirqs = {
 	.name = "softirqs",
 	.reads = "/proc/softirqs",
 	.counters = 1,
-	.sampled = 0,
-	.default_on = 1,
 };

@@ -8,6 +8,4 @@ const struct monitor monitor_stat = {
 	.name = "stat",
 	.reads = "/proc/stat",
 	.counters = 1,
-	.sampled = 0,
-	.default_on = 1,
 };

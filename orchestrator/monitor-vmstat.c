@@ -7,5 +7,4 @@ const struct monitor monitor_vmstat = {
 	.reads = "/proc/vmstat",
 	.counters = 1,
 	.sampled = 1,
-	.default_on = 1,
 };

@@ -57,7 +57,7 @@ unsigned monitor_default_set(void)
 	unsigned set = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(monitors); i++)
-		if (monitors[i]->default_on)
+		if (!monitors[i]->named_only)
 			set |= 1u << i;
 	return set;
 }

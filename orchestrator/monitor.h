@@ -10,16 +10,19 @@
 
 #include "suite.h"
 
+/* A monitor-<name>.c sets only what is not zero: a field left out is a
+ * level, read before and after the run only, in the default set, with
+ * no program of its own. */
 struct monitor {
 	const char *name;	/* SOURCE in the records; series are monitor.<name>.<field> */
 	const char *reads;	/* what the agent reads in the guest */
 	int counters;		/* values only grow: a run's own share is after - before (a
 				 * "delta" row); else levels (memory), kept as they are */
 	int sampled;		/* also read at each monitor_interval (phase t<N>) */
-	/* In a job's default set (`monitors: all`, or no key); else a job
-	 * runs it only by naming it: it costs the guest more than reading a
-	 * file (perf-profile). */
-	int default_on;
+	/* Not in a job's default set (`monitors: all`, or no key): a job
+	 * runs it only by naming it, as it costs the guest more than reading
+	 * a file (perf-profile). */
+	int named_only;
 	/* A host program the agent runs for it (name NULL: none), put into
 	 * the guest image with its libraries only for a job that chooses the
 	 * monitor (guestimg_monitors). */
@@ -41,8 +44,8 @@ size_t monitor_count(void);
 const struct monitor *monitor_at(size_t i);
 /* Its index, or -1 for a name that is not a monitor. */
 int monitor_index(const char *name);
-/* The bit set of the default_on monitors: a job's monitors when it does
- * not choose, and `monitors: all`. */
+/* The bit set of the monitors that are not named_only: a job's monitors
+ * when it does not choose, and `monitors: all`. */
 unsigned monitor_default_set(void);
 /* A field_ok for the per-node monitors: "node<digits>.<name>". */
 int monitor_node_field(const char *field);

@@ -99,13 +99,85 @@ static void json_add_line(struct strbuf *sb, const char *s)
 	strbuf_release(&t);
 }
 
+/* The next member of a message's top-level object: its key, then the
+ * caller's value. */
+static void json_key(struct strbuf *sb, const char *key)
+{
+	strbuf_addf(sb, ",\n  \"%s\": ", key);
+}
+
+static void json_member(struct strbuf *sb, const char *key, const char *s)
+{
+	json_key(sb, key);
+	json_add_string(sb, s);
+}
+
+/* A member whose value is untrusted text (json_add_line). */
+static void json_member_line(struct strbuf *sb, const char *key, const char *s)
+{
+	json_key(sb, key);
+	json_add_line(sb, s);
+}
+
+/* A member inside an inner object: ", \"key\": " and its value. */
+static void json_field(struct strbuf *sb, const char *key, const char *s)
+{
+	strbuf_addf(sb, ", \"%s\": ", key);
+	json_add_string(sb, s);
+}
+
+static void json_field_line(struct strbuf *sb, const char *key, const char *s)
+{
+	strbuf_addf(sb, ", \"%s\": ", key);
+	json_add_line(sb, s);
+}
+
+static void json_field_number(struct strbuf *sb, const char *key, double v)
+{
+	strbuf_addf(sb, ", \"%s\": ", key);
+	json_add_number(sb, v);
+}
+
+/* Every message opens with its event, klab's version and the host. */
+static void json_open(struct strbuf *sb, const char *event, const char *host)
+{
+	strbuf_addf(sb, "{\n  \"event\": \"%s\",\n  \"klab\": ", event);
+	json_add_string(sb, PACKAGE_VERSION);
+	json_member_line(sb, "host", host);
+}
+
+/* Every text ends with the signature naming the lab's host. */
+static void add_signature(struct strbuf *sb, const char *host)
+{
+	strbuf_addstr(sb, "-- \nklab on ");
+	add_line(sb, host ? host : "localhost", 200);
+	strbuf_addch(sb, '\n');
+}
+
+static void message_take(struct notify_message *m, struct strbuf *subject, struct strbuf *text,
+			 struct strbuf *json)
+{
+	m->subject = strbuf_detach(subject, NULL);
+	m->text = strbuf_detach(text, NULL);
+	m->json = strbuf_detach(json, NULL);
+}
+
 /* ---- composing a bisection's report --------------------------------------- */
+
+/* What the report tells: the result, BISECTION_ERROR ("failed") for a
+ * failed bisection or one without a result. */
+static enum bisection_result outcome_of(const struct notify_facts *f)
+{
+	if (f->state == BISECTION_FAILED || f->result == BISECTION_NO_RESULT)
+		return BISECTION_ERROR;
+	return f->result;
+}
 
 const char *notify_outcome(const struct notify_facts *f)
 {
-	if (!strcmp(f->state, "failed") || !f->result || !strcmp(f->result, "error"))
-		return "failed";
-	return f->result;
+	enum bisection_result r = outcome_of(f);
+
+	return r == BISECTION_ERROR ? "failed" : bisection_result_to_string(r);
 }
 
 static const struct notify_kpi *kpi_row(const struct notify_facts *f, const char *label)
@@ -156,8 +228,7 @@ static const struct notify_step *culprit_step(const struct notify_facts *f)
 	const struct notify_step *found = NULL;
 
 	for (size_t i = 0; f->culprit && i < f->nr_step_list; i++)
-		if (!strcmp(f->step_list[i].hash, f->culprit) && f->step_list[i].verdict &&
-		    !strcmp(f->step_list[i].verdict, "bad"))
+		if (!strcmp(f->step_list[i].hash, f->culprit) && f->step_list[i].mark == BISECT_BAD)
 			found = &f->step_list[i];
 	return found;
 }
@@ -174,14 +245,14 @@ static void add_bisection_kpi(struct strbuf *sb, const struct notify_facts *f)
 
 static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 {
-	const char *outcome = notify_outcome(f);
+	enum bisection_result outcome = outcome_of(f);
 
 	strbuf_addstr(sb, "[klab] ");
-	if (!strcmp(outcome, "culprit") && f->culprit) {
+	if (outcome == BISECTION_CULPRIT && f->culprit) {
 		strbuf_addf(sb, "%.12s ", f->culprit);
 		add_line(sb, f->culprit_subject ? f->culprit_subject : "", 100);
 		strbuf_addstr(sb, ": ");
-		if (!strcmp(f->kind, "job")) {
+		if (f->kind == BISECTION_JOB) {
 			const struct notify_kpi *k = headline_kpi(f);
 			double change = kpi_change(f, k);
 
@@ -199,15 +270,15 @@ static void compose_subject(const struct notify_facts *f, struct strbuf *sb)
 			else
 				strbuf_addstr(sb, " fails");
 		}
-	} else if (!strcmp(outcome, "not-reproduced")) {
+	} else if (outcome == BISECTION_NOT_REPRODUCED) {
 		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "regression not reproduced");
-	} else if (!strcmp(outcome, "unconfirmed")) {
+	} else if (outcome == BISECTION_UNCONFIRMED) {
 		add_bisection_kpi(sb, f);
 		strbuf_addstr(sb, "culprit NOT confirmed");
 		if (f->suspect)
 			strbuf_addf(sb, " (suspect %.12s)", f->suspect);
-	} else if (!strcmp(outcome, "skipped-only")) {
+	} else if (outcome == BISECTION_SKIPPED_ONLY) {
 		strbuf_addf(sb, "bisection %lld: only skipped commits left, %zu possible first bad commit%s",
 			    (long long)f->bisection_id, f->nr_candidates, f->nr_candidates == 1 ? "" : "s");
 	} else {
@@ -322,12 +393,10 @@ static void add_step_table(struct strbuf *sb, const struct notify_facts *f)
 /* How a reader gets the same result again: commands, one a line. */
 static void reproduce_lines(const struct notify_facts *f, const char *indent, struct strbuf *sb)
 {
-	const char *outcome = notify_outcome(f);
-
-	if (!strcmp(f->kind, "job")) {
+	if (f->kind == BISECTION_JOB) {
 		const char *revs[2] = { f->culprit, NULL };
 
-		if (strcmp(outcome, "culprit")) {
+		if (outcome_of(f) != BISECTION_CULPRIT) {
 			revs[0] = f->nr_goods ? f->goods[0] : NULL;
 			revs[1] = f->bad;
 		}
@@ -362,12 +431,11 @@ static void reproduce_lines(const struct notify_facts *f, const char *indent, st
 
 static void compose_text(const struct notify_facts *f, const char *subject, struct strbuf *sb)
 {
-	const char *outcome = notify_outcome(f);
-
 	/* the subject without its tag opens the report */
 	strbuf_addstr(sb, subject + strlen("[klab] "));
 	strbuf_addstr(sb, "\n\n");
-	strbuf_addf(sb, "%-12s%lld (%s)\n", "bisection:", (long long)f->bisection_id, f->kind);
+	strbuf_addf(sb, "%-12s%lld (%s)\n", "bisection:", (long long)f->bisection_id,
+		    bisection_kind_to_string(f->kind));
 	if (f->culprit) {
 		add_field(sb, "commit:", f->culprit, 0);
 		add_field(sb, "subject:", f->culprit_subject ? f->culprit_subject : "", 400);
@@ -380,19 +448,19 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 	}
 	add_field(sb, "repository:", f->repo_path, 400);
 	add_range(sb, f);
-	if (!strcmp(f->kind, "command")) {
+	if (f->kind == BISECTION_COMMAND) {
 		strbuf_addf(sb, "%-12s", "test:");
 		add_argv(sb, f->argv, f->argc);
 		strbuf_addstr(sb, "   (exit 0 good, 125 skip, 1-127 bad)\n");
 	}
 	strbuf_addf(sb, "%-12s%d\n", "steps:", f->steps);
-	add_field(sb, "outcome:", f->message ? f->message : outcome, 400);
-	if (!strcmp(outcome, "skipped-only")) {
+	add_field(sb, "outcome:", f->message ? f->message : notify_outcome(f), 400);
+	if (outcome_of(f) == BISECTION_SKIPPED_ONLY) {
 		strbuf_addstr(sb, "\nThe first bad commit could be any of:\n");
 		for (size_t i = 0; i < f->nr_candidates; i++)
 			strbuf_addf(sb, "  %s\n", f->candidates[i]);
 	}
-	if (!strcmp(f->kind, "job") && f->nr_kpis) {
+	if (f->kind == BISECTION_JOB && f->nr_kpis) {
 		strbuf_addch(sb, '\n');
 		add_kpi_table(sb, f);
 		add_counters(sb, f);
@@ -408,14 +476,13 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 			strbuf_addf(sb, "  (the bad end with the culprit reverted: klab's commit %.12s, not in your "
 				    "repository)\n", f->revert->commit);
 		strbuf_release(&line);
-	} else if (!strcmp(f->kind, "command")) {
+	} else if (f->kind == BISECTION_COMMAND) {
 		add_step_table(sb, f);
 	}
 	strbuf_addstr(sb, "\nTo reproduce:\n\n");
 	reproduce_lines(f, "  ", sb);
-	strbuf_addstr(sb, "\n-- \nklab on ");
-	add_line(sb, f->host ? f->host : "localhost", 200);
 	strbuf_addch(sb, '\n');
+	add_signature(sb, f->host);
 }
 
 static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char *label)
@@ -428,10 +495,8 @@ static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char
 	}
 	strbuf_addstr(sb, "{\"hash\": ");
 	json_add_string(sb, k->hash);
-	strbuf_addstr(sb, ", \"median\": ");
-	json_add_number(sb, stats_median(k->vals, k->n));
-	strbuf_addstr(sb, ", \"stddev_percent\": ");
-	json_add_number(sb, stats_cv_percent(k->vals, k->n));
+	json_field_number(sb, "median", stats_median(k->vals, k->n));
+	json_field_number(sb, "stddev_percent", stats_cv_percent(k->vals, k->n));
 	strbuf_addf(sb, ", \"runs\": %zu, \"change_percent\": ", k->n);
 	json_add_number(sb, kpi_change(f, k));
 	strbuf_addstr(sb, ", \"values\": [");
@@ -458,32 +523,22 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 {
 	struct strbuf t = STRBUF_INIT;
 
-	strbuf_addstr(sb, "{\n  \"event\": \"bisection\",\n  \"klab\": ");
-	json_add_string(sb, PACKAGE_VERSION);
-	strbuf_addstr(sb, ",\n  \"host\": ");
-	json_add_line(sb, f->host);
+	json_open(sb, "bisection", f->host);
 	strbuf_addf(sb, ",\n  \"bisection\": %lld,\n  \"kind\": ", (long long)f->bisection_id);
-	json_add_string(sb, f->kind);
-	strbuf_addstr(sb, ",\n  \"outcome\": ");
-	json_add_string(sb, notify_outcome(f));
-	strbuf_addstr(sb, ",\n  \"subject\": ");
-	json_add_string(sb, subject);
-	strbuf_addstr(sb, ",\n  \"message\": ");
-	json_add_line(sb, f->message);
-	strbuf_addstr(sb, ",\n  \"repository\": ");
-	json_add_string(sb, f->repo_path);
-	strbuf_addstr(sb, ",\n  \"bad\": ");
-	json_add_string(sb, f->bad);
-	strbuf_addstr(sb, ",\n  \"good\": ");
+	json_add_string(sb, bisection_kind_to_string(f->kind));
+	json_member(sb, "outcome", notify_outcome(f));
+	json_member(sb, "subject", subject);
+	json_member_line(sb, "message", f->message);
+	json_member(sb, "repository", f->repo_path);
+	json_member(sb, "bad", f->bad);
+	json_key(sb, "good");
 	json_hashes(sb, f->goods, f->nr_goods);
 	strbuf_addf(sb, ",\n  \"steps\": %d,\n  \"culprit\": ", f->steps);
 	if (f->culprit) {
 		strbuf_addstr(sb, "{\"hash\": ");
 		json_add_string(sb, f->culprit);
-		strbuf_addstr(sb, ", \"subject\": ");
-		json_add_line(sb, f->culprit_subject ? f->culprit_subject : "");
-		strbuf_addstr(sb, ", \"author\": ");
-		json_add_line(sb, f->culprit_author);
+		json_field_line(sb, "subject", f->culprit_subject ? f->culprit_subject : "");
+		json_field_line(sb, "author", f->culprit_author);
 		strbuf_addch(sb, '}');
 	} else {
 		strbuf_addstr(sb, "null");
@@ -491,21 +546,18 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	if (f->suspect) {
 		strbuf_addstr(sb, ",\n  \"suspect\": {\"hash\": ");
 		json_add_string(sb, f->suspect);
-		strbuf_addstr(sb, ", \"subject\": ");
-		json_add_line(sb, f->suspect_subject ? f->suspect_subject : "");
+		json_field_line(sb, "subject", f->suspect_subject ? f->suspect_subject : "");
 		strbuf_addstr(sb, ", \"confirmed\": false}");
 	}
-	strbuf_addstr(sb, ",\n  \"candidates\": ");
+	json_key(sb, "candidates");
 	json_hashes(sb, f->candidates, f->nr_candidates);
-	if (!strcmp(f->kind, "job")) {
-		strbuf_addstr(sb, ",\n  \"job\": ");
-		json_add_string(sb, f->job_path);
+	if (f->kind == BISECTION_JOB) {
+		json_member(sb, "job", f->job_path);
 		strbuf_addstr(sb, ",\n  \"kpi\": {\"name\": ");
 		json_add_string(sb, f->kpi);
 		strbuf_addf(sb, ", \"direction\": %d, \"suite\": ", f->direction < 0 ? -1 : 1);
 		json_add_string(sb, f->suite);
-		strbuf_addstr(sb, ", \"testcase\": ");
-		json_add_string(sb, f->testcase);
+		json_field(sb, "testcase", f->testcase);
 		for (size_t i = 0; i < 4; i++) {
 			static const char *const labels[] = { "good", "parent", "culprit", "bad" };
 			strbuf_addf(sb, ",\n    \"%s\": ", labels[i]);
@@ -537,8 +589,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 
 		strbuf_addstr(sb, ",\n  \"revert_check\": {\"outcome\": ");
 		json_add_string(sb, revert_outcome_name(rc->outcome));
-		strbuf_addstr(sb, ", \"text\": ");
-		json_add_string(sb, revert_outcome_text(rc->outcome));
+		json_field(sb, "text", revert_outcome_text(rc->outcome));
 		strbuf_addstr(sb, ", \"commit\": ");
 		if (rc->commit[0])
 			json_add_string(sb, rc->commit);
@@ -546,22 +597,16 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 			strbuf_addstr(sb, "null");
 		strbuf_addf(sb, ", \"runs\": %zu", measured ? rc->runs : 0);
 		if (measured) {
-			strbuf_addstr(sb, ", \"median\": ");
-			json_add_number(sb, rc->median);
-			strbuf_addstr(sb, ", \"stddev_percent\": ");
-			json_add_number(sb, rc->cv_percent);
-			strbuf_addstr(sb, ", \"good_median\": ");
-			json_add_number(sb, rc->good_median);
-			strbuf_addstr(sb, ", \"bad_median\": ");
-			json_add_number(sb, rc->bad_median);
+			json_field_number(sb, "median", rc->median);
+			json_field_number(sb, "stddev_percent", rc->cv_percent);
+			json_field_number(sb, "good_median", rc->good_median);
+			json_field_number(sb, "bad_median", rc->bad_median);
 		}
-		strbuf_addstr(sb, ", \"detail\": ");
-		json_add_line(sb, rc->detail);
+		json_field_line(sb, "detail", rc->detail);
 		strbuf_addch(sb, '}');
 	}
 	reproduce_lines(f, "", &t);
-	strbuf_addstr(sb, ",\n  \"reproduce\": ");
-	json_add_string(sb, t.buf);
+	json_member(sb, "reproduce", t.buf);
 	strbuf_addstr(sb, "\n}\n");
 	strbuf_release(&t);
 }
@@ -573,9 +618,7 @@ void notify_compose_bisection(const struct notify_facts *f, struct notify_messag
 	compose_subject(f, &subject);
 	compose_text(f, subject.buf, &text);
 	compose_json(f, subject.buf, &json);
-	m->subject = strbuf_detach(&subject, NULL);
-	m->text = strbuf_detach(&text, NULL);
-	m->json = strbuf_detach(&json, NULL);
+	message_take(m, &subject, &text, &json);
 }
 
 void notify_compose_test(const char *host, const char *state_dir, int64_t now, struct notify_message *m)
@@ -587,21 +630,14 @@ void notify_compose_test(const char *host, const char *state_dir, int64_t now, s
 	strbuf_addstr(&text, "This is a test message from klab ('klab notify test').\n"
 			     "Bisection results will reach you the same way.\n\nlab: ");
 	add_line(&text, state_dir, 400);
-	strbuf_addstr(&text, "\n\n-- \nklab on ");
-	add_line(&text, host, 200);
-	strbuf_addch(&text, '\n');
-	strbuf_addstr(&json, "{\n  \"event\": \"test\",\n  \"klab\": ");
-	json_add_string(&json, PACKAGE_VERSION);
-	strbuf_addstr(&json, ",\n  \"host\": ");
-	json_add_line(&json, host);
-	strbuf_addstr(&json, ",\n  \"lab\": ");
-	json_add_string(&json, state_dir);
+	strbuf_addstr(&text, "\n\n");
+	add_signature(&text, host);
+	json_open(&json, "test", host);
+	json_member(&json, "lab", state_dir);
 	strbuf_addf(&json, ",\n  \"time\": %lld,\n  \"subject\": ", (long long)now);
 	json_add_string(&json, subject.buf);
 	strbuf_addstr(&json, "\n}\n");
-	m->subject = strbuf_detach(&subject, NULL);
-	m->text = strbuf_detach(&text, NULL);
-	m->json = strbuf_detach(&json, NULL);
+	message_take(m, &subject, &text, &json);
 }
 
 void notify_message_release(struct notify_message *m)
@@ -790,7 +826,7 @@ static void loaded_release(struct loaded *l)
 
 /* The latest finished step of `phase` at `hash` (or, with other, at
  * any other commit). */
-static int64_t find_step(const struct loaded *l, const char *phase, const char *hash, int other)
+static int64_t find_step(const struct loaded *l, enum step_phase phase, const char *hash, int other)
 {
 	int64_t id = 0;
 
@@ -798,7 +834,7 @@ static int64_t find_step(const struct loaded *l, const char *phase, const char *
 		const struct step *s = &l->steps[i];
 		int same;
 
-		if (strcmp(s->status, "done") || strcmp(s->phase, phase))
+		if (s->status_id != STEP_DONE || s->phase_id != phase)
 			continue;
 		same = !strcmp(s->hash, hash);
 		if (same != other)
@@ -850,10 +886,10 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 	}
 	if (!f->kpi)
 		return 0;
-	ids[0] = find_step(l, "reference", l->b.nr_goods ? l->b.goods[0] : NULL, 0);
-	ids[1] = find_step(l, "confirm", l->b.culprit, 1);
-	ids[2] = find_step(l, "confirm", l->b.culprit, 0);
-	ids[3] = find_step(l, "reference", l->b.bad, 0);
+	ids[0] = find_step(l, STEP_PHASE_REFERENCE, l->b.nr_goods ? l->b.goods[0] : NULL, 0);
+	ids[1] = find_step(l, STEP_PHASE_CONFIRM, l->b.culprit, 1);
+	ids[2] = find_step(l, STEP_PHASE_CONFIRM, l->b.culprit, 0);
+	ids[3] = find_step(l, STEP_PHASE_REFERENCE, l->b.bad, 0);
 	for (size_t i = 0; i < 4; i++) {
 		struct notify_kpi *k;
 		size_t n = 0;
@@ -898,7 +934,7 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 	memset(l, 0, sizeof(*l));
 	if (db_bisection_load(lab->db, id, &l->b) < 0)
 		return -1;
-	if (strcmp(l->b.state, "done") && strcmp(l->b.state, "failed"))
+	if (l->b.state_id != BISECTION_DONE && l->b.state_id != BISECTION_FAILED)
 		return error("bisection %lld has not finished (state %s): nothing to report yet", (long long)id,
 			     l->b.state);
 	if (db_steps_load(lab->db, id, &l->steps, &l->nr_steps) < 0)
@@ -906,9 +942,9 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 	host_name(l->host, sizeof(l->host));
 	f->host = l->host;
 	f->bisection_id = l->b.id;
-	f->kind = l->b.kind;
-	f->state = l->b.state;
-	f->result = l->b.result;
+	f->kind = l->b.kind_id;
+	f->state = l->b.state_id;
+	f->result = l->b.result_id;
 	f->message = l->b.message;
 	f->repo_path = l->b.repo_path;
 	f->bad = l->b.bad;
@@ -926,31 +962,32 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 		const struct step *s = &l->steps[i];
 		struct notify_step *ns = &l->nsteps[i];
 
-		if (!strcmp(s->status, "done"))
+		if (s->status_id == STEP_DONE)
 			f->steps++;
 		ns->seq = s->seq;
 		memcpy(ns->hash, s->hash, 41);
 		ns->phase = s->phase;
 		ns->verdict = s->verdict;
+		ns->mark = s->mark;
 		ns->reason = s->reason;
 		ns->subject = s->subject;
 		ns->exit_code = s->exit_code;
 	}
 	f->step_list = l->nsteps;
 	f->nr_step_list = l->nr_steps;
-	if (l->b.culprit && l->b.result && !strcmp(l->b.result, "culprit")) {
+	if (l->b.culprit && l->b.result_id == BISECTION_CULPRIT) {
 		f->culprit = l->b.culprit;
 		if (db_commit_facts(lab->db, l->b.repo_id, l->b.culprit, &l->subject, &l->author, &author_time) < 0)
 			return -1;
 		f->culprit_subject = l->subject;
 		f->culprit_author = l->author;
-	} else if (l->b.culprit && l->b.result && !strcmp(l->b.result, "unconfirmed")) {
+	} else if (l->b.culprit && l->b.result_id == BISECTION_UNCONFIRMED) {
 		f->suspect = l->b.culprit;
 		if (db_commit_facts(lab->db, l->b.repo_id, l->b.culprit, &l->subject, &l->author, &author_time) < 0)
 			return -1;
 		f->suspect_subject = l->subject;
 	}
-	if (!strcmp(l->b.kind, "job") && load_job_facts(lab, l) < 0)
+	if (l->b.kind_id == BISECTION_JOB && load_job_facts(lab, l) < 0)
 		return -1;
 	return 0;
 }
@@ -1414,6 +1451,12 @@ out:
 
 /* ---- tracking ---------------------------------------------------------------- */
 
+/* A job's %change from the compared tip to the new one (both measured). */
+static double track_job_change(const struct notify_track_job *j)
+{
+	return stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc));
+}
+
 static const struct notify_track_job *track_headline(const struct notify_track_facts *f)
 {
 	const struct notify_track_job *best = NULL;
@@ -1424,7 +1467,7 @@ static const struct notify_track_job *track_headline(const struct notify_track_f
 		double c;
 		if (strcmp(j->change, f->status) || !j->np || !j->nc)
 			continue;
-		c = fabs(stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)));
+		c = fabs(track_job_change(j));
 		if (!best || c > best_change) {
 			best = j;
 			best_change = c;
@@ -1442,8 +1485,7 @@ static void track_subject(const struct notify_track_facts *f, struct strbuf *sb)
 	strbuf_addstr(sb, ": ");
 	if (j) {
 		add_line(sb, j->kpi, 100);
-		strbuf_addf(sb, " %+.1f%% %s at ",
-			    stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)), f->status);
+		strbuf_addf(sb, " %+.1f%% %s at ", track_job_change(j), f->status);
 	}
 	strbuf_addf(sb, "%.12s ", f->tip);
 	add_line(sb, f->tip_subject ? f->tip_subject : "", 120);
@@ -1459,126 +1501,118 @@ static void track_subject(const struct notify_track_facts *f, struct strbuf *sb)
 	}
 }
 
+/* One row a job: its KPI, before and after with their spread, the
+ * change and the verdict, its job file and the verdict's line. */
+static void track_job_table(struct strbuf *sb, const struct notify_track_facts *f)
+{
+	strbuf_addf(sb, "\n  %-40s %19s %19s %9s  %s\n", "job / kpi", "before ±%stddev", "after ±%stddev",
+		    "%change", "verdict");
+	for (size_t i = 0; i < f->nr_jobs; i++) {
+		const struct notify_track_job *j = &f->jobs[i];
+		char before[64] = "-", after[64] = "-", change[32] = "-";
+		if (j->np)
+			snprintf(before, sizeof(before), "%.6g ±%.0f%%", stats_median(j->prev, j->np),
+				 stats_cv_percent(j->prev, j->np));
+		if (j->nc)
+			snprintf(after, sizeof(after), "%.6g ±%.0f%%", stats_median(j->cur, j->nc),
+				 stats_cv_percent(j->cur, j->nc));
+		if (j->np && j->nc)
+			snprintf(change, sizeof(change), "%+.1f%%", track_job_change(j));
+		strbuf_addstr(sb, "  ");
+		add_line(sb, j->kpi, 40);
+		strbuf_addf(sb, "\n    %-38.38s %*s %*s %9s  %s\n", "", j->np ? 20 : 19, before, j->nc ? 20 : 19,
+			    after, change, j->change);
+		strbuf_addstr(sb, "    ");
+		add_line(sb, j->job_path, 300);
+		strbuf_addch(sb, '\n');
+		if (j->text) {
+			strbuf_addstr(sb, "    ");
+			add_line(sb, j->text, 300);
+			strbuf_addch(sb, '\n');
+		}
+	}
+}
+
+static void track_text(const struct notify_track_facts *f, const char *subject, struct strbuf *sb)
+{
+	strbuf_addstr(sb, subject + strlen("[klab] "));
+	strbuf_addstr(sb, "\n\n");
+	add_field(sb, "track:", f->track, 64);
+	add_field(sb, "repository:", f->repo_path, 400);
+	strbuf_addf(sb, "%-12s", "branch:");
+	add_line(sb, f->branch, 200);
+	strbuf_addstr(sb, " of ");
+	add_line(sb, f->remote, 400);
+	strbuf_addch(sb, '\n');
+	add_field(sb, "tip:", f->tip, 0);
+	add_field(sb, "subject:", f->tip_subject ? f->tip_subject : "", 400);
+	if (f->tip_author)
+		add_field(sb, "author:", f->tip_author, 200);
+	add_field(sb, "compared to:", f->compared_to ? f->compared_to : "nothing (a new baseline)", 0);
+	add_field(sb, "status:", f->status, 0);
+	if (f->message)
+		add_field(sb, "message:", f->message, 400);
+	strbuf_addf(sb, "%-12s%.1f%%\n", "threshold:", f->threshold_pct);
+	if (f->nr_jobs)
+		track_job_table(sb, f);
+	if (f->bisection_id)
+		strbuf_addf(sb, "\nBisection %lld (queue job %lld) between %.12s (good) and %.12s (bad) is queued;\n"
+				"'klab worker' runs it, 'klab bisect show %lld' follows it.\n",
+			    (long long)f->bisection_id, (long long)f->queue_job_id,
+			    f->compared_to ? f->compared_to : "?", f->tip, (long long)f->bisection_id);
+	strbuf_addstr(sb, "\nklab track show ");
+	add_line(sb, f->track, 64);
+	strbuf_addstr(sb, "\n\n");
+	add_signature(sb, f->host);
+}
+
+static void track_json(const struct notify_track_facts *f, const char *subject, struct strbuf *sb)
+{
+	json_open(sb, "track", f->host);
+	json_member(sb, "track", f->track);
+	json_member(sb, "status", f->status);
+	json_member(sb, "subject", subject);
+	json_member_line(sb, "message", f->message);
+	json_member(sb, "repository", f->repo_path);
+	json_member(sb, "remote", f->remote);
+	json_member(sb, "branch", f->branch);
+	strbuf_addstr(sb, ",\n  \"tip\": {\"hash\": ");
+	json_add_string(sb, f->tip);
+	json_field_line(sb, "subject", f->tip_subject ? f->tip_subject : "");
+	json_field_line(sb, "author", f->tip_author);
+	strbuf_addstr(sb, "},\n  \"compared_to\": ");
+	json_add_string(sb, f->compared_to);
+	json_key(sb, "threshold_percent");
+	json_add_number(sb, f->threshold_pct);
+	json_key(sb, "bisection");
+	if (f->bisection_id)
+		strbuf_addf(sb, "%lld", (long long)f->bisection_id);
+	else
+		strbuf_addstr(sb, "null");
+	strbuf_addstr(sb, ",\n  \"jobs\": [");
+	for (size_t i = 0; i < f->nr_jobs; i++) {
+		const struct notify_track_job *j = &f->jobs[i];
+		strbuf_addstr(sb, i ? ",\n    {\"job\": " : "\n    {\"job\": ");
+		json_add_string(sb, j->job_path);
+		json_field(sb, "kpi", j->kpi);
+		strbuf_addf(sb, ", \"direction\": %d, \"change\": ", j->direction < 0 ? -1 : 1);
+		json_add_string(sb, j->change);
+		json_field_number(sb, "before", j->np ? stats_median(j->prev, j->np) : NAN);
+		json_field_number(sb, "after", j->nc ? stats_median(j->cur, j->nc) : NAN);
+		json_field_number(sb, "change_percent", j->np && j->nc ? track_job_change(j) : NAN);
+		strbuf_addf(sb, ", \"runs_before\": %zu, \"runs_after\": %zu}", j->np, j->nc);
+	}
+	strbuf_addstr(sb, "]\n}\n");
+}
+
 void notify_compose_track(const struct notify_track_facts *f, struct notify_message *m)
 {
 	struct strbuf subject = STRBUF_INIT, text = STRBUF_INIT, json = STRBUF_INIT;
 
 	track_subject(f, &subject);
-
-	strbuf_addstr(&text, subject.buf + strlen("[klab] "));
-	strbuf_addstr(&text, "\n\n");
-	add_field(&text, "track:", f->track, 64);
-	add_field(&text, "repository:", f->repo_path, 400);
-	strbuf_addf(&text, "%-12s", "branch:");
-	add_line(&text, f->branch, 200);
-	strbuf_addstr(&text, " of ");
-	add_line(&text, f->remote, 400);
-	strbuf_addch(&text, '\n');
-	add_field(&text, "tip:", f->tip, 0);
-	add_field(&text, "subject:", f->tip_subject ? f->tip_subject : "", 400);
-	if (f->tip_author)
-		add_field(&text, "author:", f->tip_author, 200);
-	add_field(&text, "compared to:", f->compared_to ? f->compared_to : "nothing (a new baseline)", 0);
-	add_field(&text, "status:", f->status, 0);
-	if (f->message)
-		add_field(&text, "message:", f->message, 400);
-	strbuf_addf(&text, "%-12s%.1f%%\n", "threshold:", f->threshold_pct);
-	if (f->nr_jobs) {
-		strbuf_addf(&text, "\n  %-40s %19s %19s %9s  %s\n", "job / kpi", "before ±%stddev", "after ±%stddev",
-			    "%change", "verdict");
-		for (size_t i = 0; i < f->nr_jobs; i++) {
-			const struct notify_track_job *j = &f->jobs[i];
-			char before[64] = "-", after[64] = "-", change[32] = "-";
-			if (j->np)
-				snprintf(before, sizeof(before), "%.6g ±%.0f%%", stats_median(j->prev, j->np),
-					 stats_cv_percent(j->prev, j->np));
-			if (j->nc)
-				snprintf(after, sizeof(after), "%.6g ±%.0f%%", stats_median(j->cur, j->nc),
-					 stats_cv_percent(j->cur, j->nc));
-			if (j->np && j->nc)
-				snprintf(change, sizeof(change), "%+.1f%%",
-					 stats_change_percent(stats_median(j->prev, j->np), stats_median(j->cur, j->nc)));
-			strbuf_addstr(&text, "  ");
-			add_line(&text, j->kpi, 40);
-			strbuf_addf(&text, "\n    %-38.38s %*s %*s %9s  %s\n", "", j->np ? 20 : 19, before,
-				    j->nc ? 20 : 19, after, change, j->change);
-			strbuf_addstr(&text, "    ");
-			add_line(&text, j->job_path, 300);
-			strbuf_addch(&text, '\n');
-			if (j->text) {
-				strbuf_addstr(&text, "    ");
-				add_line(&text, j->text, 300);
-				strbuf_addch(&text, '\n');
-			}
-		}
-	}
-	if (f->bisection_id)
-		strbuf_addf(&text, "\nBisection %lld (queue job %lld) between %.12s (good) and %.12s (bad) is queued;\n"
-				   "'klab worker' runs it, 'klab bisect show %lld' follows it.\n",
-			    (long long)f->bisection_id, (long long)f->queue_job_id,
-			    f->compared_to ? f->compared_to : "?", f->tip, (long long)f->bisection_id);
-	strbuf_addstr(&text, "\nklab track show ");
-	add_line(&text, f->track, 64);
-	strbuf_addstr(&text, "\n\n-- \nklab on ");
-	add_line(&text, f->host ? f->host : "localhost", 200);
-	strbuf_addch(&text, '\n');
-
-	strbuf_addstr(&json, "{\n  \"event\": \"track\",\n  \"klab\": ");
-	json_add_string(&json, PACKAGE_VERSION);
-	strbuf_addstr(&json, ",\n  \"host\": ");
-	json_add_line(&json, f->host);
-	strbuf_addstr(&json, ",\n  \"track\": ");
-	json_add_string(&json, f->track);
-	strbuf_addstr(&json, ",\n  \"status\": ");
-	json_add_string(&json, f->status);
-	strbuf_addstr(&json, ",\n  \"subject\": ");
-	json_add_string(&json, subject.buf);
-	strbuf_addstr(&json, ",\n  \"message\": ");
-	json_add_line(&json, f->message);
-	strbuf_addstr(&json, ",\n  \"repository\": ");
-	json_add_string(&json, f->repo_path);
-	strbuf_addstr(&json, ",\n  \"remote\": ");
-	json_add_string(&json, f->remote);
-	strbuf_addstr(&json, ",\n  \"branch\": ");
-	json_add_string(&json, f->branch);
-	strbuf_addstr(&json, ",\n  \"tip\": {\"hash\": ");
-	json_add_string(&json, f->tip);
-	strbuf_addstr(&json, ", \"subject\": ");
-	json_add_line(&json, f->tip_subject ? f->tip_subject : "");
-	strbuf_addstr(&json, ", \"author\": ");
-	json_add_line(&json, f->tip_author);
-	strbuf_addstr(&json, "},\n  \"compared_to\": ");
-	json_add_string(&json, f->compared_to);
-	strbuf_addstr(&json, ",\n  \"threshold_percent\": ");
-	json_add_number(&json, f->threshold_pct);
-	strbuf_addstr(&json, ",\n  \"bisection\": ");
-	if (f->bisection_id)
-		strbuf_addf(&json, "%lld", (long long)f->bisection_id);
-	else
-		strbuf_addstr(&json, "null");
-	strbuf_addstr(&json, ",\n  \"jobs\": [");
-	for (size_t i = 0; i < f->nr_jobs; i++) {
-		const struct notify_track_job *j = &f->jobs[i];
-		strbuf_addstr(&json, i ? ",\n    {\"job\": " : "\n    {\"job\": ");
-		json_add_string(&json, j->job_path);
-		strbuf_addstr(&json, ", \"kpi\": ");
-		json_add_string(&json, j->kpi);
-		strbuf_addf(&json, ", \"direction\": %d, \"change\": ", j->direction < 0 ? -1 : 1);
-		json_add_string(&json, j->change);
-		strbuf_addstr(&json, ", \"before\": ");
-		json_add_number(&json, j->np ? stats_median(j->prev, j->np) : NAN);
-		strbuf_addstr(&json, ", \"after\": ");
-		json_add_number(&json, j->nc ? stats_median(j->cur, j->nc) : NAN);
-		strbuf_addstr(&json, ", \"change_percent\": ");
-		json_add_number(&json, j->np && j->nc ? stats_change_percent(stats_median(j->prev, j->np),
-									     stats_median(j->cur, j->nc)) : NAN);
-		strbuf_addf(&json, ", \"runs_before\": %zu, \"runs_after\": %zu}", j->np, j->nc);
-	}
-	strbuf_addstr(&json, "]\n}\n");
-
-	m->subject = strbuf_detach(&subject, NULL);
-	m->text = strbuf_detach(&text, NULL);
-	m->json = strbuf_detach(&json, NULL);
+	track_text(f, subject.buf, &text);
+	track_json(f, subject.buf, &json);
+	message_take(m, &subject, &text, &json);
 }
 
 /* A track's --notify targets, one a line: each http(s) URL a webhook

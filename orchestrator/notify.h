@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db.h"
+
 struct lab;
 struct strbuf;
 
@@ -73,7 +75,8 @@ struct notify_counter {
 struct notify_step {
 	int seq;
 	char hash[41];
-	const char *phase, *verdict, *reason, *subject;
+	const char *phase, *verdict, *reason, *subject;	/* as stored */
+	enum bisect_mark mark;	/* the verdict parsed */
 	int exit_code;		/* -1: none */
 };
 
@@ -84,9 +87,9 @@ struct revert_check;
 struct notify_facts {
 	const char *host;	/* the lab's host name */
 	int64_t bisection_id;
-	const char *kind;	/* command | job */
-	const char *state;	/* done | failed */
-	const char *result;	/* culprit | skipped-only | not-reproduced | unconfirmed | error */
+	enum bisection_kind kind;
+	enum bisection_state state;	/* done | failed */
+	enum bisection_result result;
 	const char *message;
 	const char *repo_path;
 	const char *bad;

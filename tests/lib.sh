@@ -1,6 +1,7 @@
 # Shared helpers for klab's shell tests (sourced).  POSIX sh.
 # Provides: $KLAB, $T (a temp dir removed on success), ok/fail/check,
-# quiet git identity, make_linear_repo.
+# require_tools, quiet git identity, make_linear_repo, the fast-import
+# stream writers gen_commit/gen_file.
 
 : "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${KLAB:=$KLAB_SRCDIR/orchestrator/klab}"
@@ -14,7 +15,7 @@ GIT_COMMITTER_NAME="klab test"
 GIT_COMMITTER_EMAIL="test@klab.invalid"
 export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL \
 	GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-unset KLAB_STATE XDG_STATE_HOME
+unset KLAB_STATE XDG_STATE_HOME GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/klab-test.XXXXXX")
 failures=0
@@ -28,29 +29,67 @@ check() {
 	if "$@"; then ok "$desc"; else fail "$desc"; fi
 }
 
+# finish [NOTE]: the summary line and the exit status; $T is removed on
+# success, kept (NOTE after its name, e.g. a seed to replay) on failure.
 finish() {
 	if [ "$failures" -eq 0 ] && [ "$checks" -gt 0 ]; then
 		echo "# $checks checks passed"
 		rm -rf "$T"
 		exit 0
 	fi
-	echo "# $failures of $checks checks failed; files kept in $T"
+	echo "# $failures of $checks checks failed; files kept in $T${1:-}"
 	exit 1
 }
 
-# make_linear_repo DIR N BADFROM: N commits; file 'value' holds i; commits
-# i >= BADFROM also have file 'broken'.  Dates increase by one second.
+# require_tools TOOL...: a test that needs them fails (never skips) when
+# one is missing, and when the klab binary is.
+require_tools() {
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			echo "not ok - '$tool' is required by this test and not installed"
+			exit 1
+		fi
+	done
+	if [ ! -x "$KLAB" ]; then
+		echo "not ok - klab binary '$KLAB' not found (set KLAB)"
+		exit 1
+	fi
+}
+
+# gen_commit REF MARK TIME SUBJECT [FROM] [MERGE]: a commit of a
+# git fast-import stream, by "klab test"; FROM and MERGE are marks.
+gen_commit() {
+	printf 'commit %s\nmark :%s\n' "$1" "$2"
+	printf 'author klab test <test@klab.invalid> %s +0000\n' "$3"
+	printf 'committer klab test <test@klab.invalid> %s +0000\n' "$3"
+	printf 'data <<EOM\n%s\nEOM\n' "$4"
+	[ -n "${5:-}" ] && printf 'from :%s\n' "$5"
+	[ -n "${6:-}" ] && printf 'merge :%s\n' "$6"
+	:
+}
+# gen_file PATH CONTENT: a file of that commit.
+gen_file() {
+	printf 'M 100644 inline %s\ndata <<EOM\n%s\nEOM\n' "$1" "$2"
+}
+
+# make_linear_repo DIR N BADFROM [MSGFN [AUTHOR]]: N commits; file 'value'
+# holds i; commits i >= BADFROM also have file 'broken'.  Dates increase
+# by one second.  MSGFN I, when given, prints commit I's message (raw
+# bytes; default "commit I"); AUTHOR ("Name <mail>") is every commit's
+# author when given, else the committer is.
 make_linear_repo() {
-	dir=$1 n=$2 badfrom=$3
+	dir=$1 n=$2 badfrom=$3 msgfn=${4:-} author=${5:-}
 	git init -q "$dir"
 	{
 		i=1
 		while [ "$i" -le "$n" ]; do
-			echo "commit refs/heads/main"
-			echo "committer klab test <test@klab.invalid> $((1700000000 + i)) +0000"
 			msg="commit $i"
-			echo "data ${#msg}"
-			echo "$msg"
+			[ -n "$msgfn" ] && msg=$("$msgfn" "$i")
+			echo "commit refs/heads/main"
+			[ -n "$author" ] && echo "author $author $((1700000000 + i)) +0000"
+			echo "committer klab test <test@klab.invalid> $((1700000000 + i)) +0000"
+			echo "data $(printf '%s' "$msg" | wc -c)"
+			printf '%s\n' "$msg"
 			echo "M 100644 inline value"
 			echo "data ${#i}"
 			echo "$i"
@@ -66,12 +105,15 @@ make_linear_repo() {
 	git -C "$dir" reset -q --hard
 }
 
-# The test script used by bisections: good unless 'broken' exists.
+# write_test_script FILE [SKIP]: the test script used by bisections: good
+# unless 'broken' exists; with SKIP, the commit whose 'value' is SKIP is
+# skipped (exit 125: it "does not build").
 write_test_script() {
-	cat > "$1" <<'EOS'
-#!/bin/sh
-test ! -e broken
-EOS
+	{
+		echo '#!/bin/sh'
+		[ -n "${2:-}" ] && echo "[ \"\$(cat value)\" = $2 ] && exit 125"
+		echo 'test ! -e broken'
+	} > "$1"
 	chmod +x "$1"
 }
 

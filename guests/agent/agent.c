@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "jobconf.h"
 #include "perfprof.h"
 #include "procmon.h"
@@ -81,22 +82,6 @@ static int test_mode;
 /* perf-profile's data and perf record's messages; beside --out in --test mode */
 static char perf_data[PATH_MAX] = "/tmp/perf.data";
 static char perf_log[PATH_MAX + 8] = "/tmp/perf.data.log";
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /*
  * Write all of buf, giving the reader at most timeout_ms.  A virtio port

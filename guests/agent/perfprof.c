@@ -4,6 +4,7 @@
 #define _GNU_SOURCE	/* pipe2, memrchr; klab's own config.h has it already */
 #endif
 #include "perfprof.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -265,22 +266,6 @@ const char *perfprof_event(void)
 
 /* ---- the processes ------------------------------------------------------ */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void nap_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* In the child: its own group, default signals, stdin /dev/null, stdout
  * to out_fd and stderr to err_fd; never returns. */
 static void exec_perf(const char *const argv[], int out_fd, int err_fd)
@@ -374,9 +359,9 @@ static int wait_until(pid_t pid, int64_t deadline, int *status)
 			*status = 0;
 			return 1;
 		}
-		if (now_ms() >= deadline)
+		if (mono_ms() >= deadline)
 			return 0;
-		nap_ms(10);
+		sleep_ms(10);
 	}
 }
 
@@ -400,10 +385,10 @@ int perfprof_stop(struct perfprof_run *pr, int timeout_ms, char *err, size_t err
 	}
 	if (!pr->reaped) {
 		kill(pr->pid, SIGINT);
-		if (!wait_until(pr->pid, now_ms() + timeout_ms, &status)) {
+		if (!wait_until(pr->pid, mono_ms() + timeout_ms, &status)) {
 			kill(-pr->pid, SIGKILL);
 			kill(pr->pid, SIGKILL);
-			wait_until(pr->pid, now_ms() + 2000, &status);
+			wait_until(pr->pid, mono_ms() + 2000, &status);
 			snprintf(err, errsize, "perf record did not stop within %d s of SIGINT", timeout_ms / 1000);
 			pr->pid = 0;
 			return -1;
@@ -430,7 +415,7 @@ ssize_t perfprof_report(const char *perf, const char *data, char *buf, size_t si
 	const char *argv[] = { perf, "report", "-q", "-i", data, "--stdio", "--children",
 			       "--fields", "overhead_children,overhead,sym",
 			       "-g", "folded,0.5,callee,function,percent", "--percent-limit", "0.5", NULL };
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = mono_ms() + timeout_ms;
 	size_t len = 0;
 	int fds[2], status = 0, full = 0;
 	pid_t pid;
@@ -452,7 +437,7 @@ ssize_t perfprof_report(const char *perf, const char *data, char *buf, size_t si
 	close(fds[1]);
 	for (;;) {
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - mono_ms();
 		ssize_t n;
 
 		if (left <= 0)
@@ -483,7 +468,7 @@ ssize_t perfprof_report(const char *perf, const char *data, char *buf, size_t si
 	if (!wait_until(pid, deadline, &status)) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
-		wait_until(pid, now_ms() + 2000, &status);
+		wait_until(pid, mono_ms() + 2000, &status);
 		snprintf(err, errsize, "perf report took longer than %d s", timeout_ms / 1000);
 		return -1;
 	}

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAX_PROCS	4096
 #define MAX_THREADS	1024
 #define MAX_RUNTIME	(7 * 86400)
@@ -145,21 +147,6 @@ static int parse_size(const char *s, size_t *out)
 	if (*end || !v || v > (SIZE_MAX >> 1) >> shift)
 		return -1;
 	*out = (size_t)(v << shift);
-	return 0;
-}
-
-static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (unsigned)v;
 	return 0;
 }
 

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define AREA_SIZE	(128UL << 20)
 #define TOUCH_STRIDE	4096UL
 #define MAX_TASKS	4096
@@ -234,22 +236,14 @@ static const char usage[] =
 	"    --runtime SECS   measured seconds (default 10)\n"
 	"    --warmup SECS    seconds run before measuring (default 2)\n";
 
-static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-	unsigned long v;
-	char *end;
+struct options {
+	const struct testcase *tc;
+	const char *mode;	/* process or thread */
+	unsigned nr_tasks, runtime_s, warmup_s;
+};
 
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-int main(int argc, char **argv)
+/* The command line into o: 0, 1 after --help, -1 after a message. */
+static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option options[] = {
 		{ "test", required_argument, NULL, 'T' },
@@ -260,94 +254,73 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct testcase *tc = NULL;
-	const char *mode = "process";
-	unsigned nr_tasks = 0, runtime_s = 10, warmup_s = 2, s, i;
-	struct counter *counters = MAP_FAILED;
-	struct task_arg *args = NULL;
-	uint64_t *last = NULL, sum_totals = 0;
-	pid_t *pids = NULL;
-	int64_t tick;
-	int c, threads, ret = 1;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 'T':
-			for (i = 0; i < sizeof(testcases) / sizeof(testcases[0]); i++)
+			for (size_t i = 0; i < sizeof(testcases) / sizeof(testcases[0]); i++)
 				if (!strcmp(optarg, testcases[i].name))
-					tc = &testcases[i];
-			if (!tc) {
+					o->tc = &testcases[i];
+			if (!o->tc) {
 				fprintf(stderr, "will-it-scale: unknown test '%s'\n", optarg);
-				goto usage;
+				return -1;
 			}
 			break;
 		case 'm':
 			if (strcmp(optarg, "process") && strcmp(optarg, "thread")) {
 				fprintf(stderr, "will-it-scale: mode is process or thread, not '%s'\n", optarg);
-				goto usage;
+				return -1;
 			}
-			mode = optarg;
+			o->mode = optarg;
 			break;
 		case 'n':
-			if (parse_uint(optarg, 1, MAX_TASKS, &nr_tasks) < 0) {
+			if (parse_uint(optarg, 1, MAX_TASKS, &o->nr_tasks) < 0) {
 				fprintf(stderr, "will-it-scale: --tasks wants 1 to %d, not '%s'\n", MAX_TASKS, optarg);
-				goto usage;
+				return -1;
 			}
 			break;
 		case 'r':
-			if (parse_uint(optarg, 1, MAX_SECONDS, &runtime_s) < 0) {
+			if (parse_uint(optarg, 1, MAX_SECONDS, &o->runtime_s) < 0) {
 				fprintf(stderr, "will-it-scale: bad --runtime '%s'\n", optarg);
-				goto usage;
+				return -1;
 			}
 			break;
 		case 'w':
-			if (parse_uint(optarg, 0, MAX_SECONDS, &warmup_s) < 0) {
+			if (parse_uint(optarg, 0, MAX_SECONDS, &o->warmup_s) < 0) {
 				fprintf(stderr, "will-it-scale: bad --warmup '%s'\n", optarg);
-				goto usage;
+				return -1;
 			}
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			return 1;
 		default:
-			goto usage;
+			return -1;
 		}
 	}
-	if (optind != argc || !tc || !nr_tasks) {
+	if (optind != argc || !o->tc || !o->nr_tasks) {
 		fprintf(stderr, "will-it-scale: --test and --tasks are required\n");
-		goto usage;
+		return -1;
 	}
-	threads = !strcmp(mode, "thread");
+	return 0;
+}
 
-	/* shared with forked tasks; threads would not need it, but one code path */
-	counters = mmap(NULL, nr_tasks * sizeof(*counters), PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	args = calloc(nr_tasks, sizeof(*args));
-	last = calloc(nr_tasks, sizeof(*last));
-	pids = threads ? NULL : calloc(nr_tasks, sizeof(*pids));
-	if (counters == MAP_FAILED || !args || !last || (!threads && !pids)) {
-		fprintf(stderr, "will-it-scale: out of memory\n");
-		goto cleanup;
-	}
+/* Once a second the operations each task did since the last: the warm-up
+ * seconds' totals, then each measured second's min, max and total, then
+ * the averages.  0, or -1 when a task failed or stdout cannot be written. */
+static int report_seconds(const struct options *o, struct counter *counters, uint64_t *last, pid_t *pids)
+{
+	uint64_t sum_totals = 0;
+	int64_t tick = now_ns();
 
-	/* the agent forwards lines as they come: do not sit on them */
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("will-it-scale: testcase=%s mode=%s tasks=%u warmup=%u runtime=%u\n",
-	       tc->name, mode, nr_tasks, warmup_s, runtime_s);
-	fflush(stdout);
-
-	if (start_tasks(tc, threads, nr_tasks, counters, pids, args) < 0 ||
-	    wait_ready(counters, nr_tasks, pids) < 0)
-		goto cleanup;
-
-	tick = now_ns();
-	for (s = 1; s <= warmup_s + runtime_s; s++) {
+	for (unsigned s = 1; s <= o->warmup_s + o->runtime_s; s++) {
 		uint64_t min = UINT64_MAX, max = 0, total = 0;
 
 		/* absolute deadlines: the printing does not make seconds longer */
 		tick += 1000000000;
 		sleep_until(tick);
-		for (i = 0; i < nr_tasks; i++) {
+		for (unsigned i = 0; i < o->nr_tasks; i++) {
 			uint64_t now = __atomic_load_n(&counters[i].ops, __ATOMIC_RELAXED);
 			uint64_t delta = now - last[i];
 
@@ -358,33 +331,71 @@ int main(int argc, char **argv)
 			if (delta > max)
 				max = delta;
 		}
-		if (any_failed(counters, nr_tasks, pids)) {
+		if (any_failed(counters, o->nr_tasks, pids)) {
 			fprintf(stderr, "will-it-scale: a task failed\n");
-			goto cleanup;
+			return -1;
 		}
-		if (s <= warmup_s) {
+		if (s <= o->warmup_s) {
 			printf("warmup:%u total:%llu\n", s, (unsigned long long)total);
 			continue;
 		}
 		sum_totals += total;
-		printf("second:%u min:%llu max:%llu total:%llu\n", s - warmup_s,
+		printf("second:%u min:%llu max:%llu total:%llu\n", s - o->warmup_s,
 		       (unsigned long long)min, (unsigned long long)max, (unsigned long long)total);
 	}
-	printf("average:%llu\n", (unsigned long long)(sum_totals / runtime_s));
-	printf("per_task_average:%llu\n", (unsigned long long)(sum_totals / runtime_s / nr_tasks));
+	printf("average:%llu\n", (unsigned long long)(sum_totals / o->runtime_s));
+	printf("per_task_average:%llu\n", (unsigned long long)(sum_totals / o->runtime_s / o->nr_tasks));
 	if (fflush(stdout) == EOF) {
 		fprintf(stderr, "will-it-scale: cannot write the results: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .mode = "process", .runtime_s = 10, .warmup_s = 2 };
+	struct counter *counters = MAP_FAILED;
+	struct task_arg *args = NULL;
+	uint64_t *last = NULL;
+	pid_t *pids = NULL;
+	int threads, ret = 1;
+
+	switch (parse_options(argc, argv, &o)) {
+	case 1:
+		return 0;
+	case -1:
+		fputs(usage, stderr);
+		return 2;
+	}
+	threads = !strcmp(o.mode, "thread");
+
+	/* shared with forked tasks; threads would not need it, but one code path */
+	counters = mmap(NULL, o.nr_tasks * sizeof(*counters), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	args = calloc(o.nr_tasks, sizeof(*args));
+	last = calloc(o.nr_tasks, sizeof(*last));
+	pids = threads ? NULL : calloc(o.nr_tasks, sizeof(*pids));
+	if (counters == MAP_FAILED || !args || !last || (!threads && !pids)) {
+		fprintf(stderr, "will-it-scale: out of memory\n");
 		goto cleanup;
 	}
-	ret = 0;
+
+	/* the agent forwards lines as they come: do not sit on them */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("will-it-scale: testcase=%s mode=%s tasks=%u warmup=%u runtime=%u\n",
+	       o.tc->name, o.mode, o.nr_tasks, o.warmup_s, o.runtime_s);
+	fflush(stdout);
+
+	if (start_tasks(o.tc, threads, o.nr_tasks, counters, pids, args) < 0 ||
+	    wait_ready(counters, o.nr_tasks, pids) < 0)
+		goto cleanup;
+	if (report_seconds(&o, counters, last, pids) == 0)
+		ret = 0;
 cleanup:
-	stop_tasks(pids, nr_tasks);
+	stop_tasks(pids, o.nr_tasks);
 	fflush(stdout);
 	/* Threads are still looping in malloc and mmap: leave without
 	 * running exit handlers under their feet. */
 	_exit(ret);
-
-usage:
-	fputs(usage, stderr);
-	return 2;
 }

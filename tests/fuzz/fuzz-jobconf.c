@@ -12,24 +12,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* the agent's reporting, formatted but kept quiet */
-void jobconf_warn(const char *fmt, ...)
+/* the agent's reporting, formatted (so the fuzzer runs the formats) but
+ * kept quiet */
+static void quiet(const char *fmt, va_list ap)
 {
 	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+}
+
+void jobconf_warn(const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	quiet(fmt, ap);
 	va_end(ap);
 }
 
 int jobconf_fail(const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	quiet(fmt, ap);
 	va_end(ap);
 	return -1;
 }

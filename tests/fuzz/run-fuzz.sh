@@ -101,7 +101,8 @@ fuzz_target() {
 	bin=$out/fuzz-$name
 	art=$out/artifacts-$name	# crash-*, leak-*, timeout-*, oom-* inputs libFuzzer keeps
 	work=$out/corpus-$name		# what the fuzzer finds; the seeds are never written to
-	dict= libs= incs="-I$o" cfg=$config
+	# seeds: the files of seeddir unless a target names others
+	dict= libs= incs="-I$o" cfg=$config seeds=
 	case $name in
 	resultproto)
 		srcs="$src/guests/agent/procmon.c $o/resultproto.c $suites $util"
@@ -120,20 +121,17 @@ fuzz_target() {
 	labconf)
 		srcs="$o/lab-config.c $util"
 		seeddir=$src/tests/fuzz/corpus-labconf
-		seeds="$seeddir/*"
 		max_len=4096 ;;
 	jobconf)
 		srcs="$src/guests/agent/jobconf.c"
 		incs="-I$src/guests/agent"
 		cfg=	# a guest program: no klab config.h
 		seeddir=$src/tests/fuzz/corpus-jobconf
-		seeds="$seeddir/*"
 		max_len=8192 ;;
 	lkp)
 		srcs="$o/lkp.c $o/resultproto.c $suites $util"
 		libs=$yamlgit
 		seeddir=$src/tests/data/lkp
-		seeds="$seeddir/*"
 		dict="-dict=$src/tests/fuzz/lkp.dict"
 		max_len=16384 ;;
 	perfprof)
@@ -141,11 +139,11 @@ fuzz_target() {
 		incs="-I$o -I$src/guests/agent"
 		libs=$yamlgit
 		seeddir=$src/tests/data/perf
-		seeds="$seeddir/*"
 		max_len=16384 ;;
 	*)
 		fail "unknown fuzz target '$name' (KLAB_FUZZ_TARGETS)" ;;
 	esac
+	: "${seeds:=$seeddir/*}"
 	echo "run-fuzz: building $bin with $cc"
 	# shellcheck disable=SC2086
 	if ! "$cc" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

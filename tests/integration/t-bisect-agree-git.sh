@@ -5,23 +5,10 @@
 #   KLAB_AGREE_CASES  number of cases (default 200)
 #   KLAB_AGREE_SEED   seed (default: a random one, printed)
 
-: "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${KLAB:=$KLAB_SRCDIR/orchestrator/klab}"
-export KLAB KLAB_SRCDIR
-
-# No system, global or user git configuration; a fixed identity.
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-GIT_AUTHOR_NAME="klab test"
-GIT_AUTHOR_EMAIL="test@klab.invalid"
-GIT_COMMITTER_NAME="klab test"
-GIT_COMMITTER_EMAIL="test@klab.invalid"
-export GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL \
-	GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-unset KLAB_STATE XDG_STATE_HOME
-
-home=$(mktemp -d "${TMPDIR:-/tmp}/klab-agree-home.XXXXXX") || exit 1
-HOME=$home
+# lib.sh: no system, global or user git configuration, a fixed identity;
+# its $T is the home of git and klab here.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+HOME=$T
 export HOME
 
 # A fixed seed by default: in rare histories (first-parent walks with
@@ -33,5 +20,5 @@ export HOME
 "${PYTHON3:-python3}" "$KLAB_SRCDIR/tests/integration/bisect_agree.py" \
 	--seed "${KLAB_AGREE_SEED:-7}" --cases "${KLAB_AGREE_CASES:-200}"
 status=$?
-rm -rf "$home"
+rm -rf "$T"
 exit $status

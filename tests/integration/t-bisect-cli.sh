@@ -45,23 +45,13 @@ check "--no-run runs nothing" test "$(sqlite3 "$T/lab/klab.db" "select count(*) 
 check "resumed bisection has the culprit" test "$(sqlite3 "$T/lab/klab.db" "select culprit from bisections where id=2")" = "$culprit"
 
 # skips: the first commit git would test does not build (exit 125)
-cat > "$T/skip.sh" <<EOS
-#!/bin/sh
-[ "\$(cat value)" = 20 ] && exit 125
-test ! -e broken
-EOS
-chmod +x "$T/skip.sh"
+write_test_script "$T/skip.sh" 20
 out=$("$KLAB" --state "$T/lab" bisect start --repo "$T/repo" --good main~39 --bad main -- "$T/skip.sh"); rc=$?
 check "a skipped neighbour still finds the culprit" test "$rc" -eq 0
 case $out in *"$culprit is the first bad commit"*) ok "culprit with skip";; *) fail "skip: $out";; esac
 
 # the culprit itself skipped: "could be any of" (as git says)
-cat > "$T/skip2.sh" <<EOS
-#!/bin/sh
-[ "\$(cat value)" = 23 ] && exit 125
-test ! -e broken
-EOS
-chmod +x "$T/skip2.sh"
+write_test_script "$T/skip2.sh" 23
 out=$("$KLAB" --state "$T/lab" bisect start --repo "$T/repo" --good main~39 --bad main -- "$T/skip2.sh"); rc=$?
 check "only skipped left exits 3" test "$rc" -eq 3
 case $out in *"could be any of"*"$culprit"*) ok "lists the possible culprits";; *) fail "skip2: $out";; esac

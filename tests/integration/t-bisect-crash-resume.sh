@@ -15,36 +15,12 @@
 #   random   the driver kills klab 20-600 ms after starting it
 # POSIX sh; needs git, sqlite3, od, setsid.
 
-: "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
-if [ -z "${KLAB:-}" ]; then
-	KLAB=/work/main/orchestrator/klab
-	[ -x "$KLAB" ] || KLAB=$KLAB_SRCDIR/orchestrator/klab
-fi
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+require_tools git sqlite3 od setsid
 KILLS=${KLAB_CRASH_KILLS:-12}
 [ "$KILLS" -ge 10 ] 2>/dev/null || KILLS=10
 SEED=${KLAB_CRASH_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
-failures=0
-checks=0
-ok() { checks=$((checks + 1)); echo "ok - $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok - $*"; }
-check() {
-	desc=$1; shift
-	if "$@"; then ok "$desc"; else fail "$desc"; fi
-}
-
-for tool in git sqlite3 od setsid; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "not ok - '$tool' is required by this test and not installed"
-		exit 1
-	fi
-done
-if [ ! -x "$KLAB" ]; then
-	echo "not ok - klab binary '$KLAB' not found (set KLAB)"
-	exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/klab-crash.XXXXXX") || exit 1
 T=$(cd "$T" && pwd -P)
 KPID=
 cleanup() {
@@ -58,15 +34,7 @@ trap cleanup EXIT
 trap 'cleanup; echo "not ok - interrupted; files kept in $T"; trap - EXIT; exit 1' INT TERM HUP
 
 HOME=$T
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-GIT_AUTHOR_NAME="klab test"
-GIT_AUTHOR_EMAIL="test@klab.invalid"
-GIT_COMMITTER_NAME="klab test"
-GIT_COMMITTER_EMAIL="test@klab.invalid"
-export HOME GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL \
-	GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-unset KLAB_STATE XDG_STATE_HOME
+export HOME
 
 # ---- seeded pseudo-random numbers (LCG; state in $SEED, result in $R) ----
 SEED=$((SEED % 2147483648))
@@ -89,18 +57,6 @@ rnd 20 195
 P=$R
 case $P in 70|140) P=$((P + 1)) ;; esac
 REPO=$T/repo
-gen_commit() { # ref mark time subject [from] [merge]
-	printf 'commit %s\nmark :%s\n' "$1" "$2"
-	printf 'author klab test <test@klab.invalid> %s +0000\n' "$3"
-	printf 'committer klab test <test@klab.invalid> %s +0000\n' "$3"
-	printf 'data <<EOM\n%s\nEOM\n' "$4"
-	[ -n "${5:-}" ] && printf 'from :%s\n' "$5"
-	[ -n "${6:-}" ] && printf 'merge :%s\n' "$6"
-	:
-}
-gen_file() { # path content
-	printf 'M 100644 inline %s\ndata <<EOM\n%s\nEOM\n' "$1" "$2"
-}
 gen_stream() {
 	t0=1700000000
 	i=1
@@ -468,12 +424,6 @@ check "lock leftovers: same culprit and number of steps as the reference run" \
 check "lock leftovers: no test ran again after its step was recorded, every checkout clean" \
 	test ! -s "$VIOL" -a ! -s "$VIOL.tree" -a ! -s "$VIOL.err"
 
-if [ "$failures" -eq 0 ] && [ "$checks" -gt 0 ]; then
-	echo "# $checks checks passed"
-	trap - EXIT
-	cleanup
-	rm -rf "$T"
-	exit 0
-fi
-echo "# $failures of $checks checks failed; files kept in $T (seed $SEED0)"
-exit 1
+trap - EXIT
+cleanup
+finish " (seed $SEED0)"

@@ -67,29 +67,8 @@ EOF
 # A linear history; commit 7 breaks the test and has a hostile subject
 # (fast-import keeps the raw bytes; libgit2's summary keeps the CR).
 hostile=$(printf 'mm: na\303\257ve \342\230\203 fix\rBcc: evil@x\r\nX-Evil: 1 "quote\\ \001end')
-git init -q "$T/repo"
-{
-	i=1
-	while [ "$i" -le 12 ]; do
-		msg="commit $i"
-		[ "$i" -eq 7 ] && msg=$hostile
-		echo "commit refs/heads/main"
-		echo "committer klab test <test@klab.invalid> $((1700000000 + i)) +0000"
-		echo "data $(printf '%s' "$msg" | wc -c)"
-		printf '%s\n' "$msg"
-		echo "M 100644 inline value"
-		echo "data ${#i}"
-		echo "$i"
-		if [ "$i" -ge 7 ]; then
-			echo "M 100644 inline broken"
-			echo "data 4"
-			echo "yes"
-		fi
-		i=$((i + 1))
-	done
-} | git -C "$T/repo" fast-import --quiet
-git -C "$T/repo" symbolic-ref HEAD refs/heads/main
-git -C "$T/repo" reset -q --hard
+subject_of() { if [ "$1" -eq 7 ]; then printf '%s' "$hostile"; else echo "commit $1"; fi; }
+make_linear_repo "$T/repo" 12 7 subject_of
 write_test_script "$T/test.sh"
 culprit=$(git -C "$T/repo" rev-parse main~5)
 short=$(echo "$culprit" | cut -c1-12)

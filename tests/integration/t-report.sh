@@ -7,12 +7,7 @@
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 : "${KLAB_BUILDDIR:=$KLAB_SRCDIR}"
 
-for tool in chromium tidy sqlite3; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "not ok - $tool is missing: install it (./bootstrap deps)"
-		exit 1
-	fi
-done
+require_tools chromium tidy sqlite3
 
 lab="$T/lab"
 k() { "$KLAB" --state "$lab" "$@"; }
@@ -21,28 +16,13 @@ k() { "$KLAB" --state "$lab" "$@"; }
 hostile='<script>alert(1)</script><img src=x onerror=alert(2)>'
 # 20 commits; the 13th (the culprit) has the hostile subject, the others
 # quotes, ampersands and markup; commit 13 on adds 'broken'.
-git init -q "$T/repo"
-{
-	i=1
-	while [ "$i" -le 20 ]; do
-		case $i in
-		13) msg=$hostile ;;
-		*) msg="commit $i: fix \"quoted\" & 'single' <b>bold</b> &amp; done" ;;
-		esac
-		echo "commit refs/heads/main"
-		echo "author R&D \"Team\" O'Neil <rd@klab.invalid> $((1700000000 + i)) +0000"
-		echo "committer klab test <test@klab.invalid> $((1700000000 + i)) +0000"
-		printf 'data %d\n%s\n' "$(printf '%s' "$msg" | wc -c)" "$msg"
-		echo "M 100644 inline value"
-		printf 'data %d\n%s\n' "${#i}" "$i"
-		if [ "$i" -ge 13 ]; then
-			printf 'M 100644 inline broken\ndata 3\nyes\n'
-		fi
-		i=$((i + 1))
-	done
-} | git -C "$T/repo" fast-import --quiet
-git -C "$T/repo" symbolic-ref HEAD refs/heads/main
-git -C "$T/repo" reset -q --hard
+subject_of() {
+	case $1 in
+	13) printf '%s' "$hostile" ;;
+	*) echo "commit $1: fix \"quoted\" & 'single' <b>bold</b> &amp; done" ;;
+	esac
+}
+make_linear_repo "$T/repo" 20 13 subject_of "R&D \"Team\" O'Neil <rd@klab.invalid>"
 write_test_script "$T/test.sh"
 culprit=$(git -C "$T/repo" rev-parse main~7)
 

@@ -8,44 +8,11 @@
 # it can trace here).
 # POSIX sh; needs git, sha256sum, GNU find (-printf); strace is optional.
 
-: "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
-if [ -z "${KLAB:-}" ]; then
-	KLAB=/work/main/orchestrator/klab
-	[ -x "$KLAB" ] || KLAB=$KLAB_SRCDIR/orchestrator/klab
-fi
-
-failures=0
-checks=0
-ok() { checks=$((checks + 1)); echo "ok - $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok - $*"; }
-check() {
-	desc=$1; shift
-	if "$@"; then ok "$desc"; else fail "$desc"; fi
-}
-
-for tool in git sha256sum find; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "not ok - '$tool' is required by this test and not installed"
-		exit 1
-	fi
-done
-if [ ! -x "$KLAB" ]; then
-	echo "not ok - klab binary '$KLAB' not found (set KLAB)"
-	exit 1
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/klab-untouched.XXXXXX") || exit 1
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+require_tools git sha256sum find
 T=$(cd "$T" && pwd -P)
 HOME=$T
-GIT_CONFIG_NOSYSTEM=1
-GIT_CONFIG_GLOBAL=/dev/null
-GIT_AUTHOR_NAME="klab test"
-GIT_AUTHOR_EMAIL="test@klab.invalid"
-GIT_COMMITTER_NAME="klab test"
-GIT_COMMITTER_EMAIL="test@klab.invalid"
-export HOME GIT_CONFIG_NOSYSTEM GIT_CONFIG_GLOBAL GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL \
-	GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-unset KLAB_STATE XDG_STATE_HOME GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+export HOME
 
 # ---- the repository ----
 # main: 40 commits (counter.txt, notes.txt); main 23 adds BROKEN; topic
@@ -53,18 +20,6 @@ unset KLAB_STATE XDG_STATE_HOME GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
 # main 15 (6 commits); feature 4 adds BROKEN.  Tags: v1.0 (annotated, main
 # 10), v2.0 (lightweight, main 30).
 REPO=$T/repo
-gen_commit() { # ref mark time subject [from] [merge]
-	printf 'commit %s\nmark :%s\n' "$1" "$2"
-	printf 'author klab test <test@klab.invalid> %s +0000\n' "$3"
-	printf 'committer klab test <test@klab.invalid> %s +0000\n' "$3"
-	printf 'data <<EOM\n%s\nEOM\n' "$4"
-	[ -n "${5:-}" ] && printf 'from :%s\n' "$5"
-	[ -n "${6:-}" ] && printf 'merge :%s\n' "$6"
-	:
-}
-gen_file() { # path content
-	printf 'M 100644 inline %s\ndata <<EOM\n%s\nEOM\n' "$1" "$2"
-}
 gen_stream() {
 	t0=1700000000
 	i=1
@@ -280,10 +235,4 @@ if [ -n "$use_strace" ]; then
 	check "the test command was executed once per step" test "${tests_run:-0}" -eq "$steps"
 fi
 
-if [ "$failures" -eq 0 ] && [ "$checks" -gt 0 ]; then
-	echo "# $checks checks passed"
-	rm -rf "$T"
-	exit 0
-fi
-echo "# $failures of $checks checks failed; files kept in $T"
-exit 1
+finish

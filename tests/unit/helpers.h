@@ -1,11 +1,13 @@
-/* Helpers shared by the unit tests of topology and domain XML: test data
- * paths, golden files (KLAB_REGENERATE=1 rewrites them), libvirt
- * capabilities from tests/data/caps, and capturing what error() prints.
- * Included by test programs only (static functions). */
+/* Helpers shared by the unit tests: test data paths, golden files
+ * (KLAB_REGENERATE=1 rewrites them), libvirt capabilities from
+ * tests/data/caps, capturing what error() prints, and a test's scratch
+ * directory.  Included by test programs only (static functions). */
 #ifndef KLAB_UNIT_HELPERS_H
 #define KLAB_UNIT_HELPERS_H
 
 #include <unistd.h>
+#include "resultproto.h"
+#include "revert.h"
 #include "topology.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -14,7 +16,49 @@
 #define KLAB_ABS_SRCDIR "."
 #endif
 
-static char *data_path(const char *rel)
+/* "$TMPDIR/klab-test-NAME.XXXXXX" (TMPDIR unset: /tmp) made into dir. */
+__attribute__((unused)) static void make_test_dir(char *dir, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, size, "%s/klab-test-%s.XXXXXX", tmp ? tmp : "/tmp", name);
+	assert_non_null(mkdtemp(dir));
+}
+
+/* A revert check that restored good, as the stored row has it: 5 runs
+ * of the reverted kernel (median, spread) held to the ends' medians. */
+__attribute__((unused)) static void revert_restored(struct revert_check *rc, const char *commit, double median,
+						    double cv_percent, double good_median, double bad_median,
+						    const char *detail)
+{
+	rc->outcome = REVERT_RESTORES_GOOD;
+	snprintf(rc->commit, sizeof(rc->commit), "%s", commit);
+	rc->runs = 5;
+	rc->median = median;
+	rc->cv_percent = cv_percent;
+	rc->good_median = good_median;
+	rc->bad_median = bad_median;
+	rc->detail = (char *)detail;
+}
+
+/* in[0..len) read as the whole of a run's output into r (result_init'd). */
+__attribute__((unused)) static void parse_records(struct result *r, const char *in, size_t len)
+{
+	result_init(r);
+	result_feed(r, in, len);
+	result_finish(r);
+}
+
+/* A teardown's rm -rf of a test's directory. */
+__attribute__((unused)) static void remove_test_dir(const char *dir)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", dir);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+__attribute__((unused)) static char *data_path(const char *rel)
 {
 	return xstrfmt("%s/tests/data/%s", KLAB_ABS_SRCDIR, rel);
 }

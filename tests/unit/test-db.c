@@ -16,21 +16,19 @@
 #include "revert.h"
 #include "lab.h"
 #include "util/util.h"
+#include "helpers.h"
 
 static char tmpdir[256];
 
 static int setup(void **state)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-db.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmpdir));
+	make_test_dir(tmpdir, sizeof(tmpdir), "db");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(tmpdir);
 	return 0;
 }
 
@@ -548,14 +546,7 @@ static void test_db__migration_7_stores_the_revert_check(void **state)
 	assert_int_equal(got.outcome, REVERT_NONE);
 	begin_step(db, 1, &s, "2222222222222222222222222222222222222222", "revert");
 
-	rc.outcome = REVERT_RESTORES_GOOD;
-	strcpy(rc.commit, s.hash);
-	rc.runs = 5;
-	rc.median = 12345;
-	rc.cv_percent = 0.5;
-	rc.good_median = 12400;
-	rc.bad_median = 9000;
-	rc.detail = "like-good: ...";
+	revert_restored(&rc, s.hash, 12345, 0.5, 12400, 9000, "like-good: ...");
 	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
 	assert_int_equal(db_bisection_revert(db, 1, &got), 1);
 	assert_int_equal(got.outcome, REVERT_RESTORES_GOOD);

@@ -17,6 +17,7 @@
 #include "monitor.h"
 #include "util/util.h"
 #include "util/strbuf.h"
+#include "helpers.h"
 
 #ifndef KLAB_ABS_SRCDIR
 #define KLAB_ABS_SRCDIR "."
@@ -40,7 +41,7 @@ static char *write_tmp(const char *name, const char *text, size_t len)
 
 /* ---- error() output, captured ----------------------------------------------- */
 
-static int saved_stderr = -1;
+static int saved_fd = -1;
 static char *capture_file;
 
 static void capture_begin(void)
@@ -48,8 +49,8 @@ static void capture_begin(void)
 	int fd;
 
 	fflush(stderr);
-	saved_stderr = dup(2);
-	assert_true(saved_stderr >= 0);
+	saved_fd = dup(2);
+	assert_true(saved_fd >= 0);
 	fd = open(capture_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(dup2(fd, 2), 2);
@@ -61,9 +62,9 @@ static char *capture_end(void)
 	char *text;
 
 	fflush(stderr);
-	assert_int_equal(dup2(saved_stderr, 2), 2);
-	close(saved_stderr);
-	saved_stderr = -1;
+	assert_int_equal(dup2(saved_fd, 2), 2);
+	close(saved_fd);
+	saved_fd = -1;
 	assert_int_equal(read_file(capture_file, 1 << 20, &text, NULL), 0);
 	return text;
 }
@@ -179,11 +180,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", dir);
-
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(dir);
 	free(capture_file);
 	return 0;
 }

@@ -36,15 +36,15 @@ static const struct notify_counter counters[] = {
 };
 
 /* What both bisections' facts have: lab1, done, one good, a culprit. */
-static void culprit_facts(struct notify_facts *f, int64_t id, const char *kind, const char *message,
+static void culprit_facts(struct notify_facts *f, int64_t id, enum bisection_kind kind, const char *message,
 			  const char *repo_path, const char *bad, const char *culprit)
 {
 	memset(f, 0, sizeof(*f));
 	f->host = "lab1.example.org";
 	f->bisection_id = id;
 	f->kind = kind;
-	f->state = "done";
-	f->result = "culprit";
+	f->state = BISECTION_DONE;
+	f->result = BISECTION_CULPRIT;
 	f->message = message;
 	f->repo_path = repo_path;
 	f->bad = bad;
@@ -55,7 +55,7 @@ static void culprit_facts(struct notify_facts *f, int64_t id, const char *kind, 
 
 static void job_facts(struct notify_facts *f)
 {
-	culprit_facts(f, 7, "job", "culprit 3f2a1b4c5d6e confirmed: parent like good, culprit like bad", "/srv/linux",
+	culprit_facts(f, 7, BISECTION_JOB, "culprit 3f2a1b4c5d6e confirmed: parent like good, culprit like bad", "/srv/linux",
 		      "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432", "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c");
 	f->steps = 9;
 	f->culprit_subject = "mm: align larger anonymous mappings on THP boundaries";
@@ -77,14 +77,14 @@ static void job_facts(struct notify_facts *f)
 static char *hostile_argv[] = { "./test.sh", "it's", NULL };
 static char *hostile_paths[] = { "mm/", NULL };
 static const struct notify_step hostile_steps[] = {
-	{ 1, "c94b5d6bf0fd00000000000000000000000000aa", "bisect", "good", "exit 0", "commit 6", 0 },
+	{ 1, "c94b5d6bf0fd00000000000000000000000000aa", "bisect", "good", "exit 0", "commit 6", BISECT_GOOD, 0 },
 	{ 2, "8d091288de46415f24853ba84eb9a96db928efc5", "bisect", "bad", "exit 1",
-	  "fix\rBcc: evil@x \"quote\\ \xc3\xafn\xff", 1 },
+	  "fix\rBcc: evil@x \"quote\\ \xc3\xafn\xff", BISECT_BAD, 1 },
 };
 
 static void command_facts(struct notify_facts *f)
 {
-	culprit_facts(f, 3, "command", "first bad commit 8d091288de46", "/home/me/my repo",
+	culprit_facts(f, 3, BISECTION_COMMAND, "first bad commit 8d091288de46", "/home/me/my repo",
 		      "df1be64934b24359ecf7d5e2f1a3681501eeb86a", "8d091288de46415f24853ba84eb9a96db928efc5");
 	f->steps = 2;
 	f->culprit_subject = "fix\rBcc: evil@x \"quote\\ \xc3\xafn\xff";
@@ -134,14 +134,8 @@ static void test_notify__job_report_carries_the_revert_check(void **state)
 
 	(void)state;
 	job_facts(&f);
-	rc.outcome = REVERT_RESTORES_GOOD;
-	strcpy(rc.commit, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817");
-	rc.runs = 5;
-	rc.median = 9280;
-	rc.cv_percent = 1.2;
-	rc.good_median = 9300;
-	rc.bad_median = 262;
-	rc.detail = "like-good: -0.22% from good, +3442% from bad";
+	revert_restored(&rc, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817", 9280, 1.2, 9300, 262,
+			"like-good: -0.22% from good, +3442% from bad");
 	f.revert = &rc;
 	check_report(&f, "job-revert", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
 				       "will-it-scale.per_process_ops -97.2% regression");
@@ -193,7 +187,7 @@ static void test_notify__not_reproduced_report(void **state)
 
 	(void)state;
 	job_facts(&f);
-	f.result = "not-reproduced";
+	f.result = BISECTION_NOT_REPRODUCED;
 	f.message = "regression not reproduced: bad is within the noise of good";
 	f.culprit = f.culprit_subject = f.culprit_author = NULL;
 	f.kpis[1] = f.kpis[0];
@@ -214,7 +208,7 @@ static void test_notify__unconfirmed_report_names_a_suspect_not_a_culprit(void *
 
 	(void)state;
 	job_facts(&f);
-	f.result = "unconfirmed";
+	f.result = BISECTION_UNCONFIRMED;
 	f.message = "culprit 3f2a1b4c5d6e NOT confirmed: parent 9000, culprit 8100 (-10.00%, 9.1 standard errors, "
 		    "4.60 needed); 10% of the ends' gap (good 9300, bad 265), 50% needed";
 	f.suspect = f.culprit;
@@ -241,8 +235,8 @@ static void test_notify__failed_and_skipped_subjects(void **state)
 
 	(void)state;
 	command_facts(&f);
-	f.state = "failed";
-	f.result = "error";
+	f.state = BISECTION_FAILED;
+	f.result = BISECTION_ERROR;
 	f.culprit = NULL;
 	f.message = "cannot load the commit range\nX-Injected: 1";
 	notify_compose_bisection(&f, &m);
@@ -251,8 +245,8 @@ static void test_notify__failed_and_skipped_subjects(void **state)
 	assert_non_null(strstr(m.json, "\"culprit\": null"));
 	notify_message_release(&m);
 
-	f.state = "done";
-	f.result = "skipped-only";
+	f.state = BISECTION_DONE;
+	f.result = BISECTION_SKIPPED_ONLY;
 	f.candidates = cands;
 	f.nr_candidates = 2;
 	f.message = "only skipped commits left: 2 possible first bad commits";

@@ -18,6 +18,7 @@
 #include "perfprof.h"
 #include "monitor.h"
 #include "resultproto.h"
+#include "helpers.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -277,9 +278,7 @@ static void test_resultproto__takes_the_rows_the_agent_sends(void **state)
 	struct result r;
 
 	(void)state;
-	result_init(&r);
-	result_feed(&r, input, sizeof(input) - 1);
-	result_finish(&r);
+	parse_records(&r, input, sizeof(input) - 1);
 	assert_int_equal(r.nr_mon, 2);
 	assert_string_equal(r.mon[0].source, "perf-profile");
 	assert_string_equal(r.mon[0].name, "self.cycles-pp.clear_page_erms");

@@ -25,8 +25,7 @@ static int setup(void **state)
 {
 	char *sql_path = data_path("report/lab.sql"), *sql, *path, *msg = NULL;
 
-	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-report.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmpdir));
+	make_test_dir(tmpdir, sizeof(tmpdir), "report");
 	path = xstrfmt("%s/klab.db", tmpdir);
 	assert_int_equal(db_open(&db, path, 1), 0);
 	assert_int_equal(read_file(sql_path, 1 << 20, &sql, NULL), 0);
@@ -40,11 +39,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-
 	db_close(db);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(tmpdir);
 	return 0;
 }
 
@@ -115,14 +111,7 @@ static void test_report__job_page_shows_the_revert_check(void **state)
 	strbuf_reset(&sb);
 	report_release(&r);
 
-	rc.outcome = REVERT_RESTORES_GOOD;
-	strcpy(rc.commit, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817");
-	rc.runs = 5;
-	rc.median = 12345;
-	rc.cv_percent = 1;
-	rc.good_median = 12400;
-	rc.bad_median = 9000;
-	rc.detail = "like-good: <tag> & more";
+	revert_restored(&rc, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817", 12345, 1, 12400, 9000, "like-good: <tag> & more");
 	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
 	load(&r, 0);
 	report_render_bisection(&sb, bisection(&r, 1));

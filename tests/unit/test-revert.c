@@ -22,6 +22,7 @@
 #include "verdict.h"
 #include "util/util.h"
 #include "util/strbuf.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/klab-test-revert.XXXXXX";
 
@@ -127,11 +128,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", dir);
-
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(dir);
 	return 0;
 }
 
@@ -527,12 +525,7 @@ static void test_revert__summary_line_says_outcome_and_numbers(void **state)
 	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
-	rc.outcome = REVERT_RESTORES_GOOD;
-	rc.runs = 5;
-	rc.median = 12345;
-	rc.cv_percent = 0.6;
-	rc.good_median = 12400;
-	rc.bad_median = 9000;
+	revert_restored(&rc, "", 12345, 0.6, 12400, 9000, NULL);
 	revert_check_line(&sb, &rc);
 	assert_string_equal(sb.buf, "revert check: revert restores good (12345 ±1% vs good 12400, bad 9000; 5 runs)");
 	strbuf_reset(&sb);

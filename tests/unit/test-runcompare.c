@@ -18,6 +18,7 @@
 #include "verdict.h"
 #include "util/strbuf.h"
 #include "util/util.h"
+#include "helpers.h"
 
 static const char job_text[] =
 	"suite: will-it-scale\n"
@@ -147,18 +148,14 @@ static char tmpdir[256];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/klab-test-runcompare.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	assert_non_null(mkdtemp(tmpdir));
+	make_test_dir(tmpdir, sizeof(tmpdir), "runcompare");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *cmd = xstrfmt("rm -rf '%s'", tmpdir);
-
 	(void)state;
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	remove_test_dir(tmpdir);
 	return 0;
 }
 

@@ -355,6 +355,16 @@ static void test_stats__ci_mean_uses_student_t(void **state)
 	assert_int_equal(stats_ci_mean(textbook, 8, 1.5, &lo, &hi), -1);
 }
 
+/* stats_ci_median of v[0..n) at level is [lo, hi] exactly. */
+static void assert_ci_median(const double *v, size_t n, double level, double lo, double hi)
+{
+	double got_lo, got_hi;
+
+	assert_int_equal(stats_ci_median(v, n, level, &got_lo, &got_hi), 0);
+	assert_near(got_lo, lo, 0);
+	assert_near(got_hi, hi, 0);
+}
+
 static void test_stats__ci_median_uses_binomial_order_statistics(void **state)
 {
 	/* n = 10: P(B <= 1) = 11/1024 <= 0.025 < P(B <= 2) = 56/1024, so
@@ -363,20 +373,12 @@ static void test_stats__ci_median_uses_binomial_order_statistics(void **state)
 	static const double v[] = { 9, 1, 8, 2, 7, 3, 6, 4, 5, 10 };
 	double lo, hi;
 
-	assert_int_equal(stats_ci_median(v, 10, 0.95, &lo, &hi), 0);
-	assert_near(lo, 2, 0);
-	assert_near(hi, 9, 0);
-	assert_int_equal(stats_ci_median(v, 5, 0.95, &lo, &hi), 0);
-	assert_near(lo, 1, 0);
-	assert_near(hi, 9, 0);
+	assert_ci_median(v, 10, 0.95, 2, 9);
+	assert_ci_median(v, 5, 0.95, 1, 9);
 	/* 90% with n = 10: 11/1024 <= 0.05 < 56/1024: still [x(2), x(9)] */
-	assert_int_equal(stats_ci_median(v, 10, 0.90, &lo, &hi), 0);
-	assert_near(lo, 2, 0);
-	assert_near(hi, 9, 0);
+	assert_ci_median(v, 10, 0.90, 2, 9);
 	/* 80% with n = 10: 0.0547 <= 0.1 < P(B <= 3) = 0.172: [x(3), x(8)] */
-	assert_int_equal(stats_ci_median(v, 10, 0.80, &lo, &hi), 0);
-	assert_near(lo, 3, 0);
-	assert_near(hi, 8, 0);
+	assert_ci_median(v, 10, 0.80, 3, 8);
 	assert_int_equal(stats_ci_median(v, 0, 0.95, &lo, &hi), -1);
 }
 

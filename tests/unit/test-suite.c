@@ -305,9 +305,7 @@ static void test_monitor__records_of_an_unknown_source_are_bad(void **state)
 	assert_true(monitor_field_valid(monitor_find("meminfo"), "MemFree"));
 	assert_false(monitor_field_valid(monitor_find("meminfo"), ""));
 	assert_false(monitor_field_valid(monitor_find("meminfo"), "a b"));
-	result_init(&r);
-	result_feed(&r, input, sizeof(input) - 1);
-	result_finish(&r);
+	parse_records(&r, input, sizeof(input) - 1);
 	assert_int_equal(r.nr_mon, 2);
 	assert_string_equal(r.mon[0].source, "vmstat");
 	assert_string_equal(r.mon[1].source, "stat");

@@ -90,29 +90,41 @@ def caps(uuid, cpu, cells, distance):
     return "\n".join(out)
 
 
+# The NUMA cells of a two-way SMT host as Linux numbers it: first threads
+# socket by socket, each one's sibling sibling_offset later ("0,128").
+# Node 0 has mem0 kB, the others mem; pages(mem) their huge page pools.
+def smt2_cells(nr_nodes, nodes_per_socket, cores_per_node, sibling_offset, mem0, mem, pages):
+    cells = []
+    for node in range(nr_nodes):
+        sock = node // nodes_per_socket
+        cpus = []
+        for k in range(cores_per_node):
+            core = (node % nodes_per_socket) * cores_per_node + k
+            t0 = sock * nodes_per_socket * cores_per_node + core
+            t1 = t0 + sibling_offset
+            cpus.append((t0, sock, core, f"{t0},{t1}"))
+            cpus.append((t1, sock, core, f"{t0},{t1}"))
+        m = mem if node else mem0
+        cells.append({'id': node, 'memory': m, 'cpus': cpus, 'pages': pages(m)})
+    return cells
+
+
+# The node distances: 10 to itself, near within a socket, far across.
+def distances(nodes_per_socket, near, far):
+    def dist(a, b):
+        if a == b:
+            return 10
+        return near if a // nodes_per_socket == b // nodes_per_socket else far
+    return dist
+
+
 # 2 x AMD EPYC 7763 (64 cores, SMT2), NPS4: 8 nodes of 16 cores.  Linux
 # numbers first threads 0-63 (socket 0), 64-127 (socket 1), second threads
 # 128-255 likewise, so siblings read "0,128".
 def big():
-    cells = []
-    for node in range(8):
-        sock = node // 4
-        cpus = []
-        for k in range(16):
-            core = (node % 4) * 16 + k
-            t0 = sock * 64 + core
-            t1 = t0 + 128
-            cpus.append((t0, sock, core, f"{t0},{t1}"))
-            cpus.append((t1, sock, core, f"{t0},{t1}"))
-        mem = 131596288 if node else 130841256
-        cells.append({'id': node, 'memory': mem, 'cpus': cpus,
-                      'pages': [(4, mem // 4 - 2048 * 512), (2048, 1024), (1048576, 0)]})
-
-    def dist(a, b):
-        if a == b:
-            return 10
-        return 12 if a // 4 == b // 4 else 32
-
+    cells = smt2_cells(8, 4, 16, 128, 130841256, 131596288,
+                       lambda mem: [(4, mem // 4 - 2048 * 512), (2048, 1024), (1048576, 0)])
+    dist = distances(4, 12, 32)
     feats = ['ht', 'cmp_legacy', 'extapic', 'ibs', 'skinit', 'wdt', 'tce', 'topoext', 'perfctr_core',
              'perfctr_nb', 'invtsc', 'ibrs', 'amd-ssbd', 'virt-ssbd', 'rdctl-no', 'skip-l1dfl-vmentry',
              'mds-no', 'pschange-mc-no', 'svm', 'npt', 'nrip-save', 'lbrv', 'tsc-scale', 'vmcb-clean',
@@ -126,25 +138,9 @@ def big():
 # of 4 cores.  First threads 0-7 socket 0, 8-15 socket 1, second threads
 # 16-31 likewise: siblings "0,16".
 def four_node():
-    cells = []
-    for node in range(4):
-        sock = node // 2
-        cpus = []
-        for k in range(4):
-            core = (node % 2) * 4 + k
-            t0 = sock * 8 + core
-            t1 = t0 + 16
-            cpus.append((t0, sock, core, f"{t0},{t1}"))
-            cpus.append((t1, sock, core, f"{t0},{t1}"))
-        mem = 32588464 if node else 31963260
-        cells.append({'id': node, 'memory': mem, 'cpus': cpus,
-                      'pages': [(4, mem // 4 - 512 * 512), (2048, 512), (1048576, 2)]})
-
-    def dist(a, b):
-        if a == b:
-            return 10
-        return 11 if a // 2 == b // 2 else 21
-
+    cells = smt2_cells(4, 2, 4, 16, 31963260, 32588464,
+                       lambda mem: [(4, mem // 4 - 512 * 512), (2048, 512), (1048576, 2)])
+    dist = distances(2, 11, 21)
     feats = ['ds', 'acpi', 'ss', 'ht', 'tm', 'pbe', 'dtes64', 'monitor', 'ds_cpl', 'vmx', 'smx', 'est',
              'tm2', 'xtpr', 'pdcm', 'dca', 'osxsave', 'tsc_adjust', 'clflushopt', 'intel-pt', 'pku', 'ospke',
              'md-clear', 'stibp', 'arch-capabilities', 'ssbd', 'xsaves', 'pdpe1gb', 'invtsc', 'ibpb', 'ibrs',

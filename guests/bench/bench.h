@@ -1,0 +1,26 @@
+/* What klab's benchmark programs (usemem, will-it-scale) share: each is
+ * one static guest program, so this is a header of static functions. */
+#ifndef KLAB_BENCH_H
+#define KLAB_BENCH_H
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* A decimal number from min to max into *out: 0, or -1 for anything else
+ * (a sign, a suffix, out of range). */
+static inline int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+#endif
