@@ -911,7 +911,8 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 	}
 	/* the monitors that moved, as the bisection's own report picks them */
 	if (ids[1] && ids[2]) {
-		const int64_t prof[2] = { find_step(l, "profile", l->b.culprit, 1), find_step(l, "profile", l->b.culprit, 0) };
+		const int64_t prof[2] = { find_step(l, STEP_PHASE_PROFILE, l->b.culprit, 1),
+					  find_step(l, STEP_PHASE_PROFILE, l->b.culprit, 0) };
 
 		if (load_counters(lab, l, ids, prof) < 0)
 			return -1;
