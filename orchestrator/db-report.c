@@ -119,6 +119,9 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 		b->revert.bad_median = sqlite3_column_double(st, 24);
 		b->revert.detail = col_strdup(st, 25);
 	}
+	/* drift seen (migration 9) */
+	b->drift = sqlite3_column_int(st, 26);
+	b->drift_percent = sqlite3_column_double(st, 27);
 	return 0;
 }
 
@@ -465,7 +468,8 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 	if (each_row(db, "SELECT b.id, r.path, b.kind, b.state, b.result, b.message, b.bad, b.job_path, b.job_text, "
 			 "b.kpi, b.config, b.build, b.culprit, c.subject, c.author, coalesce(c.author_time, 0), "
 			 "b.created_at, coalesce(b.finished_at, 0), b.revert_outcome, b.revert_commit, b.revert_runs, "
-			 "b.revert_median, b.revert_cv, b.revert_good_median, b.revert_bad_median, b.revert_detail "
+			 "b.revert_median, b.revert_cv, b.revert_good_median, b.revert_bad_median, b.revert_detail, "
+			 "b.drift, coalesce(b.drift_percent, 0) "
 			 "FROM bisections b JOIN repos r ON r.id = b.repo_id "
 			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = b.culprit "
 			 "WHERE b.created_at >= ?1 ORDER BY b.id DESC",

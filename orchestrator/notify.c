@@ -465,6 +465,9 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 		add_kpi_table(sb, f);
 		add_counters(sb, f);
 	}
+	if (f->drift)
+		strbuf_addf(sb, "\ndrift: the host trended by %+.2f%% per run while measuring; verdicts used the "
+			    "ends' latest runs\n", f->drift_percent);
 	if (f->revert) {
 		struct strbuf line = STRBUF_INIT;
 
@@ -604,6 +607,11 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 		}
 		json_field_line(sb, "detail", rc->detail);
 		strbuf_addch(sb, '}');
+	}
+	if (f->kind == BISECTION_JOB) {
+		strbuf_addf(sb, ",\n  \"drift\": %s", f->drift ? "true" : "false");
+		if (f->drift)
+			json_field_number(sb, "drift_percent_per_run", f->drift_percent);
 	}
 	reproduce_lines(f, "", &t);
 	json_member(sb, "reproduce", t.buf);
@@ -917,6 +925,8 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 		if (load_counters(lab, l, ids, prof) < 0)
 			return -1;
 	}
+	if (db_bisection_drift(lab->db, l->b.id, &f->drift, &f->drift_percent) < 0)
+		return -1;
 	switch (db_bisection_revert(lab->db, l->b.id, &l->revert)) {
 	case -1:
 		return -1;

@@ -120,6 +120,9 @@ struct notify_facts {
 	size_t nr_counters;
 	/* the revert check (revert.h), NULL when none was stored */
 	const struct revert_check *revert;
+	/* the host drifted while measuring (the trend, percent per run) */
+	int drift;
+	double drift_percent;
 };
 
 struct notify_message {

@@ -70,6 +70,8 @@ struct report_bisection {
 	struct report_step *steps;
 	size_t nr_steps, alloc_steps;
 	struct revert_check revert;	/* outcome REVERT_NONE: not checked */
+	int drift;			/* the host drifted while measuring */
+	double drift_percent;		/* ... by this much per run */
 };
 
 struct report_tip {

@@ -151,6 +151,22 @@ static void test_notify__job_report_carries_the_revert_check(void **state)
 	notify_message_release(&m);
 }
 
+/* Drift seen by the bisection (issue 17): said in the text and the JSON. */
+static void test_notify__job_report_says_the_host_drifted(void **state)
+{
+	struct notify_facts f;
+	struct notify_message m;
+
+	(void)state;
+	job_facts(&f);
+	f.drift = 1;
+	f.drift_percent = -0.75;
+	notify_compose_bisection(&f, &m);
+	assert_non_null(strstr(m.text, "\ndrift: the host trended by -0.75% per run while measuring"));
+	assert_non_null(strstr(m.json, "\"drift\": true, \"drift_percent_per_run\": -0.75"));
+	notify_message_release(&m);
+}
+
 static void test_notify__job_without_confirmation_names_the_bad_end(void **state)
 {
 	struct notify_facts f;
@@ -452,6 +468,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_notify__job_culprit_report_has_the_kpi_table),
 		cmocka_unit_test(test_notify__job_report_carries_the_revert_check),
+		cmocka_unit_test(test_notify__job_report_says_the_host_drifted),
 		cmocka_unit_test(test_notify__job_without_confirmation_names_the_bad_end),
 		cmocka_unit_test(test_notify__command_culprit_report_with_hostile_subject),
 		cmocka_unit_test(test_notify__not_reproduced_report),

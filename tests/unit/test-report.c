@@ -126,6 +126,28 @@ static void test_report__job_page_shows_the_revert_check(void **state)
 				      "revert_detail = NULL WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
 }
 
+/* Drift stored with a bisection (migration 9) is said on its page. */
+static void test_report__job_page_says_the_host_drifted(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_null(strstr(sb.buf, "id=\"drift\""));
+	strbuf_reset(&sb);
+	report_release(&r);
+	assert_int_equal(db_bisection_set_drift(db, 1, -0.4), 0);
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_non_null(strstr(sb.buf, "id=\"drift\">Drift: the host trended by -0.40% per run"));
+	strbuf_release(&sb);
+	report_release(&r);
+	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET drift = 0, drift_percent = NULL WHERE id = 1", NULL,
+				      NULL, NULL), SQLITE_OK);
+}
+
 static void test_report__command_bisection_page_matches_golden_file(void **state)
 {
 	struct report r;
@@ -388,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report__index_matches_golden_file),
 		cmocka_unit_test(test_report__job_page_shows_the_revert_check),
+		cmocka_unit_test(test_report__job_page_says_the_host_drifted),
 		cmocka_unit_test(test_report__job_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__command_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__track_page_matches_golden_file),
