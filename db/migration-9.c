@@ -14,4 +14,11 @@ const char klab_migration_9_sql[] =
 	"-- --max-runs N ID` raises it, also to continue a bisection that ended\n"
 	"-- not reproduced with the runs it took.\n"
 	"ALTER TABLE bisections ADD COLUMN max_runs INTEGER CHECK (max_runs IS NULL OR max_runs BETWEEN 3 AND 1000);\n"
+	"-- The pass of a job bisection: 1, or 2 after its culprit was not\n"
+	"-- confirmed, when klab bisects the range once more with fresh references\n"
+	"-- (issue 17).  Every step belongs to the pass it ran in: the replay, the\n"
+	"-- references and `klab bisect log` see the bisection's current pass,\n"
+	"-- `klab bisect show` all of them.\n"
+	"ALTER TABLE bisections ADD COLUMN pass INTEGER NOT NULL DEFAULT 1 CHECK (pass IN (1, 2));\n"
+	"ALTER TABLE steps ADD COLUMN pass INTEGER NOT NULL DEFAULT 1;\n"
 ;

@@ -637,8 +637,9 @@ static int loop_load(struct bisect_run *r, struct loop *l, int *dag_ok, int *st_
 			add_hash(&all_goods, &nr_all, &alloc_all, steps[i].hash);
 
 	if (r->dag && nr_all == r->b->nr_goods) {
-		l->dag = *r->dag;	/* the range start loaded: take it over */
+		l->dag = *r->dag;	/* the range start loaded: take it over, once */
 		bisect_dag_init(r->dag);
+		r->dag = NULL;
 	} else if (gitrepo_load_dag(r->repo, r->b->bad, all_goods, nr_all, r->b->first_parent,
 				    (const char *const *)r->b->paths, r->b->nr_paths, &l->dag) < 0) {
 		ret = bisect_run_fail(r, "cannot load the commit range");
@@ -686,7 +687,14 @@ static int loop_skipped_only(struct bisect_run *r, struct loop *l, const struct 
 	return ret;
 }
 
-/* The first bad commit: confirmed by the tester (if it confirms), stored. */
+/* loop_found's answer when the range is bisected once more (pass 2). */
+#define LOOP_REOPEN (-2)
+
+/* The first bad commit: confirmed by the tester (if it confirms), stored.
+ * A culprit of pass 1 that is not confirmed opens pass 2 (LOOP_REOPEN)
+ * where the tester can: the range again with fresh references, since
+ * steps judged against references the host has left may have narrowed
+ * it wrongly; one that pass 2 does not confirm either ends unconfirmed. */
 static int loop_found(struct bisect_run *r, const char *hex)
 {
 	char *msg = NULL;
@@ -697,6 +705,16 @@ static int loop_found(struct bisect_run *r, const char *hex)
 		msg = r->tester->confirm(r, hex, &confirmed);
 	} else {
 		msg = xstrfmt("first bad commit %.12s", hex);
+	}
+	if (!confirmed && r->tester->reopen && r->pass == 1) {
+		print_line("bisection %lld: %s", (long long)r->b->id, msg);
+		printf("bisection %lld: pass 2: the range once more, with fresh references\n", (long long)r->b->id);
+		fflush(stdout);
+		free(msg);
+		if (db_bisection_set_pass(r->lab->db, r->b->id, 2) < 0)
+			return EXIT_FAIL;
+		r->pass = 2;
+		return LOOP_REOPEN;
 	}
 	if (!confirmed) {
 		/* the commit stays recorded as the suspect, never as the culprit */
@@ -871,6 +889,7 @@ int bisect_run_open(struct bisect_run *r)
 	size_t nr_steps = 0, done = 0;
 
 	if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_RUNNING, BISECTION_NO_RESULT, NULL, NULL) < 0 ||
+	    db_bisection_pass(r->lab->db, r->b->id, &r->pass) < 0 ||
 	    db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		return -1;
 	for (size_t i = 0; i < nr_steps; i++) {
@@ -891,25 +910,30 @@ int bisect_run(struct bisect_run *r)
 {
 	int ret;
 
-	if (r->tester->begin) {
-		char *msg = NULL;
-		int64_t t0 = now_ms();
-		int rc = r->tester->begin(r, &msg);
+	do {
+		if (r->tester->begin) {
+			char *msg = NULL;
+			int64_t t0 = now_ms();
+			int rc = r->tester->begin(r, &msg);
 
-		r->ref_ms = now_ms() - t0;
-		if (rc > 0) {
-			printf("%s\n", msg);
-			db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_NOT_REPRODUCED, NULL, msg);
-		} else if (rc < 0 && msg) {
-			bisect_run_fail(r, msg);
+			r->ref_ms = now_ms() - t0;
+			if (rc > 0) {
+				printf("%s\n", msg);
+				db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_NOT_REPRODUCED, NULL,
+						   msg);
+			} else if (rc < 0 && msg) {
+				bisect_run_fail(r, msg);
+			}
+			free(msg);
+			if (rc)
+				return EXIT_FAIL;
 		}
-		free(msg);
-		if (rc)
-			return EXIT_FAIL;
-	}
-	ret = merge_base_phase(r);
-	if (ret == 0)
-		ret = bisect_loop(r);
+		ret = merge_base_phase(r);
+		if (ret == 0)
+			ret = bisect_loop(r);
+		if (ret == LOOP_REOPEN)
+			r->tester->reopen(r);
+	} while (ret == LOOP_REOPEN);
 	return ret;
 }
 

@@ -55,6 +55,10 @@ struct step_tester_ops {
 	 * *confirmed 0 when measurements say it is not the cause.  Optional:
 	 * a test command's first bad commit stands as found. */
 	char *(*confirm)(struct bisect_run *br, const char *culprit, int *confirmed);
+	/* A culprit of pass 1 was not confirmed: forget what the tester holds
+	 * of that pass (references, kernels), for the range once more from
+	 * begin, in steps of pass 2.  Optional: no second pass. */
+	void (*reopen)(struct bisect_run *br);
 
 	/* Multisection.  Before a round's n children fork: ready the slots
 	 * (fork_slot[i] = 0 leaves slot i without a child); -1 the round
@@ -85,6 +89,7 @@ struct bisect_run {
 	void *tester_data;
 	char *why;			/* why the last step could not finish */
 	int steps_done;
+	int pass;			/* 1, or 2 after an unconfirmed culprit (migration 9) */
 	/* the rest is the loop's */
 	int64_t start_ms;
 	char (*goods)[41];

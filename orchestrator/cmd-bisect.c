@@ -71,7 +71,9 @@ static const char *const bisect_usage[] = {
 	"                    culprit and its parent are re-measured at the end,",
 	"                    interleaved, and compared directly: the culprit must be",
 	"                    clearly worse and carry the job's confirm_share (default",
-	"                    half) of the ends' gap, else the bisection ends",
+	"                    half) of the ends' gap; if not, klab bisects the range",
+	"                    once more with fresh references (pass 2), and a culprit",
+	"                    that pass 2 does not confirm either ends the bisection",
 	"                    'unconfirmed' (exit 4) without naming a culprit.",
 	"                    A confirmed culprit gets a revert check: the bad end",
 	"                    with the culprit reverted (a commit klab makes in its",
@@ -972,19 +974,23 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	struct bisection b;
 	struct step *steps = NULL;
 	size_t nr = 0;
-	int done = 0;
+	int done = 0, passes = 1;
 	int rc = with_bisection(argc, argv, g, "show", &lab, &b);
 
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
-	if (db_steps_load(lab.db, b.id, &steps, &nr) < 0) {
+	/* every pass: pass 1's steps stay after an unconfirmed culprit */
+	if (db_steps_load_all(lab.db, b.id, &steps, &nr) < 0) {
 		bisection_release(&b);
 		lab_close(&lab);
 		return EXIT_FAIL;
 	}
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
 		if (steps[i].status_id == STEP_DONE)
 			done++;
+		if (steps[i].pass > passes)
+			passes = steps[i].pass;
+	}
 	printf("bisection:  %lld (%s)\n", (long long)b.id, b.kind);
 	print_line("repository: %s", b.repo_path);
 	printf("state:      %s\n", live_state(&lab, &b));
@@ -1024,6 +1030,9 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		}
 	}
 	printf("steps:      %d\n", done);
+	if (passes > 1)
+		printf("pass:       2 (pass 1's culprit was not confirmed: the range once more with fresh "
+		       "references; pass 1's steps are marked 1:)\n");
 	print_rounds(&lab, &b, steps, nr);
 	if (b.culprit) {
 		char *subj = db_commit_subject(lab.db, b.repo_id, b.culprit);
@@ -1051,7 +1060,10 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		for (size_t i = 0; i < nr; i++) {
 			char dur[32];
 			struct step *s = &steps[i];
-			printf("%4d  %.12s  %-10s  %-7s  %-28.28s  %8s  ", s->seq, s->hash, s->phase,
+			char phase[32];
+
+			snprintf(phase, sizeof(phase), "%s%s", passes > 1 && s->pass == 1 ? "1:" : "", s->phase);
+			printf("%4d  %.12s  %-10s  %-7s  %-28.28s  %8s  ", s->seq, s->hash, phase,
 			       s->verdict ? s->verdict : s->status, s->reason ? s->reason : "",
 			       fmt_duration(s->test_ms, dur, sizeof(dur)));
 			print_clean(stdout, s->subject ? s->subject : "");

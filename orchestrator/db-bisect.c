@@ -329,7 +329,8 @@ void steps_release(struct step *steps, size_t nr)
 	free(steps);
 }
 
-int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr)
+/* The steps of a bisection, of its current pass or (all) of every pass. */
+static int steps_load(sqlite3 *db, int64_t bisection_id, int all, struct step **steps, size_t *nr)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
@@ -339,11 +340,12 @@ int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t
 	if (prepare(db, &st, "SELECT s.id, s.seq, s.hash, s.phase, s.status, s.verdict, s.reason, "
 			     "coalesce(s.exit_code, -1), s.attempts, coalesce(s.remaining, -1), s.log_path, "
 			     "coalesce(s.choose_ms, 0), coalesce(s.checkout_ms, 0), coalesce(s.test_ms, 0), "
-			     "s.started_at, coalesce(s.finished_at, 0), c.subject "
+			     "s.started_at, coalesce(s.finished_at, 0), c.subject, s.pass "
 			     "FROM steps s JOIN bisections b ON b.id = s.bisection_id "
 			     "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = s.hash "
-			     "WHERE s.bisection_id = ?1 ORDER BY s.seq") < 0)
+			     "WHERE s.bisection_id = ?1 AND (?2 OR s.pass = b.pass) ORDER BY s.seq") < 0)
 		return -1;
+	sqlite3_bind_int(st, 2, all);
 	sqlite3_bind_int64(st, 1, bisection_id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct step *s;
@@ -368,6 +370,7 @@ int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t
 		s->started_at = sqlite3_column_int64(st, 14);
 		s->finished_at = sqlite3_column_int64(st, 15);
 		s->subject = col_strdup(st, 16);
+		s->pass = sqlite3_column_int(st, 17);
 		s->phase_id = parsed(step_phase_from_string(s->phase), STEP_PHASE_BISECT);
 		s->status_id = parsed(step_status_from_string(s->status), STEP_ABORTED);
 		/* a verdict this klab does not know: a skip, never a mark */
@@ -375,6 +378,16 @@ int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr)
+{
+	return steps_load(db, bisection_id, 0, steps, nr);
+}
+
+int db_steps_load_all(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr)
+{
+	return steps_load(db, bisection_id, 1, steps, nr);
 }
 
 /* The row a step runs under: an unfinished row for the same commit and
@@ -390,7 +403,8 @@ static int step_claim(sqlite3 *db, int64_t bisection_id, struct step *s, int rou
 	int seq = 0, attempts = 0;
 
 	if (prepare(db, &st, "SELECT id, seq, attempts FROM steps WHERE bisection_id = ?1 AND hash = ?2 "
-			     "AND status != 'done' AND phase = ?3 ORDER BY seq DESC LIMIT 1") < 0)
+			     "AND status != 'done' AND phase = ?3 "
+			     "AND pass = (SELECT pass FROM bisections WHERE id = ?1) ORDER BY seq DESC LIMIT 1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, bisection_id);
 	sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
@@ -421,8 +435,9 @@ static int step_claim(sqlite3 *db, int64_t bisection_id, struct step *s, int rou
 	if (drop_stale && drop_stale(db, bisection_id) < 0)
 		return -1;
 	if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
-			     "started_at, round) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
-			     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7)") < 0)
+			     "started_at, round, pass) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+			     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7, "
+			     "(SELECT pass FROM bisections WHERE id = ?1))") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, bisection_id);
 	sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
@@ -698,7 +713,24 @@ int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on)
 			     "cannot read whether the bisection checks a revert");
 }
 
-/* ---- drift (migration 9) ---------------------------------------------------- */
+/* ---- drift, the run cap and the pass (migration 9) --------------------------- */
+
+int db_bisection_pass(sqlite3 *db, int64_t id, int *pass)
+{
+	return bisection_int(db, "SELECT pass FROM bisections WHERE id = ?1", id, 1, pass,
+			     "cannot read the bisection's pass");
+}
+
+int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "UPDATE bisections SET pass = ?2 WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, pass);
+	return step_done(db, st, "cannot record the bisection's pass");
+}
 
 int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent)
 {

@@ -130,6 +130,7 @@ struct step {
 	int64_t choose_ms, checkout_ms, test_ms;
 	int64_t started_at, finished_at;
 	char *subject;		/* from commits, may be NULL */
+	int pass;		/* the bisection's pass it ran in (1, or 2 after an unconfirmed culprit) */
 	/* phase, status and verdict parsed (by db_steps_load) */
 	enum step_phase phase_id;
 	enum step_status status_id;
@@ -148,7 +149,10 @@ int db_bisection_enter(sqlite3 *db, int64_t id, enum bisection_state state, enum
 		       const char *culprit, const char *message);
 int db_bisection_set_candidates(sqlite3 *db, int64_t id, char (*hashes)[41], size_t nr);
 
+/* The steps of the bisection's current pass, in order (what a resume
+ * replays, the log, the evidence); _all: every pass (bisect show). */
 int db_steps_load(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr);
+int db_steps_load_all(sqlite3 *db, int64_t bisection_id, struct step **steps, size_t *nr);
 void steps_release(struct step *steps, size_t nr);
 /* Start a step: reuses the unfinished row left by a crash for the same
  * commit, else inserts the next seq.  Fills s->id, s->seq, s->attempts. */
@@ -186,6 +190,10 @@ int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t
  * `bisect show`. */
 int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent);
 int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent);
+/* The pass of a bisection (migration 9): 2 once klab bisects the range
+ * again after an unconfirmed culprit. */
+int db_bisection_pass(sqlite3 *db, int64_t id, int *pass);
+int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass);
 /* The run cap `--max-runs` set (migration 9); *max_runs 0: none set. */
 int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs);
 int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs);

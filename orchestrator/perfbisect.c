@@ -1058,6 +1058,31 @@ static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confir
 	return msg;
 }
 
+/* Pass 2 (an unconfirmed culprit): pass 1's runs stay in its steps; the
+ * references, the ends' kernels and the kernels pass 1 decided (whose
+ * marks came from its references) are forgotten, so the reference phase
+ * measures the ends afresh and no step inherits a pass-1 mark. */
+static void perf_reopen(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+
+	free(p->good);
+	free(p->good_t);
+	free(p->bad);
+	free(p->bad_t);
+	free(p->good_kernel);
+	free(p->bad_kernel);
+	p->good = p->good_t = p->bad = p->bad_t = NULL;
+	p->good_kernel = p->bad_kernel = NULL;
+	p->ng = p->nb = 0;
+	p->good_step = p->bad_step = 0;
+	p->good_build = p->bad_build = 0;
+	p->ref_turn = 0;
+	for (size_t i = 0; i < p->nr_decided; i++)
+		free(p->decided[i].kernel);
+	p->nr_decided = 0;
+}
+
 static int perf_begin(struct bisect_run *r, char **message)
 {
 	return reference_phase(r, message);
@@ -1138,6 +1163,7 @@ const struct step_tester_ops perf_tester = {
 	.begin = perf_begin,
 	.test = perf_test,
 	.confirm = perf_confirm,
+	.reopen = perf_reopen,
 	.round_prepare = perf_round_prepare,
 	.slot_test = perf_slot_test,
 	.round_rest = perf_round_rest,

@@ -12,3 +12,10 @@ ALTER TABLE bisections ADD COLUMN drift_percent REAL;
 -- --max-runs N ID` raises it, also to continue a bisection that ended
 -- not reproduced with the runs it took.
 ALTER TABLE bisections ADD COLUMN max_runs INTEGER CHECK (max_runs IS NULL OR max_runs BETWEEN 3 AND 1000);
+-- The pass of a job bisection: 1, or 2 after its culprit was not
+-- confirmed, when klab bisects the range once more with fresh references
+-- (issue 17).  Every step belongs to the pass it ran in: the replay, the
+-- references and `klab bisect log` see the bisection's current pass,
+-- `klab bisect show` all of them.
+ALTER TABLE bisections ADD COLUMN pass INTEGER NOT NULL DEFAULT 1 CHECK (pass IN (1, 2));
+ALTER TABLE steps ADD COLUMN pass INTEGER NOT NULL DEFAULT 1;

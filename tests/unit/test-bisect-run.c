@@ -41,14 +41,18 @@ struct fake {
 	int culprit;
 	int skip[NR_COMMITS];	/* 1: the fake's "test" cannot tell (a skip) */
 	int skip_first;		/* the first commit tested is a skip */
-	int lie_good;		/* this bad commit tests good (noise), -1 none */
+	int lie_good;		/* this bad commit tests good (noise), -1 none: in pass 1 only */
+	int lie_always;		/* ... in pass 2 too */
+	int judge;		/* confirm the culprit found (right only when it is `culprit`)
+				 * and reopen the range once, as the job tester does */
 	int exit_at_test;	/* the n-th test dies before its verdict (the step row begun) */
+	int exit_at_test2;	/* ... the n-th test of pass 2 */
 	int exit_after_done;	/* the process dies after the n-th stored verdict */
 	int kill_round, kill_slot;	/* multisection: that slot kills the bisection after its verdict */
 	int abort_at_test;	/* the n-th test gives no verdict (the machine failed) */
 	int abort_round, abort_slot;	/* multisection: that slot gives no verdict */
 	/* counters of the process they run in */
-	int tests, dones, rounds, slot;
+	int tests, tests2, dones, rounds, slot;
 };
 
 static int commit_index(const char *hex)
@@ -64,7 +68,7 @@ static void fake_test(struct bisect_run *br, const struct step *s, struct step_o
 	struct fake *f = br->tester_data;
 	int ci = commit_index(s->hash);
 
-	if (++f->tests == f->exit_at_test)
+	if (++f->tests == f->exit_at_test || (br->pass == 2 && ++f->tests2 == f->exit_at_test2))
 		_exit(KILLED);
 	if (f->tests == f->abort_at_test ||
 	    (f->abort_round && f->rounds == f->abort_round && f->slot == f->abort_slot)) {
@@ -79,7 +83,7 @@ static void fake_test(struct bisect_run *br, const struct step *s, struct step_o
 	if (f->skip[ci] || (f->skip_first && f->tests == 1)) {
 		out->result = BISECT_SKIP;
 		strbuf_addstr(&out->reason, "fake: cannot tell");
-	} else if (ci == f->lie_good || ci < f->culprit) {
+	} else if ((ci == f->lie_good && (br->pass == 1 || f->lie_always)) || ci < f->culprit) {
 		out->result = BISECT_GOOD;
 		strbuf_addstr(&out->reason, "fake: fast");
 	} else {
@@ -124,6 +128,29 @@ static const struct step_tester_ops fake_tester = {
 	.test = fake_test,
 	.round_prepare = fake_round_prepare,
 	.slot_test = fake_slot_test,
+	.step_done = fake_step_done,
+};
+
+/* The job tester's confirmation, faked: a first bad commit that is not
+ * the real culprit is not confirmed. */
+static char *fake_confirm(struct bisect_run *br, const char *culprit, int *confirmed)
+{
+	struct fake *f = br->tester_data;
+
+	*confirmed = commit_index(culprit) == f->culprit;
+	return xstrfmt("culprit %.12s %s (fake)", culprit, *confirmed ? "confirmed" : "NOT confirmed");
+}
+
+static void fake_reopen(struct bisect_run *br)
+{
+	(void)br;
+}
+
+static const struct step_tester_ops fake_judging_tester = {
+	.test_label = "test ",
+	.test = fake_test,
+	.confirm = fake_confirm,
+	.reopen = fake_reopen,
 	.step_done = fake_step_done,
 };
 
@@ -256,7 +283,7 @@ static int run_child(const struct labfix *lf, struct fake *f)
 			_exit(102);
 		br.log_dir = xstrfmt("%s/logs", lf->state);
 		if (bisect_run_open(&br) == 0) {
-			br.tester = &fake_tester;
+			br.tester = f->judge ? &fake_judging_tester : &fake_tester;
 			br.tester_data = f;
 			rc = bisect_run(&br);
 		}
@@ -356,6 +383,83 @@ static struct outcome clean_run(int slots, int culprit)
 }
 
 /* ---- tests ---------------------------------------------------------------- */
+
+/* A culprit that is not confirmed (noise made the real one test good):
+ * the range once more in pass 2, with its own steps, finds the real one;
+ * pass 1's steps stay for show, the log and replay see pass 2's. */
+static void test_bisect_run__unconfirmed_culprit_reopens_the_range_once(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_for(8);
+	struct outcome o;
+	struct lab lab;
+	struct step *all = NULL;
+	size_t nr_all = 0;
+	int pass = 0;
+
+	f.judge = 1;
+	f.lie_good = 8;
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	o = outcome_of(&lf);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 8);
+	assert_int_equal(o.twice, 0);
+	assert_true(file_has(&lf, "out", "culprit " ));
+	assert_true(file_has(&lf, "out", "NOT confirmed (fake)"));
+	assert_true(file_has(&lf, "out", "pass 2: the range once more, with fresh references"));
+	assert_int_equal(lab_open(&lab, lf.state), 0);
+	assert_int_equal(db_bisection_pass(lab.db, lf.id, &pass), 0);
+	assert_int_equal(pass, 2);
+	assert_int_equal(db_steps_load_all(lab.db, lf.id, &all, &nr_all), 0);
+	/* pass 1's steps kept beside pass 2's */
+	assert_true(nr_all > (size_t)o.rows);
+	assert_int_equal(all[0].pass, 1);
+	assert_int_equal(all[nr_all - 1].pass, 2);
+	steps_release(all, nr_all);
+	lab_close(&lab);
+	labfix_release(&lf);
+}
+
+/* Pass 2 misled as well: unconfirmed, its exit code, the suspect kept. */
+static void test_bisect_run__second_unconfirmed_culprit_ends_unconfirmed(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_for(8);
+	struct outcome o;
+
+	f.judge = 1;
+	f.lie_good = 8;
+	f.lie_always = 1;
+	assert_int_equal(run_child(&lf, &f), EXIT_UNCONFIRMED);
+	o = outcome_of(&lf);
+	assert_string_equal(o.state, "done");
+	assert_string_equal(o.result, "unconfirmed");
+	assert_int_equal(o.culprit, 9);
+	assert_true(file_has(&lf, "out", "unconfirmed, no culprit named"));
+	labfix_release(&lf);
+}
+
+/* Killed in pass 2: the resume goes on in pass 2 with pass 2's steps. */
+static void test_bisect_run__resume_in_pass_two(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_for(8);
+	struct outcome o;
+
+	f.judge = 1;
+	f.lie_good = 8;
+	f.exit_at_test2 = 2;
+	assert_int_equal(run_child(&lf, &f), KILLED);
+	assert_true(file_has(&lf, "out", "pass 2: the range once more"));
+	f.exit_at_test2 = 0;
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	o = outcome_of(&lf);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 8);
+	assert_int_equal(o.twice, 0);
+	assert_true(file_has(&lf, "out", "resuming after"));
+	labfix_release(&lf);
+}
 
 static void test_bisect_run__linear_history_finds_the_culprit(void **state)
 {
@@ -606,6 +710,9 @@ int main(void)
 		cmocka_unit_test(test_bisect_run__contradictory_round_first_bad_wins),
 		cmocka_unit_test(test_bisect_run__step_without_verdict_stops_and_resumes),
 		cmocka_unit_test(test_bisect_run__slot_without_verdict_stops_the_round),
+		cmocka_unit_test(test_bisect_run__unconfirmed_culprit_reopens_the_range_once),
+		cmocka_unit_test(test_bisect_run__second_unconfirmed_culprit_ends_unconfirmed),
+		cmocka_unit_test(test_bisect_run__resume_in_pass_two),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
