@@ -48,6 +48,8 @@ static struct report_step *find_report_step(const struct report_index *x, int64_
 {
 	struct step_ref key = { id, NULL }, *hit;
 
+	if (!x->nr_steps)
+		return NULL;
 	hit = bsearch(&key, x->steps, x->nr_steps, sizeof(key), cmp_step_ref);
 	return hit ? hit->s : NULL;
 }

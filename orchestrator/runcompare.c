@@ -157,7 +157,8 @@ void runcmp_compute(struct runcmp *c)
 	if (c->nr_sets < 2)
 		return;
 	for (size_t k = 0; k < c->nr_sets; k++)
-		qsort(c->sets[k].vals, c->sets[k].nr_vals, sizeof(*c->sets[k].vals), by_name);
+		if (c->sets[k].nr_vals)
+			qsort(c->sets[k].vals, c->sets[k].nr_vals, sizeof(*c->sets[k].vals), by_name);
 	base_runs = profiled_runs(base);
 	c->pairs = xcalloc(c->nr_sets - 1, sizeof(*c->pairs));
 	for (size_t k = 1; k < c->nr_sets; k++) {
