@@ -586,15 +586,22 @@ int db_step_verdicts(sqlite3 *db, int64_t step_id, char ***details, size_t *n)
 	return 0;
 }
 
-int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots)
+/* One integer column of a bisection set (sql: ?1 the id, ?2 the value). */
+static int set_bisection_int(sqlite3 *db, const char *sql, int64_t id, int value, const char *what)
 {
 	sqlite3_stmt *st;
 
-	if (prepare(db, &st, "UPDATE bisections SET slots = ?2 WHERE id = ?1") < 0)
+	if (prepare(db, &st, sql) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, slots);
-	return step_done(db, st, "cannot record the bisection's slots");
+	sqlite3_bind_int(st, 2, value);
+	return step_done(db, st, what);
+}
+
+int db_bisection_set_slots(sqlite3 *db, int64_t id, int slots)
+{
+	return set_bisection_int(db, "UPDATE bisections SET slots = ?2 WHERE id = ?1", id, slots,
+				 "cannot record the bisection's slots");
 }
 
 /* One integer column of bisection id (sql selects it by ?1): *out, or
@@ -698,13 +705,8 @@ fail:
 
 int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE bisections SET revert_check = ?2 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, on ? 1 : 0);
-	return step_done(db, st, "cannot record whether the bisection checks a revert");
+	return set_bisection_int(db, "UPDATE bisections SET revert_check = ?2 WHERE id = ?1", id, on ? 1 : 0,
+				 "cannot record whether the bisection checks a revert");
 }
 
 int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on)
@@ -723,13 +725,8 @@ int db_bisection_pass(sqlite3 *db, int64_t id, int *pass)
 
 int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE bisections SET pass = ?2 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, pass);
-	return step_done(db, st, "cannot record the bisection's pass");
+	return set_bisection_int(db, "UPDATE bisections SET pass = ?2 WHERE id = ?1", id, pass,
+				 "cannot record the bisection's pass");
 }
 
 int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent)
@@ -768,13 +765,8 @@ int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent)
 
 int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE bisections SET max_runs = ?2 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, (int)max_runs);
-	return step_done(db, st, "cannot record the bisection's run cap");
+	return set_bisection_int(db, "UPDATE bisections SET max_runs = ?2 WHERE id = ?1", id, (int)max_runs,
+				 "cannot record the bisection's run cap");
 }
 
 int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs)
