@@ -8,14 +8,6 @@
 
 /* ---- the vocabulary: one table per column (db.h) ----------------------- */
 
-static int name_index(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (names[i] && name && !strcmp(names[i], name))
-			return i;
-	return -1;
-}
-
 static const char *const bisection_kind_names[] = { "command", "job" };
 static const char *const bisection_state_names[] = { "created", "running", "stopped", "done", "failed" };
 static const char *const bisection_result_names[] = {

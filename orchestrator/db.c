@@ -20,6 +20,7 @@ extern const char klab_migration_5_sql[];
 extern const char klab_migration_6_sql[];
 extern const char klab_migration_7_sql[];
 extern const char klab_migration_8_sql[];
+extern const char klab_migration_9_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
@@ -31,6 +32,7 @@ static const char *const migrations[] = {
 	klab_migration_6_sql,
 	klab_migration_7_sql,
 	klab_migration_8_sql,
+	klab_migration_9_sql,
 };
 
 int db_schema_version(void)
