@@ -89,7 +89,7 @@ struct bisect_run {
 	void *tester_data;
 	char *why;			/* why the last step could not finish */
 	int steps_done;
-	int pass;			/* 1, or 2 after an unconfirmed culprit (migration 9) */
+	int pass;			/* 1, or 2 after an unconfirmed culprit (migration 10) */
 	/* the rest is the loop's */
 	int64_t start_ms;
 	char (*goods)[41];

@@ -258,7 +258,7 @@ static int queue_bisection(struct lab *lab, struct bisection *b, int slots, int 
 	if (db_bisection_create(lab->db, b) < 0 || (slots > 1 && db_bisection_set_slots(lab->db, b->id, slots) < 0) ||
 	    (!revert_check && db_bisection_set_revert_check(lab->db, b->id, 0) < 0) ||
 	    (max_runs && db_bisection_set_max_runs(lab->db, b->id, max_runs) < 0) ||
-	    db_queue_add(lab->db, "bisect", &cwd, 1, b->id, user_name(), queue_id) < 0) {
+	    db_queue_add(lab->db, QUEUE_BISECT, &cwd, 1, b->id, user_name(), queue_id) < 0) {
 		db_rollback(lab->db);
 		goto out;
 	}
@@ -613,7 +613,7 @@ static int start_run(struct lab *lab, int64_t id, struct bisect_dag *dag, struct
 
 /* submit: create the bisection (everything checked as for start) and
  * queue it for a worker instead of running it. */
-static int start(int argc, char **argv, const struct global_opts *g, int submit)
+static int start(int argc, char **argv, const struct global_opts *g, int submit, int64_t queue_id)
 {
 	struct start_args a;
 	struct bisect_dag dag;
@@ -653,6 +653,9 @@ static int start(int argc, char **argv, const struct global_opts *g, int submit)
 		goto out;
 	}
 	if (start_create(&lab, &b, abs_repo, a.slots, a.revert_check, a.max_runs) < 0)
+		goto out;
+	/* at once, so the queue shows the bisection while it runs */
+	if (queue_id && db_queue_set_bisection(lab.db, queue_id, b.id) < 0)
 		goto out;
 	if (a.no_run) {
 		printf("created; run it with 'klab bisect resume %lld'\n", (long long)b.id);
@@ -1139,12 +1142,17 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 
 static int cmd_start(int argc, char **argv, const struct global_opts *g)
 {
-	return start(argc, argv, g, 0);
+	return start(argc, argv, g, 0, 0);
+}
+
+int bisect_start_for(int argc, char **argv, const struct global_opts *g, int64_t queue_id)
+{
+	return start(argc, argv, g, 0, queue_id);
 }
 
 int bisect_submit(int argc, char **argv, const struct global_opts *g)
 {
-	return start(argc, argv, g, 1);
+	return start(argc, argv, g, 1, 0);
 }
 
 int cmd_bisect(int argc, char **argv, const struct global_opts *g)

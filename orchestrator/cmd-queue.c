@@ -1,9 +1,11 @@
-/* The queue: 'klab submit' checks a bisection or run as the direct command
- * would and stores it in the lab database; 'klab worker' runs queued work;
- * 'klab status', 'log', 'cancel' and 'retry' look after it.
+/* The queue: 'klab submit' checks a bisection, run or reproduction as the
+ * direct command would and stores it in the lab database; 'klab worker'
+ * runs queued work; 'klab status', 'log', 'cancel' and 'retry' look after
+ * it.
  *
- * A worker runs each job as a child process ('klab bisect resume ID' or
- * 'klab run ARGS') in its own process group that dies with the worker
+ * A worker runs each job as a child process ('klab bisect resume ID',
+ * 'klab run ARGS' or 'klab reproduce --queue-job ID ARGS') in its own
+ * process group that dies with the worker
  * (PR_SET_PDEATHSIG; the child's own supervisors and libvirt's
  * AUTODESTROY take its builds and guests down with it).  The job's lease
  * is renewed while it runs: a job whose worker died is claimed again once
@@ -36,11 +38,15 @@
 static const char *const submit_usage[] = {
 	"usage: klab submit bisect ARGS...   (the arguments of 'klab bisect start')",
 	"   or: klab submit run ARGS...      (the arguments of 'klab run')",
+	"   or: klab submit reproduce ARGS...  (the arguments of 'klab reproduce')",
 	"",
 	"Check everything the command needs now, as the command itself does",
 	"(repository, revisions, job file and whether it fits its guest, kernel",
-	"image, accelerator, libvirt URI, config options), store it in the lab's",
-	"queue and print the job id.",
+	"image, accelerator, libvirt URI, config options; a report is parsed and",
+	"its job checked), store it in the lab's queue and print the job id.  A",
+	"queued reproduction reads its report file again when it runs (not",
+	"stdin); 'klab status' shows its verdict and the bisection --bisect",
+	"started.",
 	"A 'klab worker' runs it; 'klab status', 'klab log ID -f', 'klab cancel ID'",
 	"and 'klab retry ID' follow it.  Relative paths are taken from the current",
 	"directory.",
@@ -107,7 +113,9 @@ int cmd_submit(int argc, char **argv, const struct global_opts *g)
 		return bisect_submit(argc - 1, argv + 1, g);
 	if (!strcmp(argv[1], "run"))
 		return run_submit(argc - 1, argv + 1, g);
-	error("submit: unknown kind '%s' (bisect or run)", argv[1]);
+	if (!strcmp(argv[1], "reproduce"))
+		return reproduce_submit(argc - 1, argv + 1, g);
+	error("submit: unknown kind '%s' (bisect, run or reproduce)", argv[1]);
 	return EXIT_USAGE;
 }
 
@@ -169,22 +177,31 @@ static void log_line(struct lab *lab, int64_t id, const char *fmt, ...)
  * job's log, then klab itself with the job's arguments (argv, no shell). */
 static pid_t spawn_job(struct worker *w, const struct queue_job *j)
 {
-	char *log = job_log_path(w->lab, j->id), id[32];
+	char *log = job_log_path(w->lab, j->id), id[32], qid[32];
 	const char **argv;
 	size_t n = 0;
 	pid_t parent = getpid(), pid;
 
 	snprintf(id, sizeof(id), "%lld", (long long)j->bisection_id);
+	snprintf(qid, sizeof(qid), "%lld", (long long)j->id);
 	argv = xcalloc(j->nr_args + 8, sizeof(char *));
 	argv[n++] = "klab";
 	argv[n++] = "--state";
 	argv[n++] = w->lab->state_dir;
-	if (!strcmp(j->kind, "bisect")) {
+	if (j->kind_id == QUEUE_BISECT) {
 		argv[n++] = "bisect";
 		argv[n++] = "resume";
 		argv[n++] = id;
 	} else {
-		argv[n++] = "run";
+		/* run, or reproduce told which job it is (its verdict and
+		 * bisection go on the job's row) */
+		if (j->kind_id == QUEUE_REPRODUCE) {
+			argv[n++] = "reproduce";
+			argv[n++] = "--queue-job";
+			argv[n++] = qid;
+		} else {
+			argv[n++] = "run";
+		}
 		for (size_t i = 1; i < j->nr_args; i++)
 			argv[n++] = j->args[i];
 	}
@@ -235,13 +252,19 @@ static int claim_one(struct worker *w, struct slot *s)
 
 	if (rc <= 0)
 		return rc;
+	if (s->job.kind_id != QUEUE_BISECT && s->job.kind_id != QUEUE_RUN && s->job.kind_id != QUEUE_REPRODUCE) {
+		/* a kind a newer klab queued */
+		db_queue_finish(w->lab->db, s->job.id, w->name, QUEUE_FAILED, "this klab's worker cannot run it");
+		queue_job_release(&s->job);
+		return 1;
+	}
 	log_line(w->lab, s->job.id, "attempt %d by worker %s", s->job.attempts, w->name);
 	s->cancelled = 0;
 	s->kill_at = 0;
 	s->pid = spawn_job(w, &s->job);
 	if (s->pid < 0) {
 		s->pid = 0;
-		db_queue_finish(w->lab->db, s->job.id, w->name, "queued", "the worker could not start it");
+		db_queue_finish(w->lab->db, s->job.id, w->name, QUEUE_QUEUED, "the worker could not start it");
 		queue_job_release(&s->job);
 		return -1;
 	}
@@ -252,41 +275,85 @@ static int claim_one(struct worker *w, struct slot *s)
 	return 1;
 }
 
+/* A bisection's end as the job's: done or failed when it finished (its
+ * message), else how it stopped.  NULL when the row cannot be read. */
+static char *bisection_outcome(struct lab *lab, int64_t id, enum queue_state *state)
+{
+	struct bisection b;
+	char *msg;
+
+	if (db_bisection_load(lab->db, id, &b) < 0)
+		return NULL;
+	if (b.state_id == BISECTION_DONE)
+		*state = QUEUE_DONE;
+	msg = b.state_id == BISECTION_DONE || b.state_id == BISECTION_FAILED
+		      ? xstrdup(b.message ? b.message : b.state)
+		      : xstrfmt("bisection %s: %s", b.state, b.message ? b.message : "klab stopped");
+	bisection_release(&b);
+	return msg;
+}
+
+/* A reproduction's end: the verdict its child stored is its result
+ * ("not reproduced" is one too, though klab exits 1); the bisection
+ * --bisect started decides as a queued bisection's would. */
+static char *reproduce_outcome(struct lab *lab, const struct queue_job *j, enum queue_state *state)
+{
+	struct queue_job now;
+	char *msg = NULL;
+
+	if (db_queue_load(lab->db, j->id, &now) < 0)
+		return NULL;
+	if (now.bisection_id) {
+		msg = bisection_outcome(lab, now.bisection_id, state);
+		if (*state == QUEUE_DONE && now.message) {
+			free(msg);
+			msg = xstrdup(now.message);
+		}
+	} else if (now.message) {
+		*state = QUEUE_DONE;
+		msg = xstrdup(now.message);
+	}
+	queue_job_release(&now);
+	return msg;
+}
+
 /* How a job ended, from what its child stored. */
 static void job_ended(struct worker *w, struct slot *s, int status)
 {
 	struct queue_job *j = &s->job;
-	const char *state = "failed";
+	enum queue_state state = QUEUE_FAILED;
 	char *msg = NULL;
 
 	if (s->cancelled) {
+		if (j->kind_id == QUEUE_REPRODUCE && !j->bisection_id) {
+			/* the bisection its child may have started since the claim */
+			struct queue_job now;
+			if (db_queue_load(w->lab->db, j->id, &now) == 0) {
+				j->bisection_id = now.bisection_id;
+				queue_job_release(&now);
+			}
+		}
 		if (j->bisection_id)
-			db_bisection_set_state(w->lab->db, j->bisection_id, "stopped", NULL, NULL,
-					       "cancelled; 'klab retry' continues it");
+			db_bisection_enter(w->lab->db, j->bisection_id, BISECTION_STOPPED, BISECTION_NO_RESULT, NULL,
+					   "cancelled; 'klab retry' continues it");
 		log_line(w->lab, j->id, "cancelled; everything measured so far is kept");
 		printf("worker %s: job %lld cancelled\n", w->name, (long long)j->id);
 		goto out;
 	}
-	if (!strcmp(j->kind, "bisect")) {
-		struct bisection b;
-		if (db_bisection_load(w->lab->db, j->bisection_id, &b) == 0) {
-			if (!strcmp(b.state, "done"))
-				state = "done";
-			msg = !strcmp(b.state, "done") || !strcmp(b.state, "failed")
-				      ? xstrdup(b.message ? b.message : b.state)
-				      : xstrfmt("bisection %s: %s", b.state, b.message ? b.message : "klab stopped");
-			bisection_release(&b);
-		}
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		state = "done";
-		msg = xstrdup("run finished");
+	if (j->kind_id == QUEUE_BISECT)
+		msg = bisection_outcome(w->lab, j->bisection_id, &state);
+	else if (j->kind_id == QUEUE_REPRODUCE)
+		msg = reproduce_outcome(w->lab, j, &state);
+	if (!msg && j->kind_id != QUEUE_BISECT && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		state = QUEUE_DONE;
+		msg = xstrfmt("%s finished", j->kind);
 	}
 	if (!msg)
 		msg = WIFEXITED(status) ? xstrfmt("klab exited with status %d", WEXITSTATUS(status))
 					: xstrfmt("klab was killed by signal %d", WTERMSIG(status));
 	if (db_queue_finish(w->lab->db, j->id, w->name, state, msg) == 1) {
-		log_line(w->lab, j->id, "%s: %s", state, msg);
-		printf("worker %s: job %lld %s: %s\n", w->name, (long long)j->id, state, msg);
+		log_line(w->lab, j->id, "%s: %s", queue_state_to_string(state), msg);
+		printf("worker %s: job %lld %s: %s\n", w->name, (long long)j->id, queue_state_to_string(state), msg);
 	}
 out:
 	fflush(stdout);
@@ -307,8 +374,8 @@ static void watch_jobs(struct worker *w, int renew)
 			continue;
 		if (db_queue_load(w->lab->db, s->job.id, &now) < 0)
 			continue;
-		ours = !strcmp(now.state, "running") && now.worker && !strcmp(now.worker, w->name);
-		s->cancelled = !strcmp(now.state, "cancelled");
+		ours = now.state_id == QUEUE_RUNNING && now.worker && !strcmp(now.worker, w->name);
+		s->cancelled = now.state_id == QUEUE_CANCELLED;
 		queue_job_release(&now);
 		if (ours && renew)
 			ours = db_queue_renew(w->lab->db, s->job.id, w->name, w->lease_s) != 0;
@@ -365,7 +432,7 @@ static void hand_back(struct worker *w)
 			usleep(100000);
 		}
 		kill(-s->pid, SIGKILL);
-		db_queue_finish(w->lab->db, s->job.id, w->name, "queued", "its worker stopped; queued again");
+		db_queue_finish(w->lab->db, s->job.id, w->name, QUEUE_QUEUED, "its worker stopped; queued again");
 		log_line(w->lab, s->job.id, "worker %s stopped: queued again", w->name);
 		printf("worker %s: job %lld handed back to the queue\n", w->name, (long long)s->job.id);
 		queue_job_release(&s->job);
@@ -490,34 +557,46 @@ int cmd_worker(int argc, char **argv, const struct global_opts *g)
 
 /* ---- status, log, cancel, retry ----------------------------------------- */
 
-/* What the job is about, one line: the bisection's progress and outcome. */
-static char *job_what(struct lab *lab, const struct queue_job *j)
+/* A bisection's progress and outcome, one line. */
+static char *bisection_what(struct lab *lab, int64_t id)
 {
 	struct bisection b;
 	struct step *steps = NULL;
 	size_t nr = 0, done = 0;
 	char *what;
 
-	if (strcmp(j->kind, "bisect")) {
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addstr(&sb, "run");
-		/* as the shell would take it back */
-		for (size_t i = 1; i < j->nr_args; i++) {
-			strbuf_addch(&sb, ' ');
-			strbuf_add_shell_word(&sb, j->args[i]);
-		}
-		return strbuf_detach(&sb, NULL);
-	}
-	if (db_bisection_load(lab->db, j->bisection_id, &b) < 0)
-		return xstrfmt("bisection %lld (gone)", (long long)j->bisection_id);
+	if (db_bisection_load(lab->db, id, &b) < 0)
+		return xstrfmt("bisection %lld (gone)", (long long)id);
 	if (db_steps_load(lab->db, b.id, &steps, &nr) == 0)
 		for (size_t i = 0; i < nr; i++)
-			done += !strcmp(steps[i].status, "done");
+			done += steps[i].status_id == STEP_DONE;
 	steps_release(steps, nr);
 	what = xstrfmt("bisection %lld %s, %zu step%s%s%s%s%.12s", (long long)b.id, b.state, done, done == 1 ? "" : "s",
 		       b.result ? ", " : "", b.result ? b.result : "", b.culprit ? " " : "", b.culprit ? b.culprit : "");
 	bisection_release(&b);
 	return what;
+}
+
+/* What the job is about, one line: the bisection's progress and outcome,
+ * or the command line (a reproduction's, then the bisection it started). */
+static char *job_what(struct lab *lab, const struct queue_job *j)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (j->kind_id == QUEUE_BISECT)
+		return bisection_what(lab, j->bisection_id);
+	strbuf_addstr(&sb, j->kind_id == QUEUE_REPRODUCE ? "reproduce" : "run");
+	/* as the shell would take it back */
+	for (size_t i = 1; i < j->nr_args; i++) {
+		strbuf_addch(&sb, ' ');
+		strbuf_add_shell_word(&sb, j->args[i]);
+	}
+	if (j->kind_id == QUEUE_REPRODUCE && j->bisection_id) {
+		char *b = bisection_what(lab, j->bisection_id);
+		strbuf_addf(&sb, "; %s", b);
+		free(b);
+	}
+	return strbuf_detach(&sb, NULL);
 }
 
 static void status_json(struct lab *lab, struct queue_job *jobs, size_t nr, int one)
@@ -620,6 +699,11 @@ int cmd_status(int argc, char **argv, const struct global_opts *g)
 			printf("%lld\t%s\t%s\t%d\t%s\t%s\t", (long long)jobs[i].id, jobs[i].kind, jobs[i].state,
 			       jobs[i].attempts, jobs[i].worker ? jobs[i].worker : "-", age(jobs[i].created_at, b1, sizeof(b1)));
 			print_clean(stdout, what);
+			/* a reproduction's result is its verdict line */
+			if (jobs[i].kind_id == QUEUE_REPRODUCE && jobs[i].message) {
+				fputs(": ", stdout);
+				print_clean(stdout, jobs[i].message);
+			}
 			putchar('\n');
 			free(what);
 		}
@@ -698,7 +782,7 @@ int cmd_joblog(int argc, char **argv, const struct global_opts *g)
 			struct queue_job j;
 			if (db_queue_load(lab.db, id, &j) < 0)
 				goto out;
-			ended = strcmp(j.state, "queued") && strcmp(j.state, "running");
+			ended = j.state_id != QUEUE_QUEUED && j.state_id != QUEUE_RUNNING;
 			queue_job_release(&j);
 		}
 		if (ended) {
@@ -747,14 +831,14 @@ static int cancel_job(struct lab *lab, int64_t id, const struct queue_job *j)
 {
 	int rc = db_queue_cancel(lab->db, id);
 
-	if (rc == 1 && !strcmp(j->state, "running")) {
+	if (rc == 1 && j->state_id == QUEUE_RUNNING) {
 		printf("job %lld cancelled: its worker stops it within a few seconds; results so far are kept\n",
 		       (long long)id);
 		return EXIT_OK;
 	} else if (rc == 1) {
 		if (j->bisection_id)
-			db_bisection_set_state(lab->db, j->bisection_id, "stopped", NULL, NULL,
-					       "cancelled before it ran; 'klab retry' queues it again");
+			db_bisection_enter(lab->db, j->bisection_id, BISECTION_STOPPED, BISECTION_NO_RESULT, NULL,
+					   "cancelled before it ran; 'klab retry' queues it again");
 		printf("job %lld cancelled before it ran\n", (long long)id);
 		return EXIT_OK;
 	} else if (rc == 0) {

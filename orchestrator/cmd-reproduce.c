@@ -27,7 +27,8 @@
 static const char *const reproduce_usage[] = {
 	"usage: klab reproduce REPORT [--repo R] [--job-out FILE] [--accel auto|kvm|tcg]",
 	"                [--no-measure] [--runs N] [--uri URI | --host NAME] [--quiet]",
-	"                [--bisect GOOD]",
+	"                [--bisect GOOD [--no-revert-check]] [--profile-runs N]",
+	"   or: klab submit reproduce ARGS...  (the same, queued for 'klab worker')",
 	"",
 	"Read an LKP regression report (a file, or - for stdin; a mail with its",
 	"headers, '> ' quoting, CRLF lines and wrapped lines is fine): the",
@@ -48,8 +49,12 @@ static const char *const reproduce_usage[] = {
 	"--no-measure), bisect from GOOD (the parent, or an older good",
 	"revision) to the report's commit with the job, as 'klab bisect start'",
 	"does: references, verdicts, the confirmation and its exit status.",
-	"Not built yet: queueing a reproduction ('klab submit bisect' queues the",
-	"printed bisection).",
+	"",
+	"'klab submit reproduce' checks all of this up front (the report, its",
+	"commits and GOOD in the repository, the job and its guests) without",
+	"writing the job, and queues it; the worker reads the report file again",
+	"(stdin cannot be queued).  'klab status' shows the verdict line and the",
+	"bisection --bisect started.",
 	"",
 	"  --repo R        the kernel repository: the report's commit and parent",
 	"                  must be in it (printed as full ids), and the printed",
@@ -64,27 +69,61 @@ static const char *const reproduce_usage[] = {
 	"  --runs N        first runs per side (default: the job's repeat)",
 	"  --uri URI, --host NAME  the guests, as for 'klab run'",
 	"  --quiet         no progress lines while building and measuring",
-	"  --bisect GOOD   then bisect GOOD..commit (needs --repo); exit status as",
-	"                  'klab bisect start''s",
+	"  --bisect GOOD   then bisect GOOD..commit (needs --repo; GOOD must be a",
+	"                  revision of it); exit status as 'klab bisect start''s",
+	"  --no-revert-check  the bisection skips the revert check, as 'klab",
+	"                  bisect start --no-revert-check'",
+	"  --profile-runs N  profile_runs: N in the job written (profiled boots of",
+	"                  parent and culprit after a confirmed bisection, 0 to",
+	"                  10; default the job's 2)",
+	"  --queue-job ID  (given by 'klab worker') record the verdict and the",
+	"                  bisection in queued job ID",
 	"",
 	"Exit status: 0 written (and reproduced, when measured), 1 not reproduced",
 	"or an error, 2 usage.",
 	NULL
 };
 
-enum { OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_BISECT };
+enum {
+	OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_BISECT, OPT_NO_REVERT_CHECK,
+	OPT_PROFILE_RUNS, OPT_QUEUE_JOB
+};
 
-/* --bisect: the bisection the printed line describes, run here. */
-static int bisect_report(const struct global_opts *g, const char *repo, const char *good, const char *bad,
+/* What reproduce was told. */
+struct reproduce_args {
+	const char *repo, *job_out, *accel_arg, *bisect_good, *path;
+	unsigned long runs, profile_runs;
+	int no_measure, no_revert_check, have_profile_runs;
+	int64_t queue_job;	/* run by a worker: the job's id */
+	struct guest_env_opts geo;
+};
+
+/* --bisect: the bisection the printed line describes, run here (in a
+ * worker, linked to the queued job as soon as it exists). */
+static int bisect_report(const struct global_opts *g, const struct reproduce_args *a, const char *bad,
 			 const char *job)
 {
-	char *argv[] = { "bisect", "start", "--repo", (char *)repo, "--good", (char *)good,
-			 "--bad", (char *)bad, "--job", (char *)job, NULL };
+	char *argv[] = { "start", "--repo", (char *)a->repo, "--good", (char *)a->bisect_good,
+			 "--bad", (char *)bad, "--job", (char *)job, "--no-revert-check", NULL };
+	int argc = (int)ARRAY_SIZE(argv) - (a->no_revert_check ? 1 : 2);
 
-	print_line("bisecting %s..%.12s with %s", good, bad, job);
+	print_line("bisecting %s..%.12s with %s", a->bisect_good, bad, job);
 	fflush(stdout);
 	optind = 0;	/* a fresh getopt for bisect start */
-	return cmd_bisect((int)ARRAY_SIZE(argv) - 1, argv, g);
+	return bisect_start_for(argc, argv, g, a->queue_job);
+}
+
+/* Run by a worker: what the job's row says about it (NULL: nothing yet;
+ * then also no bisection: an earlier attempt's is not this one's). */
+static void queue_note(const struct global_opts *g, int64_t queue_job, const char *text)
+{
+	struct lab lab;
+
+	if (!queue_job || open_lab(g, &lab) < 0)
+		return;
+	if (db_queue_note(lab.db, queue_job, text) == 1 && !text)
+		db_queue_set_bisection(lab.db, queue_job, 0);
+	lab_close(&lab);
 }
 
 /* The whole of stdin, at most max bytes (one more is an error). */
@@ -135,11 +174,12 @@ static void print_run_line(const char *job, const char *repo, const char *rev)
 }
 
 /* The report's commits in R, as full ids: both must be there, the
- * parent an ancestor of the commit. */
-static int check_in_repo(const char *path, struct lkp_report *r)
+ * parent an ancestor of the commit; and --bisect's GOOD (NULL: none) a
+ * revision of R. */
+static int check_in_repo(const char *path, struct lkp_report *r, const char *good)
 {
 	struct gitrepo *repo = NULL;
-	char parent[41], commit[41];
+	char parent[41], commit[41], good_hex[41];
 	int held, ret = -1, anc;
 
 	if (gitrepo_open(&repo, path) < 0)
@@ -153,6 +193,11 @@ static int check_in_repo(const char *path, struct lkp_report *r)
 	if (gitrepo_resolve(repo, r->parent, parent) < 0) {
 		error_hold(held);
 		error("the report's parent %s is not a commit of '%s' (fetch it first?)", r->parent, path);
+		goto out;
+	}
+	if (good && gitrepo_resolve(repo, good, good_hex) < 0) {
+		error_hold(held);
+		error("--bisect: '%s' is not a revision of '%s'", good, path);
 		goto out;
 	}
 	anc = gitrepo_is_ancestor(repo, parent, commit);
@@ -174,7 +219,7 @@ out:
 /* Parent against commit with klab compare's engine, until the reference
  * rule decides.  EXIT_OK reproduced, EXIT_FAIL not (or an error). */
 static int measure_report(const struct global_opts *g, const char *repo, const char *job_path,
-			  const struct lkp_report *r, struct guest_env_opts *geo, unsigned long runs)
+			  const struct lkp_report *r, struct guest_env_opts *geo, unsigned long runs, int64_t queue_job)
 {
 	struct measure_side ms[2];
 	struct measure m = { 0 };
@@ -244,10 +289,15 @@ static int measure_report(const struct global_opts *g, const char *repo, const c
 		if (compare_print(lab.db, ids, labels, 2, job.kpi, 0, NULL) != EXIT_OK)
 			goto out;
 	}
-	if (v.kind == VERDICT_NEED_MORE)
-		print_line("not reproduced: still undecided at the cap (%s)", line.buf);
-	else
-		print_line("%s", line.buf);
+	if (v.kind == VERDICT_NEED_MORE) {
+		char *l = xstrfmt("not reproduced: still undecided at the cap (%s)", line.buf);
+		strbuf_reset(&line);
+		strbuf_addstr(&line, l);
+		free(l);
+	}
+	print_line("%s", line.buf);
+	if (queue_job)
+		db_queue_note(lab.db, queue_job, line.buf);
 	ret = v.kind == VERDICT_REPRODUCED ? EXIT_OK : EXIT_FAIL;
 out:
 	if (measuring)
@@ -289,7 +339,7 @@ static void print_facts(const struct lkp_report *r, enum lkp_accel accel, const 
 }
 
 /* The commands that measure and bisect by hand. */
-static void print_commands(const char *dest, const char *repo, const struct lkp_report *r)
+static void print_commands(const char *dest, const char *repo, const struct lkp_report *r, int no_revert_check)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -299,11 +349,63 @@ static void print_commands(const char *dest, const char *repo, const struct lkp_
 	add_word(&sb, repo ? repo : "REPO");
 	strbuf_addf(&sb, " --good %s --bad %s --job", r->parent, r->commit);
 	add_word(&sb, dest);
+	if (no_revert_check)
+		strbuf_addstr(&sb, " --no-revert-check");
 	print_line("%s", sb.buf);
 	strbuf_release(&sb);
 }
 
-int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
+/* submit: what 'reproduce' would need when it runs, checked now (the lab,
+ * the guests and the kernel recipe when it measures), then the queue row:
+ * the submitter's directory, then reproduce's own arguments. */
+static int submit_reproduce(const struct global_opts *g, int argc, char **argv, struct reproduce_args *a,
+			    const struct lkp_report *r, const struct lkp_klab_job *j)
+{
+	struct recipe_opts ro = { 0 };
+	struct kbuild_recipe recipe = { 0 };
+	struct job job;
+	struct lab lab;
+	char **args = NULL;
+	int64_t qid;
+	int ret = EXIT_FAIL;
+
+	if (job_parse_buffer(&job, "the job", j->yaml, strlen(j->yaml)) < 0)
+		return EXIT_FAIL;
+	if (open_lab(g, &lab) < 0) {
+		job_release(&job);
+		return EXIT_FAIL;
+	}
+	if (a->repo && !a->no_measure) {
+		if (guest_opts_check_host(&lab, &a->geo) < 0 || guest_env_check(&lab, &job, &a->geo) < 0 ||
+		    run_recipe_for_job(&ro, &job, &recipe) < 0)
+			goto out;
+		kbuild_recipe_release(&recipe);
+	}
+	args = xcalloc((size_t)argc + 1, sizeof(char *));
+	args[0] = getcwd(NULL, 0);
+	if (!args[0]) {
+		error("cannot read the current directory: %s", strerror(errno));
+		goto out;
+	}
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	if (db_queue_add(lab.db, QUEUE_REPRODUCE, args, (size_t)argc, 0, user_name(), &qid) == 0) {
+		print_line("job %lld queued: reproduce %.12s (%s %s)%s", (long long)qid, r->commit, job.suite,
+			   job.testcase, a->bisect_good ? ", then bisect" : "");
+		ret = EXIT_OK;
+	}
+out:
+	if (args)
+		free(args[0]);
+	free(args);
+	recipe_opts_release(&ro);
+	job_release(&job);
+	lab_close(&lab);
+	return ret;
+}
+
+/* The options.  0 go on; 1 stop with *ret. */
+static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int submit, int *ret)
 {
 	static const struct option opts[] = {
 		{ "repo", required_argument, NULL, OPT_REPO },
@@ -312,116 +414,182 @@ int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
 		{ "no-measure", no_argument, NULL, OPT_NO_MEASURE },
 		{ "runs", required_argument, NULL, OPT_RUNS },
 		{ "bisect", required_argument, NULL, OPT_BISECT },
+		{ "no-revert-check", no_argument, NULL, OPT_NO_REVERT_CHECK },
+		{ "profile-runs", required_argument, NULL, OPT_PROFILE_RUNS },
+		{ "queue-job", required_argument, NULL, OPT_QUEUE_JOB },
 		{ "uri", required_argument, NULL, GUEST_OPT_URI },
 		{ "host", required_argument, NULL, GUEST_OPT_HOST },
 		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *repo = NULL, *job_out = NULL, *accel_arg = NULL, *bisect_good = NULL, *why, *path;
-	struct lkp_report r = { 0 };
-	struct lkp_klab_job j = { 0 };
-	struct strbuf sb = STRBUF_INIT;
-	enum lkp_accel accel;
-	struct guest_env_opts geo = { 0 };
-	char *buf = NULL, *dest = NULL;
-	size_t len;
-	unsigned long runs = 0;
-	int c, ret = EXIT_FAIL, no_measure = 0;
+	unsigned long v;
+	int c;
 
+	*ret = EXIT_USAGE;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_REPO:
-			repo = optarg;
+			a->repo = optarg;
 			break;
 		case OPT_JOB_OUT:
-			job_out = optarg;
+			a->job_out = optarg;
 			break;
 		case OPT_ACCEL:
-			accel_arg = optarg;
+			a->accel_arg = optarg;
 			break;
 		case OPT_NO_MEASURE:
-			no_measure = 1;
+			a->no_measure = 1;
 			break;
 		case OPT_RUNS:
-			if (parse_uint(optarg, 100, &runs) < 0 || !runs) {
+			if (parse_uint(optarg, 100, &a->runs) < 0 || !a->runs) {
 				error("--runs takes a number from 1 to 100");
-				return EXIT_USAGE;
+				return 1;
 			}
 			break;
 		case OPT_BISECT:
-			bisect_good = optarg;
+			a->bisect_good = optarg;
+			break;
+		case OPT_NO_REVERT_CHECK:
+			a->no_revert_check = 1;
+			break;
+		case OPT_PROFILE_RUNS:
+			if (parse_uint(optarg, 10, &a->profile_runs) < 0) {
+				error("--profile-runs takes a number from 0 to 10");
+				return 1;
+			}
+			a->have_profile_runs = 1;
+			break;
+		case OPT_QUEUE_JOB:
+			if (submit || parse_uint(optarg, INT64_MAX, &v) < 0 || !v) {
+				error(submit ? "--queue-job is the worker's, not submit's"
+					     : "--queue-job takes a job id (a number from 'klab status')");
+				return 1;
+			}
+			a->queue_job = (int64_t)v;
 			break;
 		case 'h':
 			print_usage(reproduce_usage, 0);
-			return EXIT_OK;
+			*ret = EXIT_OK;
+			return 1;
 		default:
-			if (guest_opt_parse(&geo, c, optarg) == 1)
+			if (guest_opt_parse(&a->geo, c, optarg) == 1)
 				continue;
 			fprintf(stderr, "see 'klab reproduce --help'\n");
-			return EXIT_USAGE;
+			return 1;
 		}
 	}
 	if (optind + 1 != argc) {
 		error(optind < argc ? "reproduce takes one report (got more)" : "reproduce needs a report (a file or -)");
-		return EXIT_USAGE;
+		return 1;
 	}
-	path = argv[optind];
-	if (bisect_good && !repo) {
+	a->path = argv[optind];
+	if (a->bisect_good && !a->repo) {
 		error("--bisect needs --repo (the kernel repository to bisect in)");
-		return EXIT_USAGE;
+		return 1;
 	}
-	if (check_no_controls("REPORT", path) < 0 || check_no_controls("--repo", repo) < 0 ||
-	    check_no_controls("--bisect", bisect_good) < 0 ||
-	    check_no_controls("--job-out", job_out) < 0 || guest_opts_check(&geo, "reproduce") < 0)
+	if (a->no_revert_check && !a->bisect_good) {
+		error("--no-revert-check is a bisection's: it needs --bisect GOOD");
+		return 1;
+	}
+	if (submit && !strcmp(a->path, "-")) {
+		error("submit reproduce: a queued reproduction reads its report when it runs: give a file, not stdin");
+		return 1;
+	}
+	if (check_no_controls("REPORT", a->path) < 0 || check_no_controls("--repo", a->repo) < 0 ||
+	    check_no_controls("--bisect", a->bisect_good) < 0 || check_no_controls("--job-out", a->job_out) < 0 ||
+	    guest_opts_check(&a->geo, "reproduce") < 0)
+		return 1;
+	return 0;
+}
+
+static int reproduce_main(int argc, char **argv, const struct global_opts *g, int submit)
+{
+	struct reproduce_args a;
+	const char *why;
+	struct lkp_report r = { 0 };
+	struct lkp_klab_job j = { 0 };
+	enum lkp_accel accel;
+	char *buf = NULL, *dest = NULL;
+	size_t len;
+	int ret = EXIT_FAIL;
+
+	memset(&a, 0, sizeof(a));
+	if (reproduce_parse(&a, argc, argv, submit, &ret))
+		return ret;
+	ret = EXIT_FAIL;
+	if (lkp_accel_option(a.accel_arg, &accel, &why) < 0)
 		return EXIT_USAGE;
-	if (lkp_accel_option(accel_arg, &accel, &why) < 0)
-		return EXIT_USAGE;
-	if (!strcmp(path, "-") ? read_stdin(LKP_MAX_REPORT, &buf, &len) < 0
-			       : read_file(path, LKP_MAX_REPORT, &buf, &len) < 0)
+	/* a worker's earlier attempt said nothing that still holds */
+	queue_note(g, a.queue_job, NULL);
+	if (!strcmp(a.path, "-") ? read_stdin(LKP_MAX_REPORT, &buf, &len) < 0
+				 : read_file(a.path, LKP_MAX_REPORT, &buf, &len) < 0)
 		return EXIT_FAIL;
-	if (lkp_report_parse(&r, !strcmp(path, "-") ? "stdin" : path, buf, len) < 0 ||
-	    (repo && check_in_repo(repo, &r) < 0))
+	if (lkp_report_parse(&r, !strcmp(a.path, "-") ? "stdin" : a.path, buf, len) < 0 ||
+	    (a.repo && check_in_repo(a.repo, &r, a.bisect_good) < 0))
 		goto out;
 
-	print_facts(&r, accel, why);
+	if (!submit)
+		print_facts(&r, accel, why);
 
-	if (lkp_map(&j, r.suite, &r.params, r.kpi, accel, path, job_out) < 0)
+	if (lkp_map(&j, r.suite, &r.params, r.kpi, accel, a.path, a.job_out) < 0)
 		goto out;
+	if (a.have_profile_runs) {
+		char *y = xstrfmt("%sprofile_runs: %lu\n", j.yaml, a.profile_runs);
+		free(j.yaml);
+		j.yaml = y;
+	}
+	if (submit) {
+		ret = submit_reproduce(g, argc, argv, &a, &r, &j);
+		goto out;
+	}
 	print_line("testcase: %s", j.testcase);
 	lkp_print_notes(&j, "");
-	dest = job_out ? xstrdup(job_out) : xstrfmt("%s-reproduce.yaml", j.testcase);
+	dest = a.job_out ? xstrdup(a.job_out) : xstrfmt("%s-reproduce.yaml", j.testcase);
 	if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
 		goto out;
 	print_line("wrote %s (checked by klab's job parser)", dest);
 
-	if (no_measure)
+	if (a.no_measure)
 		print_line("not measured (--no-measure); to measure and bisect, run:");
-	else if (!repo)
+	else if (!a.repo)
 		print_line("not measured: measuring needs --repo R (the kernel repository); to measure and bisect, run:");
 	else
 		print_line("by hand, and to bisect:");
-	print_commands(dest, repo, &r);
+	print_commands(dest, a.repo, &r, a.no_revert_check);
 	ret = EXIT_OK;
-	if (!no_measure && repo) {
+	if (!a.no_measure && a.repo) {
 		/* the guests run under the accelerator the runtime was scaled for */
-		if (accel_arg && strcmp(accel_arg, "auto"))
-			geo.accel = accel_arg;
+		if (a.accel_arg && strcmp(a.accel_arg, "auto"))
+			a.geo.accel = a.accel_arg;
 		fputc('\n', stdout);
-		ret = measure_report(g, repo, dest, &r, &geo, runs);
+		ret = measure_report(g, a.repo, dest, &r, &a.geo, a.runs, a.queue_job);
+	} else if (a.queue_job) {
+		char *note = xstrfmt("not measured (%s): wrote %s", a.no_measure ? "--no-measure" : "no --repo", dest);
+		queue_note(g, a.queue_job, note);
+		free(note);
 	}
-	if (bisect_good) {
+	if (a.bisect_good) {
 		fputc('\n', stdout);
 		if (ret == EXIT_OK)
-			ret = bisect_report(g, repo, bisect_good, r.commit, dest);
+			ret = bisect_report(g, &a, r.commit, dest);
 		else
 			print_line("not bisected: the change did not reproduce here (the line above bisects anyway)");
 	}
 out:
-	strbuf_release(&sb);
 	lkp_klab_job_release(&j);
 	lkp_report_release(&r);
 	free(buf);
 	free(dest);
 	return ret;
+}
+
+int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
+{
+	return reproduce_main(argc, argv, g, 0);
+}
+
+int reproduce_submit(int argc, char **argv, const struct global_opts *g)
+{
+	return reproduce_main(argc, argv, g, 1);
 }

@@ -265,7 +265,7 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 	}
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];
-	if (db_queue_add(lab->db, "run", args, (size_t)argc, 0, user_name(), &qid) == 0) {
+	if (db_queue_add(lab->db, QUEUE_RUN, args, (size_t)argc, 0, user_name(), &qid) == 0) {
 		printf("job %lld queued: %s %s, %u boot%s\n", (long long)qid, job->suite, job->testcase, job->repeat,
 		       job->repeat == 1 ? "" : "s");
 		ret = EXIT_OK;

@@ -8,14 +8,6 @@
 
 /* ---- the vocabulary: one table per column (db.h) ----------------------- */
 
-static int name_index(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (names[i] && name && !strcmp(names[i], name))
-			return i;
-	return -1;
-}
-
 static const char *const bisection_kind_names[] = { "command", "job" };
 static const char *const bisection_state_names[] = { "created", "running", "stopped", "done", "failed" };
 static const char *const bisection_result_names[] = {
@@ -715,7 +707,7 @@ int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on)
 			     "cannot read whether the bisection checks a revert");
 }
 
-/* ---- drift, the run cap and the pass (migration 9) --------------------------- */
+/* ---- drift, the run cap and the pass (migration 10) --------------------------- */
 
 int db_bisection_pass(sqlite3 *db, int64_t id, int *pass)
 {

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static inline int db_fail(sqlite3 *db, const char *what)
 {
@@ -58,6 +59,16 @@ static inline int step_row(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_s
 	if (rc == SQLITE_ROW)
 		return 1;
 	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
+}
+
+/* A stored name's index in a vocabulary table (db.h's enums; a NULL
+ * entry matches nothing), -1 when the table lacks it. */
+static inline int name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && name && !strcmp(names[i], name))
+			return i;
+	return -1;
 }
 
 /* A step_row reader: the first column, an int64_t. */

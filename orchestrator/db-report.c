@@ -121,7 +121,7 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 		b->revert.bad_median = sqlite3_column_double(st, 24);
 		b->revert.detail = col_strdup(st, 25);
 	}
-	/* drift seen (migration 9) */
+	/* drift seen (migration 10) */
 	b->drift = sqlite3_column_int(st, 26);
 	b->drift_percent = sqlite3_column_double(st, 27);
 	return 0;

@@ -21,6 +21,7 @@ extern const char klab_migration_6_sql[];
 extern const char klab_migration_7_sql[];
 extern const char klab_migration_8_sql[];
 extern const char klab_migration_9_sql[];
+extern const char klab_migration_10_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
@@ -33,6 +34,7 @@ static const char *const migrations[] = {
 	klab_migration_7_sql,
 	klab_migration_8_sql,
 	klab_migration_9_sql,
+	klab_migration_10_sql,
 };
 
 int db_schema_version(void)

@@ -185,16 +185,16 @@ int db_round_begin(sqlite3 *db, int64_t bisection_id, struct step *steps, size_t
  * (`--no-revert-check` stores 0; 1 unless set), and its result.
  * db_bisection_revert: 1 a check is stored (rc filled, release it with
  * revert_check_release), 0 none, -1 error. */
-/* Drift seen by a job bisection (migration 9): set once seen, with the
+/* Drift seen by a job bisection (migration 10): set once seen, with the
  * trend in percent per run (the first one stays); read on resume and by
  * `bisect show`. */
 int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent);
 int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent);
-/* The pass of a bisection (migration 9): 2 once klab bisects the range
+/* The pass of a bisection (migration 10): 2 once klab bisects the range
  * again after an unconfirmed culprit. */
 int db_bisection_pass(sqlite3 *db, int64_t id, int *pass);
 int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass);
-/* The run cap `--max-runs` set (migration 9); *max_runs 0: none set. */
+/* The run cap `--max-runs` set (migration 10); *max_runs 0: none set. */
 int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs);
 int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs);
 struct revert_check;
@@ -328,29 +328,47 @@ int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const 
 
 /* ---- the queue: klab submit, worker (db-queue.c) --------------------------- */
 
+/* The queue's vocabulary, as the bisections' above: the column's names
+ * in one table each (db-queue.c), parsed when a row is loaded. */
+enum queue_kind { QUEUE_BISECT, QUEUE_RUN, QUEUE_TRACK, QUEUE_REPRODUCE, QUEUE_KIND_LAST };
+enum queue_state { QUEUE_QUEUED, QUEUE_RUNNING, QUEUE_DONE, QUEUE_FAILED, QUEUE_CANCELLED, QUEUE_STATE_LAST };
+const char *queue_kind_to_string(enum queue_kind v);
+int queue_kind_from_string(const char *name);
+const char *queue_state_to_string(enum queue_state v);
+int queue_state_from_string(const char *name);
+
 /* The queue (klab submit / worker): one row per submitted job. */
 struct queue_job {
 	int64_t id;
-	char *kind;		/* bisect, run */
+	char *kind;		/* bisect, run, reproduce */
 	char *state;		/* queued, running, done, failed, cancelled */
 	char **args;		/* args[0]: the submitter's working directory; NULL-terminated */
 	size_t nr_args;
-	int64_t bisection_id;	/* kind bisect */
+	int64_t bisection_id;	/* kind bisect; kind reproduce: the one its --bisect started */
 	char *worker;		/* "host:pid" while running */
 	int64_t lease_until;
 	int attempts;
 	char *message;
 	char *submitted_by;
 	int64_t created_at, started_at, finished_at;
+	/* kind and state parsed */
+	enum queue_kind kind_id;
+	enum queue_state state_id;
 };
-int db_queue_add(sqlite3 *db, const char *kind, char *const *args, size_t nr, int64_t bisection_id,
+int db_queue_add(sqlite3 *db, enum queue_kind kind, char *const *args, size_t nr, int64_t bisection_id,
 		 const char *submitted_by, int64_t *id);
 int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j);
 int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr);
 void queue_job_release(struct queue_job *j);
 int db_queue_claim(sqlite3 *db, const char *worker, int64_t lease_s, struct queue_job *j);
 int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s);
-int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, const char *state, const char *message);
+int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, enum queue_state state, const char *message);
+/* What a running job's own process says about it (kind reproduce: the
+ * verdict line; NULL clears it), and the bisection it started (0: none).
+ * Only while the job is running: a cancel stays.  1 recorded, 0 not
+ * running. */
+int db_queue_note(sqlite3 *db, int64_t id, const char *message);
+int db_queue_set_bisection(sqlite3 *db, int64_t id, int64_t bisection_id);
 int db_queue_cancel(sqlite3 *db, int64_t id);
 int db_queue_retry(sqlite3 *db, int64_t id);
 

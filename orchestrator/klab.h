@@ -146,9 +146,15 @@ int cmd_status(int argc, char **argv, const struct global_opts *g);
 int cmd_joblog(int argc, char **argv, const struct global_opts *g);
 int cmd_cancel(int argc, char **argv, const struct global_opts *g);
 int cmd_retry(int argc, char **argv, const struct global_opts *g);
-/* The checks of 'bisect start' / 'run', then queue instead of running. */
+/* The checks of 'bisect start' / 'run' / 'reproduce', then queue instead
+ * of running. */
 int bisect_submit(int argc, char **argv, const struct global_opts *g);
 int run_submit(int argc, char **argv, const struct global_opts *g);
+int reproduce_submit(int argc, char **argv, const struct global_opts *g);
+/* 'bisect start' (argv[0] "start"); the bisection, once created, linked
+ * to queued job queue_id (0: none), as 'klab reproduce --bisect' run by
+ * a worker asks. */
+int bisect_start_for(int argc, char **argv, const struct global_opts *g, int64_t queue_id);
 /* What 'klab submit bisect' does once everything is checked: create the
  * bisection b (b->repo_id, bad, goods, ... filled in; b->id set here)
  * and queue it for a worker.  -1 after error(); a bisection that could

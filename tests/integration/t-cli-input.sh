@@ -173,7 +173,7 @@ check "the stored remote is the full URL (fetch needs it)" test "$(q "SELECT rem
 
 # ---- 9. --help: stdout, exit 0, every option of the getopt tables ---------------------------
 for c in init bisect "bisect start" "bisect resume" "bisect list" "bisect show" "bisect log" build tree "tree import" gc \
-	run submit "submit bisect" "submit run" worker status log cancel retry report notify "notify test" "notify list" \
+	run submit "submit bisect" "submit run" "submit reproduce" worker status log cancel retry report notify "notify test" "notify list" \
 	"notify flush" "notify send" track "track add" "track list" "track show" "track remove" "track run" "track fetch" \
 	host "host add" "host list" "host remove" job "job import" reproduce compare; do
 	for h in --help -h; do
@@ -195,7 +195,7 @@ cmd_of() {
 	main) echo "";; start|start_parse) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
 	cmd_init) echo init;; cmd_test) echo "notify test";; cmd_flush) echo "notify flush";; cmd_worker) echo worker;;
 	cmd_report) echo report;; run_parse) echo run;; add_parse) echo "track add";; cmd_tree) echo "tree import";;
-	job_import) echo "job import";; cmd_reproduce) echo reproduce;; cmd_compare|compare_parse) echo compare;;
+	job_import) echo "job import";; cmd_reproduce|reproduce_parse) echo reproduce;; cmd_compare|compare_parse) echo compare;;
 	*) echo "?";;
 	esac
 }

@@ -7,7 +7,9 @@
 # variant's guests seeing its setting, the table and the JSON with the KPI
 # row and THP ahead in throughput.  reproduce: an LKP-format report naming
 # the demo's planted commit and its parent says "reproduced" with the
-# change measured.  Fails (never skips) when libvirt does not answer.
+# change measured, then (--bisect demo-good, without the revert check and
+# the profiled boots) bisects the demo range to the planted commit.
+# Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 URI=${KLAB_LIBVIRT_URI:-qemu:///system}
 if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
@@ -89,9 +91,10 @@ check "compare --html: the page with LKP's table" \
 	printf 'kconfig/mode/nr_task/test/testcase/testtime:\n'
 	printf '  x86_64-rhel-8.3/process/100%%/malloc1/will-it-scale/30s\n'
 } > "$T/report.txt"
-k reproduce --accel tcg --repo "$T/linux" --runs 3 --job-out "$T/reproduce.yaml" "$T/report.txt" > "$T/reproduce.out" 2>&1
+k reproduce --accel tcg --repo "$T/linux" --runs 3 --job-out "$T/reproduce.yaml" \
+	--bisect demo-good --no-revert-check --profile-runs 0 "$T/report.txt" > "$T/reproduce.out" 2>&1
 rc=$?
-check "reproduce exits 0" test "$rc" -eq 0 || tail -40 "$T/reproduce.out"
+check "reproduce --bisect exits 0" test "$rc" -eq 0 || tail -40 "$T/reproduce.out"
 check "reproduce wrote the job with THP always" grep -q '^  enabled: always$' "$T/reproduce.yaml"
 check "reproduce says reproduced, with the report's figure" \
 	grep -Eq '^reproduced: -9[0-9]\.[0-9]% \(report said -95\.5%\)$' "$T/reproduce.out"
@@ -99,6 +102,12 @@ check "reproduce stored parent and commit as two finished run sets" \
 	test "$(q "SELECT count(*) FROM run_sets WHERE commit_hash IN ('$planted', '$parent') AND state = 'done'")" -eq 2
 check "reproduce shows the comparison (what changed: thp_fault_alloc)" grep -q "thp_fault_alloc" "$T/reproduce.out"
 check "reproduce keeps its lines (the commands to bisect)" \
-	grep -q "klab bisect start --repo $T/linux --good $parent --bad $planted --job $T/reproduce.yaml" "$T/reproduce.out"
+	grep -q "klab bisect start --repo $T/linux --good $parent --bad $planted --job $T/reproduce.yaml --no-revert-check" "$T/reproduce.out"
+check "reproduce --bisect: the job says profile_runs: 0" grep -q '^profile_runs: 0$' "$T/reproduce.yaml"
+check "reproduce --bisect names the planted commit" grep -q "^$planted is the first bad commit\$" "$T/reproduce.out"
+check "reproduce --bisect: stored as a confirmed culprit, the planted commit" \
+	test "$(q "SELECT result || ' ' || culprit FROM bisections")" = "culprit $planted"
+check "reproduce --bisect: no revert check, no profiled boots" \
+	test "$(q "SELECT revert_check FROM bisections"):$(q "SELECT count(*) FROM steps WHERE phase IN ('revert', 'profile')")" = 0:0
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
 finish

@@ -90,6 +90,21 @@ report gone.txt "$parent" 0123456789abcdef0123456789abcdef01234567
 refused "reproduce --repo: a commit not in the repository" "is not a commit of '$T/linux'" reproduce --repo "$T/linux" --job-out "$T/g.yaml" gone.txt
 report backwards.txt "$commit" "$parent"
 refused "reproduce --repo: a parent that is not an ancestor" "is not an ancestor of its commit" reproduce --repo "$T/linux" --job-out "$T/g.yaml" backwards.txt
+# --bisect GOOD is a revision of the repository, checked before anything
+# is written, built, measured or stored
+refused "reproduce --bisect: a GOOD that does not exist" "--bisect: 'nosuchrev' is not a revision of '$T/linux'" \
+	--state "$T/lab" reproduce --accel tcg --repo "$T/linux" --bisect nosuchrev --job-out "$T/b.yaml" demo.txt
+check "reproduce --bisect with a bad GOOD: no job written" test ! -e "$T/b.yaml"
+check "reproduce --bisect with a bad GOOD: nothing stored in the lab" \
+	test "$(sqlite3 "$T/lab/klab.db" "SELECT (SELECT count(*) FROM run_sets) + (SELECT count(*) FROM builds) + (SELECT count(*) FROM bisections) + (SELECT count(*) FROM queue_jobs)")" -eq 0
+refused "reproduce --no-revert-check without --bisect" "--no-revert-check is a bisection's" \
+	reproduce --accel tcg --repo "$T/linux" --no-revert-check --job-out "$T/b.yaml" demo.txt
+refused "reproduce --profile-runs out of range" "--profile-runs takes a number from 0 to 10" \
+	reproduce --accel tcg --profile-runs 11 demo.txt
+out=$("$KLAB" reproduce --accel tcg --repo "$T/linux" --no-measure --profile-runs 0 --job-out "$T/p.yaml" demo.txt 2>&1); rc=$?
+check "reproduce --profile-runs 0: exit 0" test "$rc" -eq 0
+check "reproduce --profile-runs 0: the job says so" grep -q '^profile_runs: 0$' "$T/p.yaml"
+check "reproduce --profile-runs 0: klab's job parser accepts the job" job_accepted "$T/p.yaml"
 
 # an escape sequence in the report never reaches the terminal raw
 printf 'commit: 0123456789abcdef ("evil \033[31m subject")\nparent: 1123456789abcdef\n[x] 0123456789: stress-ng.brk.ops_per_sec -5.0%% regression\ntestcase: stress-ng\n' > evil.txt

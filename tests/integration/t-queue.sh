@@ -187,6 +187,43 @@ check "all six found the culprit" \
 check "no 'in use' error" test "$(grep -c 'in use' "$T/worker6.out" "$lab"/logs/queue-*.log | awk -F: '{ s += $NF } END { print s }')" -eq 0
 check "six worktrees of the repository" test -d "$lab/worktrees/repo-1.5"
 
+# ---- a reproduction: checked at submit, run by the worker --------------------
+# (--no-measure: the worker's side without guests; t-compare measures
+# and bisects in guests)
+parent=$(git -C "$T/repo" rev-parse "$culprit^")
+mkdir "$T/rep"
+{
+	printf '[mm] %.12s: will-it-scale.per_process_ops -95.5%% regression\n\n' "$culprit"
+	printf 'commit: %s ("mm: planted")\nparent: %.12s\n\n' "$culprit" "$parent"
+	printf 'mode/nr_task/test/testcase:\n  process/100%%/malloc1/will-it-scale\n'
+} > "$T/rep/report.txt"
+printf 'nothing here\n' > "$T/rep/garbage.txt"
+before=$(q 'SELECT count(*) FROM queue_jobs')
+submit_refused "submit reproduce: a report without a commit" "no commit: expected a line like" \
+	submit reproduce --accel tcg "$T/rep/garbage.txt"
+submit_refused "submit reproduce: stdin" "give a file, not stdin" submit reproduce --accel tcg -
+submit_refused "submit reproduce --bisect: a GOOD that does not exist" "--bisect: 'nosuchrev' is not a revision" \
+	submit reproduce --accel tcg --repo "$T/repo" --bisect nosuchrev "$T/rep/report.txt"
+submit_refused "submit reproduce --uri garbage (the guests checked)" "libvirt URI 'garbage'" \
+	submit reproduce --accel tcg --repo "$T/repo" --uri garbage "$T/rep/report.txt"
+submit_refused "submit reproduce --queue-job" "--queue-job is the worker's" \
+	submit reproduce --queue-job 1 "$T/rep/report.txt"
+check "nothing was queued by bad reproduce submits" test "$(q 'SELECT count(*) FROM queue_jobs')" -eq "$before"
+out=$(cd "$T/rep" && k submit reproduce --accel tcg --repo "$T/repo" --no-measure --job-out r.yaml report.txt); rc=$?
+rid=$(printf '%s' "$out" | sed -n 's/^job \([0-9]*\) queued: reproduce .*/\1/p')
+check "submit reproduce exits 0 and prints the job id" test "$rc" -eq 0 -a -n "$rid"
+check "submit reproduce writes no job yet" test ! -e "$T/rep/r.yaml"
+check "status: the reproduction queued" sh -c "'$KLAB' --state '$lab' status | grep -q '^$rid	reproduce	queued	0	-	.*	reproduce --accel tcg --repo $T/repo --no-measure --job-out r.yaml report.txt\$'"
+k worker --once > "$T/worker7.out" 2>&1; rc=$?
+check "worker runs the reproduction: exit 0" test "$rc" -eq 0
+check "the reproduction is done, its result its message" \
+	test "$(q "SELECT state || ': ' || message FROM queue_jobs WHERE id = $rid")" = "done: not measured (--no-measure): wrote r.yaml"
+check "the worker wrote the job in the submitter's directory" grep -q '^testcase: .malloc1.$' "$T/rep/r.yaml"
+check "status lists the reproduction with its result" \
+	sh -c "'$KLAB' --state '$lab' status | grep -q '^$rid	reproduce	done	1	.*report.txt: not measured (--no-measure): wrote r.yaml\$'"
+check "status ID shows it" sh -c "'$KLAB' --state '$lab' status $rid | grep -q '^job $rid: reproduce, done\$'"
+check "the log has reproduce's lines" grep -q "^commit:   $culprit" "$lab/logs/queue-$rid.log"
+
 # ---- 200 submits at once -----------------------------------------------------
 mkdir "$T/many"
 i=0

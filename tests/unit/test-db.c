@@ -500,6 +500,49 @@ static void test_db__state_transitions_record_times(void **state)
 	free(path);
 }
 
+/* Migration 9: a queued reproduction has its own kind; its child's note
+ * (the verdict) and bisection go on the running row only, the worker's
+ * end keeps the bisection, and a kind klab does not know is refused. */
+static void test_db__reproduce_job_keeps_its_note_and_bisection(void **state)
+{
+	char *path = xstrfmt("%s/q.db", tmpdir);
+	char *args[] = { "/tmp", "report.txt" };
+	struct queue_job j;
+	struct bisection b;
+	sqlite3 *db;
+	int64_t id;
+
+	assert_int_equal(db_open(&db, path, 1), 0);
+	b = sample_bisection(db);
+	assert_int_equal(db_queue_add(db, QUEUE_REPRODUCE, args, 2, 0, "me", &id), 0);
+	assert_int_equal(db_queue_load(db, id, &j), 0);
+	assert_string_equal(j.kind, "reproduce");
+	assert_int_equal(j.kind_id, QUEUE_REPRODUCE);
+	assert_int_equal(j.state_id, QUEUE_QUEUED);
+	assert_int_equal(j.nr_args, 2);
+	queue_job_release(&j);
+	/* not running yet: the child's words are not taken */
+	assert_int_equal(db_queue_note(db, id, "reproduced: -95.0%"), 0);
+	assert_int_equal(db_queue_claim(db, "w:1", 60, &j), 1);
+	assert_int_equal(j.state_id, QUEUE_RUNNING);
+	queue_job_release(&j);
+	assert_int_equal(db_queue_note(db, id, "reproduced: -95.0% (report said -95.5%)"), 1);
+	assert_int_equal(db_queue_set_bisection(db, id, b.id), 1);
+	assert_int_equal(db_queue_finish(db, id, "w:1", QUEUE_DONE, "reproduced: -95.0% (report said -95.5%)"), 1);
+	assert_int_equal(db_queue_load(db, id, &j), 0);
+	assert_int_equal(j.state_id, QUEUE_DONE);
+	assert_string_equal(j.state, queue_state_to_string(QUEUE_DONE));
+	assert_int_equal(j.bisection_id, b.id);
+	assert_string_equal(j.message, "reproduced: -95.0% (report said -95.5%)");
+	queue_job_release(&j);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO queue_jobs (kind, args, created_at) VALUES ('reproduced', '', 0)",
+					  NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(queue_kind_from_string("track"), QUEUE_TRACK);
+	assert_int_equal(queue_state_from_string("lost"), -1);
+	db_close(db);
+	free(path);
+}
+
 /* Migration 7 on a lab made by the klab before it (version 6, a
  * bisection and a confirm step in it): the revert check is on by default,
  * a 'revert' step can be stored, its result is set and read back, and the
@@ -576,9 +619,9 @@ static void test_db__migration_7_stores_the_revert_check(void **state)
 	free(path);
 }
 
-/* Migration 9: a bisection's drift (set once, the first trend kept) and
+/* Migration 10: a bisection's drift (set once, the first trend kept) and
  * its run cap; a done step opened again keeps its runs and can finish. */
-static void test_db__migration_9_stores_drift_and_the_run_cap(void **state)
+static void test_db__migration_10_stores_drift_and_the_run_cap(void **state)
 {
 	char *path = xstrfmt("%s/m9.db", tmpdir);
 	sqlite3 *db;
@@ -764,7 +807,8 @@ int main(void)
 		cmocka_unit_test(test_db__round_steps_start_together_and_resume),
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_db__migration_7_stores_the_revert_check),
-		cmocka_unit_test(test_db__migration_9_stores_drift_and_the_run_cap),
+		cmocka_unit_test(test_db__migration_10_stores_drift_and_the_run_cap),
+		cmocka_unit_test(test_db__reproduce_job_keeps_its_note_and_bisection),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),
 		cmocka_unit_test(test_lab__lost_database_is_not_re_created),

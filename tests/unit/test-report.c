@@ -126,7 +126,7 @@ static void test_report__job_page_shows_the_revert_check(void **state)
 				      "revert_detail = NULL WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
 }
 
-/* Drift stored with a bisection (migration 9) is said on its page. */
+/* Drift stored with a bisection (migration 10) is said on its page. */
 static void test_report__job_page_says_the_host_drifted(void **state)
 {
 	struct report r;

@@ -1,4 +1,4 @@
--- Migration 9: drift seen by a job bisection, and its run cap (issue 17).
+-- Migration 10: drift seen by a job bisection, and its run cap (issue 17).
 -- When the runs of the ends, taken in time order, share a significant
 -- trend, the host drifted while measuring: from then on every verdict uses
 -- time-local references and a reference run precedes every run of a
