@@ -74,6 +74,45 @@ static int mount_in(const char *root, const char *dir, const char *type, const c
 	return 0;
 }
 
+/* The shares are read-only in QEMU (<readonly/>) and mounted ro by the
+ * agent; this proves it from inside the guest, as root, each run: a new
+ * file and an existing one opened for writing must both be refused.  A
+ * share that takes a write fails the run (the probe file is removed). */
+static int check_read_only(const char *dir, const char *existing)
+{
+	char path[4096];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/.klab-write-probe", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	err = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		say("kbuild: error: share %s is writable from the guest (created %s)", dir, path);
+		return -1;
+	}
+	if (err != EROFS && err != EACCES && err != EPERM) {
+		say("kbuild: error: share %s: creating %s failed with %s, not a refusal", dir, path, strerror(err));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, existing);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		say("kbuild: error: share %s is writable from the guest (%s opened for writing)", dir, path);
+		return -1;
+	}
+	if (errno != EROFS && errno != EACCES && errno != EPERM) {
+		say("kbuild: error: share %s: opening %s for writing failed with %s, not a refusal", dir, path,
+		    strerror(errno));
+		return -1;
+	}
+	say("kbuild: share %s is read-only (create: %s, write: %s)", dir, strerrorname_np(err),
+	    strerrorname_np(errno));
+	return 0;
+}
+
 static int setup_root(const char *root)
 {
 	static const char *const links[][2] = {
@@ -108,6 +147,8 @@ static int setup_root(const char *root)
 		say("kbuild: error: cannot chroot to %s: %s", root, strerror(errno));
 		return -1;
 	}
+	if (check_read_only("/src", "Makefile") < 0 || check_read_only("/usr", "include/stdio.h") < 0)
+		return -1;
 	return 0;
 }
 
