@@ -407,6 +407,7 @@ int main(int argc, char **argv)
 	say("kbuild: config=%s target=%s jobs=%u runtime=%u", config, target, jobs, runtime);
 	if (make(config, 0, timeout, &r) < 0)
 		return 1;
+	say("config: real=%.2f", r.real_s);
 	/* the warm-up: the page cache holds the tree and the toolchain after it */
 	if (make(target, jobs, timeout, &r) < 0)
 		return 1;
@@ -415,7 +416,10 @@ int main(int argc, char **argv)
 	for (k = 1;; k++) {
 		struct result clean;
 
-		if (make("clean", jobs, timeout, &clean) < 0 || make(target, jobs, timeout, &r) < 0)
+		if (make("clean", jobs, timeout, &clean) < 0)
+			return 1;
+		say("clean: real=%.2f", clean.real_s);
+		if (make(target, jobs, timeout, &r) < 0)
 			return 1;
 		say("iteration:%u real=%.2f user=%.2f sys=%.2f", k, r.real_s, r.user_s, r.sys_s);
 		if (now_ms() - t0 >= (int64_t)runtime * 1000)
