@@ -97,7 +97,7 @@ printf 'config X\n\tbool "x"\n' > "$T/badtree/Kconfig"
 printf 'int f(int x)\n{\n\treturn x * 2\n}\n' > "$T/badtree/broken.c"
 cat > "$T/badtree/Makefile" <<'EOF'
 O ?= .
-tinyconfig:
+allnoconfig tinyconfig:
 	echo CONFIG_X=y > $(O)/.config
 clean:
 	rm -f $(O)/broken.o
