@@ -3,6 +3,7 @@
 #include "guest.h"
 #include "guest-int.h"
 #include "placement.h"
+#include "suite.h"
 #include "db.h"
 #include "domain.h"
 #include "guestimg.h"
@@ -523,6 +524,25 @@ static int store_run(struct guest_env *ge, const struct vm_run *vr, int64_t step
 	return ret;
 }
 
+/* A benchmark that exited non-zero: the reason gets the one line of its
+ * output that says why, when its suite can tell (kbuild's first error). */
+static void add_failure_line(const struct job *job, struct vm_run *vr)
+{
+	const struct suite *s;
+	char *why, *reason;
+
+	if (vr->outcome != VM_RUN_FAILED || !vr->result.done || vr->result.exit_status != RESULT_EXIT_EXITED ||
+	    !vr->result.exit_code)
+		return;
+	s = suite_find(job->suite);
+	if (!s || !s->failure || !(why = s->failure(vr->result.out, vr->result.nr_out)))
+		return;
+	reason = xstrfmt("%s: %s", vr->reason, why);
+	free(why);
+	free(vr->reason);
+	vr->reason = reason;
+}
+
 /* The boot row's end: outcome and what the guest and libvirt reported. */
 static int finish_boot(struct guest_env *ge, const struct vm_run *vr, const struct guest_result *res)
 {
@@ -612,6 +632,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		goto cleanup;
 	}
 	have_vr = 1;
+	add_failure_line(job, &vr);
 	res->outcome = vr.outcome;
 	res->reason = xstrdup(vr.reason);
 	res->excerpt = vr.excerpt ? xstrdup(vr.excerpt) : NULL;

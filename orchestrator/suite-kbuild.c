@@ -289,6 +289,24 @@ static void kbuild_derive(struct result_metrics *ml)
 		result_add_metric(ml, xstrdup("kbuild.iterations"), 0, (double)count);
 }
 
+/* The runner's "kbuild: first error: <make's or the compiler's line>",
+ * else its first "kbuild: error: ..." (a timeout, make that exited). */
+static char *kbuild_failure(char *const *lines, size_t nr)
+{
+	static const char first[] = "kbuild: first error: ", any[] = "kbuild: error: ";
+	const char *last = NULL;
+
+	for (size_t i = 0; i < nr; i++) {
+		if (!lines[i])
+			continue;
+		if (!strncmp(lines[i], first, sizeof(first) - 1))
+			return xstrdup(lines[i] + sizeof(first) - 1);
+		if (!last && !strncmp(lines[i], any, sizeof(any) - 1))
+			last = lines[i] + sizeof(any) - 1;
+	}
+	return last ? xstrdup(last) : NULL;
+}
+
 const struct suite suite_kbuild = {
 	.name = "kbuild",
 	.keys = 0,
@@ -302,4 +320,5 @@ const struct suite suite_kbuild = {
 	.agent_argv = agent_argv,
 	.parse = parse_kbuild,
 	.derive = kbuild_derive,
+	.failure = kbuild_failure,
 };

@@ -59,6 +59,10 @@ struct suite {
 	 * metrics made from the others (NULL: none). */
 	void (*parse)(struct result_metrics *ml, char *const *lines, size_t nr);
 	void (*derive)(struct result_metrics *ml);
+	/* Why a benchmark that exited non-zero failed, one line from its
+	 * output (kbuild: the compiler's first error), allocated; NULL when
+	 * its output does not say (NULL op: never). */
+	char *(*failure)(char *const *lines, size_t nr);
 };
 
 /* The suite of that name, or NULL. */

@@ -74,6 +74,45 @@ static int mount_in(const char *root, const char *dir, const char *type, const c
 	return 0;
 }
 
+/* The shares are read-only in QEMU (<readonly/>) and mounted ro by the
+ * agent; this proves it from inside the guest, as root, each run: a new
+ * file and an existing one opened for writing must both be refused.  A
+ * share that takes a write fails the run (the probe file is removed). */
+static int check_read_only(const char *dir, const char *existing)
+{
+	char path[4096];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/.klab-write-probe", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	err = errno;
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+		say("kbuild: error: share %s is writable from the guest (created %s)", dir, path);
+		return -1;
+	}
+	if (err != EROFS && err != EACCES && err != EPERM) {
+		say("kbuild: error: share %s: creating %s failed with %s, not a refusal", dir, path, strerror(err));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, existing);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		say("kbuild: error: share %s is writable from the guest (%s opened for writing)", dir, path);
+		return -1;
+	}
+	if (errno != EROFS && errno != EACCES && errno != EPERM) {
+		say("kbuild: error: share %s: opening %s for writing failed with %s, not a refusal", dir, path,
+		    strerror(errno));
+		return -1;
+	}
+	say("kbuild: share %s is read-only (create: %s, write: %s)", dir, strerrorname_np(err),
+	    strerrorname_np(errno));
+	return 0;
+}
+
 static int setup_root(const char *root)
 {
 	static const char *const links[][2] = {
@@ -108,6 +147,8 @@ static int setup_root(const char *root)
 		say("kbuild: error: cannot chroot to %s: %s", root, strerror(errno));
 		return -1;
 	}
+	if (check_read_only("/src", "Makefile") < 0 || check_read_only("/usr", "include/stdio.h") < 0)
+		return -1;
 	return 0;
 }
 
@@ -366,6 +407,7 @@ int main(int argc, char **argv)
 	say("kbuild: config=%s target=%s jobs=%u runtime=%u", config, target, jobs, runtime);
 	if (make(config, 0, timeout, &r) < 0)
 		return 1;
+	say("config: real=%.2f", r.real_s);
 	/* the warm-up: the page cache holds the tree and the toolchain after it */
 	if (make(target, jobs, timeout, &r) < 0)
 		return 1;
@@ -374,7 +416,10 @@ int main(int argc, char **argv)
 	for (k = 1;; k++) {
 		struct result clean;
 
-		if (make("clean", jobs, timeout, &clean) < 0 || make(target, jobs, timeout, &r) < 0)
+		if (make("clean", jobs, timeout, &clean) < 0)
+			return 1;
+		say("clean: real=%.2f", clean.real_s);
+		if (make(target, jobs, timeout, &r) < 0)
 			return 1;
 		say("iteration:%u real=%.2f user=%.2f sys=%.2f", k, r.real_s, r.user_s, r.sys_s);
 		if (now_ms() - t0 >= (int64_t)runtime * 1000)

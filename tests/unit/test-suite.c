@@ -243,6 +243,33 @@ static void test_suite__usemem_size_is_checked_against_guest_memory(void **state
 
 /* ---- each suite's parser, through the registry ---------------------------------------- */
 
+/* A failed kbuild run says why in one line: the compiler's first error,
+ * else the runner's first error; other suites do not say. */
+static void test_suite__kbuild_failure_is_the_first_error(void **state)
+{
+	const struct suite *kb = suite_find("kbuild");
+	char *with[] = { "kbuild: share /src is read-only (create: EROFS, write: EROFS)",
+			 "| /src/broken.c:3:21: error: expected ';' before '}' token", NULL,
+			 "kbuild: error: make broken/ exited 2",
+			 "kbuild: first error: /src/broken.c:3:21: error: expected ';' before '}' token" };
+	char *without[] = { "kbuild: config=tinyconfig target=init/ jobs=2 runtime=1",
+			    "kbuild: error: make init/ still running after 10 s, killed",
+			    "kbuild: error: make did not go after SIGKILL" };
+	char *none[] = { "| error: a line of make's, never the runner's" };
+	char *why;
+
+	(void)state;
+	assert_non_null(kb->failure);
+	why = kb->failure(with, 5);
+	assert_string_equal(why, "/src/broken.c:3:21: error: expected ';' before '}' token");
+	free(why);
+	why = kb->failure(without, 3);
+	assert_string_equal(why, "make init/ still running after 10 s, killed");
+	free(why);
+	assert_null(kb->failure(none, 1));
+	assert_null(suite_find("stress-ng")->failure);
+}
+
 static void test_suite__parsers_name_metrics_under_their_suite(void **state)
 {
 	static char *usemem[] = { "1048576 bytes / 1000 usecs = 1024 KB/s", "junk", NULL };
@@ -327,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_suite__params_each_suite_takes),
 		cmocka_unit_test(test_suite__usemem_size_is_checked_against_guest_memory),
 		cmocka_unit_test(test_suite__parsers_name_metrics_under_their_suite),
+		cmocka_unit_test(test_suite__kbuild_failure_is_the_first_error),
 		cmocka_unit_test(test_monitor__registry_knows_vmstat_meminfo_and_stat),
 		cmocka_unit_test(test_monitor__records_of_an_unknown_source_are_bad),
 	};
