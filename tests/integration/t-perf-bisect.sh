@@ -95,6 +95,8 @@ check "show: the monitor table of parent and culprit, with the profile steps" \
 	grep -Eq "^monitors, parent [0-9a-f]{12} -> culprit [0-9a-f]{12} \(steps [0-9]+ and [0-9]+, the profile from steps " "$T/show.out"
 check "show: the first perf-profile.self row is a clear-page symbol" \
 	sh -c "sed -n '/^  perf-profile.self: /{n;p;q}' '$T/show.out' | grep -q 'clear_page\|clear_huge_page\|clear_subpage'"
+check "show: what changed names thp_fault_alloc among the vmstat rows" \
+	sh -c "sed -n '/^what changed:/,/^\$/p' '$T/show.out' | grep -q 'vmstat.thp_fault_alloc'"
 sed -n '/^monitors, /,/^logs:/p' "$T/show.out" | head -40 | sed 's/^/# /'
 
 # The parent of the planted commit performs like the import: no regression.

@@ -56,6 +56,28 @@ static void test_compare__noise_ranks_below_a_clean_new_counter(void **state)
 	free(rows);
 }
 
+/* The demo's bisect show ranked vmstat.thp_fault_alloc (0 -> 2502 ±4%)
+ * ninth, below busier counters whose ranges were as far apart for their
+ * spread: a counter the parent never had comes first. */
+static void test_compare__a_counter_from_zero_outranks_busier_ones(void **state)
+{
+	static const double local_a[] = { 118600, 122203, 125800 }, local_b[] = { 12440, 12565, 12690 };
+	static const double thp2_a[] = { 0, 0, 0, 0 }, thp2_b[] = { 2400, 2502, 2604, 2450 };
+	const struct compare_stat s[] = {
+		STAT("numa-vmstat.node0.numa_local", local_a, local_b, 0),
+		STAT("vmstat.thp_fault_alloc", thp2_a, thp2_b, 0),
+	};
+	struct compare_row *rows;
+	size_t nr;
+
+	(void)state;
+	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
+	assert_int_equal(nr, 2);
+	assert_true(rows[0].score > 0 && rows[1].score > 0);
+	assert_string_equal(rows[0].name, "vmstat.thp_fault_alloc");
+	free(rows);
+}
+
 static void test_compare__overlapping_ranges_are_dropped(void **state)
 {
 	static const double a[] = { 100, 150, 200 }, b[] = { 190, 250, 300 };
@@ -243,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_compare__constant_small_counters_do_not_outrank_real_ones),
 		cmocka_unit_test(test_compare__nothing_changed_gives_no_rows),
 		cmocka_unit_test(test_compare__summary_groups_by_family),
+		cmocka_unit_test(test_compare__a_counter_from_zero_outranks_busier_ones),
 		cmocka_unit_test(test_compare__profile_rows_rank_by_points_in_their_own_section),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
