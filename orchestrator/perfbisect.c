@@ -41,18 +41,37 @@ int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char 
 	return 0;
 }
 
+/* The ends' runs and their times, gone. */
+static void forget_runs(struct perf *p)
+{
+	free(p->good);
+	free(p->good_t);
+	free(p->bad);
+	free(p->bad_t);
+	p->good = p->good_t = p->bad = p->bad_t = NULL;
+	p->ng = p->nb = 0;
+}
+
+/* Everything a bisection's pass learnt of its ends and decided kernels. */
+static void forget_references(struct perf *p)
+{
+	forget_runs(p);
+	free(p->good_kernel);
+	free(p->bad_kernel);
+	p->good_kernel = p->bad_kernel = NULL;
+	p->good_step = p->bad_step = 0;
+	p->good_build = p->bad_build = 0;
+	p->ref_turn = 0;
+	for (size_t i = 0; i < p->nr_decided; i++)
+		free(p->decided[i].kernel);
+	p->nr_decided = 0;
+}
+
 void perf_release(struct perf *p)
 {
 	guest_env_free(p->ge);
 	job_release(&p->job);
-	free(p->good);
-	free(p->bad);
-	free(p->good_t);
-	free(p->bad_t);
-	free(p->good_kernel);
-	free(p->bad_kernel);
-	for (size_t i = 0; i < p->nr_decided; i++)
-		free(p->decided[i].kernel);
+	forget_references(p);
 	free(p->decided);
 	memset(p, 0, sizeof(*p));
 }
@@ -508,12 +527,7 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 		return 1;
 	/* not reproduced at the old cap: the same steps, more runs */
 	*want = p->ng > p->nb ? p->ng : p->nb;
-	free(p->good);
-	free(p->good_t);
-	free(p->bad);
-	free(p->bad_t);
-	p->good = p->good_t = p->bad = p->bad_t = NULL;
-	p->ng = p->nb = 0;
+	forget_runs(p);
 	if (reopen_side(r, good, r->b->goods[0], p->good_step) < 0 || reopen_side(r, bad, r->b->bad, p->bad_step) < 0) {
 		*message = xstrdup("cannot open the ends of the range again");
 		return -1;
@@ -1064,23 +1078,7 @@ static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confir
  * measures the ends afresh and no step inherits a pass-1 mark. */
 static void perf_reopen(struct bisect_run *r)
 {
-	struct perf *p = perf_of(r);
-
-	free(p->good);
-	free(p->good_t);
-	free(p->bad);
-	free(p->bad_t);
-	free(p->good_kernel);
-	free(p->bad_kernel);
-	p->good = p->good_t = p->bad = p->bad_t = NULL;
-	p->good_kernel = p->bad_kernel = NULL;
-	p->ng = p->nb = 0;
-	p->good_step = p->bad_step = 0;
-	p->good_build = p->bad_build = 0;
-	p->ref_turn = 0;
-	for (size_t i = 0; i < p->nr_decided; i++)
-		free(p->decided[i].kernel);
-	p->nr_decided = 0;
+	forget_references(perf_of(r));
 }
 
 static int perf_begin(struct bisect_run *r, char **message)
