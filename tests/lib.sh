@@ -56,6 +56,16 @@ require_tools() {
 	fi
 }
 
+# require_libvirt: a guest test fails (never skips) when libvirt does not
+# answer at $KLAB_LIBVIRT_URI (default qemu:///system); sets URI.
+require_libvirt() {
+	URI=${KLAB_LIBVIRT_URI:-qemu:///system}
+	if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
+		echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
+		exit 1
+	fi
+}
+
 # gen_commit REF MARK TIME SUBJECT [FROM] [MERGE]: a commit of a
 # git fast-import stream, by "klab test"; FROM and MERGE are marks.
 gen_commit() {

@@ -11,11 +11,7 @@
 # the profiled boots) bisects the demo range to the planted commit.
 # Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-URI=${KLAB_LIBVIRT_URI:-qemu:///system}
-if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
-	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
-	exit 1
-fi
+require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 # the demo history's kernels, built once into the shared store

@@ -7,11 +7,7 @@
 # two concurrent guests never share a CPU.  No libvirt = a failure, not a
 # skip: this is the tier CI must not lose silently.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-URI=${KLAB_LIBVIRT_URI:-qemu:///system}
-if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
-	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
-	exit 1
-fi
+require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 # pinning and placement checks need the CPUs to themselves

@@ -10,11 +10,7 @@
 # once into the shared store), one short real build.  Fails (never
 # skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-URI=${KLAB_LIBVIRT_URI:-qemu:///system}
-if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
-	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
-	exit 1
-fi
+require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 KSTORE="$KLAB_TEST_CACHE/artifacts"
 guest_cpus_lock shared

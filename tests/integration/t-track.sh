@@ -13,11 +13,7 @@
 # Cheap as it can be: one lab for all pushes (its artifact store), the
 # shared ccache, 3 s runs.  Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-URI=${KLAB_LIBVIRT_URI:-qemu:///system}
-if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
-	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
-	exit 1
-fi
+require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
