@@ -5,7 +5,8 @@
 # is built.  compare: the demo's good end under two job variants (THP
 # always and never, usemem's anon-w-seq), 3 runs each, interleaved, each
 # variant's guests seeing its setting, the table and the JSON with the KPI
-# row and THP ahead in throughput.  reproduce: an LKP-format report naming
+# row and the THP setting in the guests' vmstat (huge page faults on one side
+# only).  reproduce: an LKP-format report naming
 # the demo's planted commit and its parent says "reproduced" with the
 # change measured, then (--bisect demo-good, without the revert check and
 # the profiled boots) bisects the demo range to the planted commit.
@@ -59,15 +60,25 @@ check "compare: LKP's table with the KPI row first" \
 k compare --runset "$a" --runset "$b" --json > "$T/compare.json" 2>"$T/compare.err"
 rc=$?
 check "compare --runset --json exits 0, nothing on stderr" test "$rc" -eq 0 -a ! -s "$T/compare.err"
-check "compare --json: the KPI row, THP always ahead of never in throughput" python3 - "$T/compare.json" "$kpi" <<'EOF'
+# Under TCG the throughput of THP always and never is within the noise
+# (session 7: +5.9 %, the failed CI of session 8: -0.8 %); what the setting
+# does for certain is in the guest's counters: huge page faults on one side
+# only, and a fault per 4 KiB page on the other.
+check "compare --json: the KPI row, and THP always against never in the guests' vmstat" python3 - "$T/compare.json" "$kpi" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-kpi = doc["comparisons"][0]["kpi"]
+cmp = doc["comparisons"][0]
+kpi = cmp["kpi"]
 print("# always %.0f, never %.0f KB/s (%+.1f%%)" % (kpi["mean_a"], kpi["mean_b"], kpi["change_percent"]))
 assert doc["kpi"] == sys.argv[2] and kpi["name"] == sys.argv[2], doc["kpi"]
 assert [s["label"] for s in doc["sets"]] == ["run set %d" % s["run_set"] for s in doc["sets"]]
 assert len(doc["sets"][0]["kpi_values"]) == 3 and len(doc["sets"][1]["kpi_values"]) == 3
-assert kpi["mean_a"] > kpi["mean_b"], kpi
+assert kpi["mean_a"] > 0 and kpi["mean_b"] > 0, kpi
+rows = {r["name"]: r for r in cmp["changed"]}
+thp, pgf = rows["vmstat.thp_fault_alloc"], rows["vmstat.pgfault"]
+print("# thp_fault_alloc %.0f -> %.0f, pgfault %.0f -> %.0f" % (thp["mean_a"], thp["mean_b"], pgf["mean_a"], pgf["mean_b"]))
+assert thp["mean_a"] > 0 and thp["mean_b"] == 0, thp
+assert pgf["mean_b"] > 10 * pgf["mean_a"], pgf
 EOF
 # the stored form again as text: nothing boots
 boots=$(q "SELECT count(*) FROM boots")
