@@ -58,7 +58,7 @@ struct node {
 
 enum top_key {
 	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_KPI, K_DIRECTION,
-	K_REPEAT, K_CONFIRM_SHARE, K_PROFILE_RUNS, K_MAX_RUNS, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
+	K_REPEAT, K_CONFIRM_SHARE, K_PROFILE_RUNS, K_MAX_RUNS, K_REVERT_CHECK, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
 	K_PARAMS, NR_TOP_KEYS
 };
 
@@ -751,6 +751,20 @@ static int key_max_runs(struct parser *p, const struct node *k, const struct nod
 	return 0;
 }
 
+static int key_revert_check(struct parser *p, const struct node *k, const struct node *v)
+{
+	const char *s = scalar(v);
+
+	(void)k;
+	if (s && (!strcmp(s, "yes") || !strcmp(s, "true")))
+		p->job->revert_check = 1;
+	else if (s && (!strcmp(s, "no") || !strcmp(s, "false")))
+		p->job->revert_check = 0;
+	else
+		return expected(p, v, "revert_check", "yes or no (default yes)");
+	return 0;
+}
+
 static int key_confirm_share(struct parser *p, const struct node *k, const struct node *v)
 {
 	const char *s = scalar(v);
@@ -1090,6 +1104,7 @@ static const struct {
 	[K_CONFIRM_SHARE] = { "confirm_share", key_confirm_share },
 	[K_PROFILE_RUNS] = { "profile_runs", key_profile_runs },
 	[K_MAX_RUNS] = { "max_runs", key_max_runs },
+	[K_REVERT_CHECK] = { "revert_check", key_revert_check },
 	[K_SYSCTL] = { "sysctl", key_sysctl },
 	[K_THP] = { "thp", key_thp },
 	[K_ASLR] = { "aslr", key_aslr },
@@ -1183,6 +1198,7 @@ static void job_defaults(struct job *job)
 	job->repeat = 3;
 	job->confirm_share = 0.5;
 	job->profile_runs = 2;
+	job->revert_check = 1;
 	job->guest.vcpus = 2;
 	job->guest.numa_nodes = 1;
 	job->guest.memory_mb = 2048;

@@ -67,6 +67,10 @@ struct job {
 	 * before it calls a commit ambiguous or a regression not reproduced
 	 * (3..1000; 0 = the default ladder's 12); `--max-runs` overrides */
 	unsigned max_runs;
+	/* 1 (default): a confirmed culprit's revert is built and measured
+	 * (the revert check); 0 with `revert_check: no` (as
+	 * --no-revert-check, for bisections a job starts: track's) */
+	int revert_check;
 	/* key as written: "vm.swappiness" or "kernel/mm/transparent_hugepage/enabled";
 	 * thp.enabled/defrag are added here in that slashed form */
 	struct job_kv *sysctl;

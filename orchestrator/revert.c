@@ -297,6 +297,11 @@ int revert_check_bisection(const struct revert_env *env)
 		printf("revert check: off (--no-revert-check)\n");
 		return 0;
 	}
+	if (!env->perf->job.revert_check) {
+		/* stored as --no-revert-check's, for bisect show */
+		printf("revert check: off (the job's revert_check: no)\n");
+		return db_bisection_set_revert_check(env->lab->db, env->bisection_id, 0);
+	}
 	if (revert_check_run(env, &rc) < 0) {
 		revert_check_release(&rc);
 		warning("the revert check could not run: the culprit stands without it");
@@ -318,7 +323,7 @@ void revert_check_print(struct lab *lab, int64_t bisection_id)
 		if (rc.commit[0])
 			printf("revert:     %s (klab's own commit, in its worktree)\n", rc.commit);
 	} else if (found == 0 && db_bisection_revert_check(lab->db, bisection_id, &on) == 0 && !on) {
-		printf("revert check: off (--no-revert-check)\n");
+		printf("revert check: off (--no-revert-check, or the job's revert_check: no)\n");
 	}
 	revert_check_release(&rc);
 	strbuf_release(&sb);

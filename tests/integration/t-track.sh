@@ -54,6 +54,8 @@ url="file://$T/upstream.git"
 sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
 # no profile runs after the confirmation: t-perf-bisect checks them (CI time)
 echo 'profile_runs: 0' >> "$T/malloc1.yaml"
+# nor the revert check (t-perf-bisect checks it): the job key turns it off
+echo 'revert_check: no' >> "$T/malloc1.yaml"
 user_state() {
 	git -C "$T/linux" for-each-ref --format='%(refname) %(objectname)' | grep -v '^refs/klab/'
 	git -C "$T/linux" symbolic-ref HEAD
@@ -124,6 +126,8 @@ check "worker --once exits 0" test "$rc" -eq 0 || tail -30 "$T/worker.out"
 bid=$(q "SELECT bisection_id FROM track_tips WHERE hash = '$bad'")
 check "the bisection names the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = $bid")" = "$planted" ||
 	tail -40 "$lab/logs/queue-$(q "SELECT queue_job_id FROM track_tips WHERE hash = '$bad'").log"
+check "the job's revert_check: no: the bisection stored the revert check off, none built" \
+	test "$(q "SELECT revert_check FROM bisections WHERE id = $bid"):$(q "SELECT count(*) FROM steps WHERE bisection_id = $bid AND phase = 'revert'")" = 0:0
 
 # the report: the tracked branch's page with its KPI chart and tips
 k report -o "$T/report" > "$T/report.out" 2>&1

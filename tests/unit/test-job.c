@@ -557,8 +557,10 @@ static void test_job__design_example_parses(void **state)
 		   "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\n"
 		   "repeat: 3\n"
 		   "confirm_share: 0.8\n"
-		   "max_runs: 40\n");
+		   "max_runs: 40\n"
+		   "revert_check: no\n");
 	assert_true(job.confirm_share == 0.8);
+	assert_int_equal(job.revert_check, 0);
 	assert_int_equal(job.max_runs, 40);
 	assert_int_equal(job.runtime_s, 20);
 	assert_int_equal(job.guest.numa_nodes, 2);
@@ -730,7 +732,7 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 	(void)state;
 	assert_file_error("unknown-key.yaml",
 			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
-			  "size, kpi, direction, repeat, confirm_share, profile_runs, max_runs, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
+			  "size, kpi, direction, repeat, confirm_share, profile_runs, max_runs, revert_check, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
 			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages, swap)");
@@ -849,6 +851,7 @@ static void test_job__scalar_limits(void **state)
 		{ "max_runs: 2", "max_runs: expected the most runs of one commit, from 3 to 1000 (default 12), got '2'" },
 		{ "max_runs: 1001", "max_runs: expected the most runs of one commit, from 3 to 1000" },
 		{ "max_runs: many", "max_runs: expected the most runs of one commit" },
+		{ "revert_check: maybe", "revert_check: expected yes or no (default yes), got 'maybe'" },
 		{ "confirm_share: 0", "confirm_share: expected a share of the regression above 0 and at most 1, like 0.5, got '0'" },
 		{ "confirm_share: 1.5", "confirm_share: expected a share of the regression above 0 and at most 1" },
 		{ "confirm_share: half", "confirm_share: expected a share of the regression above 0 and at most 1" },
