@@ -13,7 +13,9 @@
 #include "vm.h"
 #include "util/strbuf.h"
 #include "util/util.h"
+#include "util/run-command.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -444,6 +446,35 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 	return domain_xml(&spec, xml);
 }
 
+/* Swap disks a killed klab left (swap-klab-<pid>-<ms>.img, see
+ * make_swap_disk: removed with the boot, unless the process died first):
+ * removed when that pid is gone.  A name that does not parse is left. */
+static void remove_orphan_swap_disks(const char *dir)
+{
+	static const char prefix[] = "swap-" DOMAIN_NAME_PREFIX;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		const char *n = de->d_name;
+		char *end, *p;
+		long pid;
+
+		if (strncmp(n, prefix, sizeof(prefix) - 1))
+			continue;
+		errno = 0;
+		pid = strtol(n + sizeof(prefix) - 1, &end, 10);
+		if (errno || pid <= 0 || *end != '-' || pid == (long)getpid() || !process_gone(pid))
+			continue;
+		p = xstrfmt("%s/%s", dir, n);
+		if (unlink(p) == 0)
+			printf("klab: removed %s, the swap disk of klab process %ld, which is gone\n", p, pid);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* A job's swap disk for one boot: a sparse file of guest.swap's size
  * beside the staged kernel (QEMU's user can reach it there; libvirt
  * hands it over), fresh for every boot so that no run starts with
@@ -458,6 +489,7 @@ static int make_swap_disk(const struct guest_env *ge, const char *name, char **p
 	*path = NULL;
 	if (!bytes)
 		return 0;
+	remove_orphan_swap_disks(ge->image_dir);
 	p = xstrfmt("%s/swap-%s.img", ge->image_dir, name);
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes) < 0) {

@@ -108,7 +108,9 @@ check "never finishes: stopped by the run timeout (${took}s)" test "$took" -lt 2
 check "never finishes: destroyed, no domain left" test "$(klab_domains)" -eq 0
 
 # ---- klab killed mid-run: libvirt destroys its guest (AUTODESTROY) ---------
-"$KLAB" --state "$lab" run --job "$T/forever.yaml" --kernel "$KBZIMAGE" --quiet > "$T/killed.out" 2>&1 &
+# (with a swap disk, which only the next boot with one can remove)
+sed -e 's/hugepages: none }/hugepages: none, swap: 128M }/' "$T/forever.yaml" > "$T/forever-swap.yaml"
+"$KLAB" --state "$lab" run --job "$T/forever-swap.yaml" --kernel "$KBZIMAGE" --quiet > "$T/killed.out" 2>&1 &
 pid=$!
 i=0
 while [ "$(klab_domains)" -eq 0 ] && [ "$i" -lt 60 ]; do sleep 1; i=$((i + 1)); done
@@ -119,6 +121,9 @@ while [ "$(klab_domains)" -gt 0 ] && [ "$i" -lt 30 ]; do sleep 1; i=$((i + 1)); 
 check "killed klab: no domain left within 30 s" test "$(klab_domains)" -eq 0
 check "killed klab: its boot row stays 'running' (not a fake result)" \
 	test "$(q "SELECT outcome FROM boots ORDER BY id DESC LIMIT 1")" = running
+swap_disks() { ls "$lab"/images/swap-klab-"$1"-*.img /var/tmp/klab-images-"$(id -u)"/swap-klab-"$1"-*.img 2>/dev/null | wc -l; }
+check "killed klab: its swap disk is left behind" test "$(swap_disks "$pid")" -eq 1
+killed=$pid
 
 # ---- an orphan with klab's metadata and a dead owner is cleaned -----------
 cat > "$T/orphan.xml" <<EOF
@@ -144,7 +149,7 @@ rm -f /var/tmp/klab-test-orphan-bzImage
 
 # ---- two concurrent guests never share a CPU ------------------------------
 sed -e 's/^runtime:.*/runtime: 3s/' -e 's/^repeat:.*/repeat: 1/' \
-	-e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 512M }/' \
+	-e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 512M, swap: 128M }/' \
 	"$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/one-cpu.yaml"
 "$KLAB" --state "$lab" run --job "$T/one-cpu.yaml" --kernel "$KBZIMAGE" --quiet > "$T/c1.out" 2>&1 &
 p1=$!
@@ -155,6 +160,9 @@ wait "$p2"; r2=$?
 check "concurrent: both runs ok" test "$r1" -eq 0 -a "$r2" -eq 0
 pins=$(q "SELECT pinning FROM boots WHERE vcpus = 1 AND outcome = 'ok' ORDER BY id DESC LIMIT 2" | sort | tr '\n' ' ')
 check "concurrent: distinct host CPUs ($pins)" test "$pins" = "0:0 0:1 "
+check "the next boots with swap removed the killed klab's swap disk, and said so" \
+	sh -c "[ $(swap_disks "$killed") -eq 0 ] && grep -q 'swap disk of klab process $killed, which is gone' '$T/c1.out' '$T/c2.out'"
+check "the concurrent runs' own swap disks are gone" test "$(swap_disks "$p1"):$(swap_disks "$p2")" = 0:0
 
 # ---- bad input ------------------------------------------------------------
 printf 'suite: will-it-scale\ntestcase: malloc1\nruntime: soon\n' > "$T/bad.yaml"
