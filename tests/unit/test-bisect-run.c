@@ -747,6 +747,7 @@ struct halves {
 	double share[2];
 	int steps_in[3];	/* bisect steps done in the whole range, half 1, half 2 */
 	int misplaced;		/* a half's step outside its half of the range */
+	int twice_in_half;	/* commits with more than one finished step in one half */
 };
 
 static struct halves halves_of(const struct labfix *lf)
@@ -757,7 +758,7 @@ static struct halves halves_of(const struct labfix *lf)
 	struct step *steps = NULL;
 	size_t nr = 0;
 	char split[41];
-	int has;
+	int has, seen[3][NR_COMMITS] = { { 0 } };
 
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(lab_open(&lab, lf->state), 0);
@@ -780,6 +781,8 @@ static struct halves halves_of(const struct labfix *lf)
 			continue;
 		assert_in_range(steps[i].half, 0, 2);
 		h.steps_in[steps[i].half]++;
+		assert_true(ci >= 0);
+		h.twice_in_half += seen[steps[i].half][ci]++ > 0;
 		if ((steps[i].half == 1 && (ci <= 0 || ci >= h.split)) ||
 		    (steps[i].half == 2 && (ci <= h.split || ci >= NR_COMMITS - 1)))
 			h.misplaced++;
@@ -838,6 +841,7 @@ static void assert_two_culprits(const struct labfix *lf)
 	assert_int_equal(h.steps_in[0], 1);
 	assert_true(h.steps_in[1] >= 1 && h.steps_in[2] >= 1);
 	assert_int_equal(h.misplaced, 0);
+	assert_int_equal(h.twice_in_half, 0);
 	assert_int_equal(o.twice, 0);
 	snprintf(line, sizeof(line), "half 1 culprit %.12s (40%% of the regression); half 2 culprit %.12s (110%%",
 		 hashes[4], hashes[11]);
@@ -921,6 +925,31 @@ static void test_bisect_run__two_changes_resume_after_kill_in_second_half(void *
 	}
 }
 
+/* Multisection: a slot's verdict splits the range (stored in the slot's
+ * process, read back by the loop); the halves are bisected in rounds
+ * and both culprits found. */
+static void test_bisect_run__two_changes_in_a_multisection_round(void **state)
+{
+	struct labfix lf = new_bisection(3);
+	struct fake f = fake_two();
+	struct halves h;
+
+	/* the judging fake has no round hooks: each slot's child runs fake_test */
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	h = halves_of(&lf);
+	assert_in_range(h.split, 4, 10);
+	assert_int_equal(h.nr, 2);
+	assert_int_equal(h.culprit[0], 4);
+	assert_int_equal(h.culprit[1], 11);
+	assert_int_equal(h.misplaced, 0);
+	/* a half does not take over the whole range's marks (as the
+	 * simulation's search): a commit of round 1 may be tested again in
+	 * a half, never twice in one */
+	assert_int_equal(h.twice_in_half, 0);
+	assert_true(outcome_of(&lf).rounds >= 2);
+	labfix_release(&lf);
+}
+
 /* The second half's culprit fails its confirmation: the first stands,
  * the second is kept as a suspect and said so. */
 static void test_bisect_run__two_changes_one_unconfirmed_keeps_the_other(void **state)
@@ -966,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_run__commit_between_stays_a_skip_without_halves),
 		cmocka_unit_test(test_bisect_run__two_changes_resume_after_kill_in_second_half),
 		cmocka_unit_test(test_bisect_run__two_changes_one_unconfirmed_keeps_the_other),
+		cmocka_unit_test(test_bisect_run__two_changes_in_a_multisection_round),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
