@@ -920,7 +920,8 @@ static int bisect_loop(struct bisect_run *r)
 						   : loop_step(r, &l, &ch, hex, choose_ms);
 				go_on = !ret;
 				if (go_on && loop_split(r) != 0) {
-					ret = r->split[0] ? LOOP_SPLIT : EXIT_FAIL;
+					ret = r->split[0] ? LOOP_SPLIT
+							  : bisect_run_stop(r, "cannot read the commit that split the range");
 					go_on = 0;
 				}
 			}
