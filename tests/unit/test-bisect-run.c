@@ -925,6 +925,32 @@ static void test_bisect_run__two_changes_resume_after_kill_in_second_half(void *
 	}
 }
 
+/* Half 1 ends with only skipped commits (c3 and c4 cannot be told):
+ * half 2 still names its culprit, which is the bisection's; half 1's
+ * row says it has none. */
+static void test_bisect_run__two_changes_half_without_culprit_keeps_the_other(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_two();
+	struct outcome o;
+	struct halves h;
+
+	f.skip[3] = f.skip[4] = 1;
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	o = outcome_of(&lf);
+	h = halves_of(&lf);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 11);
+	assert_int_equal(h.nr, 2);
+	assert_int_equal(h.culprit[0], -1);
+	assert_int_equal(h.confirmed[0], 0);
+	assert_int_equal(h.culprit[1], 11);
+	assert_non_null(strstr(o.message, "half 1 without a culprit (only skipped commits left); half 2 culprit"));
+	/* c3 and c4 skipped, c5 bad in half 1: any of the three */
+	assert_int_equal(o.nr_candidates, 3);
+	labfix_release(&lf);
+}
+
 /* Multisection: a slot's verdict splits the range (stored in the slot's
  * process, read back by the loop); the halves are bisected in rounds
  * and both culprits found. */
@@ -996,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_run__two_changes_resume_after_kill_in_second_half),
 		cmocka_unit_test(test_bisect_run__two_changes_one_unconfirmed_keeps_the_other),
 		cmocka_unit_test(test_bisect_run__two_changes_in_a_multisection_round),
+		cmocka_unit_test(test_bisect_run__two_changes_half_without_culprit_keeps_the_other),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
