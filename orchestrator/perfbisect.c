@@ -289,7 +289,8 @@ static void note_drift(struct bisect_run *r, const struct verdict *v)
  * reference run (good and bad in turn); under drift a reference run
  * before every run.  References that look stale (the commit clearly
  * outside both ends) get one fresh run of each end, once.  A skip when
- * the guest fails (with its reason) or the cap is reached. */
+ * the guest fails (with its reason) or the cap is reached, and when the
+ * commit is between the ends (*between: two changes, the loop splits). */
 static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
 				  struct strbuf *reason, int *between)
 {
