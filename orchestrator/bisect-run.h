@@ -98,7 +98,7 @@ struct bisect_run {
 	char *why;			/* why the last step could not finish */
 	int steps_done;
 	int pass;			/* 1, or 2 after an unconfirmed culprit (migration 10) */
-	int half;			/* 0 the whole range; 1 or 2 a half after a split (migration 12) */
+	int half;			/* 0 the whole range; 1 or 2 a half after a split (migration 11) */
 	char split[41];			/* the commit the range split at, "" none */
 	double share;			/* set by confirm: the culprit's parent -> culprit change in %
 					 * of the ends' gap (NAN: not known) */

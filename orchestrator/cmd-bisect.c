@@ -981,7 +981,7 @@ out:
 	runcmp_release(&c);
 }
 
-/* Two change points (migration 12): the split commit and what each half
+/* Two change points (migration 11): the split commit and what each half
  * found, with its share of the regression and its message. */
 static void print_halves(struct lab *lab, const struct bisection *b)
 {

@@ -723,7 +723,7 @@ int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass)
 				 "cannot record the bisection's pass");
 }
 
-/* ---- two change points (migration 12) ------------------------------------- */
+/* ---- two change points (migration 11) ------------------------------------- */
 
 int db_bisection_split(sqlite3 *db, int64_t id, char hex[41], int *has)
 {

@@ -125,12 +125,12 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 	/* drift seen (migration 10) */
 	b->drift = sqlite3_column_int(st, 26);
 	b->drift_percent = sqlite3_column_double(st, 27);
-	/* two change points (migration 12) */
+	/* two change points (migration 11) */
 	col_hex(st, 28, b->split);
 	return 0;
 }
 
-/* What a half of a split bisection found (migration 12). */
+/* What a half of a split bisection found (migration 11). */
 static int row_half(sqlite3_stmt *st, void *data)
 {
 	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));

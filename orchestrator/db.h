@@ -131,7 +131,7 @@ struct step {
 	int64_t started_at, finished_at;
 	char *subject;		/* from commits, may be NULL */
 	int pass;		/* the bisection's pass it ran in (1, or 2 after an unconfirmed culprit) */
-	int half;		/* the part of the range it ran in: 0 all, 1 or 2 a half (migration 12) */
+	int half;		/* the part of the range it ran in: 0 all, 1 or 2 a half (migration 11) */
 	/* phase, status and verdict parsed (by db_steps_load) */
 	enum step_phase phase_id;
 	enum step_status status_id;
@@ -195,7 +195,7 @@ int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent);
  * again after an unconfirmed culprit. */
 int db_bisection_pass(sqlite3 *db, int64_t id, int *pass);
 int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass);
-/* Two change points (migration 12).  The commit that split the range
+/* Two change points (migration 11).  The commit that split the range
  * (*has 0: none yet); set_split keeps the first one.  The half being
  * bisected: 0 the whole range, 1 (good, split], 2 (split, bad]. */
 int db_bisection_split(sqlite3 *db, int64_t id, char hex[41], int *has);

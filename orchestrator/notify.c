@@ -894,7 +894,7 @@ static void loaded_release(struct loaded *l)
 	half_culprits_release(l->hc, l->nr_hc);
 }
 
-/* The split and what each half found (migration 12), with subjects. */
+/* The split and what each half found (migration 11), with subjects. */
 static int load_halves(struct lab *lab, struct loaded *l)
 {
 	int has = 0;

@@ -123,7 +123,7 @@ struct notify_facts {
 	/* the host drifted while measuring (the trend, percent per run) */
 	int drift;
 	double drift_percent;
-	/* two change points (migration 12): the commit the range split at
+	/* two change points (migration 11): the commit the range split at
 	 * (NULL: no split) and what each half found */
 	const char *split;
 	const struct notify_half *halves;

@@ -72,7 +72,7 @@ struct report_bisection {
 	struct revert_check revert;	/* outcome REVERT_NONE: not checked */
 	int drift;			/* the host drifted while measuring */
 	double drift_percent;		/* ... by this much per run */
-	/* two change points (migration 12): the split commit ("" none) and
+	/* two change points (migration 11): the split commit ("" none) and
 	 * what each half found */
 	char split[41];
 	struct report_half {

@@ -68,7 +68,7 @@ check "the ends' KPI line" grep -q "^bad against good: will-it-scale.per_process
 "$KLAB" --state "$lab" bisect show 2 >"$T/cmd.out" 2>&1
 check "a command bisection: no monitor table" sh -c "! grep -q '^monitors, ' '$T/cmd.out'"
 
-# two change points (migration 12): split at 333333333333, a culprit in
+# two change points (migration 11): split at 333333333333, a culprit in
 # each half with its share; the steps of each half marked h1: / h2:
 c2=2222222222222222222222222222222222222222
 c3=3333333333333333333333333333333333333333

@@ -666,13 +666,13 @@ static void test_db__migration_10_stores_drift_and_the_run_cap(void **state)
 	free(path);
 }
 
-/* Migration 12 on a lab made by the klab before it (version 10, a
+/* Migration 11 on a lab made by the klab before it (version 10, a
  * bisection and a step in it): the old step is of the whole range, the
  * split is set once (the first kept), the half and each half's culprit
  * are stored and read back, and the schema refuses a third half. */
 extern const char klab_migration_7_sql[], klab_migration_8_sql[], klab_migration_9_sql[], klab_migration_10_sql[];
 
-static void test_db__migration_12_stores_two_change_points(void **state)
+static void test_db__migration_11_stores_two_change_points(void **state)
 {
 	const char *const upto10[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
 				       klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql,
@@ -911,7 +911,7 @@ int main(void)
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_db__migration_7_stores_the_revert_check),
 		cmocka_unit_test(test_db__migration_10_stores_drift_and_the_run_cap),
-		cmocka_unit_test(test_db__migration_12_stores_two_change_points),
+		cmocka_unit_test(test_db__migration_11_stores_two_change_points),
 		cmocka_unit_test(test_db__reproduce_job_keeps_its_note_and_bisection),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),

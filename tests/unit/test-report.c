@@ -148,7 +148,7 @@ static void test_report__job_page_says_the_host_drifted(void **state)
 				      NULL, NULL), SQLITE_OK);
 }
 
-/* Two change points (migration 12): the page's "Two changes" section
+/* Two change points (migration 11): the page's "Two changes" section
  * names the split and each half's commit with its share and what its
  * confirmation said; a bisection without a split has no such section. */
 static void test_report__job_page_names_both_culprits_of_two_changes(void **state)

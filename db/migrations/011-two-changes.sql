@@ -1,4 +1,4 @@
--- Migration 12: two change points in one job bisection (issue 17).
+-- Migration 11: two change points in one job bisection (issue 17).
 -- A commit clearly apart from both ends (verdict rule `two-changes`)
 -- means two changes: klab bisects (good, C] with C as the bad end, then
 -- (C, bad] with C as the good end, and names a culprit for each.
