@@ -12,6 +12,7 @@
 #include "util/strbuf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -179,6 +180,11 @@ static enum bisect_mark record_outcome(struct bisect_run *r, const struct step *
 	s.reason = o->reason.buf;
 	if (db_step_finish(r->lab->db, &s) < 0)
 		return BISECT_UNMARKED;
+	/* two changes: the loop splits the range at this commit (one level;
+	 * in a round's slot too: the loop reads it back from the database) */
+	if (o->between && r->tester->half && r->half == 0 &&
+	    db_bisection_set_split(r->lab->db, r->b->id, s.hash) < 0)
+		warning("the split at %.12s is not stored: it stays a skip", s.hash);
 	r->steps_done++;
 	if (o->untested)
 		print_line("step %d: %.12s is %s (%s)", s.seq, s.hash, s.verdict, s.reason);
@@ -569,15 +575,17 @@ static int replay_marks(struct bisect_run *r, const struct bisect_dag *dag, stru
 	for (size_t i = 0; i < nr_steps; i++) {
 		int round, n = 0;
 
-		/* reference and confirmation runs are not bisection marks */
-		if (applied[i] || !is_done(&steps[i]) || !is_bisect_phase(&steps[i]))
+		/* reference and confirmation runs are not bisection marks, nor
+		 * are the marks of another half (each has its own ends) */
+		if (applied[i] || !is_done(&steps[i]) || !is_bisect_phase(&steps[i]) || steps[i].half != r->half)
 			continue;
 		round = round_of(ids, rounds, nr_rounds, steps[i].id);
 		for (size_t j = i; j < nr_steps; j++) {
 			unsigned char oid[20];
 			enum bisect_mark v;
 
-			if (applied[j] || !is_done(&steps[j]) || !is_bisect_phase(&steps[j]))
+			if (applied[j] || !is_done(&steps[j]) || !is_bisect_phase(&steps[j]) ||
+			    steps[j].half != r->half)
 				continue;
 			if (j != i && (!round || round_of(ids, rounds, nr_rounds, steps[j].id) != round))
 				continue;
@@ -624,29 +632,33 @@ static int loop_load(struct bisect_run *r, struct loop *l, int *dag_ok, int *st_
 	size_t nr_steps = 0, nr_all = 0, alloc_all = 0;
 	char (*all_goods)[41] = NULL;
 	unsigned char oid[20];
+	/* a half's ends: (good, split] or (split, bad] */
+	const char *bad = r->half == 1 ? r->split : r->b->bad;
 	int bad_idx, ret = EXIT_FAIL;
 
 	/* Goods known before the bisect phase: the given ones and merge
 	 * bases tested good. */
 	for (size_t i = 0; i < r->b->nr_goods; i++)
 		add_hash(&all_goods, &nr_all, &alloc_all, r->b->goods[i]);
+	if (r->half == 2)
+		add_hash(&all_goods, &nr_all, &alloc_all, r->split);
 	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		goto out;
 	for (size_t i = 0; i < nr_steps; i++)
 		if (steps[i].phase_id == STEP_PHASE_MERGE_BASE && steps[i].mark == BISECT_GOOD)
 			add_hash(&all_goods, &nr_all, &alloc_all, steps[i].hash);
 
-	if (r->dag && nr_all == r->b->nr_goods) {
+	if (r->dag && nr_all == r->b->nr_goods && !r->half) {
 		l->dag = *r->dag;	/* the range start loaded: take it over, once */
 		bisect_dag_init(r->dag);
 		r->dag = NULL;
-	} else if (gitrepo_load_dag(r->repo, r->b->bad, all_goods, nr_all, r->b->first_parent,
+	} else if (gitrepo_load_dag(r->repo, bad, all_goods, nr_all, r->b->first_parent,
 				    (const char *const *)r->b->paths, r->b->nr_paths, &l->dag) < 0) {
 		ret = bisect_run_fail(r, "cannot load the commit range");
 		goto out;
 	}
 	*dag_ok = 1;
-	hex_to_oid(r->b->bad, oid);
+	hex_to_oid(bad, oid);
 	bad_idx = bisect_dag_find(&l->dag, oid);
 	if (bad_idx < 0) {
 		ret = bisect_run_fail(r, "the bad commit is not in the range (is it an ancestor of a good one?)");
@@ -664,6 +676,32 @@ out:
 	return ret;
 }
 
+/* bisect_loop's answers besides exit codes: the range is bisected once
+ * more (pass 2), it splits at a commit between the ends (two changes),
+ * or a half found what it could (stored in bisection_culprits). */
+#define LOOP_REOPEN (-2)
+#define LOOP_SPLIT (-3)
+#define LOOP_HALF_DONE (-4)
+
+/* What half r->half found, stored: the next run goes on with the next
+ * half.  LOOP_HALF_DONE, or EXIT_FAIL. */
+static int half_store(struct bisect_run *r, const char *culprit, int confirmed, char *msg)
+{
+	struct half_culprit c;
+
+	memset(&c, 0, sizeof(c));
+	c.half = r->half;
+	c.has_culprit = culprit != NULL;
+	if (culprit)
+		memcpy(c.culprit, culprit, 41);
+	c.confirmed = culprit && confirmed;
+	c.share = culprit ? r->share : NAN;
+	c.message = msg;
+	print_line("bisection %lld: half %d: %s", (long long)r->b->id, r->half, msg);
+	fflush(stdout);
+	return db_half_culprit_store(r->lab->db, r->b->id, &c) < 0 ? EXIT_FAIL : LOOP_HALF_DONE;
+}
+
 /* git's "only skipped commits left": the candidates stored. */
 static int loop_skipped_only(struct bisect_run *r, struct loop *l, const struct bisect_choice *ch)
 {
@@ -679,16 +717,18 @@ static int loop_skipped_only(struct bisect_run *r, struct loop *l, const struct 
 	}
 	printf("We cannot bisect more!\n");
 	msg = xstrfmt("only skipped commits left: %d possible first bad commits", ch->nr_candidates);
-	if (db_bisection_set_candidates(r->lab->db, r->b->id, cands, (size_t)ch->nr_candidates) == 0 &&
+	if (r->half) {
+		/* a half without its culprit: the other half still counts
+		 * (the candidates kept are the last such half's) */
+		db_bisection_set_candidates(r->lab->db, r->b->id, cands, (size_t)ch->nr_candidates);
+		ret = half_store(r, NULL, 0, msg);
+	} else if (db_bisection_set_candidates(r->lab->db, r->b->id, cands, (size_t)ch->nr_candidates) == 0 &&
 	    db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_SKIPPED_ONLY, NULL, msg) == 0)
 		ret = EXIT_UNDECIDED;
 	free(msg);
 	free(cands);
 	return ret;
 }
-
-/* loop_found's answer when the range is bisected once more (pass 2). */
-#define LOOP_REOPEN (-2)
 
 /* The first bad commit: confirmed by the tester (if it confirms), stored.
  * A culprit of pass 1 that is not confirmed opens pass 2 (LOOP_REOPEN)
@@ -700,6 +740,16 @@ static int loop_found(struct bisect_run *r, const char *hex)
 	char *msg = NULL;
 	int confirmed = 1, ret = EXIT_FAIL;
 
+	r->share = NAN;
+	if (r->half) {
+		/* a half's culprit, confirmed against the half's own ends; no
+		 * second pass for a half (one level, as the simulation does) */
+		print_first_bad(r, hex);
+		msg = r->tester->confirm ? r->tester->confirm(r, hex, &confirmed) : xstrfmt("first bad commit %.12s", hex);
+		ret = half_store(r, hex, confirmed, msg);
+		free(msg);
+		return ret;
+	}
 	if (r->tester->confirm) {
 		print_first_bad(r, hex);
 		msg = r->tester->confirm(r, hex, &confirmed);
@@ -811,6 +861,30 @@ static int loop_step(struct bisect_run *r, struct loop *l, const struct bisect_c
 	return 0;
 }
 
+static void print_split(struct bisect_run *r)
+{
+	printf("bisection %lld: %.12s is clearly apart from both ends: two changes; each half is bisected "
+	       "with its own ends\n", (long long)r->b->id, r->split);
+}
+
+/* Whether a step of the whole range split it (record_outcome stored the
+ * commit, in this process or a slot's): 1 yes (r->split), 0 no, -1 error. */
+static int loop_split(struct bisect_run *r)
+{
+	int has = 0;
+
+	if (r->half || !r->tester->half)
+		return 0;
+	if (db_bisection_split(r->lab->db, r->b->id, r->split, &has) < 0) {
+		r->split[0] = 0;
+		return -1;
+	}
+	if (!has)
+		return 0;
+	print_split(r);
+	return 1;
+}
+
 static int bisect_loop(struct bisect_run *r)
 {
 	struct loop l;
@@ -845,6 +919,11 @@ static int bisect_loop(struct bisect_run *r)
 				ret = r->slots > 1 ? loop_round(r, &l, &ch, npicks, choose_ms)
 						   : loop_step(r, &l, &ch, hex, choose_ms);
 				go_on = !ret;
+				if (go_on && loop_split(r) != 0) {
+					ret = r->split[0] ? LOOP_SPLIT
+							  : bisect_run_stop(r, "cannot read the commit that split the range");
+					go_on = 0;
+				}
 			}
 		}
 		bisect_choice_release(&ch);
@@ -862,6 +941,84 @@ out:
 	return ret;
 }
 
+/* ---- two change points ---------------------------------------------------- */
+
+/* Both halves found what they could: the bisection's result.  A
+ * confirmed culprit in either is a culprit (the first one is the row's);
+ * suspects only: unconfirmed; neither half named a commit: skipped-only. */
+static int halves_found(struct bisect_run *r)
+{
+	struct half_culprit *c = NULL;
+	struct strbuf msg = STRBUF_INIT;
+	const char *culprit = NULL, *suspect = NULL;
+	size_t nr = 0;
+	int ret = EXIT_FAIL;
+
+	if (db_half_culprits_load(r->lab->db, r->b->id, &c, &nr) < 0)
+		return EXIT_FAIL;
+	strbuf_addf(&msg, "two changes, split at %.12s:", r->split);
+	for (size_t i = 0; i < nr; i++) {
+		strbuf_addf(&msg, "%s half %d ", i ? ";" : "", c[i].half);
+		if (!c[i].has_culprit) {
+			strbuf_addstr(&msg, "without a culprit (only skipped commits left)");
+			continue;
+		}
+		strbuf_addf(&msg, "%s %.12s", c[i].confirmed ? "culprit" : "suspect, NOT confirmed,", c[i].culprit);
+		if (!isnan(c[i].share))
+			strbuf_addf(&msg, " (%.0f%% of the regression)", c[i].share);
+		if (c[i].confirmed && !culprit)
+			culprit = c[i].culprit;
+		if (!suspect)
+			suspect = c[i].culprit;
+	}
+	if (culprit) {
+		if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_CULPRIT, culprit, msg.buf) == 0)
+			ret = EXIT_OK;
+	} else if (suspect) {
+		if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_UNCONFIRMED, suspect, msg.buf) == 0)
+			ret = EXIT_UNCONFIRMED;
+	} else if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_SKIPPED_ONLY, NULL, msg.buf) == 0) {
+		ret = EXIT_UNDECIDED;
+	}
+	if (ret != EXIT_FAIL)
+		print_line("bisection %lld: %s", (long long)r->b->id, msg.buf);
+	strbuf_release(&msg);
+	half_culprits_release(c, nr);
+	return ret;
+}
+
+/* The halves after a split, each to its end: (good, split] with the
+ * split as its bad end, then (split, bad] with it as the good end.  A
+ * half whose result is stored is not bisected again (resume).  An exit
+ * code. */
+static int loop_halves(struct bisect_run *r)
+{
+	for (int h = 1; h <= 2; h++) {
+		struct half_culprit *c = NULL;
+		size_t nr = 0;
+		int done = 0, ret;
+
+		if (db_half_culprits_load(r->lab->db, r->b->id, &c, &nr) < 0)
+			return EXIT_FAIL;
+		for (size_t i = 0; i < nr; i++)
+			done |= c[i].half == h;
+		half_culprits_release(c, nr);
+		if (done)
+			continue;
+		if (r->half != h && db_bisection_set_half(r->lab->db, r->b->id, h) < 0)
+			return EXIT_FAIL;
+		r->half = h;
+		printf("bisection %lld: half %d of 2: %.12s..%.12s\n", (long long)r->b->id, h,
+		       h == 1 ? r->b->goods[0] : r->split, h == 1 ? r->split : r->b->bad);
+		if (r->tester->half(r, h, r->split) < 0)
+			return bisect_run_fail(r, "cannot set up the ends of a half");
+		ret = bisect_loop(r);
+		if (ret != LOOP_HALF_DONE)
+			return ret;
+	}
+	return halves_found(r);
+}
+
 /* ---- the run ------------------------------------------------------------ */
 
 int bisect_run_init(struct bisect_run *r, struct lab *lab, struct bisection *b, struct bisect_dag *dag,
@@ -875,11 +1032,25 @@ int bisect_run_init(struct bisect_run *r, struct lab *lab, struct bisection *b, 
 	r->tester = &command_tester;
 	r->start_ms = now_ms();
 	r->parent = getpid();
+	r->share = NAN;
 	memcpy(r->bad, b->bad, 41);
 	if (db_bisection_slots(lab->db, b->id, &r->slots) < 0)
 		return -1;
 	if (b->build && kbuild_recipe_from_text(&r->recipe, b->config ? b->config : "") < 0)
 		return -1;
+	return 0;
+}
+
+/* A split stored by an earlier run (its halves go on); r->half stays 0
+ * when the split was stored and no half begun yet. */
+static int loop_split_load(struct bisect_run *r)
+{
+	int has = 0;
+
+	if (db_bisection_split(r->lab->db, r->b->id, r->split, &has) < 0)
+		return -1;
+	if (!has)
+		r->split[0] = 0;
 	return 0;
 }
 
@@ -890,6 +1061,7 @@ int bisect_run_open(struct bisect_run *r)
 
 	if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_RUNNING, BISECTION_NO_RESULT, NULL, NULL) < 0 ||
 	    db_bisection_pass(r->lab->db, r->b->id, &r->pass) < 0 ||
+	    db_bisection_half(r->lab->db, r->b->id, &r->half) < 0 || loop_split_load(r) < 0 ||
 	    db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		return -1;
 	for (size_t i = 0; i < nr_steps; i++) {
@@ -928,9 +1100,17 @@ int bisect_run(struct bisect_run *r)
 			if (rc)
 				return EXIT_FAIL;
 		}
-		ret = merge_base_phase(r);
-		if (ret == 0)
-			ret = bisect_loop(r);
+		if (r->split[0] && r->tester->half) {
+			/* resumed after the split */
+			print_split(r);
+			ret = LOOP_SPLIT;
+		} else {
+			ret = merge_base_phase(r);
+			if (ret == 0)
+				ret = bisect_loop(r);
+		}
+		if (ret == LOOP_SPLIT)
+			ret = loop_halves(r);
 		if (ret == LOOP_REOPEN)
 			r->tester->reopen(r);
 	} while (ret == LOOP_REOPEN);

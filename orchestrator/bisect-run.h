@@ -32,6 +32,8 @@ struct step_outcome {
 	int untested;		/* skipped before any test ran (no build): no test time printed */
 	char *why;		/* BISECT_UNMARKED: why the bisection stops, or NULL (a default) */
 	char *error;		/* BISECT_UNMARKED: a line to report with error(), or NULL */
+	int between;		/* a skip because the commit is clearly apart from both ends:
+				 * two changes, the range splits there (a tester with `half`) */
 };
 
 void step_outcome_init(struct step_outcome *o);
@@ -59,6 +61,12 @@ struct step_tester_ops {
 	 * of that pass (references, kernels), for the range once more from
 	 * begin, in steps of pass 2.  Optional: no second pass. */
 	void (*reopen)(struct bisect_run *br);
+	/* Two change points: a step said `between`, so the range splits at
+	 * that commit and each half is bisected with its own ends, half 1
+	 * (good, split] then half 2 (split, bad].  Before a half's steps
+	 * (also on resume): take the half's references.  0, or -1 the half
+	 * cannot be set up.  Optional: a commit between the ends stays a skip. */
+	int (*half)(struct bisect_run *br, int half, const char *split);
 
 	/* Multisection.  Before a round's n children fork: ready the slots
 	 * (fork_slot[i] = 0 leaves slot i without a child); -1 the round
@@ -90,6 +98,10 @@ struct bisect_run {
 	char *why;			/* why the last step could not finish */
 	int steps_done;
 	int pass;			/* 1, or 2 after an unconfirmed culprit (migration 10) */
+	int half;			/* 0 the whole range; 1 or 2 a half after a split (migration 11) */
+	char split[41];			/* the commit the range split at, "" none */
+	double share;			/* set by confirm: the culprit's parent -> culprit change in %
+					 * of the ends' gap (NAN: not known) */
 	/* the rest is the loop's */
 	int64_t start_ms;
 	char (*goods)[41];
@@ -112,7 +124,7 @@ int bisect_run_init(struct bisect_run *br, struct lab *lab, struct bisection *b,
  * when resuming.  br->repo must be set.  -1 on error. */
 int bisect_run_open(struct bisect_run *br);
 /* The tester's begin, the merge-base phase, the loop to its end (state
- * stored).  An exit code: EXIT_OK, EXIT_FAIL, EXIT_UNDECIDED,
+ * stored); after a split both halves, each with its culprit.  An exit code: EXIT_OK, EXIT_FAIL, EXIT_UNDECIDED,
  * EXIT_UNCONFIRMED. */
 int bisect_run(struct bisect_run *br);
 void bisect_run_release(struct bisect_run *br);

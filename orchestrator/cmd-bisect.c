@@ -21,6 +21,7 @@
 #include "util/strbuf.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,12 @@ static const char *const bisect_usage[] = {
 	"                    once more with fresh references (pass 2), and a culprit",
 	"                    that pass 2 does not confirm either ends the bisection",
 	"                    'unconfirmed' (exit 4) without naming a culprit.",
+	"                    A commit clearly apart from both ends (from 12 runs)",
+	"                    means two changes: the range splits there and each",
+	"                    half is bisected with it as one end; both culprits",
+	"                    are confirmed against their own half and named with",
+	"                    their share of the regression (exit 0 when either is",
+	"                    confirmed).",
 	"                    A confirmed culprit gets a revert check: the bad end",
 	"                    with the culprit reverted (a commit klab makes in its",
 	"                    own worktree, never in your repository) is built and",
@@ -974,6 +981,42 @@ out:
 	runcmp_release(&c);
 }
 
+/* Two change points (migration 11): the split commit and what each half
+ * found, with its share of the regression and its message. */
+static void print_halves(struct lab *lab, const struct bisection *b)
+{
+	struct half_culprit *c = NULL;
+	size_t nr = 0;
+	char split[41];
+	int has = 0;
+
+	if (db_bisection_split(lab->db, b->id, split, &has) < 0 || !has)
+		return;
+	printf("split:      %s (clearly apart from both ends: two changes, each half bisected with its own ends)\n",
+	       split);
+	if (db_half_culprits_load(lab->db, b->id, &c, &nr) < 0)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		printf("half %d:     ", c[i].half);
+		if (!c[i].has_culprit) {
+			printf("no culprit (only skipped commits left)\n");
+		} else {
+			char *subj = db_commit_subject(lab->db, b->repo_id, c[i].culprit);
+
+			printf("%s %s ", c[i].confirmed ? "culprit" : "suspect", c[i].culprit);
+			print_clean(stdout, subj ? subj : "");
+			if (!isnan(c[i].share))
+				printf(" (%.0f%% of the regression)", c[i].share);
+			printf("%s\n", c[i].confirmed ? "" : " (NOT confirmed)");
+			free(subj);
+		}
+		printf("            ");
+		print_clean(stdout, c[i].message ? c[i].message : "");
+		printf("\n");
+	}
+	half_culprits_release(c, nr);
+}
+
 /* Subjects come from repositories: print them without control bytes. */
 static int cmd_show(int argc, char **argv, const struct global_opts *g)
 {
@@ -1053,6 +1096,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 	}
 	for (size_t i = 0; i < b.nr_candidates; i++)
 		printf("candidate:  %s\n", b.candidates[i]);
+	print_halves(&lab, &b);
 	if (b.job_path) {
 		int drift;
 		double pct;
@@ -1067,9 +1111,12 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		for (size_t i = 0; i < nr; i++) {
 			char dur[32];
 			struct step *s = &steps[i];
-			char phase[32];
+			char phase[32], half[8] = "";
 
-			snprintf(phase, sizeof(phase), "%s%s", passes > 1 && s->pass == 1 ? "1:" : "", s->phase);
+			/* a half's steps: h1: or h2: */
+			if (s->half)
+				snprintf(half, sizeof(half), "h%d:", s->half);
+			snprintf(phase, sizeof(phase), "%s%s%s", passes > 1 && s->pass == 1 ? "1:" : "", half, s->phase);
 			printf("%4d  %.12s  %-10s  %-7s  %-28.28s  %8s  ", s->seq, s->hash, phase,
 			       s->verdict ? s->verdict : s->status, s->reason ? s->reason : "",
 			       fmt_duration(s->test_ms, dur, sizeof(dur)));
@@ -1092,11 +1139,13 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 	struct bisection b;
 	struct step *steps = NULL;
 	size_t nr = 0;
+	char split[41];
+	int has_split = 0, half = 0;
 	int rc = with_bisection(argc, argv, g, "log", &lab, &b);
 
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_FAIL;
-	if (db_steps_load(lab.db, b.id, &steps, &nr) < 0) {
+	if (db_steps_load(lab.db, b.id, &steps, &nr) < 0 || db_bisection_split(lab.db, b.id, split, &has_split) < 0) {
 		bisection_release(&b);
 		lab_close(&lab);
 		return EXIT_FAIL;
@@ -1118,6 +1167,17 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 	printf("\n");
 	for (size_t i = 0; i < nr; i++) {
 		struct step *s = &steps[i];
+		if (has_split && s->half != half) {
+			/* half 1 replays as the range with the split commit bad;
+			 * half 2 is a bisection of its own, written as comments */
+			half = s->half;
+			if (half == 1)
+				printf("# two changes: the range splits at [%s]; half 1 bisects up to it\n"
+				       "git bisect bad %s\n", split, split);
+			else if (half == 2)
+				printf("# half 2 bisects from the split commit to bad, a bisection of its own:\n"
+				       "# git bisect start %s %s\n", b.bad, split);
+		}
 		printf("# step %d (%s): [%s] ", s->seq, s->phase, s->hash);
 		print_clean(stdout, s->subject ? s->subject : "");
 		printf("\n");
@@ -1129,13 +1189,24 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 			print_line("# profile runs: %s", s->reason ? s->reason : s->status);
 		} else if (s->status_id == STEP_DONE) {
 			print_line("# %s: %s; log %s", s->verdict, s->reason ? s->reason : "", s->log_path ? s->log_path : "");
-			printf("git bisect %s %s\n", s->verdict, s->hash);
+			printf("%sgit bisect %s %s\n", half == 2 ? "# " : "", s->verdict, s->hash);
 		} else {
 			print_line("# %s: %s", s->status, s->reason ? s->reason : "not finished");
 		}
 	}
 	if (b.culprit)
 		printf("# first bad commit: [%s]\n", b.culprit);
+	if (has_split) {
+		struct half_culprit *c = NULL;
+		size_t nc = 0;
+
+		if (db_half_culprits_load(lab.db, b.id, &c, &nc) == 0)
+			for (size_t i = 0; i < nc; i++)
+				if (c[i].has_culprit)
+					printf("# half %d: first bad commit%s: [%s]\n", c[i].half,
+					       c[i].confirmed ? "" : " (NOT confirmed)", c[i].culprit);
+		half_culprits_release(c, nc);
+	}
 	for (size_t i = 0; i < b.nr_candidates; i++)
 		printf("# possible first bad commit: [%s]\n", b.candidates[i]);
 	steps_release(steps, nr);

@@ -3,6 +3,7 @@
 #include "db-int.h"
 #include "revert.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -332,7 +333,7 @@ static int steps_load(sqlite3 *db, int64_t bisection_id, int all, struct step **
 	if (prepare(db, &st, "SELECT s.id, s.seq, s.hash, s.phase, s.status, s.verdict, s.reason, "
 			     "coalesce(s.exit_code, -1), s.attempts, coalesce(s.remaining, -1), s.log_path, "
 			     "coalesce(s.choose_ms, 0), coalesce(s.checkout_ms, 0), coalesce(s.test_ms, 0), "
-			     "s.started_at, coalesce(s.finished_at, 0), c.subject, s.pass "
+			     "s.started_at, coalesce(s.finished_at, 0), c.subject, s.pass, s.half "
 			     "FROM steps s JOIN bisections b ON b.id = s.bisection_id "
 			     "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = s.hash "
 			     "WHERE s.bisection_id = ?1 AND (?2 OR s.pass = b.pass) ORDER BY s.seq") < 0)
@@ -363,6 +364,7 @@ static int steps_load(sqlite3 *db, int64_t bisection_id, int all, struct step **
 		s->finished_at = sqlite3_column_int64(st, 15);
 		s->subject = col_strdup(st, 16);
 		s->pass = sqlite3_column_int(st, 17);
+		s->half = sqlite3_column_int(st, 18);
 		s->phase_id = parsed(step_phase_from_string(s->phase), STEP_PHASE_BISECT);
 		s->status_id = parsed(step_status_from_string(s->status), STEP_ABORTED);
 		/* a verdict this klab does not know: a skip, never a mark */
@@ -427,9 +429,9 @@ static int step_claim(sqlite3 *db, int64_t bisection_id, struct step *s, int rou
 	if (drop_stale && drop_stale(db, bisection_id) < 0)
 		return -1;
 	if (prepare(db, &st, "INSERT INTO steps (bisection_id, seq, hash, phase, status, remaining, log_path, "
-			     "started_at, round, pass) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
+			     "started_at, round, pass, half) VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM steps "
 			     "WHERE bisection_id = ?1), ?2, ?3, 'running', ?4, ?5, ?6, ?7, "
-			     "(SELECT pass FROM bisections WHERE id = ?1))") < 0)
+			     "(SELECT pass FROM bisections WHERE id = ?1), (SELECT half FROM bisections WHERE id = ?1))") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, bisection_id);
 	sqlite3_bind_text(st, 2, s->hash, -1, SQLITE_TRANSIENT);
@@ -719,6 +721,115 @@ int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass)
 {
 	return set_bisection_int(db, "UPDATE bisections SET pass = ?2 WHERE id = ?1", id, pass,
 				 "cannot record the bisection's pass");
+}
+
+/* ---- two change points (migration 11) ------------------------------------- */
+
+int db_bisection_split(sqlite3 *db, int64_t id, char hex[41], int *has)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*has = 0;
+	hex[0] = 0;
+	if (prepare(db, &st, "SELECT split_commit FROM bisections WHERE id = ?1 AND split_commit IS NOT NULL") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		col_hex(st, 0, hex);
+		*has = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "cannot read the commit that split the bisection");
+}
+
+int db_bisection_set_split(sqlite3 *db, int64_t id, const char *hex)
+{
+	sqlite3_stmt *st;
+
+	/* the first commit between the ends splits the range; one level only */
+	if (prepare(db, &st, "UPDATE bisections SET split_commit = ?2 WHERE id = ?1 AND split_commit IS NULL") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, hex, -1, SQLITE_TRANSIENT);
+	return step_done(db, st, "cannot record the commit that splits the bisection");
+}
+
+int db_bisection_half(sqlite3 *db, int64_t id, int *half)
+{
+	return bisection_int(db, "SELECT half FROM bisections WHERE id = ?1", id, 0, half,
+			     "cannot read the bisection's half");
+}
+
+int db_bisection_set_half(sqlite3 *db, int64_t id, int half)
+{
+	return set_bisection_int(db, "UPDATE bisections SET half = ?2 WHERE id = ?1", id, half,
+				 "cannot record the bisection's half");
+}
+
+int db_half_culprit_store(sqlite3 *db, int64_t id, const struct half_culprit *c)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, "INSERT OR REPLACE INTO bisection_culprits (bisection_id, half, culprit, confirmed, "
+			     "share, message) VALUES (?1, ?2, ?3, ?4, ?5, ?6)") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, c->half);
+	bind_text_or_null(st, 3, c->has_culprit ? c->culprit : NULL);
+	sqlite3_bind_int(st, 4, c->confirmed ? 1 : 0);
+	if (isnan(c->share))
+		sqlite3_bind_null(st, 5);
+	else
+		sqlite3_bind_double(st, 5, c->share);
+	sqlite3_bind_text(st, 6, c->message ? c->message : "", -1, SQLITE_TRANSIENT);
+	return step_done(db, st, "cannot record the culprit of a half");
+}
+
+int db_half_culprits_load(sqlite3 *db, int64_t id, struct half_culprit **out, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*out = NULL;
+	*nr = 0;
+	if (prepare(db, &st, "SELECT half, culprit, confirmed, share, message FROM bisection_culprits "
+			     "WHERE bisection_id = ?1 ORDER BY half") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct half_culprit *c;
+
+		ALLOC_GROW(*out, *nr + 1, alloc);
+		c = &(*out)[(*nr)++];
+		memset(c, 0, sizeof(*c));
+		c->half = sqlite3_column_int(st, 0);
+		c->has_culprit = sqlite3_column_type(st, 1) != SQLITE_NULL;
+		if (c->has_culprit)
+			col_hex(st, 1, c->culprit);
+		c->confirmed = sqlite3_column_int(st, 2);
+		c->share = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
+		c->message = col_strdup(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		half_culprits_release(*out, *nr);
+		*out = NULL;
+		*nr = 0;
+		return db_fail(db, "cannot read the culprits of the halves");
+	}
+	return 0;
+}
+
+void half_culprits_release(struct half_culprit *c, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(c[i].message);
+	free(c);
 }
 
 int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent)

@@ -4,6 +4,7 @@
 #include "monitor.h"
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,29 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 	/* drift seen (migration 10) */
 	b->drift = sqlite3_column_int(st, 26);
 	b->drift_percent = sqlite3_column_double(st, 27);
+	/* two change points (migration 11) */
+	col_hex(st, 28, b->split);
+	return 0;
+}
+
+/* What a half of a split bisection found (migration 11). */
+static int row_half(sqlite3_stmt *st, void *data)
+{
+	struct report_bisection *b = find_bisection(data, sqlite3_column_int64(st, 0));
+	struct report_half *h;
+
+	if (!b)
+		return 0;
+	ALLOC_GROW(b->halves, b->nr_halves + 1, b->alloc_halves);
+	h = &b->halves[b->nr_halves++];
+	memset(h, 0, sizeof(*h));
+	h->half = sqlite3_column_int(st, 1);
+	h->has_culprit = sqlite3_column_type(st, 2) != SQLITE_NULL;
+	col_hex(st, 2, h->culprit);
+	h->confirmed = sqlite3_column_int(st, 3);
+	h->share = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+	h->message = col_strdup(st, 5);
+	h->subject = col_strdup(st, 6);
 	return 0;
 }
 
@@ -471,7 +495,7 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 			 "b.kpi, b.config, b.build, b.culprit, c.subject, c.author, coalesce(c.author_time, 0), "
 			 "b.created_at, coalesce(b.finished_at, 0), b.revert_outcome, b.revert_commit, b.revert_runs, "
 			 "b.revert_median, b.revert_cv, b.revert_good_median, b.revert_bad_median, b.revert_detail, "
-			 "b.drift, coalesce(b.drift_percent, 0) "
+			 "b.drift, coalesce(b.drift_percent, 0), b.split_commit "
 			 "FROM bisections b JOIN repos r ON r.id = b.repo_id "
 			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = b.culprit "
 			 "WHERE b.created_at >= ?1 ORDER BY b.id DESC",
@@ -482,6 +506,10 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 		     "cannot read test commands") < 0 ||
 	    each_row(db, "SELECT bisection_id, hash FROM bisection_candidates ORDER BY bisection_id, rowid", 0,
 		     row_candidate, r, "cannot read candidates") < 0 ||
+	    each_row(db, "SELECT h.bisection_id, h.half, h.culprit, h.confirmed, h.share, h.message, c.subject "
+			 "FROM bisection_culprits h JOIN bisections b ON b.id = h.bisection_id "
+			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = h.culprit "
+			 "ORDER BY h.bisection_id, h.half", 0, row_half, r, "cannot read the culprits of halves") < 0 ||
 	    each_row(db, "SELECT s.bisection_id, s.id, s.seq, s.hash, s.phase, s.status, s.verdict, s.reason, "
 			 "coalesce(s.exit_code, -1), coalesce(s.test_ms, 0), s.log_path, c.subject "
 			 "FROM steps s JOIN bisections b ON b.id = s.bisection_id "

@@ -131,6 +131,7 @@ struct step {
 	int64_t started_at, finished_at;
 	char *subject;		/* from commits, may be NULL */
 	int pass;		/* the bisection's pass it ran in (1, or 2 after an unconfirmed culprit) */
+	int half;		/* the part of the range it ran in: 0 all, 1 or 2 a half (migration 11) */
 	/* phase, status and verdict parsed (by db_steps_load) */
 	enum step_phase phase_id;
 	enum step_status status_id;
@@ -194,6 +195,27 @@ int db_bisection_drift(sqlite3 *db, int64_t id, int *drift, double *percent);
  * again after an unconfirmed culprit. */
 int db_bisection_pass(sqlite3 *db, int64_t id, int *pass);
 int db_bisection_set_pass(sqlite3 *db, int64_t id, int pass);
+/* Two change points (migration 11).  The commit that split the range
+ * (*has 0: none yet); set_split keeps the first one.  The half being
+ * bisected: 0 the whole range, 1 (good, split], 2 (split, bad]. */
+int db_bisection_split(sqlite3 *db, int64_t id, char hex[41], int *has);
+int db_bisection_set_split(sqlite3 *db, int64_t id, const char *hex);
+int db_bisection_half(sqlite3 *db, int64_t id, int *half);
+int db_bisection_set_half(sqlite3 *db, int64_t id, int half);
+/* What a half found (a row of bisection_culprits). */
+struct half_culprit {
+	int half;
+	int has_culprit;	/* 0: only skipped commits were left in the half */
+	char culprit[41];
+	int confirmed;
+	double share;		/* % of the ends' gap, NAN unknown */
+	char *message;
+};
+/* Store (or replace) what half c->half found. */
+int db_half_culprit_store(sqlite3 *db, int64_t id, const struct half_culprit *c);
+/* Both halves' rows, half 1 first (*nr 0: none). */
+int db_half_culprits_load(sqlite3 *db, int64_t id, struct half_culprit **out, size_t *nr);
+void half_culprits_release(struct half_culprit *c, size_t nr);
 /* The run cap `--max-runs` set (migration 10); *max_runs 0: none set. */
 int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs);
 int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs);

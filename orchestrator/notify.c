@@ -429,6 +429,55 @@ static void reproduce_lines(const struct notify_facts *f, const char *indent, st
 	strbuf_addf(sb, "%sklab bisect show %lld\n", indent, (long long)f->bisection_id);
 }
 
+/* Two change points: the split and each half's commit with its share. */
+static void add_halves(struct strbuf *sb, const struct notify_facts *f)
+{
+	if (!f->split)
+		return;
+	strbuf_addf(sb, "%-12s%s (two changes: each half bisected with its own ends)\n", "split:", f->split);
+	for (size_t i = 0; i < f->nr_halves; i++) {
+		const struct notify_half *h = &f->halves[i];
+		char name[16];
+
+		snprintf(name, sizeof(name), "half %d:", h->half);
+		if (!h->culprit) {
+			strbuf_addf(sb, "%-12sno culprit (only skipped commits left)\n", name);
+			continue;
+		}
+		strbuf_addf(sb, "%-12s%s %s", name, h->confirmed ? "culprit" : "suspect", h->culprit);
+		if (!isnan(h->share))
+			strbuf_addf(sb, " (%.0f%% of the regression)", h->share);
+		strbuf_addf(sb, "%s\n", h->confirmed ? "" : " (NOT confirmed)");
+		add_field(sb, "", h->subject ? h->subject : "", 400);
+	}
+}
+
+static void json_halves(struct strbuf *sb, const struct notify_facts *f)
+{
+	if (!f->split)
+		return;
+	json_member(sb, "split", f->split);
+	json_key(sb, "halves");
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < f->nr_halves; i++) {
+		const struct notify_half *h = &f->halves[i];
+
+		strbuf_addf(sb, "%s{\"half\": %d, \"hash\": ", i ? ", " : "", h->half);
+		if (h->culprit)
+			json_add_string(sb, h->culprit);
+		else
+			strbuf_addstr(sb, "null");
+		json_field_line(sb, "subject", h->subject ? h->subject : "");
+		strbuf_addf(sb, ", \"confirmed\": %s, \"share_percent\": ", h->confirmed ? "true" : "false");
+		if (isnan(h->share))
+			strbuf_addstr(sb, "null");
+		else
+			json_add_number(sb, h->share);
+		strbuf_addch(sb, '}');
+	}
+	strbuf_addch(sb, ']');
+}
+
 static void compose_text(const struct notify_facts *f, const char *subject, struct strbuf *sb)
 {
 	/* the subject without its tag opens the report */
@@ -446,6 +495,7 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 		strbuf_addf(sb, "%-12s%s (NOT confirmed: not named as the culprit)\n", "suspect:", f->suspect);
 		add_field(sb, "subject:", f->suspect_subject ? f->suspect_subject : "", 400);
 	}
+	add_halves(sb, f);
 	add_field(sb, "repository:", f->repo_path, 400);
 	add_range(sb, f);
 	if (f->kind == BISECTION_COMMAND) {
@@ -554,6 +604,7 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 	}
 	json_key(sb, "candidates");
 	json_hashes(sb, f->candidates, f->nr_candidates);
+	json_halves(sb, f);
 	if (f->kind == BISECTION_JOB) {
 		json_member(sb, "job", f->job_path);
 		strbuf_addstr(sb, ",\n  \"kpi\": {\"name\": ");
@@ -814,6 +865,12 @@ struct loaded {
 	int have_job;
 	char host[256];
 	struct revert_check revert;
+	/* two change points */
+	char split[41];
+	struct half_culprit *hc;
+	size_t nr_hc;
+	struct notify_half *halves;
+	char **half_subjects;
 };
 
 static void loaded_release(struct loaded *l)
@@ -830,6 +887,42 @@ static void loaded_release(struct loaded *l)
 	if (l->have_job)
 		job_release(&l->job);
 	revert_check_release(&l->revert);
+	for (size_t i = 0; i < l->nr_hc; i++)
+		free(l->half_subjects[i]);
+	free(l->half_subjects);
+	free(l->halves);
+	half_culprits_release(l->hc, l->nr_hc);
+}
+
+/* The split and what each half found (migration 11), with subjects. */
+static int load_halves(struct lab *lab, struct loaded *l)
+{
+	int has = 0;
+
+	if (db_bisection_split(lab->db, l->b.id, l->split, &has) < 0)
+		return -1;
+	if (!has)
+		return 0;
+	if (db_half_culprits_load(lab->db, l->b.id, &l->hc, &l->nr_hc) < 0)
+		return -1;
+	l->halves = xcalloc(l->nr_hc + 1, sizeof(*l->halves));
+	l->half_subjects = xcalloc(l->nr_hc + 1, sizeof(char *));
+	for (size_t i = 0; i < l->nr_hc; i++) {
+		const struct half_culprit *c = &l->hc[i];
+		char *author = NULL;
+		int64_t t;
+
+		l->halves[i] = (struct notify_half){ c->half, c->has_culprit ? c->culprit : NULL, NULL, c->confirmed,
+						     c->share };
+		if (c->has_culprit &&
+		    db_commit_facts(lab->db, l->b.repo_id, c->culprit, &l->half_subjects[i], &author, &t) > 0)
+			l->halves[i].subject = l->half_subjects[i];
+		free(author);
+	}
+	l->f.split = l->split;
+	l->f.halves = l->halves;
+	l->f.nr_halves = l->nr_hc;
+	return 0;
 }
 
 /* The latest finished step of `phase` at `hash` (or, with other, at
@@ -1000,7 +1093,7 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 	}
 	if (l->b.kind_id == BISECTION_JOB && load_job_facts(lab, l) < 0)
 		return -1;
-	return 0;
+	return load_halves(lab, l);
 }
 
 /* ---- delivery ---------------------------------------------------------------- */

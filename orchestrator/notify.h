@@ -123,6 +123,20 @@ struct notify_facts {
 	/* the host drifted while measuring (the trend, percent per run) */
 	int drift;
 	double drift_percent;
+	/* two change points (migration 11): the commit the range split at
+	 * (NULL: no split) and what each half found */
+	const char *split;
+	const struct notify_half *halves;
+	size_t nr_halves;
+};
+
+/* One half of a range split by two change points. */
+struct notify_half {
+	int half;		/* 1 or 2 */
+	const char *culprit;	/* NULL: only skipped commits were left */
+	const char *subject;
+	int confirmed;
+	double share;		/* parent -> culprit, % of the range's change; NAN unknown */
 };
 
 struct notify_message {

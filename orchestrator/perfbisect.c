@@ -67,11 +67,20 @@ static void forget_references(struct perf *p)
 	p->nr_decided = 0;
 }
 
+static void perf_end_release(struct perf_end *e)
+{
+	free(e->v);
+	free(e->t);
+	free(e->kernel);
+	memset(e, 0, sizeof(*e));
+}
+
 void perf_release(struct perf *p)
 {
 	guest_env_free(p->ge);
 	job_release(&p->job);
 	forget_references(p);
+	perf_end_release(&p->outer);
 	free(p->decided);
 	memset(p, 0, sizeof(*p));
 }
@@ -213,6 +222,17 @@ static struct perf *perf_of(struct bisect_run *r)
 	return r->tester_data;
 }
 
+/* The commit of a reference end: the range's, or in a half the split
+ * commit for the end it stands for. */
+static const char *end_hex(struct bisect_run *r, int bad_end)
+{
+	struct perf *p = perf_of(r);
+
+	if (p->half == (bad_end ? 1 : 2))
+		return p->split;
+	return bad_end ? r->b->bad : r->b->goods[0];
+}
+
 static void store_verdict(struct bisect_run *r, int64_t step_id, const struct verdict *v)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -236,7 +256,7 @@ static void reference_run(struct bisect_run *r)
 {
 	struct perf *p = perf_of(r);
 	int bad_end = p->ref_turn++ & 1;
-	const char *hex = bad_end ? r->b->bad : r->b->goods[0];
+	const char *hex = end_hex(r, bad_end);
 
 	if (!(bad_end ? p->bad_kernel : p->good_kernel) &&
 	    build_for(r, hex, bad_end ? &p->bad_kernel : &p->good_kernel, bad_end ? &p->bad_build : &p->good_build) < 0) {
@@ -269,9 +289,10 @@ static void note_drift(struct bisect_run *r, const struct verdict *v)
  * reference run (good and bad in turn); under drift a reference run
  * before every run.  References that look stale (the commit clearly
  * outside both ends) get one fresh run of each end, once.  A skip when
- * the guest fails (with its reason) or the cap is reached. */
+ * the guest fails (with its reason) or the cap is reached, and when the
+ * commit is between the ends (*between: two changes, the loop splits). */
 static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
-				  struct strbuf *reason)
+				  struct strbuf *reason, int *between)
 {
 	struct perf *p = perf_of(r);
 	struct verdict v;
@@ -331,6 +352,8 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 	store_verdict(r, s->id, &v);
 	strbuf_addf(reason, "%s: %s", v.rule, v.text);
 	res = verdict_mark(v.kind);
+	/* a skip; the loop splits the range there (the whole range only) */
+	*between = v.kind == VERDICT_BETWEEN;
 out:
 	free(why);
 	free(vals);
@@ -788,8 +811,8 @@ static int step_runs_of(struct bisect_run *r, const char *hex, const char *kerne
 	struct step *steps = NULL;
 	size_t nr = 0, k;
 	int64_t id = 0;
-	int good_end = !strcmp(hex, r->b->goods[0]) || (kernel && p->good_kernel && same_kernel(kernel, p->good_kernel));
-	int bad_end = !strcmp(hex, r->b->bad) || (kernel && p->bad_kernel && same_kernel(kernel, p->bad_kernel));
+	int good_end = !strcmp(hex, end_hex(r, 0)) || (kernel && p->good_kernel && same_kernel(kernel, p->good_kernel));
+	int bad_end = !strcmp(hex, end_hex(r, 1)) || (kernel && p->bad_kernel && same_kernel(kernel, p->bad_kernel));
 
 	memset(out, 0, sizeof(*out));
 	if (good_end || bad_end) {
@@ -862,6 +885,27 @@ static int confirm_measure(struct bisect_run *r, struct pair_side *parent, struc
 	return rc;
 }
 
+/* The culprit's share of the regression, in a half (issue 17): its
+ * parent -> culprit change of the KPI's median as a percentage of the
+ * range's good -> bad change (the range's ends, not the half's), in
+ * r->share for the loop to store. */
+static void print_share(struct bisect_run *r, const struct runs_buf *pa, const struct runs_buf *ca)
+{
+	struct perf *p = perf_of(r);
+	const double *gv = p->half == 2 ? p->outer.v : p->good, *bv = p->half == 1 ? p->outer.v : p->bad;
+	size_t ng = p->half == 2 ? p->outer.n : p->ng, nb = p->half == 1 ? p->outer.n : p->nb;
+	double gap;
+
+	if (!ng || !nb)
+		return;
+	gap = stats_median(bv, nb) - stats_median(gv, ng);
+	if (gap == 0)
+		return;
+	r->share = 100.0 * (stats_median(ca->v, ca->n) - stats_median(pa->v, pa->n)) / gap;
+	printf("  share: parent -> culprit is %.0f%% of the range's change (good %.6g, bad %.6g)\n", r->share,
+	       stats_median(gv, ng), stats_median(bv, nb));
+}
+
 /* Re-measure the culprit and its parent (interleaved) until
  * verdict_confirm decides, then the report.  Returns the one-line outcome
  * (caller frees); *confirmed is 0 only when the measurements say the
@@ -923,13 +967,15 @@ report:
 	{
 		double gm = stats_median(p->good, p->ng);
 		printf("  %s (%s is better):\n", p->job.kpi, p->job.direction > 0 ? "higher" : "lower");
-		print_kpi_row("good", r->b->goods[0], p->good, p->ng, gm);
+		print_kpi_row("good", end_hex(r, 0), p->good, p->ng, gm);
 		if (pa.n)
 			print_kpi_row("parent", parent.hex, pa.v, pa.n, gm);
 		if (ca.n)
 			print_kpi_row(*confirmed ? "culprit" : "suspect", cul.hex, ca.v, ca.n, gm);
-		print_kpi_row("bad", r->b->bad, p->bad, p->nb, gm);
+		print_kpi_row("bad", end_hex(r, 1), p->bad, p->nb, gm);
 	}
+	if (p->half && pa.n && ca.n)
+		print_share(r, &pa, &ca);
 	if (parent.n && cul.n)
 		print_mon_table(r, parent.s.id, cul.s.id, *confirmed, NULL);
 	if (ok)
@@ -989,7 +1035,7 @@ static int inherit_identical(struct bisect_run *r, const struct step *s, const c
 	}
 	for (size_t i = 0; i < nc; i++) {
 		const char *other = i == 0 ? p->good_kernel : i == 1 ? p->bad_kernel : p->decided[i - 2].kernel;
-		const char *hex = i == 0 ? r->b->goods[0] : i == 1 ? r->b->bad : p->decided[i - 2].hex;
+		const char *hex = i < 2 ? end_hex(r, i) : p->decided[i - 2].hex;
 		enum bisect_mark mark = i == 0 ? BISECT_GOOD : i == 1 ? BISECT_BAD : p->decided[i - 2].mark;
 		char *text;
 
@@ -1045,7 +1091,7 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 		return;
 	}
 	t0 = now_ms();
-	out->result = perf_step(r, s, kernel, build_id, &out->reason);
+	out->result = perf_step(r, s, kernel, build_id, &out->reason, &out->between);
 	out->test_ms = now_ms() - t0;
 	if (kernel)
 		remember_decided(perf_of(r), s->hash, kernel, out->result);
@@ -1065,6 +1111,15 @@ static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confir
 {
 	char *msg = confirm_and_report(r, culprit, confirmed);
 
+	if (*confirmed && perf_of(r)->half) {
+		/* reverting one of two changes is not expected to restore
+		 * good (the other stays): not run, and said so with the half */
+		char *more = xstrfmt("%s; revert check not run: one of two changes", msg);
+
+		printf("  revert check: not run: %.12s is one of two changes\n", culprit);
+		free(msg);
+		return more;
+	}
 	if (*confirmed)
 		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
 			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
@@ -1079,6 +1134,76 @@ static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confir
 static void perf_reopen(struct bisect_run *r)
 {
 	forget_references(perf_of(r));
+}
+
+/* Swap end bad_end of p's references with e. */
+static void end_swap(struct perf *p, int bad_end, struct perf_end *e)
+{
+	struct perf_end t = *e;
+	double **v = bad_end ? &p->bad : &p->good, **times = bad_end ? &p->bad_t : &p->good_t;
+	size_t *n = bad_end ? &p->nb : &p->ng;
+	int64_t *step = bad_end ? &p->bad_step : &p->good_step, *build = bad_end ? &p->bad_build : &p->good_build;
+	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
+
+	*e = (struct perf_end){ *v, *times, *n, *step, *build, *kernel };
+	*v = t.v;
+	*times = t.t;
+	*n = t.n;
+	*step = t.step;
+	*build = t.build;
+	*kernel = t.kernel;
+}
+
+/* A half after a split: the split commit's runs (its bisect step, where
+ * fresh runs of that end go too) become the half's bad end (half 1) or
+ * good end (half 2), as the simulation's search does, so that each
+ * culprit is judged and confirmed against its own half.  The marks
+ * inherited by identical kernels start again: a kernel decided in one
+ * half says nothing against the other's ends. */
+static int perf_half(struct bisect_run *r, int half, const char *split)
+{
+	struct perf *p = perf_of(r);
+	struct perf_end e;
+	struct step *steps = NULL;
+	size_t nr = 0;
+	int64_t id = 0;
+
+	if (p->half) {
+		end_swap(p, p->half == 1, &p->outer);
+		perf_end_release(&p->outer);
+		p->half = 0;
+	}
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
+		return -1;
+	for (size_t i = 0; i < nr; i++)
+		if (steps[i].phase_id == STEP_PHASE_BISECT && steps[i].status_id == STEP_DONE && !steps[i].half &&
+		    !strcmp(steps[i].hash, split))
+			id = steps[i].id;
+	steps_release(steps, nr);
+	if (!id)
+		return error("the commit %.12s that split the range has no step", split);
+	memset(&e, 0, sizeof(e));
+	e.step = id;
+	if (db_step_metric_runs(r->lab->db, id, p->job.kpi, &e.v, &e.t, &e.n) < 0)
+		return -1;
+	end_swap(p, half == 1, &e);
+	p->outer = e;
+	p->half = half;
+	memcpy(p->split, split, 41);
+	p->ref_turn = 0;
+	for (size_t i = 0; i < p->nr_decided; i++)
+		free(p->decided[i].kernel);
+	p->nr_decided = 0;
+	{
+		struct strbuf gs = STRBUF_INIT, bs = STRBUF_INIT;
+		perf_describe(&gs, p->good, p->ng);
+		perf_describe(&bs, p->bad, p->nb);
+		printf("%s: half %d: good %.12s %s, bad %.12s %s (%zu and %zu runs)\n", p->job.kpi, half, end_hex(r, 0),
+		       gs.buf, end_hex(r, 1), bs.buf, p->ng, p->nb);
+		strbuf_release(&gs);
+		strbuf_release(&bs);
+	}
+	return 0;
 }
 
 static int perf_begin(struct bisect_run *r, char **message)
@@ -1162,6 +1287,7 @@ const struct step_tester_ops perf_tester = {
 	.test = perf_test,
 	.confirm = perf_confirm,
 	.reopen = perf_reopen,
+	.half = perf_half,
 	.round_prepare = perf_round_prepare,
 	.slot_test = perf_slot_test,
 	.round_rest = perf_round_rest,

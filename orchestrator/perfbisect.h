@@ -42,6 +42,18 @@ struct perf {
 	/* multisection: the kernels of the round's slots */
 	char **slot_kernel;
 	int64_t *slot_build;
+	/* two change points: the half being bisected (0 none) and the
+	 * commit the range split at, one end of the half (its step's runs
+	 * are that end's references); `outer` holds the range's end it
+	 * replaces while the half runs */
+	int half;
+	char split[41];
+	struct perf_end {
+		double *v, *t;
+		size_t n;
+		int64_t step, build;
+		char *kernel;
+	} outer;
 };
 
 struct step_tester_ops;

@@ -606,6 +606,43 @@ static void kpi_table(struct strbuf *sb, const struct report_bisection *b, const
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
 }
 
+/* Two change points: the split commit and each half's commit, with its
+ * share of the regression and what its confirmation said. */
+static void halves_section(struct strbuf *sb, const struct report_bisection *b)
+{
+	if (!b->split[0])
+		return;
+	strbuf_addstr(sb, "<h2 id=\"halves\">Two changes</h2>\n<p>The range split at <code>");
+	html_esc(sb, b->split);
+	strbuf_addstr(sb, "</code>, a commit clearly apart from both ends; each half was bisected and confirmed "
+			  "with its own ends.</p>\n<div class=\"scroll\"><table>\n<thead><tr><th>half</th><th>commit</th>"
+			  "<th>subject</th><th class=\"num\">share of the regression</th><th>confirmation</th></tr>"
+			  "</thead>\n<tbody>\n");
+	for (size_t i = 0; i < b->nr_halves; i++) {
+		const struct report_half *h = &b->halves[i];
+
+		strbuf_addf(sb, "<tr><td>%d</td><td>", h->half);
+		if (h->has_culprit) {
+			strbuf_addf(sb, "<code class=\"%s\">", h->confirmed ? "bad" : "skip");
+			html_esc(sb, h->culprit);
+			strbuf_addstr(sb, "</code>");
+		} else {
+			strbuf_addstr(sb, "none (only skipped commits left)");
+		}
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, h->subject ? h->subject : "");
+		strbuf_addstr(sb, "</td><td class=\"num\">");
+		if (isnan(h->share))
+			strbuf_addstr(sb, "-");
+		else
+			strbuf_addf(sb, "%.0f%%", h->share);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, h->message ? h->message : "");
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
+}
+
 /* Does the regression go away without the culprit?  The bad end with
  * it reverted (klab's own commit), measured against the references. */
 static void revert_section(struct strbuf *sb, const struct report_bisection *b)
@@ -962,6 +999,7 @@ void report_render_bisection(struct strbuf *out, const struct report_bisection *
 	}
 	strbuf_addstr(&body, "</dl>\n");
 	culprit_box(&body, b);
+	halves_section(&body, b);
 	if (job) {
 		bisection_chart(&body, b);
 		kpi_table(&body, b, parent, cul);
@@ -1195,6 +1233,11 @@ static void bisection_release_report(struct report_bisection *b)
 	for (size_t i = 0; i < b->nr_steps; i++)
 		step_release(&b->steps[i]);
 	free(b->steps);
+	for (size_t i = 0; i < b->nr_halves; i++) {
+		free(b->halves[i].subject);
+		free(b->halves[i].message);
+	}
+	free(b->halves);
 }
 
 static void track_release(struct report_track *t)

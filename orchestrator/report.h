@@ -72,6 +72,17 @@ struct report_bisection {
 	struct revert_check revert;	/* outcome REVERT_NONE: not checked */
 	int drift;			/* the host drifted while measuring */
 	double drift_percent;		/* ... by this much per run */
+	/* two change points (migration 11): the split commit ("" none) and
+	 * what each half found */
+	char split[41];
+	struct report_half {
+		int half;
+		int has_culprit, confirmed;
+		char culprit[41];
+		double share;		/* % of the regression, NAN unknown */
+		char *subject, *message;
+	} *halves;
+	size_t nr_halves, alloc_halves;
 };
 
 struct report_tip {

@@ -67,4 +67,30 @@ check "the ends' KPI line" grep -q "^bad against good: will-it-scale.per_process
 # a command bisection has no monitors: no table
 "$KLAB" --state "$lab" bisect show 2 >"$T/cmd.out" 2>&1
 check "a command bisection: no monitor table" sh -c "! grep -q '^monitors, ' '$T/cmd.out'"
+
+# two change points (migration 11): split at 333333333333, a culprit in
+# each half with its share; the steps of each half marked h1: / h2:
+c2=2222222222222222222222222222222222222222
+c3=3333333333333333333333333333333333333333
+c5=5555555555555555555555555555555555555555
+sqlite3 "$lab/klab.db" "UPDATE bisections SET result = 'culprit', culprit = '$c2', split_commit = '$c3', half = 2 WHERE id = 1;
+UPDATE steps SET half = 1 WHERE id = 3; UPDATE steps SET half = 2 WHERE id = 5;
+INSERT INTO bisection_culprits (bisection_id, half, culprit, confirmed, share, message) VALUES
+ (1, 1, '$c2', 1, 45.2, 'culprit 222222222222 confirmed: parent like good; revert check not run: one of two changes'),
+ (1, 2, '$c5', 0, NULL, 'culprit 555555555555 NOT confirmed: parent like bad')"
+"$KLAB" --state "$lab" bisect show 1 >"$T/two.out" 2>&1; rc=$?
+check "two changes: bisect show exits 0" test "$rc" -eq 0
+check "two changes: the split commit" grep -q "^split:      $c3 (clearly apart from both ends" "$T/two.out"
+check "two changes: half 1's culprit with its share" grep -q "^half 1:     culprit $c2 .* (45% of the regression)\$" "$T/two.out"
+check "two changes: half 1's message" grep -q "^            culprit 222222222222 confirmed: parent like good; revert check not run" "$T/two.out"
+check "two changes: half 2's suspect, not confirmed" grep -q "^half 2:     suspect $c5 .*(NOT confirmed)\$" "$T/two.out"
+check "two changes: half 1's step marked h1:" grep -q "^   3  222222222222  h1:bisect " "$T/two.out"
+check "two changes: half 2's step marked h2:" grep -q "^   5  555555555555  h2:bisect " "$T/two.out"
+"$KLAB" --state "$lab" bisect log 1 >"$T/two.log" 2>&1; rc=$?
+check "two changes: bisect log exits 0" test "$rc" -eq 0
+check "two changes: half 1 replays with the split commit bad" grep -qx "git bisect bad $c3" "$T/two.log"
+check "two changes: half 2 is written as comments" grep -qx "# git bisect start 6666666666666666666666666666666666666666 $c3" "$T/two.log"
+check "two changes: half 2's mark commented" grep -qx "# git bisect bad $c5" "$T/two.log"
+check "two changes: half 1's mark replays" grep -qx "git bisect good $c2" "$T/two.log"
+check "two changes: both first bad commits" grep -qx "# half 2: first bad commit (NOT confirmed): \[$c5\]" "$T/two.log"
 finish

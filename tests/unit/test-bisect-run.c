@@ -39,6 +39,9 @@ static int lab_nr;
  * otherwise; kill points end the bisection's process as a crash would. */
 struct fake {
 	int culprit;
+	int culprit2;		/* two changes: a second culprit after `culprit`, 0 none
+				 * (a commit between them is `between` the ends) */
+	int exit_at_half2;	/* the n-th test of half 2 dies before its verdict */
 	int skip[NR_COMMITS];	/* 1: the fake's "test" cannot tell (a skip) */
 	int skip_first;		/* the first commit tested is a skip */
 	int lie_good;		/* this bad commit tests good (noise), -1 none: in pass 1 only */
@@ -52,8 +55,16 @@ struct fake {
 	int abort_at_test;	/* the n-th test gives no verdict (the machine failed) */
 	int abort_round, abort_slot;	/* multisection: that slot gives no verdict */
 	/* counters of the process they run in */
-	int tests, tests2, dones, rounds, slot;
+	int tests, tests2, tests_half2, dones, rounds, slot;
 };
+
+/* With two culprits a commit's level: 0 before the first, 1 between, 2
+ * from the second on; against the ends of the half being bisected
+ * (0..2, 0..1, 1..2) it is good, bad, or (the whole range) between. */
+static int fake_level(const struct fake *f, int ci)
+{
+	return (ci >= f->culprit) + (ci >= f->culprit2);
+}
 
 static int commit_index(const char *hex)
 {
@@ -68,7 +79,8 @@ static void fake_test(struct bisect_run *br, const struct step *s, struct step_o
 	struct fake *f = br->tester_data;
 	int ci = commit_index(s->hash);
 
-	if (++f->tests == f->exit_at_test || (br->pass == 2 && ++f->tests2 == f->exit_at_test2))
+	if (++f->tests == f->exit_at_test || (br->pass == 2 && ++f->tests2 == f->exit_at_test2) ||
+	    (br->half == 2 && ++f->tests_half2 == f->exit_at_half2))
 		_exit(KILLED);
 	if (f->tests == f->abort_at_test ||
 	    (f->abort_round && f->rounds == f->abort_round && f->slot == f->abort_slot)) {
@@ -83,6 +95,21 @@ static void fake_test(struct bisect_run *br, const struct step *s, struct step_o
 	if (f->skip[ci] || (f->skip_first && f->tests == 1)) {
 		out->result = BISECT_SKIP;
 		strbuf_addstr(&out->reason, "fake: cannot tell");
+	} else if (f->culprit2) {
+		int level = fake_level(f, ci);
+		int good = br->half == 0 ? level == 0 : br->half == 1 ? level < 1 : level < 2;
+		int bad;
+
+		/* noise in a half: that commit tests good */
+		if (ci == f->lie_good && br->half)
+			good = 1;
+		bad = br->half == 0 ? level == 2 : !good;
+
+		out->result = good ? BISECT_GOOD : BISECT_SKIP;
+		if (bad)
+			out->result = BISECT_BAD;
+		out->between = !good && !bad;
+		strbuf_addstr(&out->reason, good ? "fake: fast" : bad ? "fake: slow" : "fake: half-way");
 	} else if ((ci == f->lie_good && (br->pass == 1 || f->lie_always)) || ci < f->culprit) {
 		out->result = BISECT_GOOD;
 		strbuf_addstr(&out->reason, "fake: fast");
@@ -136,8 +163,12 @@ static const struct step_tester_ops fake_tester = {
 static char *fake_confirm(struct bisect_run *br, const char *culprit, int *confirmed)
 {
 	struct fake *f = br->tester_data;
+	int ci = commit_index(culprit);
 
-	*confirmed = commit_index(culprit) == f->culprit;
+	*confirmed = ci == f->culprit || (f->culprit2 && ci == f->culprit2);
+	/* a share the test can recognise: 10 times the commit's index */
+	if (f->culprit2)
+		br->share = 10.0 * ci;
 	return xstrfmt("culprit %.12s %s (fake)", culprit, *confirmed ? "confirmed" : "NOT confirmed");
 }
 
@@ -146,11 +177,19 @@ static void fake_reopen(struct bisect_run *br)
 	(void)br;
 }
 
+static int fake_half(struct bisect_run *br, int half, const char *split)
+{
+	(void)br;
+	(void)half;
+	return commit_index(split) < 0 ? -1 : 0;
+}
+
 static const struct step_tester_ops fake_judging_tester = {
 	.test_label = "test ",
 	.test = fake_test,
 	.confirm = fake_confirm,
 	.reopen = fake_reopen,
+	.half = fake_half,
 	.step_done = fake_step_done,
 };
 
@@ -697,6 +736,271 @@ static void test_bisect_run__slot_without_verdict_stops_the_round(void **state)
 	}
 }
 
+/* ---- two change points --------------------------------------------------- */
+
+/* What the halves of bisection lf found, from the database. */
+struct halves {
+	int split;		/* commit index, -1 none */
+	int half;
+	size_t nr;
+	int culprit[2], confirmed[2];
+	double share[2];
+	int steps_in[3];	/* bisect steps done in the whole range, half 1, half 2 */
+	int misplaced;		/* a half's step outside its half of the range */
+	int twice_in_half;	/* commits with more than one finished step in one half */
+};
+
+static struct halves halves_of(const struct labfix *lf)
+{
+	struct halves h;
+	struct lab lab;
+	struct half_culprit *c = NULL;
+	struct step *steps = NULL;
+	size_t nr = 0;
+	char split[41];
+	int has, seen[3][NR_COMMITS] = { { 0 } };
+
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(lab_open(&lab, lf->state), 0);
+	assert_int_equal(db_bisection_split(lab.db, lf->id, split, &has), 0);
+	h.split = has ? commit_index(split) : -1;
+	assert_int_equal(db_bisection_half(lab.db, lf->id, &h.half), 0);
+	assert_int_equal(db_half_culprits_load(lab.db, lf->id, &c, &h.nr), 0);
+	for (size_t i = 0; i < h.nr && i < 2; i++) {
+		assert_int_equal(c[i].half, (int)i + 1);
+		h.culprit[i] = c[i].has_culprit ? commit_index(c[i].culprit) : -1;
+		h.confirmed[i] = c[i].confirmed;
+		h.share[i] = c[i].share;
+	}
+	half_culprits_release(c, h.nr);
+	assert_int_equal(db_steps_load(lab.db, lf->id, &steps, &nr), 0);
+	for (size_t i = 0; i < nr; i++) {
+		int ci = commit_index(steps[i].hash);
+
+		if (strcmp(steps[i].phase, "bisect") || strcmp(steps[i].status, "done"))
+			continue;
+		assert_in_range(steps[i].half, 0, 2);
+		h.steps_in[steps[i].half]++;
+		assert_true(ci >= 0);
+		h.twice_in_half += seen[steps[i].half][ci]++ > 0;
+		if ((steps[i].half == 1 && (ci <= 0 || ci >= h.split)) ||
+		    (steps[i].half == 2 && (ci <= h.split || ci >= NR_COMMITS - 1)))
+			h.misplaced++;
+	}
+	steps_release(steps, nr);
+	lab_close(&lab);
+	return h;
+}
+
+/* How often needle is in the bisection's stdout, over all its runs. */
+static int file_count(const struct labfix *lf, const char *needle)
+{
+	char *path = xstrfmt("%s/out-%lld.log", lf->state, (long long)lf->id), *text = NULL;
+	int n = 0;
+
+	assert_int_equal(read_file(path, 1 << 20, &text, NULL), 0);
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	free(text);
+	free(path);
+	return n;
+}
+
+/* The fake for two changes, c4 and c11: c5..c10 are half-way, so the
+ * first commit tested (the middle, c7 or c8) is between the ends. */
+static struct fake fake_two(void)
+{
+	struct fake f = fake_for(4);
+
+	f.culprit2 = 11;
+	f.judge = 1;
+	return f;
+}
+
+/* Both culprits of the clean run, checked. */
+static void assert_two_culprits(const struct labfix *lf)
+{
+	struct outcome o = outcome_of(lf);
+	struct halves h = halves_of(lf);
+	char line[128];
+
+	assert_string_equal(o.state, "done");
+	assert_string_equal(o.result, "culprit");
+	/* the row names the first culprit; the halves both */
+	assert_int_equal(o.culprit, 4);
+	assert_in_range(h.split, 5, 10);
+	assert_int_equal(h.half, 2);
+	assert_int_equal(h.nr, 2);
+	assert_int_equal(h.culprit[0], 4);
+	assert_int_equal(h.culprit[1], 11);
+	assert_int_equal(h.confirmed[0], 1);
+	assert_int_equal(h.confirmed[1], 1);
+	/* the share the (fake) confirmation gave each */
+	assert_true(h.share[0] == 40.0 && h.share[1] == 110.0);
+	/* the split step is the whole range's; every other in its half */
+	assert_int_equal(h.steps_in[0], 1);
+	assert_true(h.steps_in[1] >= 1 && h.steps_in[2] >= 1);
+	assert_int_equal(h.misplaced, 0);
+	assert_int_equal(h.twice_in_half, 0);
+	assert_int_equal(o.twice, 0);
+	snprintf(line, sizeof(line), "half 1 culprit %.12s (40%% of the regression); half 2 culprit %.12s (110%%",
+		 hashes[4], hashes[11]);
+	assert_non_null(strstr(o.message, line));
+	assert_true(file_has(lf, "out", "two changes; each half is bisected with its own ends"));
+}
+
+/* A commit between the ends: the range splits there, each half is
+ * bisected with it as one end, both culprits are confirmed and stored
+ * with their shares; the bisection names both and exits 0. */
+static void test_bisect_run__commit_between_the_ends_bisects_both_halves(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_two();
+
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	assert_two_culprits(&lf);
+	assert_int_equal(file_count(&lf, "half 1 of 2"), 1);
+	assert_int_equal(file_count(&lf, "half 2 of 2"), 1);
+	labfix_release(&lf);
+}
+
+/* A tester that cannot split (no `half`): a commit between the ends
+ * stays the skip it was, nothing is split. */
+static void test_bisect_run__commit_between_stays_a_skip_without_halves(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_two();
+	struct outcome o;
+
+	f.judge = 0;
+	run_child(&lf, &f);
+	o = outcome_of(&lf);
+	assert_true(o.skips >= 1);
+	assert_int_equal(halves_of(&lf).split, -1);
+	assert_int_equal(halves_of(&lf).nr, 0);
+	labfix_release(&lf);
+}
+
+/* Killed in each test of the second half, and right after the split
+ * step: the resume goes on where it was (half 1 is not bisected nor
+ * confirmed again) and ends with the same two culprits. */
+static void test_bisect_run__two_changes_resume_after_kill_in_second_half(void **state)
+{
+	struct labfix clean = new_bisection(1);
+	struct fake f = fake_two();
+	int half2;
+
+	assert_int_equal(run_child(&clean, &f), EXIT_OK);
+	half2 = halves_of(&clean).steps_in[2];
+	labfix_release(&clean);
+	assert_true(half2 >= 2);
+	for (int k = 1; k <= half2; k++) {
+		struct labfix lf = new_bisection(1);
+		struct fake kill = fake_two(), again = fake_two();
+
+		kill.exit_at_half2 = k;
+		assert_int_equal(run_child(&lf, &kill), KILLED);
+		assert_int_equal(halves_of(&lf).nr, 1);
+		assert_int_equal(halves_of(&lf).half, 2);
+		assert_int_equal(run_child(&lf, &again), EXIT_OK);
+		assert_two_culprits(&lf);
+		assert_int_equal(halves_of(&lf).steps_in[2], half2);
+		assert_int_equal(file_count(&lf, "half 1 of 2"), 1);
+		assert_int_equal(file_count(&lf, "confirmed (fake)"), 2);
+		assert_true(file_has(&lf, "out", "resuming after"));
+		labfix_release(&lf);
+	}
+	{
+		/* the split stored, no half begun */
+		struct labfix lf = new_bisection(1);
+		struct fake kill = fake_two(), again = fake_two();
+
+		kill.exit_after_done = 1;
+		assert_int_equal(run_child(&lf, &kill), KILLED);
+		assert_true(halves_of(&lf).split >= 0);
+		assert_int_equal(halves_of(&lf).half, 0);
+		assert_int_equal(run_child(&lf, &again), EXIT_OK);
+		assert_two_culprits(&lf);
+		labfix_release(&lf);
+	}
+}
+
+/* Half 1 ends with only skipped commits (c3 and c4 cannot be told):
+ * half 2 still names its culprit, which is the bisection's; half 1's
+ * row says it has none. */
+static void test_bisect_run__two_changes_half_without_culprit_keeps_the_other(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_two();
+	struct outcome o;
+	struct halves h;
+
+	f.skip[3] = f.skip[4] = 1;
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	o = outcome_of(&lf);
+	h = halves_of(&lf);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 11);
+	assert_int_equal(h.nr, 2);
+	assert_int_equal(h.culprit[0], -1);
+	assert_int_equal(h.confirmed[0], 0);
+	assert_int_equal(h.culprit[1], 11);
+	assert_non_null(strstr(o.message, "half 1 without a culprit (only skipped commits left); half 2 culprit"));
+	/* c3 and c4 skipped, c5 bad in half 1: any of the three */
+	assert_int_equal(o.nr_candidates, 3);
+	labfix_release(&lf);
+}
+
+/* Multisection: a slot's verdict splits the range (stored in the slot's
+ * process, read back by the loop); the halves are bisected in rounds
+ * and both culprits found. */
+static void test_bisect_run__two_changes_in_a_multisection_round(void **state)
+{
+	struct labfix lf = new_bisection(3);
+	struct fake f = fake_two();
+	struct halves h;
+
+	/* the judging fake has no round hooks: each slot's child runs fake_test */
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	h = halves_of(&lf);
+	assert_in_range(h.split, 4, 10);
+	assert_int_equal(h.nr, 2);
+	assert_int_equal(h.culprit[0], 4);
+	assert_int_equal(h.culprit[1], 11);
+	assert_int_equal(h.misplaced, 0);
+	/* a half does not take over the whole range's marks (as the
+	 * simulation's search): a commit of round 1 may be tested again in
+	 * a half, never twice in one */
+	assert_int_equal(h.twice_in_half, 0);
+	assert_true(outcome_of(&lf).rounds >= 2);
+	labfix_release(&lf);
+}
+
+/* The second half's culprit fails its confirmation: the first stands,
+ * the second is kept as a suspect and said so. */
+static void test_bisect_run__two_changes_one_unconfirmed_keeps_the_other(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_two();
+	struct outcome o;
+	struct halves h;
+
+	/* c11 tests good in its half: half 2 ends at c12, which is no culprit */
+	f.lie_good = 11;
+	f.lie_always = 1;
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	o = outcome_of(&lf);
+	h = halves_of(&lf);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 4);
+	assert_int_equal(h.nr, 2);
+	assert_int_equal(h.confirmed[0], 1);
+	assert_int_equal(h.culprit[1], 12);
+	assert_int_equal(h.confirmed[1], 0);
+	assert_non_null(strstr(o.message, "suspect, NOT confirmed,"));
+	labfix_release(&lf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +1017,12 @@ int main(void)
 		cmocka_unit_test(test_bisect_run__unconfirmed_culprit_reopens_the_range_once),
 		cmocka_unit_test(test_bisect_run__second_unconfirmed_culprit_ends_unconfirmed),
 		cmocka_unit_test(test_bisect_run__resume_in_pass_two),
+		cmocka_unit_test(test_bisect_run__commit_between_the_ends_bisects_both_halves),
+		cmocka_unit_test(test_bisect_run__commit_between_stays_a_skip_without_halves),
+		cmocka_unit_test(test_bisect_run__two_changes_resume_after_kill_in_second_half),
+		cmocka_unit_test(test_bisect_run__two_changes_one_unconfirmed_keeps_the_other),
+		cmocka_unit_test(test_bisect_run__two_changes_in_a_multisection_round),
+		cmocka_unit_test(test_bisect_run__two_changes_half_without_culprit_keeps_the_other),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

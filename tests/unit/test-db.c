@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -665,6 +666,108 @@ static void test_db__migration_10_stores_drift_and_the_run_cap(void **state)
 	free(path);
 }
 
+/* Migration 11 on a lab made by the klab before it (version 10, a
+ * bisection and a step in it): the old step is of the whole range, the
+ * split is set once (the first kept), the half and each half's culprit
+ * are stored and read back, and the schema refuses a third half. */
+extern const char klab_migration_7_sql[], klab_migration_8_sql[], klab_migration_9_sql[], klab_migration_10_sql[];
+
+static void test_db__migration_11_stores_two_change_points(void **state)
+{
+	const char *const upto10[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
+				       klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql,
+				       klab_migration_7_sql, klab_migration_8_sql, klab_migration_9_sql,
+				       klab_migration_10_sql };
+	const char *c1 = "3333333333333333333333333333333333333333", *c2 = "4444444444444444444444444444444444444444";
+	char *path = xstrfmt("%s/m12.db", tmpdir), split[41];
+	struct half_culprit hc, *got = NULL;
+	struct step s, *steps = NULL;
+	size_t nr = 0;
+	sqlite3 *db;
+	int has, half;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t i = 0; i < ARRAY_SIZE(upto10); i++)
+		assert_int_equal(sqlite3_exec(db, upto10[i], NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 10; INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
+				      "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
+				      "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
+				      "INSERT INTO steps (bisection_id, seq, hash, phase, status, verdict, started_at) "
+				      "VALUES (1, 1, '2222222222222222222222222222222222222222', 'bisect', 'done', 'skip', 0)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(db_open(&db, path, 0), 0);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	assert_int_equal(db_steps_load(db, 1, &steps, &nr), 0);
+	assert_int_equal(nr, 1);
+	assert_int_equal(steps[0].half, 0);
+	steps_release(steps, nr);
+	assert_int_equal(db_bisection_split(db, 1, split, &has), 0);
+	assert_int_equal(has, 0);
+	assert_int_equal(db_bisection_half(db, 1, &half), 0);
+	assert_int_equal(half, 0);
+
+	assert_int_equal(db_bisection_set_split(db, 1, "2222222222222222222222222222222222222222"), 0);
+	assert_int_equal(db_bisection_set_split(db, 1, c1), 0);
+	assert_int_equal(db_bisection_split(db, 1, split, &has), 0);
+	assert_int_equal(has, 1);
+	assert_string_equal(split, "2222222222222222222222222222222222222222");
+
+	/* a step begun in half 2 belongs to it */
+	assert_int_equal(db_bisection_set_half(db, 1, 2), 0);
+	assert_int_equal(db_bisection_half(db, 1, &half), 0);
+	assert_int_equal(half, 2);
+	begin_step(db, 1, &s, c2, "bisect");
+	assert_int_equal(db_steps_load(db, 1, &steps, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(steps[1].half, 2);
+	steps_release(steps, nr);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE bisections SET half = 3 WHERE id = 1", NULL, NULL, NULL),
+			     SQLITE_OK);
+
+	/* half 2 first, then half 1 twice (the second replaces it): read in half order */
+	memset(&hc, 0, sizeof(hc));
+	hc.half = 2;
+	hc.has_culprit = 1;
+	memcpy(hc.culprit, c2, 41);
+	hc.confirmed = 1;
+	hc.share = 55.5;
+	hc.message = "culprit confirmed";
+	assert_int_equal(db_half_culprit_store(db, 1, &hc), 0);
+	hc.half = 1;
+	hc.has_culprit = 0;
+	hc.confirmed = 0;
+	hc.share = NAN;
+	hc.message = "only skipped commits left";
+	assert_int_equal(db_half_culprit_store(db, 1, &hc), 0);
+	hc.has_culprit = 1;
+	memcpy(hc.culprit, c1, 41);
+	hc.message = "suspect";
+	assert_int_equal(db_half_culprit_store(db, 1, &hc), 0);
+	assert_int_equal(db_half_culprits_load(db, 1, &got, &nr), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(got[0].half, 1);
+	assert_int_equal(got[0].has_culprit, 1);
+	assert_string_equal(got[0].culprit, c1);
+	assert_int_equal(got[0].confirmed, 0);
+	assert_true(isnan(got[0].share));
+	assert_string_equal(got[0].message, "suspect");
+	assert_int_equal(got[1].half, 2);
+	assert_string_equal(got[1].culprit, c2);
+	assert_int_equal(got[1].confirmed, 1);
+	assert_true(got[1].share == 55.5);
+	half_culprits_release(got, nr);
+	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO bisection_culprits (bisection_id, half, confirmed, message) "
+					      "VALUES (1, 3, 0, 'x')", NULL, NULL, NULL), SQLITE_OK);
+	/* gone with their bisection */
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM bisections WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(query_int(db, "SELECT count(*) FROM bisection_culprits"), 0);
+	db_close(db);
+	free(path);
+}
+
 static void test_lab__init_creates_dirs_config_and_db(void **state)
 {
 	char *dir = xstrfmt("%s/lab/nested", tmpdir);
@@ -808,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_db__state_transitions_record_times),
 		cmocka_unit_test(test_db__migration_7_stores_the_revert_check),
 		cmocka_unit_test(test_db__migration_10_stores_drift_and_the_run_cap),
+		cmocka_unit_test(test_db__migration_11_stores_two_change_points),
 		cmocka_unit_test(test_db__reproduce_job_keeps_its_note_and_bisection),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),

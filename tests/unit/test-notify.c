@@ -151,6 +151,49 @@ static void test_notify__job_report_carries_the_revert_check(void **state)
 	notify_message_release(&m);
 }
 
+/* Two change points (issue 17): the split and both halves' commits with
+ * their shares, in the text and the JSON; a half without a culprit and a
+ * share not known say so. */
+static void test_notify__job_report_names_both_culprits_of_two_changes(void **state)
+{
+	struct notify_facts f;
+	struct notify_message m;
+	struct notify_half halves[2] = {
+		{ 1, "3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c", "mm: align larger anonymous mappings on THP boundaries",
+		  1, 45.4 },
+		{ 2, "5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d", "mm: clear huge pages one by one", 1, 54.6 },
+	};
+
+	(void)state;
+	job_facts(&f);
+	f.message = "two changes, split at 4a5b6c7d8e9f: half 1 culprit 3f2a1b4c5d6e (45% of the regression); "
+		    "half 2 culprit 5e6f708192a3 (55% of the regression)";
+	f.split = "4a5b6c7d8e9f00112233445566778899aabbccdd";
+	f.halves = halves;
+	f.nr_halves = 2;
+	check_report(&f, "job-two-changes", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
+					    "will-it-scale.per_process_ops -97.2% regression");
+	notify_compose_bisection(&f, &m);
+	assert_non_null(strstr(m.text, "split:      4a5b6c7d8e9f00112233445566778899aabbccdd (two changes"));
+	assert_non_null(strstr(m.text, "half 1:     culprit 3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (45% of the "
+					"regression)\n"));
+	assert_non_null(strstr(m.text, "half 2:     culprit 5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d (55% of the "
+					"regression)\n            mm: clear huge pages one by one\n"));
+	assert_non_null(strstr(m.json, "\"halves\": [{\"half\": 1, \"hash\": \"3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\""));
+	assert_non_null(strstr(m.json, "\"confirmed\": true, \"share_percent\": 54.6}]"));
+	notify_message_release(&m);
+
+	halves[1].culprit = NULL;
+	halves[1].subject = NULL;
+	halves[1].confirmed = 0;
+	halves[1].share = NAN;
+	notify_compose_bisection(&f, &m);
+	assert_non_null(strstr(m.text, "half 2:     no culprit (only skipped commits left)\n"));
+	assert_non_null(strstr(m.json, "{\"half\": 2, \"hash\": null, \"subject\": \"\", \"confirmed\": false, "
+					"\"share_percent\": null}"));
+	notify_message_release(&m);
+}
+
 /* Drift seen by the bisection (issue 17): said in the text and the JSON. */
 static void test_notify__job_report_says_the_host_drifted(void **state)
 {
@@ -478,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_notify__header_injection_stripped),
 		cmocka_unit_test(test_notify__long_headers_are_folded),
 		cmocka_unit_test(test_notify__mail_format_golden),
+		cmocka_unit_test(test_notify__job_report_names_both_culprits_of_two_changes),
 		cmocka_unit_test(test_notify__test_message),
 		cmocka_unit_test(test_notify__webhook_named_without_its_token),
 		cmocka_unit_test(test_notify__backoff_schedule),

@@ -148,6 +148,41 @@ static void test_report__job_page_says_the_host_drifted(void **state)
 				      NULL, NULL), SQLITE_OK);
 }
 
+/* Two change points (migration 11): the page's "Two changes" section
+ * names the split and each half's commit with its share and what its
+ * confirmation said; a bisection without a split has no such section. */
+static void test_report__job_page_names_both_culprits_of_two_changes(void **state)
+{
+	struct report r;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_null(strstr(sb.buf, "id=\"halves\""));
+	strbuf_reset(&sb);
+	report_release(&r);
+	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET split_commit = '3333333333333333333333333333333333333333' "
+				      "WHERE id = 1; INSERT INTO bisection_culprits (bisection_id, half, culprit, confirmed, "
+				      "share, message) VALUES (1, 1, '2222222222222222222222222222222222222222', 1, 44.6, "
+				      "'culprit 222222222222 confirmed <ok>'), (1, 2, NULL, 0, NULL, 'only skipped commits left')",
+				      NULL, NULL, NULL), SQLITE_OK);
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_non_null(strstr(sb.buf, "<h2 id=\"halves\">Two changes</h2>\n<p>The range split at "
+					"<code>3333333333333333333333333333333333333333</code>"));
+	assert_non_null(strstr(sb.buf, "<tr><td>1</td><td><code class=\"bad\">2222222222222222222222222222222222222222"
+					"</code></td>"));
+	assert_non_null(strstr(sb.buf, "<td class=\"num\">45%</td><td>culprit 222222222222 confirmed &lt;ok&gt;</td>"));
+	assert_non_null(strstr(sb.buf, "<tr><td>2</td><td>none (only skipped commits left)</td><td></td>"
+					"<td class=\"num\">-</td>"));
+	strbuf_release(&sb);
+	report_release(&r);
+	/* the other tests read the lab as lab.sql made it */
+	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET split_commit = NULL WHERE id = 1; "
+				      "DELETE FROM bisection_culprits", NULL, NULL, NULL), SQLITE_OK);
+}
+
 static void test_report__command_bisection_page_matches_golden_file(void **state)
 {
 	struct report r;
@@ -411,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_report__index_matches_golden_file),
 		cmocka_unit_test(test_report__job_page_shows_the_revert_check),
 		cmocka_unit_test(test_report__job_page_says_the_host_drifted),
+		cmocka_unit_test(test_report__job_page_names_both_culprits_of_two_changes),
 		cmocka_unit_test(test_report__job_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__command_bisection_page_matches_golden_file),
 		cmocka_unit_test(test_report__track_page_matches_golden_file),
