@@ -441,9 +441,7 @@ static int track_list(int argc, char **argv, const struct global_opts *g)
 	}
 	ret = EXIT_OK;
 out:
-	for (size_t i = 0; i < nr; i++)
-		free(names[i]);
-	free(names);
+	strings_free(names, nr);
 	lab_close(&lab);
 	return ret;
 }
@@ -676,9 +674,7 @@ static int load_names(struct lab *lab, int argc, char **argv, char ***names, siz
 
 static void free_names(char **names, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		free(names[i]);
-	free(names);
+	strings_free(names, nr);
 }
 
 /* ---- run: test a tip ---------------------------------------------------------- */

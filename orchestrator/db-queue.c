@@ -104,9 +104,7 @@ static void queue_job_read(sqlite3_stmt *st, void *arg)
 
 void queue_job_release(struct queue_job *j)
 {
-	for (size_t i = 0; i < j->nr_args; i++)
-		free(j->args[i]);
-	free(j->args);
+	strings_free(j->args, j->nr_args);
 	free(j->kind);
 	free(j->state);
 	free(j->worker);

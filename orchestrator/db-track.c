@@ -56,9 +56,7 @@ void db_track_release(struct db_track *t)
 	free(t->branch);
 	free(t->config);
 	free(t->notify);
-	for (size_t i = 0; i < t->nr_jobs; i++)
-		free(t->jobs[i]);
-	free(t->jobs);
+	strings_free(t->jobs, t->nr_jobs);
 	memset(t, 0, sizeof(*t));
 }
 

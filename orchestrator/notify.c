@@ -1199,9 +1199,7 @@ out:
 	if (c)
 		curl_easy_cleanup(c);
 	curl_slist_free_all(rcpt);
-	for (size_t i = 0; i < n; i++)
-		free(addrs[i]);
-	free(addrs);
+	strings_free(addrs, n);
 	free(mail_from);
 	if (password) {
 		explicit_bzero(password, strlen(password));
