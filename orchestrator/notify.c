@@ -502,13 +502,9 @@ static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char
 	json_field_number(sb, "stddev_percent", stats_cv_percent(k->vals, k->n));
 	strbuf_addf(sb, ", \"runs\": %zu, \"change_percent\": ", k->n);
 	json_add_number(sb, kpi_change(f, k));
-	strbuf_addstr(sb, ", \"values\": [");
-	for (size_t i = 0; i < k->n; i++) {
-		if (i)
-			strbuf_addstr(sb, ", ");
-		json_add_number(sb, k->vals[i]);
-	}
-	strbuf_addstr(sb, "]}");
+	strbuf_addstr(sb, ", \"values\": ");
+	json_add_numbers(sb, k->vals, k->n, ", ");
+	strbuf_addch(sb, '}');
 }
 
 static void json_hashes(struct strbuf *sb, char (*h)[41], size_t n)
