@@ -1,5 +1,6 @@
-/* What klab's benchmark programs (usemem, will-it-scale) share: each is
- * one static guest program, so this is a header of static functions. */
+/* What klab's benchmark programs (usemem, will-it-scale, kbuild-run)
+ * share: each is one static guest program, so this is a header of
+ * static functions. */
 #ifndef KLAB_BENCH_H
 #define KLAB_BENCH_H
 

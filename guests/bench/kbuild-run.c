@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAX_JOBS	4096
 #define MAX_RUNTIME	(7 * 86400)
 #define LINE_MAX_OUT	1000	/* of make's output per forwarded line */
@@ -332,19 +334,6 @@ failed:
 	if (first_error[0])
 		say("kbuild: first error: %s", first_error);
 	return -1;
-}
-
-static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *s == '-' || *end || errno || v < min || v > max)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
 }
 
 static const char usage[] =
