@@ -672,11 +672,6 @@ static int load_names(struct lab *lab, int argc, char **argv, char ***names, siz
 	return db_track_names(lab->db, names, nr);
 }
 
-static void free_names(char **names, size_t nr)
-{
-	strings_free(names, nr);
-}
-
 /* ---- run: test a tip ---------------------------------------------------------- */
 
 /* What a tip's test learnt about one job. */
@@ -1129,7 +1124,7 @@ static int fetch_or_run(int argc, char **argv, const struct global_opts *g, int 
 	for (size_t i = 0; i < nr; i++)
 		if (handle_track(&lab, names[i], test) < 0)
 			ret = EXIT_FAIL;
-	free_names(names, nr);
+	strings_free(names, nr);
 	lab_close(&lab);
 	return ret;
 }

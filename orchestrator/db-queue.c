@@ -130,19 +130,16 @@ int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j)
 int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
+	void *rows;
 	int rc;
 
 	*jobs = NULL;
 	*nr = 0;
 	if (prepare(db, &st, "SELECT " QUEUE_COLUMNS " FROM queue_jobs ORDER BY id") < 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*jobs, *nr + 1, alloc);
-		queue_job_read(st, &(*jobs)[(*nr)++]);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, "cannot read the queue");
+	rc = step_rows(db, st, queue_job_read, sizeof(**jobs), &rows, nr, "cannot read the queue");
+	*jobs = rows;
+	return rc;
 }
 
 /* The oldest queued job, or a running one whose lease ran out (its worker
