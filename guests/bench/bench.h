@@ -1,6 +1,6 @@
-/* What klab's benchmark programs (usemem, will-it-scale, kbuild-run)
- * share: each is one static guest program, so this is a header of
- * static functions. */
+/* What klab's guest programs (the benchmarks usemem, will-it-scale and
+ * kbuild-run, and the agent's job.conf reader) share: each is one static
+ * guest program, so this is a header of static functions. */
 #ifndef KLAB_BENCH_H
 #define KLAB_BENCH_H
 
@@ -8,13 +8,13 @@
 #include <stdlib.h>
 
 /* A decimal number from min to max into *out: 0, or -1 for anything else
- * (a sign, a suffix, out of range). */
+ * (none, a sign, a suffix, out of range). */
 static inline int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
 	unsigned long v;
 	char *end;
 
-	if (*s < '0' || *s > '9')
+	if (!s || *s < '0' || *s > '9')
 		return -1;
 	errno = 0;
 	v = strtoul(s, &end, 10);
