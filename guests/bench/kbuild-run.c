@@ -187,18 +187,9 @@ static void child(char *const *argv, int out_fd)
 		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_VERBOSE=0", NULL,
 	};
 	extern char **environ;
-	int fd;
 
 	setpgid(0, 0);
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0 && fd != 0) {
-		dup2(fd, 0);
-		close(fd);
-	}
-	dup2(out_fd, 1);
-	dup2(out_fd, 2);
-	if (out_fd > 2)
-		close(out_fd);
+	child_stdio(out_fd);
 	environ = envp;
 	execvp(argv[0], argv);
 	fprintf(stderr, "kbuild-run: cannot run %s: %s\n", argv[0], strerror(errno));
