@@ -119,9 +119,7 @@ int db_host_remove(sqlite3 *db, const char *name)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, now_s());
-	if (step_done(db, st, "cannot remove the host") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot remove the host");
 }
 
 int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n)

@@ -45,6 +45,15 @@ static inline int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+/* Step a statement that changes rows (UPDATE, DELETE), then finalize it:
+ * 1 when it changed any, 0 when none matched, -1 after db_fail. */
+static inline int step_changed(sqlite3 *db, sqlite3_stmt *st, const char *what)
+{
+	if (step_done(db, st, what) < 0)
+		return -1;
+	return sqlite3_changes(db) > 0;
+}
+
 /* Step a query that yields at most one row, read(st, out) taking the
  * row when there is one, then finalize it.  1: a row, 0: none, -1 after
  * db_fail naming `what`. */

@@ -192,9 +192,7 @@ int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, worker, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, now_s() + lease_s);
-	if (step_done(db, st, "cannot renew a lease") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot renew a lease");
 }
 
 /* A job this worker ran ended: state done, failed or queued (handed
@@ -216,9 +214,7 @@ int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, enum queue_stat
 	sqlite3_bind_text(st, 4, message, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 5, now_s());
 	sqlite3_bind_int(st, 6, back);
-	if (step_done(db, st, "cannot record the job's end") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot record the job's end");
 }
 
 int db_queue_note(sqlite3 *db, int64_t id, const char *message)
@@ -229,9 +225,7 @@ int db_queue_note(sqlite3 *db, int64_t id, const char *message)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, message, -1, SQLITE_TRANSIENT);
-	if (step_done(db, st, "cannot record what the job says") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot record what the job says");
 }
 
 int db_queue_set_bisection(sqlite3 *db, int64_t id, int64_t bisection_id)
@@ -242,9 +236,7 @@ int db_queue_set_bisection(sqlite3 *db, int64_t id, int64_t bisection_id)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	bind_id_or_null(st, 2, bisection_id);
-	if (step_done(db, st, "cannot link the job to its bisection") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot link the job to its bisection");
 }
 
 /* One job's row changed by `sql` (?1 its id, ?2 when there: now).  1
@@ -258,9 +250,7 @@ static int queue_job_update(sqlite3 *db, int64_t id, const char *sql, const char
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, now_s());
-	if (step_done(db, st, what) < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, what);
 }
 
 /* Cancel a queued or running job (its worker notices at the next lease

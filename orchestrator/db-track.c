@@ -118,9 +118,7 @@ int db_track_remove(sqlite3 *db, const char *name)
 	if (prepare(db, &st, "DELETE FROM tracks WHERE name = ?1") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	if (step_done(db, st, "cannot remove the track") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot remove the track");
 }
 
 void db_track_tips_free(struct db_track_tip *tips, size_t nr)
