@@ -46,8 +46,7 @@ static void assert_report_error(const char *text, size_t len, const char *want)
 	rc = lkp_report_parse(&r, "r.txt", text, len);
 	msg = captured_stderr();
 	assert_int_equal(rc, -1);
-	if (!strstr(msg, want))
-		fail_msg("expected '%s' in: %s", want, msg);
+	assert_contains(msg, want);
 	assert_null(strchr(msg, '\n'));
 	assert_null(r.commit);
 	free(msg);
@@ -452,8 +451,7 @@ static void assert_jobfile_error(const char *text, const char *want)
 	rc = lkp_jobfile_parse(&jf, "j.yaml", text, strlen(text));
 	msg = captured_stderr();
 	assert_int_equal(rc, -1);
-	if (!strstr(msg, want))
-		fail_msg("expected '%s' in: %s", want, msg);
+	assert_contains(msg, want);
 	assert_null(jf.suite);
 	free(msg);
 }
