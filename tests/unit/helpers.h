@@ -73,6 +73,15 @@ __attribute__((unused)) static void parse_job(struct job *job, const char *text)
 		fail_msg("did not parse:\n%s", text);
 }
 
+/* The value a job sets sysctl key to, NULL when it sets none. */
+__attribute__((unused)) static const char *sysctl_of(const struct job *job, const char *key)
+{
+	for (size_t i = 0; i < job->nr_sysctl; i++)
+		if (!strcmp(job->sysctl[i].key, key))
+			return job->sysctl[i].value;
+	return NULL;
+}
+
 __attribute__((unused)) static char *data_path(const char *rel)
 {
 	return xstrfmt("%s/tests/data/%s", KLAB_ABS_SRCDIR, rel);

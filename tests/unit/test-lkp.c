@@ -77,14 +77,6 @@ static int has_note(char *const *notes, size_t nr, const char *want)
 	return 0;
 }
 
-static const char *sysctl_of(const struct job *job, const char *key)
-{
-	for (size_t i = 0; i < job->nr_sysctl; i++)
-		if (!strcmp(job->sysctl[i].key, key))
-			return job->sysctl[i].value;
-	return NULL;
-}
-
 /* ---- reports ------------------------------------------------------------------ */
 
 static void test_lkp__stress_ng_report_table_form(void **state)
