@@ -188,9 +188,7 @@ static int job_import(int argc, char **argv)
 		   skipped == 1 ? "" : "s");
 	ret = EXIT_OK;
 out:
-	for (size_t i = 0; i < nr_written; i++)
-		free(written[i]);
-	free(written);
+	strings_free(written, nr_written);
 	lkp_jobfile_release(&jf);
 	free(buf);
 	return ret;

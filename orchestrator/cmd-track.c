@@ -441,9 +441,7 @@ static int track_list(int argc, char **argv, const struct global_opts *g)
 	}
 	ret = EXIT_OK;
 out:
-	for (size_t i = 0; i < nr; i++)
-		free(names[i]);
-	free(names);
+	strings_free(names, nr);
 	lab_close(&lab);
 	return ret;
 }
@@ -672,13 +670,6 @@ static int load_names(struct lab *lab, int argc, char **argv, char ***names, siz
 		return 0;
 	}
 	return db_track_names(lab->db, names, nr);
-}
-
-static void free_names(char **names, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* ---- run: test a tip ---------------------------------------------------------- */
@@ -1133,7 +1124,7 @@ static int fetch_or_run(int argc, char **argv, const struct global_opts *g, int 
 	for (size_t i = 0; i < nr; i++)
 		if (handle_track(&lab, names[i], test) < 0)
 			ret = EXIT_FAIL;
-	free_names(names, nr);
+	strings_free(names, nr);
 	lab_close(&lab);
 	return ret;
 }

@@ -83,26 +83,21 @@ fail:
 int db_hosts_list(sqlite3 *db, struct db_host **out, size_t *nr)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
+	void *rows;
 	int rc;
 
 	*out = NULL;
 	*nr = 0;
 	if (prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE removed_at IS NULL ORDER BY name") < 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*out, *nr + 1, alloc);
-		memset(&(*out)[*nr], 0, sizeof(**out));
-		host_from_row(st, &(*out)[(*nr)++]);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	rc = step_rows(db, st, host_from_row, sizeof(**out), &rows, nr, "cannot list hosts");
+	*out = rows;
+	if (rc < 0) {
 		db_hosts_free(*out, *nr);
 		*out = NULL;
 		*nr = 0;
-		return db_fail(db, "cannot list hosts");
 	}
-	return 0;
+	return rc;
 }
 
 int db_host_find(sqlite3 *db, const char *name, struct db_host *h)
@@ -124,9 +119,7 @@ int db_host_remove(sqlite3 *db, const char *name)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, now_s());
-	if (step_done(db, st, "cannot remove the host") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot remove the host");
 }
 
 int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n)

@@ -45,6 +45,15 @@ static inline int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
+/* Step a statement that changes rows (UPDATE, DELETE), then finalize it:
+ * 1 when it changed any, 0 when none matched, -1 after db_fail. */
+static inline int step_changed(sqlite3 *db, sqlite3_stmt *st, const char *what)
+{
+	if (step_done(db, st, what) < 0)
+		return -1;
+	return sqlite3_changes(db) > 0;
+}
+
 /* Step a query that yields at most one row, read(st, out) taking the
  * row when there is one, then finalize it.  1: a row, 0: none, -1 after
  * db_fail naming `what`. */
@@ -174,5 +183,50 @@ static inline int insert_returning(sqlite3 *db, sqlite3_stmt *st, int64_t *id, c
 DEFINE_COL_NUMBERS(col_doubles, double, sqlite3_column_double)
 DEFINE_COL_NUMBERS(col_int64s, int64_t, sqlite3_column_int64)
 #undef DEFINE_COL_NUMBERS
+
+/* The same for a text column: every row's string (NULL for NULL) into
+ * *vals, the strings and the array the caller's (strings_free). */
+static inline int col_strings(sqlite3 *db, sqlite3_stmt *st, char ***vals, size_t *n, const char *what)
+{
+	size_t alloc = 0;
+	int rc;
+
+	*vals = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(*vals, *n + 1, alloc);
+		(*vals)[(*n)++] = col_strdup(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		strings_free(*vals, *n);
+		*vals = NULL;
+		*n = 0;
+		return db_fail(db, what);
+	}
+	return 0;
+}
+
+/* Step a query of any number of rows, then finalize it: each row read by
+ * read(st, row) into a zeroed row of `size` bytes, the array in *rows and
+ * its length in *nr.  0, or -1 after db_fail naming `what` (the rows read
+ * so far are in *rows, for the caller to free). */
+static inline int step_rows(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_stmt *, void *), size_t size,
+			    void **rows, size_t *nr, const char *what)
+{
+	char *v = NULL;
+	size_t alloc = 0;
+	int rc;
+
+	*nr = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(v, (*nr + 1) * size, alloc);
+		memset(v + *nr * size, 0, size);
+		read(st, v + (*nr)++ * size);
+	}
+	sqlite3_finalize(st);
+	*rows = v;
+	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
+}
 
 #endif

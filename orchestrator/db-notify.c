@@ -80,26 +80,21 @@ int db_notification_load(sqlite3 *db, int64_t id, struct db_notification *n)
 int db_notifications_list(sqlite3 *db, struct db_notification **out, size_t *nr)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
+	void *rows;
 	int rc;
 
 	*out = NULL;
 	*nr = 0;
 	if (prepare(db, &st, "SELECT " NOTIFICATION_COLUMNS " FROM notifications ORDER BY id") < 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*out, *nr + 1, alloc);
-		memset(&(*out)[*nr], 0, sizeof(**out));
-		notification_from_row(st, &(*out)[(*nr)++]);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	rc = step_rows(db, st, notification_from_row, sizeof(**out), &rows, nr, "cannot list notifications");
+	*out = rows;
+	if (rc < 0) {
 		db_notifications_free(*out, *nr);
 		*out = NULL;
 		*nr = 0;
-		return db_fail(db, "cannot list notifications");
 	}
-	return 0;
+	return rc;
 }
 
 int db_notifications_due(sqlite3 *db, int64_t now, int all, int64_t **ids, size_t *nr)

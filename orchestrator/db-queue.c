@@ -104,9 +104,7 @@ static void queue_job_read(sqlite3_stmt *st, void *arg)
 
 void queue_job_release(struct queue_job *j)
 {
-	for (size_t i = 0; i < j->nr_args; i++)
-		free(j->args[i]);
-	free(j->args);
+	strings_free(j->args, j->nr_args);
 	free(j->kind);
 	free(j->state);
 	free(j->worker);
@@ -132,19 +130,16 @@ int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j)
 int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
+	void *rows;
 	int rc;
 
 	*jobs = NULL;
 	*nr = 0;
 	if (prepare(db, &st, "SELECT " QUEUE_COLUMNS " FROM queue_jobs ORDER BY id") < 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*jobs, *nr + 1, alloc);
-		queue_job_read(st, &(*jobs)[(*nr)++]);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, "cannot read the queue");
+	rc = step_rows(db, st, queue_job_read, sizeof(**jobs), &rows, nr, "cannot read the queue");
+	*jobs = rows;
+	return rc;
 }
 
 /* The oldest queued job, or a running one whose lease ran out (its worker
@@ -197,9 +192,7 @@ int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, worker, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, now_s() + lease_s);
-	if (step_done(db, st, "cannot renew a lease") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot renew a lease");
 }
 
 /* A job this worker ran ended: state done, failed or queued (handed
@@ -221,9 +214,7 @@ int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, enum queue_stat
 	sqlite3_bind_text(st, 4, message, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 5, now_s());
 	sqlite3_bind_int(st, 6, back);
-	if (step_done(db, st, "cannot record the job's end") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot record the job's end");
 }
 
 int db_queue_note(sqlite3 *db, int64_t id, const char *message)
@@ -234,9 +225,7 @@ int db_queue_note(sqlite3 *db, int64_t id, const char *message)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, message, -1, SQLITE_TRANSIENT);
-	if (step_done(db, st, "cannot record what the job says") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot record what the job says");
 }
 
 int db_queue_set_bisection(sqlite3 *db, int64_t id, int64_t bisection_id)
@@ -247,9 +236,7 @@ int db_queue_set_bisection(sqlite3 *db, int64_t id, int64_t bisection_id)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	bind_id_or_null(st, 2, bisection_id);
-	if (step_done(db, st, "cannot link the job to its bisection") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot link the job to its bisection");
 }
 
 /* One job's row changed by `sql` (?1 its id, ?2 when there: now).  1
@@ -263,9 +250,7 @@ static int queue_job_update(sqlite3 *db, int64_t id, const char *sql, const char
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_bind_parameter_count(st) >= 2)
 		sqlite3_bind_int64(st, 2, now_s());
-	if (step_done(db, st, what) < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, what);
 }
 
 /* Cancel a queued or running job (its worker notices at the next lease

@@ -56,9 +56,7 @@ void db_track_release(struct db_track *t)
 	free(t->branch);
 	free(t->config);
 	free(t->notify);
-	for (size_t i = 0; i < t->nr_jobs; i++)
-		free(t->jobs[i]);
-	free(t->jobs);
+	strings_free(t->jobs, t->nr_jobs);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -81,7 +79,6 @@ static void track_from_row(sqlite3_stmt *st, void *arg)
 int db_track_load(sqlite3 *db, const char *name, struct db_track *t)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -95,15 +92,8 @@ int db_track_load(sqlite3 *db, const char *name, struct db_track *t)
 	if (prepare(db, &st, "SELECT job_path FROM track_jobs WHERE track_id = ?1 ORDER BY rowid") < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, t->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(t->jobs, t->nr_jobs + 1, alloc);
-		t->jobs[t->nr_jobs++] = col_strdup(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		db_fail(db, "cannot read the track's jobs");
+	if (col_strings(db, st, &t->jobs, &t->nr_jobs, "cannot read the track's jobs") < 0)
 		goto fail;
-	}
 	return 1;
 fail:
 	db_track_release(t);
@@ -113,21 +103,12 @@ fail:
 int db_track_names(sqlite3 *db, char ***names, size_t *nr)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	*names = NULL;
 	*nr = 0;
 	if (prepare(db, &st, "SELECT name FROM tracks ORDER BY name") < 0)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ALLOC_GROW(*names, *nr + 1, alloc);
-		(*names)[(*nr)++] = col_strdup(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(db, "cannot list tracks");
-	return 0;
+	return col_strings(db, st, names, nr, "cannot list tracks");
 }
 
 int db_track_remove(sqlite3 *db, const char *name)
@@ -137,9 +118,7 @@ int db_track_remove(sqlite3 *db, const char *name)
 	if (prepare(db, &st, "DELETE FROM tracks WHERE name = ?1") < 0)
 		return -1;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-	if (step_done(db, st, "cannot remove the track") < 0)
-		return -1;
-	return sqlite3_changes(db) > 0;
+	return step_changed(db, st, "cannot remove the track");
 }
 
 void db_track_tips_free(struct db_track_tip *tips, size_t nr)

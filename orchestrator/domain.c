@@ -7,15 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const accel_names[] = { "kvm", "tcg" };
+_Static_assert(ARRAY_SIZE(accel_names) == ACCEL_TCG + 1, "one name per accelerator");
+
 const char *accel_name(enum accel a)
 {
-	switch (a) {
-	case ACCEL_KVM:
-		return "kvm";
-	case ACCEL_TCG:
-		return "tcg";
-	}
-	return "unknown";
+	return (unsigned)a < ARRAY_SIZE(accel_names) ? accel_names[a] : "unknown";
 }
 
 /* Length of the UTF-8 sequence at s if it is a character XML 1.0 allows

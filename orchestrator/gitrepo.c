@@ -906,9 +906,7 @@ static int checkout_changed(struct worktree *wt, git_tree *from, git_commit *to)
 	}
 	ret = 1;
 out:
-	for (size_t i = 0; i < paths.nr; i++)
-		free(paths.v[i]);
-	free(paths.v);
+	strings_free(paths.v, paths.nr);
 	git_diff_free(diff);
 	git_tree_free(target);
 	return ret;

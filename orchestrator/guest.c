@@ -547,9 +547,7 @@ static int store_run(struct guest_env *ge, const struct vm_run *vr, int64_t step
 	res->nr_mons = nr_mons;
 	if (db_run_store(ge->lab->db, &run, &res->run_id) >= 0)
 		ret = 0;
-	for (size_t i = 0; i < nr_names; i++)
-		free(ts_names[i]);
-	free(ts_names);
+	strings_free(ts_names, nr_names);
 	free(ts);
 	free(mons);
 	free(samples);

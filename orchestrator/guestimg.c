@@ -510,9 +510,7 @@ static int img_build(struct img *img, const char *image_dir, const char *name, i
 		goto cleanup;
 	ret = 0;
 cleanup:
-	for (size_t i = 0; i < nr_dirs; i++)
-		free(dirs[i]);
-	free(dirs);
+	strings_free(dirs, nr_dirs);
 	strbuf_release(&manifest);
 	strbuf_release(&cpio);
 	if (ret < 0) {

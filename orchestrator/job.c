@@ -1473,9 +1473,7 @@ void job_release(struct job *job)
 		free(job->params[i].value);
 	}
 	free(job->params);
-	for (size_t i = 0; i < job->nr_fragments; i++)
-		free(job->fragments[i]);
-	free(job->fragments);
+	strings_free(job->fragments, job->nr_fragments);
 	for (size_t i = 0; i < job->nr_shares; i++) {
 		free(job->shares[i].host);
 		free(job->shares[i].tag);

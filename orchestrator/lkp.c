@@ -172,9 +172,7 @@ static void lines_add(struct lines *ls, const char *s, size_t n)
 
 static void lines_release(struct lines *ls)
 {
-	for (size_t i = 0; i < ls->nr; i++)
-		free(ls->l[i]);
-	free(ls->l);
+	strings_free(ls->l, ls->nr);
 	memset(ls, 0, sizeof(*ls));
 }
 
@@ -1502,11 +1500,7 @@ void lkp_klab_job_release(struct lkp_klab_job *j)
 	free(j->name);
 	free(j->testcase);
 	free(j->yaml);
-	for (size_t i = 0; i < j->nr_mapped; i++)
-		free(j->mapped[i]);
-	free(j->mapped);
-	for (size_t i = 0; i < j->nr_unmapped; i++)
-		free(j->unmapped[i]);
-	free(j->unmapped);
+	strings_free(j->mapped, j->nr_mapped);
+	strings_free(j->unmapped, j->nr_unmapped);
 	memset(j, 0, sizeof(*j));
 }

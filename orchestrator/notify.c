@@ -552,13 +552,9 @@ static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char
 	json_field_number(sb, "stddev_percent", stats_cv_percent(k->vals, k->n));
 	strbuf_addf(sb, ", \"runs\": %zu, \"change_percent\": ", k->n);
 	json_add_number(sb, kpi_change(f, k));
-	strbuf_addstr(sb, ", \"values\": [");
-	for (size_t i = 0; i < k->n; i++) {
-		if (i)
-			strbuf_addstr(sb, ", ");
-		json_add_number(sb, k->vals[i]);
-	}
-	strbuf_addstr(sb, "]}");
+	strbuf_addstr(sb, ", \"values\": ");
+	json_add_numbers(sb, k->vals, k->n, ", ");
+	strbuf_addch(sb, '}');
 }
 
 static void json_hashes(struct strbuf *sb, char (*h)[41], size_t n)
@@ -1292,9 +1288,7 @@ out:
 	if (c)
 		curl_easy_cleanup(c);
 	curl_slist_free_all(rcpt);
-	for (size_t i = 0; i < n; i++)
-		free(addrs[i]);
-	free(addrs);
+	strings_free(addrs, n);
 	free(mail_from);
 	if (password) {
 		explicit_bzero(password, strlen(password));

@@ -1214,12 +1214,8 @@ static void bisection_release_report(struct report_bisection *b)
 	free(b->result);
 	free(b->message);
 	free(b->goods);
-	for (size_t i = 0; i < b->argc; i++)
-		free(b->argv[i]);
-	free(b->argv);
-	for (size_t i = 0; i < b->nr_candidates; i++)
-		free(b->candidates[i]);
-	free(b->candidates);
+	strings_free(b->argv, b->argc);
+	strings_free(b->candidates, b->nr_candidates);
 	free(b->job_path);
 	free(b->job_text);
 	free(b->kpi);

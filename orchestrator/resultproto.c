@@ -158,14 +158,6 @@ void result_init(struct result *r)
 	r->max_bytes = RESULT_MAX_BYTES;
 }
 
-/* A list of strings and the strings. */
-static void free_texts(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void result_release(struct result *r)
 {
 	free(r->agent_version);
@@ -180,8 +172,8 @@ void result_release(struct result *r)
 		free(r->mon[i].name);
 	}
 	free(r->mon);
-	free_texts(r->warnings, r->nr_warnings);
-	free_texts(r->out, r->nr_out);
+	strings_free(r->warnings, r->nr_warnings);
+	strings_free(r->out, r->nr_out);
 	free(r->partial);
 	result_init(r);
 }

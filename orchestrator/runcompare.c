@@ -331,17 +331,6 @@ static void json_num(struct strbuf *sb, const char *key, double v)
 	json_add_number(sb, v);
 }
 
-static void json_values(struct strbuf *sb, const double *v, size_t n)
-{
-	strbuf_addch(sb, '[');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			strbuf_addch(sb, ',');
-		json_add_number(sb, v[i]);
-	}
-	strbuf_addch(sb, ']');
-}
-
 static void json_row(struct strbuf *sb, const struct compare_row *r)
 {
 	strbuf_addch(sb, '{');
@@ -376,7 +365,7 @@ void runcmp_json(struct strbuf *sb, const struct runcmp *c)
 		json_str(sb, "testcase", s->info.testcase, 0);
 		json_str(sb, "job_hash", s->info.job_hash, 0);
 		strbuf_addstr(sb, ",\"kpi_values\":");
-		json_values(sb, s->kpi, s->nr_kpi);
+		json_add_numbers(sb, s->kpi, s->nr_kpi, ",");
 		strbuf_addch(sb, '}');
 	}
 	strbuf_addstr(sb, "],\"comparisons\":[");

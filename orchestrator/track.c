@@ -42,18 +42,12 @@ int track_status_measured(const char *status)
 	       !strcmp(status, "improvement");
 }
 
+static const char *const track_change_names[] = { "no-change", "regression", "improvement", "inconclusive" };
+_Static_assert(ARRAY_SIZE(track_change_names) == TRACK_INCONCLUSIVE + 1, "one name per change");
+
 const char *track_change_name(enum track_change c)
 {
-	switch (c) {
-	case TRACK_REGRESSION:
-		return "regression";
-	case TRACK_IMPROVEMENT:
-		return "improvement";
-	case TRACK_INCONCLUSIVE:
-		return "inconclusive";
-	default:
-		return "no-change";
-	}
+	return (unsigned)c < ARRAY_SIZE(track_change_names) ? track_change_names[c] : "no-change";
 }
 
 int track_compare(struct track_cmp *out, const double *prev, size_t np, const double *cur, size_t nc,

@@ -109,29 +109,14 @@ unsigned verdict_next_runs(const struct verdict_policy *p, size_t have, size_t w
 	return verdict_policy_cap(p) > have ? verdict_policy_cap(p) : 0;
 }
 
+static const char *const verdict_kind_names[] = {
+	"need-more", "reproduced", "not-reproduced", "good", "bad", "skip", "confirmed", "unconfirmed", "between",
+};
+_Static_assert(ARRAY_SIZE(verdict_kind_names) == VERDICT_BETWEEN + 1, "one name per verdict kind");
+
 const char *verdict_kind_name(enum verdict_kind kind)
 {
-	switch (kind) {
-	case VERDICT_NEED_MORE:
-		return "need-more";
-	case VERDICT_REPRODUCED:
-		return "reproduced";
-	case VERDICT_NOT_REPRODUCED:
-		return "not-reproduced";
-	case VERDICT_GOOD:
-		return "good";
-	case VERDICT_BAD:
-		return "bad";
-	case VERDICT_SKIP:
-		return "skip";
-	case VERDICT_CONFIRMED:
-		return "confirmed";
-	case VERDICT_UNCONFIRMED:
-		return "unconfirmed";
-	case VERDICT_BETWEEN:
-		return "between";
-	}
-	return "?";
+	return (unsigned)kind < ARRAY_SIZE(verdict_kind_names) ? verdict_kind_names[kind] : "?";
 }
 
 /* The sets of one verdict, on the compared scale. */

@@ -439,23 +439,12 @@ next:
 	return cleaned;
 }
 
+static const char *const vm_outcome_names[] = { "ok", "boot-failed", "panic", "timeout", "run-failed", "error" };
+_Static_assert(ARRAY_SIZE(vm_outcome_names) == VM_ERROR + 1, "one name per outcome");
+
 const char *vm_outcome_name(enum vm_outcome o)
 {
-	switch (o) {
-	case VM_OK:
-		return "ok";
-	case VM_BOOT_FAILED:
-		return "boot-failed";
-	case VM_PANIC:
-		return "panic";
-	case VM_TIMEOUT:
-		return "timeout";
-	case VM_RUN_FAILED:
-		return "run-failed";
-	case VM_ERROR:
-		break;
-	}
-	return "error";
+	return (unsigned)o < ARRAY_SIZE(vm_outcome_names) ? vm_outcome_names[o] : "error";
 }
 
 /* ---- panic detection (pure) ---------------------------------------------- */

@@ -1,7 +1,9 @@
 # Shared helpers for klab's shell tests (sourced).  POSIX sh.
 # Provides: $KLAB, $T (a temp dir removed on success), ok/fail/check,
-# require_tools, quiet git identity, make_linear_repo, the fast-import
-# stream writers gen_commit/gen_file.
+# require_tools, require_libvirt, quiet git identity, make_linear_repo,
+# the fast-import stream writers gen_commit/gen_file; for the guest tests
+# k/q on $lab, kernel_lab, demo_lab, demo_history and the loopback
+# libvirt listener.
 
 : "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${KLAB:=$KLAB_SRCDIR/orchestrator/klab}"
@@ -64,6 +66,77 @@ require_libvirt() {
 		echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
 		exit 1
 	fi
+}
+
+# require_loopback_libvirt: the remote-host tests reach qemu:///system
+# through a socat listener of their own; they fail (never skip) when
+# libvirt does not answer or socat is missing.  Sets URI and SOCK (its
+# unix socket).
+require_loopback_libvirt() {
+	URI=qemu:///system
+	SOCK=/var/run/libvirt/libvirt-sock
+	if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
+		echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
+		exit 1
+	fi
+	if ! command -v socat >/dev/null 2>&1; then
+		echo "not ok - socat is missing (./bootstrap deps installs it)"
+		exit 1
+	fi
+}
+
+# loopback_listener PORT: TCP on loopback forwarded to libvirtd's unix
+# socket $SOCK (whose auth, 'none' for root, the remote driver
+# negotiates), killed when the test exits; waits until libvirt answers
+# through it or fails the test.  Sets SOCAT (its pid) and RURI.
+loopback_listener() {
+	socat TCP-LISTEN:$1,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:$SOCK 2>"$T/socat.err" &
+	SOCAT=$!
+	trap 'kill $SOCAT 2>/dev/null' EXIT INT TERM
+	RURI="qemu+tcp://127.0.0.1:$1/system"
+	i=0
+	until virsh -q -c "$RURI" version >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 50 ]; then
+			echo "not ok - libvirt does not answer through the loopback listener at $RURI"
+			cat "$T/socat.err"
+			exit 1
+		fi
+		sleep 0.1
+	done
+}
+
+# k ARGS...: klab on the test's lab, $lab; q SQL: a query of its database.
+k() { "$KLAB" --state "$lab" "$@"; }
+q() { sqlite3 "$lab/klab.db" "$1"; }
+
+# kernel_lab: lab=$T/lab, a new lab building with the shared ccache and
+# taking kernels from the shared artifact store ($KCCACHE, $KSTORE: the
+# guest tests source tests/kernel-tree.sh first).
+kernel_lab() {
+	lab="$T/lab"
+	"$KLAB" --state "$lab" init >/dev/null
+	printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
+}
+
+# demo_lab: what a guest test on the demo history sources (the imported
+# tree, the shared guest kernel, the demo history's kernels built once
+# into the shared store), a shared hold on the guests' CPUs, then the
+# test's lab (kernel_lab).
+demo_lab() {
+	. "$KLAB_SRCDIR/tests/kernel-tree.sh"
+	. "$KLAB_SRCDIR/tests/guest-kernel.sh"
+	. "$KLAB_SRCDIR/tests/demo-kernels.sh"
+	guest_cpus_lock shared
+	kernel_lab
+}
+
+# demo_history DIR [N]: the demo history of N commits (8) generated in
+# DIR (tests/demo/make-kernel-history.sh); sets planted, the planted
+# commit, or fails the test.
+demo_history() {
+	planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$1" "${2:-8}") ||
+		{ echo "not ok - cannot generate the demo history"; exit 1; }
 }
 
 # gen_commit REF MARK TIME SUBJECT [FROM] [MERGE]: a commit of a

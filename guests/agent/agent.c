@@ -31,6 +31,7 @@
 
 #include "clock.h"
 #include "jobconf.h"
+#include "../bench/bench.h"
 #include "perfprof.h"
 #include "procmon.h"
 
@@ -982,22 +983,14 @@ static void exec_benchmark(const struct job_conf *jc, char **envp, int out_fd, i
 {
 	static const int sigs[] = { SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP };
 	size_t i;
-	int fd, e;
+	int e;
 
 	setpgid(0, 0);
 	/* whatever our own parent ignored, a benchmark starts with defaults */
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0 && fd != 0) {
-		dup2(fd, 0);
-		close(fd);
-	}
-	dup2(out_fd, 1);
-	dup2(out_fd, 2);
-	if (out_fd > 2)
-		close(out_fd);
+	child_stdio(out_fd);
 	if (chdir("/tmp") < 0 && chdir("/") < 0) {
 		/* wherever we are is fine too */
 	}

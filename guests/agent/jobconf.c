@@ -2,30 +2,13 @@
  * "key value" into struct job_conf.  Apart from agent.c so that a fuzzer
  * can link it; it does no I/O of its own. */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jobconf.h"
-
-/* Digits only, at most max: the host wrote it, but check anyway. */
-static int parse_uint(const char *s, unsigned max, unsigned *out)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
+#include "../bench/bench.h"
 
 static int has_dotdot(const char *path)
 {
@@ -94,7 +77,7 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 	}
 
 	if (!strcmp(key, "version")) {
-		if (parse_uint(value, UINT_MAX, &v) < 0 || v != 1)
+		if (parse_uint(value, 0, UINT_MAX, &v) < 0 || v != 1)
 			return jobconf_fail("job.conf:%d: unsupported version '%s'", lineno, value ? value : "");
 	} else if (!strcmp(key, "name")) {
 		jc->name = value ? value : "";
@@ -107,18 +90,18 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 			return jobconf_fail("job.conf:%d: expected 'sysfs </sys/path> <value>'", lineno);
 		return add_setting(jc, strdup(value), arg);
 	} else if (!strcmp(key, "aslr")) {
-		if (parse_uint(value, 2, &v) < 0)
+		if (parse_uint(value, 0, 2, &v) < 0)
 			return jobconf_fail("job.conf:%d: aslr must be 0, 1 or 2", lineno);
 		return add_setting(jc, strdup("/proc/sys/kernel/randomize_va_space"), value);
 	} else if (!strcmp(key, "drop_caches")) {
-		if (parse_uint(value, 3, &v) < 0)
+		if (parse_uint(value, 0, 3, &v) < 0)
 			return jobconf_fail("job.conf:%d: drop_caches must be 0 to 3", lineno);
 		jc->drop_caches = (int)v;
 	} else if (!strcmp(key, "timeout")) {
-		if (parse_uint(value, 30 * 86400, &jc->timeout_s) < 0)
+		if (parse_uint(value, 0, 30 * 86400, &jc->timeout_s) < 0)
 			return jobconf_fail("job.conf:%d: bad timeout '%s'", lineno, value ? value : "");
 	} else if (!strcmp(key, "monitor_interval")) {
-		if (parse_uint(value, 86400, &jc->monitor_s) < 0)
+		if (parse_uint(value, 0, 86400, &jc->monitor_s) < 0)
 			return jobconf_fail("job.conf:%d: bad monitor_interval '%s'", lineno, value ? value : "");
 	} else if (!strcmp(key, "monitors")) {
 		if (!value || jc->monitors)

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 #define MAX_JOBS	4096
 #define MAX_RUNTIME	(7 * 86400)
 #define LINE_MAX_OUT	1000	/* of make's output per forwarded line */
@@ -185,18 +187,9 @@ static void child(char *const *argv, int out_fd)
 		"KBUILD_BUILD_TIMESTAMP=2026-01-01", "KBUILD_VERBOSE=0", NULL,
 	};
 	extern char **environ;
-	int fd;
 
 	setpgid(0, 0);
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0 && fd != 0) {
-		dup2(fd, 0);
-		close(fd);
-	}
-	dup2(out_fd, 1);
-	dup2(out_fd, 2);
-	if (out_fd > 2)
-		close(out_fd);
+	child_stdio(out_fd);
 	environ = envp;
 	execvp(argv[0], argv);
 	fprintf(stderr, "kbuild-run: cannot run %s: %s\n", argv[0], strerror(errno));
@@ -332,19 +325,6 @@ failed:
 	if (first_error[0])
 		say("kbuild: first error: %s", first_error);
 	return -1;
-}
-
-static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!*s || *s == '-' || *end || errno || v < min || v > max)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
 }
 
 static const char usage[] =

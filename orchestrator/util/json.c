@@ -103,3 +103,14 @@ void json_add_number(struct strbuf *sb, double v)
 	else
 		strbuf_addf(sb, "%.10g", v);
 }
+
+void json_add_numbers(struct strbuf *sb, const double *v, size_t n, const char *sep)
+{
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(sb, sep);
+		json_add_number(sb, v[i]);
+	}
+	strbuf_addch(sb, ']');
+}

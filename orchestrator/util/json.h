@@ -19,5 +19,7 @@ size_t utf8_decode(const char *s, size_t len, uint32_t *cp);
 void json_add_string(struct strbuf *sb, const char *s);
 /* A number, or null for NaN and infinities (JSON has neither). */
 void json_add_number(struct strbuf *sb, double v);
+/* The n numbers of v as an array, sep between them (", " or ","). */
+void json_add_numbers(struct strbuf *sb, const double *v, size_t n, const char *sep);
 
 #endif

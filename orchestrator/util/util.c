@@ -58,6 +58,13 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void strings_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 char *xstrfmt(const char *fmt, ...)
 {
 	va_list ap;

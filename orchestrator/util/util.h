@@ -19,6 +19,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xstrfmt(const char *fmt, ...) KLAB_PRINTF(1, 2);
+/* Free the n strings of v and v itself (NULL with n 0 is fine). */
+void strings_free(char **v, size_t n);
 
 /* Grow *p (of *alloc elements of size sz) so that it holds at least n. */
 #define ALLOC_GROW(p, n, alloc) do { \

@@ -15,16 +15,8 @@
 # The figure: ccache's hit rate over B's first build (ccache --print-stats
 # after ccache -z).  Target >= 95 %.
 # About 10 minutes here (the cold build of A), then a minute or two.
-set -eu
-KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@klab.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@klab.invalid
-. "$KLAB_SRCDIR/tests/kernel-tree.sh"
-
-B=$(mktemp -d "${TMPDIR:-/var/tmp}/klab-bench-ccache-repos.XXXXXX")
-trap 'rm -rf "$B"' EXIT
-"$KLAB" --state "$B/lab" init >/dev/null
+BENCH=ccache-repos
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/bench/kernel-bench.sh"
 export CCACHE_DIR="$B/ccache"
 sed -i "s|^ccache_dir =.*|ccache_dir = $CCACHE_DIR|" "$B/lab/klab.conf"
 mkdir -p "$CCACHE_DIR"

@@ -7,16 +7,8 @@
 #   cache hit for an already built tree (klab build, artifact store)
 #   make of an unchanged tree (make in klab's build directory, nothing to do)
 # Targets: one-file rebuild <= 15% of cold; cache hit <= 1 s.
-set -eu
-KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@klab.invalid GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@klab.invalid
-. "$KLAB_SRCDIR/tests/kernel-tree.sh"
-
-B=$(mktemp -d "${TMPDIR:-/var/tmp}/klab-bench-kbuild.XXXXXX")
-trap 'rm -rf "$B"' EXIT
-"$KLAB" --state "$B/lab" init >/dev/null
+BENCH=kbuild
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/bench/kernel-bench.sh"
 sed -i "s|^ccache_dir =.*|ccache_dir = $B/ccache|" "$B/lab/klab.conf"
 git clone -q --shared "$KTREE" "$B/linux"
 ms() { date +%s%N | cut -c1-13; }

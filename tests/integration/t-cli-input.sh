@@ -13,8 +13,6 @@
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 dbsum() { sqlite3 "$lab/klab.db" .dump | sha256sum; }
 job="$KLAB_SRCDIR/jobs/stress-ng-mmapaddr.yaml"
 make_linear_repo "$T/repo" 8 5

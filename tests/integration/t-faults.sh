@@ -15,8 +15,6 @@ if [ "$(id -u)" -ne 0 ] || ! mount -t tmpfs -o size=2m tmpfs "$disk" 2>/dev/null
 fi
 trap 'umount "$disk" 2>/dev/null' EXIT
 lab="$disk/lab"
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 # fill DISK, leaving about KB kilobytes free
 fill() {
 	avail=$(df -k --output=avail "$disk" | tail -n1)

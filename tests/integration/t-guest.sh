@@ -15,8 +15,6 @@ guest_cpus_lock exclusive
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 klab_domains() { virsh -q -c "$URI" list --name | grep -c '^klab-' || true; }
 
 # A shipped job with a short runtime and one boot.

@@ -6,44 +6,21 @@
 # and the resumed bisection still boots where it booted before.  No
 # libvirt = a failure, not a skip.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-URI=qemu:///system
-SOCK=/var/run/libvirt/libvirt-sock
-if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
-	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
-	exit 1
-fi
-if ! command -v socat >/dev/null 2>&1; then
-	echo "not ok - socat is missing (./bootstrap deps installs it)"
-	exit 1
-fi
+require_loopback_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 guest_cpus_lock shared
 
 PORT=$((20000 + ($$ + 7919) % 20000))
-socat TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:$SOCK 2>"$T/socat.err" &
-SOCAT=$!
+loopback_listener $PORT
 KPID=
 trap 'kill $SOCAT 2>/dev/null; [ -z "$KPID" ] || kill -9 $KPID 2>/dev/null' EXIT INT TERM
-RURI="qemu+tcp://127.0.0.1:$PORT/system"
-i=0
-until virsh -q -c "$RURI" version >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 50 ]; then
-		echo "not ok - libvirt does not answer through the loopback listener at $RURI"
-		exit 1
-	fi
-	sleep 0.1
-done
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
 printf 'ccache_dir = %s\n' "$KCCACHE" >> "$lab/klab.conf"
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 
-planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux" 4) ||
-	{ echo "not ok - cannot generate the demo history"; exit 1; }
+demo_history "$T/linux" 4
 parent=$(git -C "$T/linux" rev-parse "$planted^")
 sed -e 's/^runtime:.*/runtime: 3s/' -e 's/^repeat:.*/repeat: 2/' \
 	-e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 512M }/' \

@@ -7,43 +7,18 @@
 # once go to different hosts and CPUs; removing a host keeps its boots.
 # No libvirt = a failure, not a skip.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-URI=qemu:///system
-SOCK=/var/run/libvirt/libvirt-sock
-if ! virsh -q -c "$URI" version >/dev/null 2>&1; then
-	echo "not ok - libvirt does not answer at $URI: start it (./bootstrap services)"
-	exit 1
-fi
-if ! command -v socat >/dev/null 2>&1; then
-	echo "not ok - socat is missing (./bootstrap deps installs it)"
-	exit 1
-fi
+require_loopback_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 # pinning and placement checks need the CPUs to themselves
 guest_cpus_lock exclusive
 
-# The test's own listener: TCP on loopback, forwarded to libvirtd's unix
-# socket (whose auth, 'none' for root, the remote driver negotiates).
+# The test's own listener (RURI), on loopback
 PORT=$((20000 + $$ % 20000))
-socat TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:$SOCK 2>"$T/socat.err" &
-SOCAT=$!
-trap 'kill $SOCAT 2>/dev/null' EXIT INT TERM
-RURI="qemu+tcp://127.0.0.1:$PORT/system"
-i=0
-until virsh -q -c "$RURI" version >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 50 ]; then
-		echo "not ok - libvirt does not answer through the loopback listener at $RURI"
-		cat "$T/socat.err"
-		exit 1
-	fi
-	sleep 0.1
-done
+loopback_listener $PORT
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 
 # ---- add: every bad input is one line, exit != 0, nothing stored -----------
 # bad_add DESCRIPTION ARGS...

@@ -15,11 +15,7 @@ require_libvirt
 KSTORE="$KLAB_TEST_CACHE/artifacts"
 guest_cpus_lock shared
 
-lab="$T/lab"
-"$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
+kernel_lab
 # QEMU's user reads the shares (squash mode): the test's own trees must be
 # reachable by others, as job.c checks
 chmod 755 "$T"

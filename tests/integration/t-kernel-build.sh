@@ -14,8 +14,6 @@
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
 sed -i "s|^ccache_dir =.*|ccache_dir = $KCCACHE|" "$lab/klab.conf"
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 
 # A history on top of the imported tree (a clone that borrows its objects).
 git clone -q --shared "$KTREE" "$T/linux"

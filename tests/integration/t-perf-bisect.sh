@@ -11,21 +11,10 @@
 # answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
-. "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache with this config
-. "$KLAB_SRCDIR/tests/guest-kernel.sh"
-# the demo history's kernels, built once into the shared store
-. "$KLAB_SRCDIR/tests/demo-kernels.sh"
-guest_cpus_lock shared
+demo_lab
 
-lab="$T/lab"
-"$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
-
-planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux" 8) ||
-	{ echo "not ok - cannot generate the demo history"; exit 1; }
+demo_history "$T/linux"
 sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
 # the later bisections without profile runs (CI time): the first checks them
 { cat "$T/malloc1.yaml"; echo 'profile_runs: 0'; } > "$T/malloc1-noprof.yaml"

@@ -8,8 +8,6 @@
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 make_linear_repo "$T/repo" 40 23
 write_test_script "$T/test.sh"
 culprit=$(git -C "$T/repo" log --format=%H --grep='^commit 23$')

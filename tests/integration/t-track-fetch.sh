@@ -10,8 +10,6 @@
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 job="$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml"
 
 make_linear_repo "$T/upstream" 6 99

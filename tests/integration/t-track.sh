@@ -14,26 +14,15 @@
 # shared ccache, 3 s runs.  Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
-. "$KLAB_SRCDIR/tests/kernel-tree.sh"
 # the shared guest kernel fills the shared ccache
-. "$KLAB_SRCDIR/tests/guest-kernel.sh"
-# the demo history's kernels, built once into the shared store
-. "$KLAB_SRCDIR/tests/demo-kernels.sh"
-guest_cpus_lock shared
-
-lab="$T/lab"
-"$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
+demo_lab
 # notices go nowhere (nothing listens on port 9): recorded and left pending
 printf 'notify_mail_to = lkp@example.org\nsmtp_url = smtp://127.0.0.1:9\nnotify_timeout = 5\n' >> "$lab/klab.conf"
-k() { "$KLAB" --state "$lab" "$@"; }
-q() { sqlite3 "$lab/klab.db" "$1"; }
 short() { echo "$1" | cut -c1-12; }
 
 # The history the pushes take their commits from (tags demo-good: the
 # import, demo-bad: its tip, demo-planted: the regression).
-planted=$(sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/history" 8) ||
-	{ echo "not ok - cannot generate the demo history"; exit 1; }
+demo_history "$T/history"
 good=$(git -C "$T/history" rev-parse demo-good)
 bad=$(git -C "$T/history" rev-parse demo-bad)
 harmless=$(git -C "$T/history" rev-list --reverse demo-good..demo-bad | head -n 1)

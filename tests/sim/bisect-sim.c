@@ -60,25 +60,14 @@ double sim_rng_normal(struct sim_rng *r)
 	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
 }
 
+static const char *const sim_dist_names[] = {
+	"normal", "lognormal", "normal+slow", "lognormal+slow", "t3", "bimodal", "uneven",
+};
+_Static_assert(ARRAY_SIZE(sim_dist_names) == SIM_UNEVEN + 1, "one name per distribution");
+
 const char *sim_dist_name(enum sim_dist d)
 {
-	switch (d) {
-	case SIM_NORMAL:
-		return "normal";
-	case SIM_LOGNORMAL:
-		return "lognormal";
-	case SIM_NORMAL_SLOW:
-		return "normal+slow";
-	case SIM_LOGNORMAL_SLOW:
-		return "lognormal+slow";
-	case SIM_T3:
-		return "t3";
-	case SIM_BIMODAL:
-		return "bimodal";
-	case SIM_UNEVEN:
-		return "uneven";
-	}
-	return "?";
+	return (unsigned)d < ARRAY_SIZE(sim_dist_names) ? sim_dist_names[d] : "?";
 }
 
 size_t sim_runs(const struct sim_result *r)

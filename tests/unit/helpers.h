@@ -6,6 +6,7 @@
 #define KLAB_UNIT_HELPERS_H
 
 #include <unistd.h>
+#include "job.h"
 #include "resultproto.h"
 #include "revert.h"
 #include "topology.h"
@@ -56,6 +57,29 @@ __attribute__((unused)) static void remove_test_dir(const char *dir)
 
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
+}
+
+/* text holds want, or the test fails showing both. */
+__attribute__((unused)) static void assert_contains(const char *text, const char *want)
+{
+	if (!strstr(text, want))
+		fail_msg("expected '%s' in:\n%s", want, text);
+}
+
+/* A job file's text that must parse (as t.yaml). */
+__attribute__((unused)) static void parse_job(struct job *job, const char *text)
+{
+	if (job_parse_buffer(job, "t.yaml", text, strlen(text)) < 0)
+		fail_msg("did not parse:\n%s", text);
+}
+
+/* The value a job sets sysctl key to, NULL when it sets none. */
+__attribute__((unused)) static const char *sysctl_of(const struct job *job, const char *key)
+{
+	for (size_t i = 0; i < job->nr_sysctl; i++)
+		if (!strcmp(job->sysctl[i].key, key))
+			return job->sysctl[i].value;
+	return NULL;
 }
 
 __attribute__((unused)) static char *data_path(const char *rel)

@@ -69,12 +69,6 @@ static char *capture_end(void)
 	return text;
 }
 
-static void assert_contains(const char *text, const char *want)
-{
-	if (!strstr(text, want))
-		fail_msg("expected '%s' in:\n%s", want, text);
-}
-
 /* `text` parsed as `name` must fail with `want` in the message. */
 static void assert_buffer_error(const char *name, const char *text, size_t len, const char *want)
 {
@@ -132,12 +126,6 @@ static void expect_parse_error(const char *text, const char *want)
 	assert_int_equal(rc, -1);
 	assert_contains(msg, want);
 	free(msg);
-}
-
-static void parse_text(struct job *job, const char *text)
-{
-	if (job_parse_buffer(job, "t.yaml", text, strlen(text)) < 0)
-		fail_msg("did not parse:\n%s", text);
 }
 
 /* A directory that looks like a kernel tree (Makefile, Kconfig), in the
@@ -312,7 +300,7 @@ static void test_job__monitors_choose_what_the_agent_reads(void **state)
 		struct job job;
 
 		strbuf_addf(&text, "suite: stress-ng\ntestcase: mmapaddr\n%s", cases[i].text);
-		parse_text(&job, text.buf);
+		parse_job(&job, text.buf);
 		assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
 		if (cases[i].conf_line)
 			assert_non_null(strstr(sb.buf, cases[i].conf_line));
@@ -352,7 +340,7 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	(void)state;
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nnr_task: 200%%\nruntime: 30s\n"
 		       "params: { source: %s, target: mm/, build-timeout: 5m }\n", tree);
-	parse_text(&job, text);
+	parse_job(&job, text);
 	real_tree = real_path(tree);
 	assert_string_equal(job.kpi, "kbuild.buildtime_per_iteration");
 	alt = access("/etc/alternatives", F_OK) == 0;
@@ -381,7 +369,7 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 
 	/* the defaults: vmlinux, 10 minutes a build */
 	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s }\n", tree);
-	parse_text(&job, text);
+	parse_job(&job, text);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
 	assert_non_null(strstr(sb.buf, "timeout 1270\n"));
 	assert_non_null(strstr(sb.buf, "argv --target\nargv vmlinux\n"));
@@ -459,7 +447,7 @@ static void test_job__other_jobs_have_no_shares(void **state)
 	struct job job;
 
 	(void)state;
-	parse_text(&job, "suite: will-it-scale\ntestcase: malloc1\n");
+	parse_job(&job, "suite: will-it-scale\ntestcase: malloc1\n");
 	assert_int_equal(job.nr_shares, 0);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
 	assert_null(strstr(sb.buf, "mount9p"));
@@ -489,7 +477,7 @@ static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void 
 	job_release(&job);
 	free(path);
 	/* without swap no swap line, and the share is of memory alone */
-	parse_text(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nnr_task: 1\nsize: 50%\n"
+	parse_job(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nnr_task: 1\nsize: 50%\n"
 			 "guest: { vcpus: 1, memory: 1G }\n");
 	assert_int_equal(job_agent_conf(&job, 1, &sb), 0);
 	assert_null(strstr(sb.buf, "swap"));
@@ -510,7 +498,7 @@ static void test_job__minimal_job_gets_documented_defaults(void **state)
 	struct job job;
 
 	(void)state;
-	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\n");
+	parse_job(&job, "suite: stress-ng\ntestcase: mmapaddr\n");
 	assert_string_equal(job.path, "t.yaml");
 	/* git hash-object of the same bytes */
 	assert_string_equal(job.hash, "4ea1a2922cc43a897a3fc2c7cd7f718dbf884fd5");
@@ -545,7 +533,7 @@ static void test_job__design_example_parses(void **state)
 	struct job job;
 
 	(void)state;
-	parse_text(&job,
+	parse_job(&job,
 		   "suite: will-it-scale\n"
 		   "testcase: malloc1\n"
 		   "mode: process          # process | thread\n"
@@ -575,14 +563,14 @@ static void test_job__default_kpi_per_suite_and_mode(void **state)
 	struct job job;
 
 	(void)state;
-	parse_text(&job, "suite: will-it-scale\ntestcase: page_fault1\nmode: thread\n");
+	parse_job(&job, "suite: will-it-scale\ntestcase: page_fault1\nmode: thread\n");
 	assert_string_equal(job.kpi, "will-it-scale.per_thread_ops");
 	assert_string_equal(job_default_kpi(&job), "will-it-scale.per_thread_ops");
 	job_release(&job);
-	parse_text(&job, "suite: will-it-scale\ntestcase: mmap1\n");
+	parse_job(&job, "suite: will-it-scale\ntestcase: mmap1\n");
 	assert_string_equal(job.kpi, "will-it-scale.per_process_ops");
 	job_release(&job);
-	parse_text(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nkpi: vm-scalability.task_usecs\ndirection: lower\n");
+	parse_job(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nkpi: vm-scalability.task_usecs\ndirection: lower\n");
 	assert_string_equal(job.kpi, "vm-scalability.task_usecs");
 	assert_string_equal(job_default_kpi(&job), "vm-scalability.throughput");
 	assert_int_equal(job.direction, -1);
@@ -595,7 +583,7 @@ static void test_job__percent_nr_task_resolves_against_vcpus(void **state)
 	struct job_count c;
 
 	(void)state;
-	parse_text(&job, "suite: stress-ng\ntestcase: vm-splice\nnr_task: 50%\n");
+	parse_job(&job, "suite: stress-ng\ntestcase: vm-splice\nnr_task: 50%\n");
 	assert_int_equal(job.nr_task.is_percent, 1);
 	assert_int_equal(job.nr_task.value, 50);
 	assert_int_equal(job_count_resolve(&job.nr_task, 8), 4);
@@ -631,7 +619,7 @@ static void test_job__durations_and_sizes_in_their_units(void **state)
 		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s", cases[i].text);
 		struct job job;
 
-		parse_text(&job, text);
+		parse_job(&job, text);
 		assert_int_equal(job.runtime_s, cases[i].runtime);
 		assert_int_equal(job.monitor_interval_s, cases[i].mon);
 		assert_int_equal(job.guest.memory_mb, cases[i].memory_mb);
@@ -645,12 +633,12 @@ static void test_job__guest_hugepages_and_direction_words(void **state)
 	struct job job;
 
 	(void)state;
-	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\ndirection: higher\n"
+	parse_job(&job, "suite: stress-ng\ntestcase: mmapaddr\ndirection: higher\n"
 			 "guest: { vcpus: 4, numa_nodes: 2, memory: 1G, hugepages: 2M }\n");
 	assert_int_equal(job.guest.hugepages, JOB_HUGEPAGES_2M);
 	assert_int_equal(job.direction, 1);
 	job_release(&job);
-	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\ndirection: -1\n"
+	parse_job(&job, "suite: stress-ng\ntestcase: mmapaddr\ndirection: -1\n"
 			 "guest: { vcpus: 4, numa_nodes: 2, memory: 2G, hugepages: 1G }\n");
 	assert_int_equal(job.guest.hugepages, JOB_HUGEPAGES_1G);
 	assert_int_equal(job.direction, -1);
@@ -662,7 +650,7 @@ static void test_job__sysctl_thp_and_params_kept_in_file_order(void **state)
 	struct job job;
 
 	(void)state;
-	parse_text(&job, "suite: stress-ng\ntestcase: vm-splice\n"
+	parse_job(&job, "suite: stress-ng\ntestcase: vm-splice\n"
 			 "sysctl:\n  vm.swappiness: 10\n  vm/overcommit_memory: 1\n"
 			 "  net.ipv4.tcp_rmem: 4096 87380 6291456\n"
 			 "thp: { defrag: defer+madvise, enabled: madvise }\n"
@@ -1017,7 +1005,7 @@ static void test_job__usemem_size_larger_than_the_guest_is_refused(void **state)
 	char *msg;
 
 	(void)state;
-	parse_text(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2g\nguest: { memory: 2G }\n");
+	parse_job(&job, "suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2g\nguest: { memory: 2G }\n");
 	capture_begin();
 	assert_int_equal(job_agent_conf(&job, 2, &sb), -1);
 	msg = capture_end();
@@ -1034,7 +1022,7 @@ static void test_job__conf_refuses_hand_made_hostile_job(void **state)
 	char *msg;
 
 	(void)state;
-	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\nsysctl: { vm.swappiness: 1 }\n");
+	parse_job(&job, "suite: stress-ng\ntestcase: mmapaddr\nsysctl: { vm.swappiness: 1 }\n");
 	/* a caller that edits the struct cannot smuggle a directive through */
 	free(job.sysctl[0].value);
 	job.sysctl[0].value = xstrdup("1\nargv /bin/sh");
@@ -1207,7 +1195,7 @@ static void test_job__check_kpi_is_one_rule_for_files_and_options(void **state)
 	assert_int_equal(check_kpi(NULL, "nodot", NULL), -1);
 	assert_int_equal(check_kpi(NULL, NULL, NULL), -1);
 	/* with a job: its suite's */
-	parse_text(&job, "suite: stress-ng\ntestcase: mmapaddr\n");
+	parse_job(&job, "suite: stress-ng\ntestcase: mmapaddr\n");
 	assert_int_equal(check_kpi(&job, "stress-ng.mmapaddr.bogo_ops", NULL), 0);
 	strbuf_reset(&why);
 	assert_int_equal(check_kpi(&job, "will-it-scale.per_process_ops", &why), -1);

@@ -211,6 +211,18 @@ static void test_kbuild__recipe_text_roundtrip(void **state)
 	strbuf_release(&t2);
 }
 
+/* kbuild_scan_log's excerpt of log (caller frees), its environment
+ * failure flag checked against want_env. */
+static char *scan_log(const char *log, int want_env)
+{
+	struct strbuf ex = STRBUF_INIT;
+	int env;
+
+	kbuild_scan_log(log, &ex, &env);
+	assert_int_equal(env, want_env);
+	return strbuf_detach(&ex, NULL);
+}
+
 static void test_kbuild__scan_log_finds_compiler_errors(void **state)
 {
 	const char *log =
@@ -219,42 +231,31 @@ static void test_kbuild__scan_log_finds_compiler_errors(void **state)
 		"mm/mmap.c:123:5: error: expected ';' before '}' token\n"
 		"mm/mmap.c:130:1: warning: unused\n"
 		"make[2]: *** [scripts/Makefile.build:250: mm/mmap.o] Error 1\n";
-	struct strbuf ex = STRBUF_INIT;
-	int env;
+	char *ex = scan_log(log, 0);
 
-	kbuild_scan_log(log, &ex, &env);
-	assert_int_equal(env, 0);
-	assert_string_equal(ex.buf, "mm/mmap.c:123:5: error: expected ';' before '}' token");
-	strbuf_release(&ex);
+	assert_string_equal(ex, "mm/mmap.c:123:5: error: expected ';' before '}' token");
+	free(ex);
 }
 
 static void test_kbuild__scan_log_finds_linker_errors(void **state)
 {
 	const char *log = "  LD      vmlinux\nld: mm/mmap.o: in function `x':\n"
 			  "mmap.c:(.text+0x1): undefined reference to `nosuch'\n";
-	struct strbuf ex = STRBUF_INIT;
-	int env;
+	char *ex = scan_log(log, 0);
 
-	kbuild_scan_log(log, &ex, &env);
-	assert_int_equal(env, 0);
-	assert_non_null(strstr(ex.buf, "undefined reference to `nosuch'"));
-	strbuf_release(&ex);
+	assert_non_null(strstr(ex, "undefined reference to `nosuch'"));
+	free(ex);
 }
 
 static void test_kbuild__scan_log_tells_environment_failures(void **state)
 {
 	const char *log = "  CC      mm/mmap.o\n"
 			  "mm/mmap.c:1:1: fatal error: error writing to /tmp/cc.s: No space left on device\n";
-	struct strbuf ex = STRBUF_INIT;
-	int env;
+	char *ex = scan_log(log, 1);
 
-	kbuild_scan_log(log, &ex, &env);
-	assert_int_equal(env, 1);
-	assert_non_null(strstr(ex.buf, "No space left on device"));
-	strbuf_reset(&ex);
-	kbuild_scan_log("/bin/sh: 1: ccache: not found\nmake: *** [x] Error 127\n", &ex, &env);
-	assert_int_equal(env, 1);
-	strbuf_release(&ex);
+	assert_non_null(strstr(ex, "No space left on device"));
+	free(ex);
+	free(scan_log("/bin/sh: 1: ccache: not found\nmake: *** [x] Error 127\n", 1));
 }
 
 static void test_tree__strips_debian_ignore_everything_trailer(void **state)

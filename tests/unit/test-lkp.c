@@ -46,8 +46,7 @@ static void assert_report_error(const char *text, size_t len, const char *want)
 	rc = lkp_report_parse(&r, "r.txt", text, len);
 	msg = captured_stderr();
 	assert_int_equal(rc, -1);
-	if (!strstr(msg, want))
-		fail_msg("expected '%s' in: %s", want, msg);
+	assert_contains(msg, want);
 	assert_null(strchr(msg, '\n'));
 	assert_null(r.commit);
 	free(msg);
@@ -76,14 +75,6 @@ static int has_note(char *const *notes, size_t nr, const char *want)
 		if (strstr(notes[i], want))
 			return 1;
 	return 0;
-}
-
-static const char *sysctl_of(const struct job *job, const char *key)
-{
-	for (size_t i = 0; i < job->nr_sysctl; i++)
-		if (!strcmp(job->sysctl[i].key, key))
-			return job->sysctl[i].value;
-	return NULL;
 }
 
 /* ---- reports ------------------------------------------------------------------ */
@@ -452,8 +443,7 @@ static void assert_jobfile_error(const char *text, const char *want)
 	rc = lkp_jobfile_parse(&jf, "j.yaml", text, strlen(text));
 	msg = captured_stderr();
 	assert_int_equal(rc, -1);
-	if (!strstr(msg, want))
-		fail_msg("expected '%s' in: %s", want, msg);
+	assert_contains(msg, want);
 	assert_null(jf.suite);
 	free(msg);
 }

@@ -735,6 +735,20 @@ static char **read_lines(const char *name, char **buf, size_t *nr)
 	return lines;
 }
 
+/* What the suite's parser makes of a data file taken as a run's output:
+ * the number of metrics, the metrics in *m. */
+static size_t parse_output(const char *name, const char *suite, const char *testcase, struct result_metric **m)
+{
+	char *buf, **lines;
+	size_t nr, n;
+
+	lines = read_lines(name, &buf, &nr);
+	n = result_parse_metrics(suite, testcase, lines, nr, m);
+	free(lines);
+	free(buf);
+	return n;
+}
+
 static size_t parse_text(const char *suite, const char *text, struct result_metric **m)
 {
 	char *copy = xstrdup(text), **lines = NULL, *p = copy;
@@ -837,11 +851,9 @@ static void test_resultproto__every_data_file_gives_its_golden_metrics(void **st
 static void test_resultproto__stress_ng_table_row_gives_every_column(void **state)
 {
 	struct result_metric *m;
-	char *buf, **lines;
-	size_t nr, n;
+	size_t n;
 
-	lines = read_lines("stress-ng-mmapaddr.out", &buf, &nr);
-	n = result_parse_metrics("stress-ng", "mmapaddr", lines, nr, &m);
+	n = parse_output("stress-ng-mmapaddr.out", "stress-ng", "mmapaddr", &m);
 	assert_int_equal(n, 8);
 	assert_true(value_of(m, n, "stress-ng.mmapaddr.ops", 0) == 8896);
 	assert_true(value_of(m, n, "stress-ng.mmapaddr.real_time", 0) == 3.00);
@@ -852,54 +864,39 @@ static void test_resultproto__stress_ng_table_row_gives_every_column(void **stat
 	assert_true(value_of(m, n, "stress-ng.mmapaddr.cpu_used_per_instance", 0) == 78.23);
 	assert_true(value_of(m, n, "stress-ng.mmapaddr.RSS_Max", 0) == 2492);
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 
-	lines = read_lines("stress-ng-mmapaddr-brief.out", &buf, &nr);
-	n = result_parse_metrics("stress-ng", "mmapaddr", lines, nr, &m);
+	n = parse_output("stress-ng-mmapaddr-brief.out", "stress-ng", "mmapaddr", &m);
 	assert_int_equal(n, 6);	/* --metrics-brief: no CPU used, no RSS */
 	assert_true(value_of(m, n, "stress-ng.mmapaddr.ops_per_sec_usr_sys", 0) == 5961.03);
 	assert_null(find(m, n, "stress-ng.mmapaddr.RSS_Max", 0));
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 }
 
 static void test_resultproto__stress_ng_miscellaneous_metrics_are_named_by_description(void **state)
 {
 	struct result_metric *m;
-	char *buf, **lines;
-	size_t nr, n;
+	size_t n;
 
-	lines = read_lines("stress-ng-vm-splice.out", &buf, &nr);
-	n = result_parse_metrics("stress-ng", "vm-splice", lines, nr, &m);
+	n = parse_output("stress-ng-vm-splice.out", "stress-ng", "vm-splice", &m);
 	assert_int_equal(n, 10);
 	assert_true(value_of(m, n, "stress-ng.vm-splice.ops_per_sec", 0) == 218342.32);
 	assert_true(value_of(m, n, "stress-ng.vm-splice.MB_per_sec", 0) == 7671.95);
 	assert_true(value_of(m, n, "stress-ng.vm-splice.calls_per_sec", 0) == 436448.78);
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 
-	lines = read_lines("stress-ng-pipe-switch.out", &buf, &nr);
-	n = result_parse_metrics("stress-ng", "pipe", lines, nr, &m);
+	n = parse_output("stress-ng-pipe-switch.out", "stress-ng", "pipe", &m);
 	assert_int_equal(n, 18);
 	assert_true(value_of(m, n, "stress-ng.pipe.MB_per_sec_pipe_write_rate", 0) == 77.83);
 	assert_true(value_of(m, n, "stress-ng.switch.nanosecs_per_context_switch_pipe_method", 0) == 11143.82);
 	assert_true(value_of(m, n, "stress-ng.switch.ops", 0) == 179072);
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 
-	lines = read_lines("stress-ng-vm-splice-sn.out", &buf, &nr);
-	n = result_parse_metrics("stress-ng", "vm-splice", lines, nr, &m);
+	n = parse_output("stress-ng-vm-splice-sn.out", "stress-ng", "vm-splice", &m);
 	assert_int_equal(n, 10);
 	assert_true(value_of(m, n, "stress-ng.vm-splice.ops_per_sec", 0) == 1.46345e+05);
 	assert_true(value_of(m, n, "stress-ng.vm-splice.cpu_used_per_instance", 0) == 1.0012e+02);
 	assert_true(value_of(m, n, "stress-ng.vm-splice.MB_per_sec", 0) == 2.02e+04);
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 }
 
 static void test_resultproto__stress_ng_output_through_the_channel_gives_the_same_metrics(void **state)
@@ -989,11 +986,9 @@ static void test_resultproto__stress_ng_hostile_output_is_skipped_not_trusted(vo
 static void test_resultproto__will_it_scale_process_and_thread(void **state)
 {
 	struct result_metric *m;
-	char *buf, **lines;
-	size_t nr, n;
+	size_t n;
 
-	lines = read_lines("will-it-scale-process.out", &buf, &nr);
-	n = result_parse_metrics("will-it-scale", "malloc1", lines, nr, &m);
+	n = parse_output("will-it-scale-process.out", "will-it-scale", "malloc1", &m);
 	assert_int_equal(n, 3 * 5 + 3);
 	assert_true(value_of(m, n, "will-it-scale.per_process_ops", 0) == 905691);
 	assert_null(find(m, n, "will-it-scale.per_thread_ops", 0));
@@ -1005,17 +1000,12 @@ static void test_resultproto__will_it_scale_process_and_thread(void **state)
 	assert_true(value_of(m, n, "will-it-scale.max_task_ops", 3) == 911111);
 	assert_null(find(m, n, "will-it-scale.ops_per_sec", 0));	/* warmup is not measured */
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 
-	lines = read_lines("will-it-scale-thread.out", &buf, &nr);
-	n = result_parse_metrics("will-it-scale", "page_fault1", lines, nr, &m);
+	n = parse_output("will-it-scale-thread.out", "will-it-scale", "page_fault1", &m);
 	assert_int_equal(n, 3 * 3 + 3);
 	assert_true(value_of(m, n, "will-it-scale.per_thread_ops", 0) == 501916);
 	assert_true(value_of(m, n, "will-it-scale.workload", 0) == 2010000 + 2005000 + 2008000);
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 }
 
 /* kbuild: the measured builds' means; the warm-up and make's own lines
@@ -1023,12 +1013,10 @@ static void test_resultproto__will_it_scale_process_and_thread(void **state)
 static void test_resultproto__kbuild_means_of_the_measured_builds(void **state)
 {
 	struct result_metric *m;
-	char *buf, **lines;
-	size_t nr, n;
+	size_t n;
 
 	(void)state;
-	lines = read_lines("kbuild-tinyconfig.out", &buf, &nr);
-	n = result_parse_metrics("kbuild", "tinyconfig", lines, nr, &m);
+	n = parse_output("kbuild-tinyconfig.out", "kbuild", "tinyconfig", &m);
 	assert_metrics_sane(m, n);
 	assert_int_equal(n, 3 * 2 + 4);
 	assert_true(fabs(value_of(m, n, "kbuild.buildtime_per_iteration", 0) - (61.50 + 60.10) / 2) < 1e-9);
@@ -1038,8 +1026,6 @@ static void test_resultproto__kbuild_means_of_the_measured_builds(void **state)
 	assert_true(value_of(m, n, "kbuild.iteration_buildtime", 2) == 60.10);
 	assert_null(find(m, n, "kbuild.iteration_buildtime", 9));
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 }
 
 static void test_resultproto__kbuild_hostile_output_is_skipped(void **state)
@@ -1124,11 +1110,9 @@ static void test_resultproto__will_it_scale_hostile_output_is_skipped(void **sta
 static void test_resultproto__usemem_tasks_sum_to_throughput_and_workload(void **state)
 {
 	struct result_metric *m;
-	char *buf, **lines;
-	size_t nr, n;
+	size_t n;
 
-	lines = read_lines("vm-scalability-usemem.out", &buf, &nr);
-	n = result_parse_metrics("vm-scalability", "anon-w-seq", lines, nr, &m);
+	n = parse_output("vm-scalability-usemem.out", "vm-scalability", "anon-w-seq", &m);
 	assert_int_equal(n, 3 * 2 + 2);
 	assert_true(value_of(m, n, "vm-scalability.throughput", 0) == 3316022 + 3276687);
 	assert_true(value_of(m, n, "vm-scalability.workload", 0) == 2 * 1073741824.0);
@@ -1137,8 +1121,6 @@ static void test_resultproto__usemem_tasks_sum_to_throughput_and_workload(void *
 	assert_true(value_of(m, n, "vm-scalability.task_usecs", 1) == 320011);
 	assert_true(value_of(m, n, "vm-scalability.task_bytes", 0) == 1073741824);
 	result_metrics_free(m, n);
-	free(lines);
-	free(buf);
 }
 
 static void test_resultproto__usemem_hostile_output_is_skipped(void **state)

@@ -38,14 +38,6 @@ static struct job_set set_of(const char *arg)
 	return s;
 }
 
-static const char *sysctl_value(const struct job *j, const char *key)
-{
-	for (size_t i = 0; i < j->nr_sysctl; i++)
-		if (!strcmp(j->sysctl[i].key, key))
-			return j->sysctl[i].value;
-	return NULL;
-}
-
 static void test_set__replaces_adds_and_changes_the_hash(void **state)
 {
 	struct job plain, j;
@@ -59,9 +51,9 @@ static void test_set__replaces_adds_and_changes_the_hash(void **state)
 	assert_int_equal(job_parse_buffer(&plain, "m.yaml", job_text, strlen(job_text)), 0);
 	assert_int_equal(job_parse_buffer_sets(&j, "m.yaml", job_text, strlen(job_text), sets, 4, "--set x"), 0);
 	/* replaced where the file has it, added where it has not */
-	assert_string_equal(sysctl_value(&j, "kernel/mm/transparent_hugepage/enabled"), "never");
-	assert_string_equal(sysctl_value(&plain, "kernel/mm/transparent_hugepage/enabled"), "always");
-	assert_string_equal(sysctl_value(&j, "vm.swappiness"), "10");
+	assert_string_equal(sysctl_of(&j, "kernel/mm/transparent_hugepage/enabled"), "never");
+	assert_string_equal(sysctl_of(&plain, "kernel/mm/transparent_hugepage/enabled"), "always");
+	assert_string_equal(sysctl_of(&j, "vm.swappiness"), "10");
 	assert_int_equal(j.runtime_s, 3);
 	assert_int_equal(j.guest.vcpus, 4);
 	assert_int_equal(j.guest.numa_nodes, 2);	/* the rest of the flow map kept */

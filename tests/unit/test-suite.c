@@ -25,12 +25,6 @@ static void assert_error(int rc, const char *want)
 	free(msg);
 }
 
-static void parse_job(struct job *job, const char *text)
-{
-	if (job_parse_buffer(job, "t.yaml", text, strlen(text)) < 0)
-		fail_msg("did not parse:\n%s", text);
-}
-
 /* ---- the registry ---------------------------------------------------------------- */
 
 static void test_suite__lookup_finds_each_registered_suite(void **state)
