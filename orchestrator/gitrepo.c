@@ -1517,8 +1517,8 @@ static git_tree *commit_tree(git_repository *repo, const char *hex)
 	return t;
 }
 
-int gitrepo_diff_matches(struct gitrepo *r, const char *from_hex, const char *to_hex,
-			 int (*match)(const char *path, void *data), void *data)
+int gitrepo_diff_each(struct gitrepo *r, const char *from_hex, const char *to_hex,
+		      int (*fn)(const char *path, int added, void *data), void *data)
 {
 	git_tree *a = NULL, *b = NULL;
 	git_diff *diff = NULL;
@@ -1527,7 +1527,8 @@ int gitrepo_diff_matches(struct gitrepo *r, const char *from_hex, const char *to
 
 	if (!(a = commit_tree(r->repo, from_hex)) || !(b = commit_tree(r->repo, to_hex)))
 		goto out;
-	/* names only: no content is read, equal subtrees are skipped by id */
+	/* names only: no content is read, equal subtrees are skipped by id;
+	 * no rename detection, so a rename is its deletion and its addition */
 	if (git_diff_tree_to_tree(&diff, r->repo, a, b, &opts) < 0) {
 		git_fail("cannot compare trees of", to_hex);
 		goto out;
@@ -1535,16 +1536,39 @@ int gitrepo_diff_matches(struct gitrepo *r, const char *from_hex, const char *to
 	ret = 0;
 	for (size_t i = 0; i < git_diff_num_deltas(diff) && !ret; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		int added = d->status == GIT_DELTA_ADDED;
 
-		if ((d->old_file.path && match(d->old_file.path, data)) ||
-		    (d->new_file.path && match(d->new_file.path, data)))
-			ret = 1;
+		if (d->old_file.path && !added)
+			ret = fn(d->old_file.path, 0, data);
+		if (!ret && d->new_file.path && (added || strcmp(d->new_file.path, d->old_file.path ? d->old_file.path : "")))
+			ret = fn(d->new_file.path, added, data);
 	}
 out:
 	git_diff_free(diff);
 	git_tree_free(a);
 	git_tree_free(b);
 	return ret;
+}
+
+struct diff_match {
+	int (*match)(const char *path, void *data);
+	void *data;
+};
+
+static int diff_match_one(const char *path, int added, void *data)
+{
+	struct diff_match *m = data;
+
+	(void)added;
+	return m->match(path, m->data) ? 1 : 0;
+}
+
+int gitrepo_diff_matches(struct gitrepo *r, const char *from_hex, const char *to_hex,
+			 int (*match)(const char *path, void *data), void *data)
+{
+	struct diff_match m = { match, data };
+
+	return gitrepo_diff_each(r, from_hex, to_hex, diff_match_one, &m);
 }
 
 /* klab's build directories live in its worktrees (kbuild.h): untracked

@@ -124,5 +124,11 @@ void blob_hash(const char *data, size_t len, char hex[41]);
  * does, -1 after error() (a commit the repository does not have). */
 int gitrepo_diff_matches(struct gitrepo *repo, const char *from_hex, const char *to_hex,
 			 int (*match)(const char *path, void *data), void *data);
+/* fn for each path the trees of two commits differ in (both names of a
+ * rename, which is a deletion and an addition; added: the path is new in
+ * to_hex), until it returns non-zero: that value, 0 when it never does,
+ * -1 after error() (a commit the repository does not have). */
+int gitrepo_diff_each(struct gitrepo *repo, const char *from_hex, const char *to_hex,
+		      int (*fn)(const char *path, int added, void *data), void *data);
 
 #endif

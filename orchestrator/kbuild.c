@@ -3,6 +3,7 @@
  * per (repository, recipe), so consecutive commits build incrementally;
  * artifacts keyed by (tree id, recipe id) appear atomically. */
 #include "kbuild.h"
+#include "ksources.h"
 #include "lab.h"
 #include "db.h"
 #include "gitrepo.h"
@@ -1059,9 +1060,25 @@ static void remove_stale_temps(const char *adir)
 	closedir(d);
 }
 
+/* The kernel's source set beside its image (ksources.h): a set klab
+ * cannot make is left out, and a commit compared with this kernel is
+ * then built, never skipped. */
+static void store_sources(const char *bd, const char *src_dir, const char *dir)
+{
+	struct ksources set = KSOURCES_INIT;
+	char *path = xstrfmt("%s/%s", dir, KSOURCES_FILE);
+	int hold = error_hold(1);
+
+	if (ksources_collect(&set, bd, src_dir) == 0)
+		ksources_write(&set, path);
+	error_hold(hold);
+	ksources_release(&set);
+	free(path);
+}
+
 /* Copy the results into artifacts/<key>: temp dir, fsync, rename. */
-static int store_artifacts(const struct lab *lab, const char *bd, const char *key, const char *log,
-			   char **final_out)
+static int store_artifacts(const struct lab *lab, const char *bd, const char *src_dir, const char *key,
+			   const char *log, char **final_out)
 {
 	char *adir = lab_artifact_dir(lab);
 	char *final = xstrfmt("%s/%s", adir, key);
@@ -1099,6 +1116,7 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *ke
 		if (rc < 0)
 			goto out;
 	}
+	store_sources(bd, src_dir, tmp);
 	if (lab->artifact_store && is_dir(final)) {
 		/* another lab stored the same tree and recipe meanwhile: its
 		 * entry is whole (it came by rename) and may be booting now */
@@ -1487,7 +1505,7 @@ static int record_build(struct build *b)
 
 	if (res->status == KBUILD_OK) {
 		char *key = xstrfmt("%s-%s", req->tree, res->recipe_id);
-		int rc = store_artifacts(b->lab, b->bd, key, b->log, &final);
+		int rc = store_artifacts(b->lab, b->bd, req->src_dir, key, b->log, &final);
 
 		free(key);
 		if (rc < 0) {

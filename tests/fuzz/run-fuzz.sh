@@ -8,6 +8,7 @@
 #   jobconf      the agent's job.conf reader (what the host writes)
 #   lkp          LKP regression reports and lkp-tests job files (lkp.c)
 #   perfprof     the agent's perf report parser (what a hostile guest's perf prints)
+#   ksources     kbuild's .cmd files and sources.txt (a kernel's source set, ksources.c)
 # Exit 0 when nothing crashed, 1 when something did (the input is kept and
 # a command to replay it printed), 77 only when clang with libFuzzer is not
 # available here.
@@ -26,7 +27,7 @@ src=${1:-${KLAB_SRCDIR:-$here/../..}}
 build=${2:-${KLAB_BUILDDIR:-$src}}
 secs=${KLAB_FUZZ_SECONDS:-20}
 jobs=${KLAB_FUZZ_JOBS:-1}
-targets=${KLAB_FUZZ_TARGETS:-resultproto job labconf jobconf lkp perfprof}
+targets=${KLAB_FUZZ_TARGETS:-resultproto job labconf jobconf lkp perfprof ksources}
 src=$(cd "$src" && pwd) || exit 1
 mkdir -p "$build/tests/fuzz/run" || exit 1
 build=$(cd "$build" && pwd)
@@ -139,6 +140,10 @@ fuzz_target() {
 		incs="-I$o -I$src/guests/agent"
 		libs=$yamlgit
 		seeddir=$src/tests/data/perf
+		max_len=16384 ;;
+	ksources)
+		srcs="$o/ksources.c $util"
+		seeddir=$src/tests/fuzz/corpus-ksources
 		max_len=16384 ;;
 	*)
 		fail "unknown fuzz target '$name' (KLAB_FUZZ_TARGETS)" ;;

@@ -532,7 +532,7 @@ static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
  * files: a .config for the base, CONFIG_64BIT forced on by olddefconfig
  * (a compiler's error instead for the target FAKE_MAKE_FAIL names, with
  * the path a build directory in the checkout gives), an image and two
- * "  CC" lines for bzImage.  Each call's targets go to FAKE_MAKE_LOG. */
+ * "  CC" lines for bzImage, and one object's .cmd file.  Each call's targets go to FAKE_MAKE_LOG. */
 static char *saved_path;
 
 static void fake_make_install(void)
@@ -547,7 +547,9 @@ static void fake_make_install(void)
 		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
 		"  olddefconfig) sed -i 's/^# CONFIG_64BIT is not set$/CONFIG_64BIT=y/' \"$O/.config\";;\n"
 		"  bzImage) mkdir -p \"$O/arch/x86/boot\"; echo '  CC      init/main.o'; echo '  CC      mm/mmap.o';\n"
-		"    echo kernel > \"$O/arch/x86/boot/bzImage\"; echo map > \"$O/System.map\";;\n"
+		"    echo kernel > \"$O/arch/x86/boot/bzImage\"; echo map > \"$O/System.map\";\n"
+		"    mkdir -p \"$O/init\"; printf 'source_init/main.o := ../init/main.c\\n\\ndeps_init/main.o := "
+		"\\\\\\n  ../include/linux/init.h \\\\\\n' > \"$O/init/.main.o.cmd\";;\n"
 		"  esac\n"
 		"done\n";
 	char *bin = xstrfmt("%s/bin", dir), *make = xstrfmt("%s/make", bin), *path, *log = xstrfmt("%s/make.log", dir);
@@ -642,6 +644,15 @@ static void test_kbuild__build_logs_are_private(void **state)
 	assert_int_equal(res.objects, 2);
 	assert_int_equal(fake_make_calls("bzImage"), 1);
 	assert_int_equal(file_mode(res.log), 0600);		/* the store's copy */
+	{
+		/* the kernel's source set, from its .cmd files, beside its image */
+		char *list = xstrfmt("%s/sources.txt", res.artifact_dir), *text = NULL;
+
+		assert_int_equal(read_file(list, 1 << 20, &text, NULL), 0);
+		assert_string_equal(text, "include/linux/init.h\ninit/main.c\n");
+		free(text);
+		free(list);
+	}
 	kbuild_result_release(&res);
 	/* a config step that fails leaves its log in the build directory */
 	setenv("FAKE_MAKE_FAIL", "olddefconfig", 1);

@@ -1,0 +1,126 @@
+/* Whether a commit can change a kernel whose source set klab knows
+ * (ksources.h): libgit2's tree diff against the set and the names that
+ * matter to any build. */
+#include <string.h>
+
+#include "gitrepo.h"
+#include "kbuild.h"
+#include "ksources.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The extensions of files a kernel build reads only through a compiler
+ * (so its .cmd files name them) or never: documentation and source. */
+static const char *const plain_exts[] = {
+	".c", ".h", ".S", ".s", ".rs", ".rst", ".md", ".dts", ".dtsi", ".cocci",
+};
+/* Files of the top directory no rule reads. */
+static const char *const plain_top[] = {
+	"MAINTAINERS", "CREDITS", "README", "COPYING", ".mailmap", ".clang-format", ".cocciconfig",
+	".get_maintainer.ignore", ".gitattributes",
+};
+
+int ksources_path_matters(const char *path)
+{
+	const char *base = strrchr(path, '/'), *ext;
+
+	base = base ? base + 1 : path;
+	if (kbuild_path_feeds_config(path) || ends_with(base, ".mk"))
+		return 1;
+	if (!strncmp(path, "tools/", 6) || !strncmp(path, "usr/", 4) || !strncmp(path, "include/generated/", 18) ||
+	    strstr(path, "/scripts/") || strstr(path, "/tools/"))
+		return 1;
+	if (!strncmp(path, "Documentation/", 14) || !strncmp(path, "LICENSES/", 9) || !strcmp(base, ".gitignore"))
+		return 0;
+	if (base == path)
+		for (size_t i = 0; i < ARRAY_SIZE(plain_top); i++)
+			if (!strcmp(path, plain_top[i]))
+				return 0;
+	/* linker scripts, generator input and scripts are read by rules
+	 * whose .cmd files need not name them; unknown kinds may be data a
+	 * rule embeds (.incbin): all doubt */
+	if (ends_with(base, ".lds.S") || ends_with(base, ".lds.h"))
+		return 1;
+	ext = strrchr(base, '.');
+	if (ext && ext != base)
+		for (size_t i = 0; i < ARRAY_SIZE(plain_exts); i++)
+			if (!strcmp(ext, plain_exts[i]))
+				return 0;
+	return 1;
+}
+
+/* A new file beside one the kernel read (a .c a wildcard picks up, a
+ * header earlier on the include path) or named like one (an arch header
+ * that now shadows asm-generic's, a .S beside a .c): the set, made
+ * without it, cannot say it is not read. */
+static int new_file_may_be_read(const struct ksources *set, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t dlen = base ? (size_t)(base - path) : 0, stem;
+
+	base = base ? base + 1 : path;
+	stem = strcspn(base, ".");
+	for (size_t i = 0; i < set->nr; i++) {
+		const char *p = set->paths[i], *pb = strrchr(p, '/');
+		size_t pdlen = pb ? (size_t)(pb - p) : 0;
+
+		pb = pb ? pb + 1 : p;
+		if (pdlen == dlen && !strncmp(p, path, dlen))
+			return 1;	/* the same directory */
+		if (strlen(p) == dlen && !strncmp(p, path, dlen))
+			return 1;	/* a directory the set names (-I) */
+		if (strcspn(pb, ".") == stem && !strncmp(pb, base, stem))
+			return 1;
+	}
+	return 0;
+}
+
+struct same_kernel {
+	const struct ksources *set;
+	size_t show, n;
+	struct strbuf *touched, *why;
+};
+
+static int check_path(const char *path, int added, void *data)
+{
+	struct same_kernel *sk = data;
+
+	if (ksources_has(sk->set, path))
+		strbuf_addf(sk->why, "%s is one of its sources", path);
+	else if (ksources_path_matters(path))
+		strbuf_addf(sk->why, "%s matters to the build by its name", path);
+	else if (added && new_file_may_be_read(sk->set, path))
+		strbuf_addf(sk->why, "%s is new beside or named like one of its sources", path);
+	if (sk->why->len)
+		return 1;
+	if (sk->n++ < sk->show)
+		strbuf_addf(sk->touched, "%s%s", sk->n > 1 ? ", " : "", path);
+	return 0;
+}
+
+int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to, const struct ksources *set,
+			 size_t show, struct strbuf *touched, struct strbuf *why)
+{
+	struct same_kernel sk = { set, show, 0, touched, why };
+	int rc;
+
+	if (!set->nr) {
+		strbuf_addstr(why, "its source set is empty");
+		return 0;
+	}
+	rc = gitrepo_diff_each(repo, from, to, check_path, &sk);
+	if (rc < 0)
+		return -1;
+	if (rc)
+		return 0;
+	if (sk.n > sk.show)
+		strbuf_addf(touched, "%s%zu more", sk.show ? ", " : "", sk.n - sk.show);
+	return 1;
+}

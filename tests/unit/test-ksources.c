@@ -1,0 +1,422 @@
+/* Unit tests of a kernel's source set: the .cmd parser on kbuild's own
+ * line formats, the walk of a build directory, sources.txt, and whether a
+ * commit can change the kernel, on real git repositories. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gitrepo.h"
+#include "ksources.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+#include "helpers.h"
+
+static char dir[] = "/tmp/klab-test-ksources.XXXXXX";
+
+static int setup(void **state)
+{
+	assert_non_null(mkdtemp(dir));
+	gitrepo_global_init();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	remove_test_dir(dir);
+	return 0;
+}
+
+static void sh(const char *fmt, ...) KLAB_PRINTF(1, 2);
+static void sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd, *full;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	va_end(ap);
+	full = xstrfmt("set -e; %s", cmd);
+	assert_int_equal(system(full), 0);
+	free(full);
+	free(cmd);
+}
+
+static void write_at(const char *path, const char *text)
+{
+	const char *slash = strrchr(path, '/');
+	char *d = xstrndup(path, slash - path);
+
+	assert_int_equal(mkdir_p(d, 0755), 0);
+	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+	free(d);
+}
+
+/* The set as one line per path, to compare whole. */
+static char *joined(const struct ksources *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < s->nr; i++)
+		strbuf_addf(&sb, "%s\n", s->paths[i]);
+	return sb.buf ? strbuf_detach(&sb, NULL) : xstrdup("");
+}
+
+/* Lines in the format of a 6.1 build directory's kernel/.fork.o.cmd (a
+ * build in <tree>/.klab-build-X, so srctree is ".."), shortened. */
+static const char fork_cmd[] =
+	"cmd_kernel/fork.o := ccache gcc -Wp,-MMD,kernel/.fork.o.d -nostdinc -I../arch/x86/include "
+	"-I./arch/x86/include/generated -I../include -I./include -include ../include/linux/compiler-version.h "
+	"-include ../include/linux/kconfig.h -fmacro-prefix-map=../= -DKBUILD_BASENAME='\"fork\"' "
+	"-c -o kernel/fork.o ../kernel/fork.c  \n"
+	"\n"
+	"source_kernel/fork.o := ../kernel/fork.c\n"
+	"\n"
+	"deps_kernel/fork.o := \\\n"
+	"  ../include/linux/compiler-version.h \\\n"
+	"    $(wildcard include/config/CC_VERSION_TEXT) \\\n"
+	"  ../include/linux/kconfig.h \\\n"
+	"  arch/x86/include/generated/uapi/asm/types.h \\\n"
+	"  ../include/uapi/asm-generic/types.h \\\n"
+	"  /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \\\n"
+	"  $(srctree)/mm/internal.h \\\n"
+	"  ../../outside/tree.h \\\n"
+	"  ../include/./linux//sched.h \\\n"
+	"\n"
+	"kernel/fork.o: $(deps_kernel/fork.o)\n"
+	"\n"
+	"$(deps_kernel/fork.o):\n"
+	"\n"
+	"kernel/fork.o: $(wildcard ./tools/objtool/objtool)\n";
+
+static void test_ksources__cmd_file_gives_the_tree_paths_only(void **state)
+{
+	struct ksources s = KSOURCES_INIT;
+	char *got;
+
+	assert_int_equal(ksources_parse_cmd(&s, fork_cmd, strlen(fork_cmd), "/work/linux"), 0);
+	/* the generator's inputs, named only on its cmd_ line, count too */
+	static const char unistd[] =
+		"cmd_arch/x86/include/generated/uapi/asm/unistd_64.h := sh ../scripts/syscallhdr.sh --abis common,64 "
+		"--emit-nr   ../arch/x86/entry/syscalls/syscall_64.tbl arch/x86/include/generated/uapi/asm/unistd_64.h\n";
+	assert_int_equal(ksources_parse_cmd(&s, unistd, strlen(unistd), "/work/linux"), 0);
+	/* an older layout: srctree absolute */
+	static const char abs[] = "source_mm/mmap.o := /work/linux/mm/mmap.c\n"
+				  "deps_mm/mmap.o := \\\n  /work/linux/include/linux/mman.h \\\n"
+				  "  /work/linuxother/x.h \\\n  /work/linux/../etc/passwd \\\n";
+	assert_int_equal(ksources_parse_cmd(&s, abs, strlen(abs), "/work/linux"), 0);
+	ksources_finish(&s);
+	got = joined(&s);
+	assert_string_equal(got,
+			    "arch/x86/entry/syscalls/syscall_64.tbl\n"
+			    "arch/x86/include\n"
+			    "include\n"
+			    "include/linux/compiler-version.h\n"
+			    "include/linux/kconfig.h\n"
+			    "include/linux/mman.h\n"
+			    "include/linux/sched.h\n"
+			    "include/uapi/asm-generic/types.h\n"
+			    "kernel/fork.c\n"
+			    "mm/internal.h\n"
+			    "mm/mmap.c\n"
+			    "scripts/syscallhdr.sh\n");
+	assert_true(ksources_has(&s, "kernel/fork.c"));
+	assert_false(ksources_has(&s, "kernel/fork.o"));
+	assert_false(ksources_has(&s, "usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h"));
+	free(got);
+	ksources_release(&s);
+}
+
+static void test_ksources__hostile_cmd_text_is_bounded(void **state)
+{
+	struct ksources s = KSOURCES_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	int hold;
+
+	/* binary junk and a path far too long: nothing, no error */
+	static const char junk[] = "\x01\xff../\x7f\x80\x00../a\x00";
+	assert_int_equal(ksources_parse_cmd(&s, junk, sizeof(junk) - 1, NULL), 0);
+	assert_int_equal(s.nr, 1);	/* "a", the NUL is a separator */
+	ksources_release(&s);
+	strbuf_addstr(&sb, "../");
+	for (int i = 0; i < KSOURCES_MAX_PATH_LEN + 10; i++)
+		strbuf_addch(&sb, 'x');
+	assert_int_equal(ksources_parse_cmd(&s, sb.buf, sb.len, NULL), 0);
+	assert_int_equal(s.nr, 0);
+	strbuf_release(&sb);
+	/* more paths than the bound: an unknown set */
+	for (unsigned i = 0; i <= KSOURCES_MAX_PATHS; i++)
+		strbuf_addstr(&sb, "../a ");
+	hold = error_hold(1);
+	assert_int_equal(ksources_parse_cmd(&s, sb.buf, sb.len, NULL), -1);
+	error_hold(hold);
+	ksources_release(&s);
+	strbuf_release(&sb);
+}
+
+static void test_ksources__build_dir_walk_skips_links_and_needs_a_c_file(void **state)
+{
+	struct ksources s = KSOURCES_INIT;
+	char *src = xstrfmt("%s/walk", dir), *bd = xstrfmt("%s/.klab-build-abc", src);
+	char *p = xstrfmt("%s/kernel/.fork.o.cmd", bd), *q = xstrfmt("%s/.vmlinux.cmd", bd);
+	char *r = xstrfmt("%s/kernel/fork.o.d", bd), *list = xstrfmt("%s/sources.txt", dir), *got;
+	struct ksources back = KSOURCES_INIT;
+	int hold;
+
+	write_at(p, fork_cmd);
+	/* an absolute path into the build directory itself (objtool's) */
+	write_at(q, "cmd_vmlinux := ld -o vmlinux ../init/main.c XSRC/.klab-build-abc/tools/objtool/check.o\n");
+	sh("sed -i 's|XSRC|%s|' '%s'", src, q);
+	write_at(r, "../not/a/cmd/file.c\n");	/* not a .cmd file */
+	sh("ln -s .. '%s/source'", bd);		/* kbuild's link to the tree */
+	assert_int_equal(ksources_collect(&s, bd, src), 0);
+	assert_true(ksources_has(&s, "kernel/fork.c"));
+	assert_true(ksources_has(&s, "init/main.c"));
+	assert_false(ksources_has(&s, "not/a/cmd/file.c"));
+	for (size_t i = 0; i < s.nr; i++)
+		assert_null(strstr(s.paths[i], ".klab-build"));
+	/* sources.txt: written, read back the same; missing; corrupt */
+	assert_int_equal(ksources_write(&s, list), 0);
+	assert_int_equal(ksources_read(&back, list), 1);
+	got = joined(&back);
+	{
+		char *want = joined(&s);
+		assert_string_equal(got, want);
+		free(want);
+	}
+	free(got);
+	ksources_release(&back);
+	unlink(list);
+	assert_int_equal(ksources_read(&back, list), 0);
+	hold = error_hold(1);
+	write_at(list, "kernel/fork.c\n../etc/passwd\n");
+	assert_int_equal(ksources_read(&back, list), -1);
+	assert_int_equal(back.nr, 0);
+	write_at(list, "kernel/fork.c\n/etc/passwd\n");
+	assert_int_equal(ksources_read(&back, list), -1);
+	write_at(list, "kernel/fork.c\n\n");
+	assert_int_equal(ksources_read(&back, list), -1);
+	/* no C source named: kbuild wrote something this parser does not know */
+	sh("rm -rf '%s' && mkdir -p '%s/x'", bd, bd);
+	write_at(q, "cmd_vmlinux := ld -o vmlinux vmlinux.o\n");
+	ksources_release(&s);
+	assert_int_equal(ksources_collect(&s, bd, src), -1);
+	assert_int_equal(s.nr, 0);
+	error_hold(hold);
+	ksources_release(&s);
+	free(p);
+	free(q);
+	free(r);
+	free(list);
+	free(bd);
+	free(src);
+}
+
+static void test_ksources__names_that_matter_to_any_build(void **state)
+{
+	static const char *const matter[] = {
+		"Makefile", "mm/Makefile", "drivers/net/Kconfig", "fs/Kbuild", "scripts/Makefile.lib", "scripts/foo.c",
+		"tools/objtool/check.c", "usr/gen_initramfs.sh", "arch/x86/configs/tiny.config", "kernel/configs/tiny.config",
+		"arch/x86/Makefile_32.cpu", "lib/raid6/Makefile.mk", "arch/x86/tools/relocs.c",
+		"arch/x86/entry/syscalls/syscall_64.tbl", "arch/x86/kernel/vmlinux.lds.S", "firmware/blob.bin",
+		"kernel/gen_kheaders.sh", "lib/x86-opcode-map.txt", "certs/signing_key.pem",
+	};
+	static const char *const plain[] = {
+		"Documentation/admin-guide/mm/transhuge.rst", "MAINTAINERS",
+		"drivers/net/e1000.c", "include/linux/sched.h", "arch/x86/boot/header.S", "LICENSES/GPL-2.0",
+		"drivers/.gitignore", "arch/arm64/boot/dts/foo.dts",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(matter); i++)
+		if (!ksources_path_matters(matter[i]))
+			fail_msg("%s should matter by its name", matter[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+		if (ksources_path_matters(plain[i]))
+			fail_msg("%s should not matter by its name", plain[i]);
+}
+
+/* ---- can a commit change the kernel? on a real repository -------------- */
+
+static void head_hex(const char *repo, char hex[41])
+{
+	char *out = xstrfmt("%s/head.txt", dir), *text = NULL;
+
+	sh("git -C '%s' rev-parse HEAD > '%s'", repo, out);
+	assert_int_equal(read_file(out, 100, &text, NULL), 0);
+	memcpy(hex, text, 40);
+	hex[40] = '\0';
+	free(text);
+	free(out);
+}
+
+static char *tree_repo;
+static struct ksources tree_set = KSOURCES_INIT;
+
+/* A few files of a kernel tree; the set a build of its first commit read. */
+static void make_tree_repo(void)
+{
+	static const char cmd[] = "source_kernel/fork.o := ../kernel/fork.c\n"
+				  "deps_kernel/fork.o := \\\n  ../include/linux/sched.h \\\n"
+				  "  ../include/asm-generic/rwonce.h \\\n\n"
+				  "cmd_arch/x86/include/generated/asm/syscalls_64.h := sh ../scripts/syscalltbl.sh "
+				  "../arch/x86/entry/syscalls/syscall_64.tbl arch/x86/include/generated/asm/syscalls_64.h\n";
+
+	tree_repo = xstrfmt("%s/linux", dir);
+	sh("git init -q '%s' && cd '%s' && git config user.email t@t && git config user.name t && "
+	   "mkdir -p kernel include/linux include/asm-generic arch/x86/entry/syscalls arch/x86/include/asm "
+	   "drivers/net Documentation mm scripts && "
+	   "echo 'int f;' > kernel/fork.c && echo 'obj-y += fork.o' > kernel/Makefile && "
+	   "echo '#define S' > include/linux/sched.h && echo '#define R' > include/asm-generic/rwonce.h && "
+	   "echo '0 common read' > arch/x86/entry/syscalls/syscall_64.tbl && echo 'int n;' > drivers/net/e1000.c && "
+	   "echo 'text' > Documentation/mm.rst && echo 'int m;' > mm/unused.c && echo 'x' > scripts/syscalltbl.sh && "
+	   "echo 'config MMU' > mm/Kconfig && git add -A && git commit -qm import", tree_repo, tree_repo);
+	assert_int_equal(ksources_parse_cmd(&tree_set, cmd, strlen(cmd), NULL), 0);
+	ksources_finish(&tree_set);
+}
+
+/* ksources_same_kernel(first commit, the commit `change` makes on top of
+ * the last one); touched and why into the caller's buffers when given. */
+static int change_keeps_kernel(const char *change, struct strbuf *touched)
+{
+	struct gitrepo *repo;
+	struct strbuf t = STRBUF_INIT, why = STRBUF_INIT;
+	char a[41], b[41];
+	int rc;
+
+	if (!tree_repo)
+		make_tree_repo();
+	sh("cd '%s' && git checkout -q -B work $(git rev-list --max-parents=0 HEAD) && %s && git add -A && "
+	   "git commit -qm change", tree_repo, change);
+	head_hex(tree_repo, b);
+	sh("cd '%s' && git rev-list --max-parents=0 HEAD > ../root.txt", tree_repo);
+	{
+		char *p = xstrfmt("%s/root.txt", dir), *text = NULL;
+		assert_int_equal(read_file(p, 100, &text, NULL), 0);
+		memcpy(a, text, 40);
+		a[40] = '\0';
+		free(text);
+		free(p);
+	}
+	assert_int_equal(gitrepo_open(&repo, tree_repo), 0);
+	rc = ksources_same_kernel(repo, a, b, &tree_set, 3, &t, &why);
+	assert_true(rc == 1 ? why.len == 0 : why.len > 0);
+	if (touched)
+		strbuf_addstr(touched, rc == 1 ? (t.len ? t.buf : "") : why.buf);
+	gitrepo_free(repo);
+	strbuf_release(&t);
+	strbuf_release(&why);
+	return rc;
+}
+
+static void test_ksources__documentation_only_commit_keeps_the_kernel(void **state)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	assert_int_equal(change_keeps_kernel("echo more >> Documentation/mm.rst", &t), 1);
+	assert_string_equal(t.buf, "Documentation/mm.rst");
+	strbuf_release(&t);
+	/* a driver and an mm file the build never compiled, a new doc */
+	assert_int_equal(change_keeps_kernel("echo 'int n2;' >> drivers/net/e1000.c && echo 'int m2;' >> mm/unused.c && "
+					     "echo new > Documentation/new.rst && echo x > Documentation/b.rst", &t), 1);
+	assert_string_equal(t.buf, "Documentation/b.rst, Documentation/new.rst, drivers/net/e1000.c, 1 more");
+	strbuf_release(&t);
+}
+
+static void test_ksources__commit_touching_a_source_builds(void **state)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	assert_int_equal(change_keeps_kernel("echo 'int g;' >> kernel/fork.c && echo more >> Documentation/mm.rst", &why),
+			 0);
+	assert_string_equal(why.buf, "kernel/fork.c is one of its sources");
+	strbuf_release(&why);
+	assert_int_equal(change_keeps_kernel("echo '#define T' >> include/linux/sched.h", NULL), 0);
+	/* a generator's input, known from its cmd_ line only */
+	assert_int_equal(change_keeps_kernel("echo '1 common write' >> arch/x86/entry/syscalls/syscall_64.tbl", NULL), 0);
+	/* a source deleted, or renamed away */
+	assert_int_equal(change_keeps_kernel("git rm -q include/asm-generic/rwonce.h", NULL), 0);
+	assert_int_equal(change_keeps_kernel("git mv kernel/fork.c kernel/fork2.c", NULL), 0);
+}
+
+static void test_ksources__build_system_change_builds(void **state)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	assert_int_equal(change_keeps_kernel("echo 'obj-y += exit.o' >> kernel/Makefile", &why), 0);
+	assert_string_equal(why.buf, "kernel/Makefile matters to the build by its name");
+	strbuf_release(&why);
+	assert_int_equal(change_keeps_kernel("echo 'config THP' >> mm/Kconfig", NULL), 0);
+	assert_int_equal(change_keeps_kernel("echo y >> scripts/syscalltbl.sh", NULL), 0);
+	assert_int_equal(change_keeps_kernel("mkdir -p firmware && echo blob > firmware/x.bin", NULL), 0);
+}
+
+static void test_ksources__new_file_that_may_be_read_builds(void **state)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	/* an arch header that now shadows asm-generic's */
+	assert_int_equal(change_keeps_kernel("echo '#define R2' > arch/x86/include/asm/rwonce.h", &why), 0);
+	assert_string_equal(why.buf, "arch/x86/include/asm/rwonce.h is new beside or named like one of its sources");
+	strbuf_release(&why);
+	/* beside a compiled file (a Makefile wildcard would take it) */
+	assert_int_equal(change_keeps_kernel("echo 'int e;' > kernel/exit.c", NULL), 0);
+	/* a driver moved next to the kernel's sources */
+	assert_int_equal(change_keeps_kernel("git mv drivers/net/e1000.c kernel/e1000.c", NULL), 0);
+	/* a new file far from anything built keeps it */
+	assert_int_equal(change_keeps_kernel("echo 'int w;' > drivers/net/wifi.c", NULL), 1);
+}
+
+static void test_ksources__unknown_set_or_commit_builds(void **state)
+{
+	struct gitrepo *repo;
+	struct ksources empty = KSOURCES_INIT;
+	struct strbuf t = STRBUF_INIT, why = STRBUF_INIT;
+	char h[41];
+	int hold;
+
+	if (!tree_repo)
+		make_tree_repo();
+	head_hex(tree_repo, h);
+	assert_int_equal(gitrepo_open(&repo, tree_repo), 0);
+	/* a missing sources.txt is no set at all: perfbisect reads 0 and builds */
+	{
+		struct ksources none = KSOURCES_INIT;
+		char *p = xstrfmt("%s/no-such/sources.txt", dir);
+		assert_int_equal(ksources_read(&none, p), 0);
+		free(p);
+	}
+	assert_int_equal(ksources_same_kernel(repo, h, h, &empty, 3, &t, &why), 0);
+	assert_string_equal(why.buf, "its source set is empty");
+	hold = error_hold(1);
+	assert_int_equal(ksources_same_kernel(repo, "0123456789abcdef0123456789abcdef01234567", h, &tree_set, 3, &t, &why),
+			 -1);
+	error_hold(hold);
+	gitrepo_free(repo);
+	strbuf_release(&t);
+	strbuf_release(&why);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ksources__cmd_file_gives_the_tree_paths_only),
+		cmocka_unit_test(test_ksources__hostile_cmd_text_is_bounded),
+		cmocka_unit_test(test_ksources__build_dir_walk_skips_links_and_needs_a_c_file),
+		cmocka_unit_test(test_ksources__names_that_matter_to_any_build),
+		cmocka_unit_test(test_ksources__documentation_only_commit_keeps_the_kernel),
+		cmocka_unit_test(test_ksources__commit_touching_a_source_builds),
+		cmocka_unit_test(test_ksources__build_system_change_builds),
+		cmocka_unit_test(test_ksources__new_file_that_may_be_read_builds),
+		cmocka_unit_test(test_ksources__unknown_set_or_commit_builds),
+	};
+	int rc = cmocka_run_group_tests(tests, setup, teardown);
+
+	ksources_release(&tree_set);
+	free(tree_repo);
+	return rc;
+}
