@@ -1,6 +1,7 @@
 /* Whether a commit can change a kernel whose source set klab knows
  * (ksources.h): libgit2's tree diff against the set and the names that
  * matter to any build. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gitrepo.h"
@@ -115,6 +116,12 @@ int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to,
 		strbuf_addstr(why, "its source set is empty");
 		return 0;
 	}
+	/* CONFIG_IKHEADERS: the script tars every header it finds, read or
+	 * not, into the kernel */
+	if (ksources_has(set, "kernel/gen_kheaders.sh")) {
+		strbuf_addstr(why, "it embeds the tree's headers (kernel/gen_kheaders.sh)");
+		return 0;
+	}
 	rc = gitrepo_diff_each(repo, from, to, check_path, &sk);
 	if (rc < 0)
 		return -1;
@@ -123,4 +130,32 @@ int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to,
 	if (sk.n > sk.show)
 		strbuf_addf(touched, "%s%zu more", sk.show ? ", " : "", sk.n - sk.show);
 	return 1;
+}
+
+int ksources_kernel_serves(struct gitrepo *repo, const char *bzimage, const char *recipe_id, const char *from,
+			   const char *to, struct strbuf *touched)
+{
+	const char *slash = strrchr(bzimage, '/');
+	struct ksources set = KSOURCES_INIT;
+	struct strbuf why = STRBUF_INIT;
+	char *dir, *list;
+	size_t len;
+	int ret = 0;
+
+	strbuf_reset(touched);
+	if (!slash)
+		return 0;
+	dir = xstrndup(bzimage, slash - bzimage);
+	list = xstrfmt("%s/%s", dir, KSOURCES_FILE);
+	len = strlen(dir);
+	/* the store's entry is <tree>-<recipe id>: made with this recipe */
+	if (len > 41 && dir[len - 41] == '-' && !strcmp(dir + len - 40, recipe_id) && ksources_read(&set, list) == 1)
+		ret = ksources_same_kernel(repo, from, to, &set, 3, touched, &why);
+	if (ret != 1)
+		strbuf_reset(touched);
+	ksources_release(&set);
+	strbuf_release(&why);
+	free(list);
+	free(dir);
+	return ret;
 }

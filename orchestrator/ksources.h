@@ -62,11 +62,20 @@ int ksources_path_matters(const char *path);
  * source set is `set`: 1 when no path the trees differ in (both names of
  * a rename or delete) is in the set, matters by name, or is a new file
  * beside or named like one of the set (a header that now shadows one, a
- * .c a wildcard picks up).  touched gets the changed paths ("a, b, ...",
+ * .c a wildcard picks up), and the kernel does not embed the tree's
+ * headers (CONFIG_IKHEADERS: never 1).  touched gets the changed paths ("a, b, ...",
  * at most `show` of them, then the count of the rest); on 0, why names
  * the path that decided.  -1 after error() (a commit the repository
  * lacks). */
 int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to, const struct ksources *set,
 			 size_t show, struct strbuf *touched, struct strbuf *why);
+/* ksources_same_kernel for a kernel of the artifact store (bzimage in
+ * <tree>-<recipe id>/, its set in sources.txt beside it) built from
+ * commit `from`: 1 when commit `to` built with recipe_id gives that
+ * kernel (touched: up to 3 of the paths they differ in), 0 when it may
+ * not (another recipe, no set, a set not readable: build), -1 after
+ * error(). */
+int ksources_kernel_serves(struct gitrepo *repo, const char *bzimage, const char *recipe_id, const char *from,
+			   const char *to, struct strbuf *touched);
 
 #endif

@@ -12,7 +12,9 @@
 #include "bisect-run.h"
 #include "compare.h"
 #include "gitrepo.h"
+#include "kbuild.h"
 #include "kernel.h"
+#include "ksources.h"
 #include "verdict.h"
 #include "db.h"
 #include "guestimg.h"
@@ -1066,6 +1068,87 @@ static void remember_decided(struct perf *p, const char *hex, const char *kernel
 	d->mark = mark;
 }
 
+/* The end or decided commit whose kernel commit hex cannot differ from
+ * (issue 19, ksources_kernel_serves): the trees differ in no file that
+ * kernel's build read (its source set, stored beside its image) and in
+ * nothing that matters to a build by name, and that kernel was made with
+ * the bisection's recipe as it is now.  Decided commits are tried latest
+ * first (the nearest), then the ends.  Its index (decided, then good 0
+ * and bad 1 after them) with touched filled, or -1: any doubt (no set,
+ * another recipe, a commit the repository lacks) is -1, build as always. */
+static int treesame_with(struct bisect_run *r, const char *hex, struct strbuf *touched)
+{
+	struct perf *p = perf_of(r);
+	size_t nc = p->nr_decided + 2;
+	char rid[41];
+	int hold, found = -1;
+
+	if (!r->b->build || !r->repo)
+		return -1;
+	hold = error_hold(1);
+	if (kbuild_recipe_id(&r->recipe, rid) < 0)
+		nc = 0;
+	for (size_t k = 0; k < nc && found < 0; k++) {
+		size_t i = k < p->nr_decided ? p->nr_decided - 1 - k : k;
+		const char *kernel = i < p->nr_decided ? p->decided[i].kernel
+				     : i == p->nr_decided ? p->good_kernel : p->bad_kernel;
+		const char *from = i < p->nr_decided ? p->decided[i].hex : i == p->nr_decided ? r->b->goods[0] : r->b->bad;
+
+		if (kernel && ksources_kernel_serves(r->repo, kernel, rid, from, hex, touched) == 1)
+			found = (int)i;
+	}
+	error_hold(hold);
+	return found;
+}
+
+/* A step whose commit cannot change an end's or a decided commit's
+ * kernel (treesame_with) inherits that commit's mark, with no build and
+ * no boot, and says so.  Only before the commit has runs of its own.  1
+ * inherited (out filled), 0 not. */
+static int inherit_treesame(struct bisect_run *r, const struct step *s, struct step_outcome *out)
+{
+	struct perf *p = perf_of(r);
+	struct strbuf touched = STRBUF_INIT;
+	double *vals = NULL;
+	size_t n = 0;
+	int64_t t0 = now_ms();
+	int i;
+	char from[41], *kernel, *text;
+	enum bisect_mark mark;
+
+	if (!r->b->build || db_step_metric_values(r->lab->db, s->id, p->job.kpi, &vals, &n) < 0 || n ||
+	    (i = treesame_with(r, s->hash, &touched)) < 0) {
+		free(vals);
+		strbuf_release(&touched);
+		return 0;
+	}
+	if ((size_t)i < p->nr_decided) {
+		memcpy(from, p->decided[i].hex, 41);
+		kernel = xstrdup(p->decided[i].kernel);
+		mark = p->decided[i].mark;
+	} else {
+		memcpy(from, (size_t)i == p->nr_decided ? r->b->goods[0] : r->b->bad, 41);
+		kernel = xstrdup((size_t)i == p->nr_decided ? p->good_kernel : p->bad_kernel);
+		mark = (size_t)i == p->nr_decided ? BISECT_GOOD : BISECT_BAD;
+	}
+	if (!touched.len)
+		strbuf_addstr(&touched, "no file");
+	printf("klab: %.12s touches only files the kernel of %.12s never read (%s): %s without a build\n", s->hash,
+	       from, touched.buf, bisect_mark_to_string(mark));
+	text = xstrfmt("%s: touches only files the kernel of %.12s never read (%s), so it builds that kernel "
+		       "(not built, not booted)", bisect_mark_to_string(mark), from, touched.buf);
+	db_verdict_store(r->lab->db, s->id, "treesame-build", NAN, NAN, NULL, text);
+	strbuf_addf(&out->reason, "treesame-build: %s", text);
+	out->result = mark;
+	out->test_ms = now_ms() - t0;
+	/* its kernel is that one: a later step may compare with it */
+	remember_decided(p, s->hash, kernel, mark);
+	free(text);
+	free(kernel);
+	strbuf_release(&touched);
+	return 1;
+}
+
 /* A step of a job bisection: the commit's kernel (checked out only on a
  * store miss), then, unless its image is one already decided, runs until
  * the rules decide. */
@@ -1076,6 +1159,8 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	int64_t build_id = 0, t0;
 
 	memset(&kr, 0, sizeof(kr));
+	if (inherit_treesame(r, s, out))
+		return;
 	if (r->b->build) {
 		int rc = bisect_run_step_kernel(r, s, 0, out, &kr);
 		if (rc) {
@@ -1221,8 +1306,14 @@ static int perf_round_prepare(struct bisect_run *r, char (*hex)[41], int n, int 
 	p->slot_kernel = xcalloc(n, sizeof(char *));
 	p->slot_build = xcalloc(n, sizeof(int64_t));
 	for (int i = 0; i < n; i++) {
-		round_prebuild(r, hex[i], &p->slot_kernel[i], &p->slot_build[i]);
+		struct strbuf touched = STRBUF_INIT;
+
+		/* a commit that cannot change a known kernel gets no build and
+		 * no child: the parent's perf_test inherits its mark */
+		if (treesame_with(r, hex[i], &touched) < 0)
+			round_prebuild(r, hex[i], &p->slot_kernel[i], &p->slot_build[i]);
 		fork_slot[i] = p->slot_kernel[i] != NULL;
+		strbuf_release(&touched);
 	}
 	/* A libvirt connection must not be shared with children (their
 	 * event loops would read its socket): closed here, opened again

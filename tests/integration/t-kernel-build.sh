@@ -41,6 +41,11 @@ kernel=$(echo "$out" | sed -n 's/^kernel: *//p')
 check "bzImage in the artifact store" test -s "$kernel"
 adir=$(dirname "$kernel")
 check "artifact has config, System.map, build log" test -s "$adir/config" -a -s "$adir/System.map" -a -s "$adir/build.log"
+# the kernel's source set (issue 19), from the build's .cmd files
+for f in mm/mmap.c kernel/fork.c include/linux/mm.h arch/x86/entry/syscalls/syscall_64.tbl; do
+	grep -qx "$f" "$adir/sources.txt" && ok "sources.txt names $f" || fail "sources.txt lacks $f"
+done
+check "sources.txt names only paths of the tree" sh -c "! grep -Eq '^/|^\\.\\./|^\\.klab-build|^Documentation/' '$adir/sources.txt'"
 tree=$(git -C "$T/linux" rev-parse "$base^{tree}")
 case $adir in "$lab/artifacts/$tree-"*) ok "artifact keyed by tree id";; *) fail "artifact dir $adir";; esac
 for sym in CONFIG_64BIT=y CONFIG_SMP=y CONFIG_NUMA=y CONFIG_TRANSPARENT_HUGEPAGE=y CONFIG_VIRTIO_CONSOLE=y \

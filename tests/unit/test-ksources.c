@@ -392,6 +392,20 @@ static void test_ksources__unknown_set_or_commit_builds(void **state)
 	}
 	assert_int_equal(ksources_same_kernel(repo, h, h, &empty, 3, &t, &why), 0);
 	assert_string_equal(why.buf, "its source set is empty");
+	/* a kernel that embeds its headers: any commit may change it */
+	{
+		struct ksources ikh = KSOURCES_INIT;
+		static const char cmd[] = "source_kernel/fork.o := ../kernel/fork.c\n"
+					  "cmd_kernel/kheaders_data.tar.xz := sh ../kernel/gen_kheaders.sh "
+					  "kernel/kheaders_data.tar.xz\n";
+
+		assert_int_equal(ksources_parse_cmd(&ikh, cmd, strlen(cmd), NULL), 0);
+		ksources_finish(&ikh);
+		strbuf_reset(&why);
+		assert_int_equal(ksources_same_kernel(repo, h, h, &ikh, 3, &t, &why), 0);
+		assert_string_equal(why.buf, "it embeds the tree's headers (kernel/gen_kheaders.sh)");
+		ksources_release(&ikh);
+	}
 	hold = error_hold(1);
 	assert_int_equal(ksources_same_kernel(repo, "0123456789abcdef0123456789abcdef01234567", h, &tree_set, 3, &t, &why),
 			 -1);
@@ -399,6 +413,52 @@ static void test_ksources__unknown_set_or_commit_builds(void **state)
 	gitrepo_free(repo);
 	strbuf_release(&t);
 	strbuf_release(&why);
+}
+
+/* What perfbisect asks of an artifact: its set beside its image, its
+ * recipe in its directory's name. */
+static void test_ksources__stored_kernel_serves_only_with_its_set_and_recipe(void **state)
+{
+	static const char rid[] = "abcdefabcdefabcdefabcdefabcdefabcdefabcd";
+	struct gitrepo *repo;
+	struct strbuf t = STRBUF_INIT;
+	char root[41], doc[41], src[41];
+	char *adir = xstrfmt("%s/artifacts/1111111111111111111111111111111111111111-%s", dir, rid);
+	char *bz = xstrfmt("%s/bzImage", adir), *list = xstrfmt("%s/sources.txt", adir);
+	int hold;
+
+	if (!tree_repo)
+		make_tree_repo();
+	sh("cd '%s' && git checkout -q -B serve $(git rev-list --max-parents=0 HEAD)", tree_repo);
+	head_hex(tree_repo, root);
+	sh("cd '%s' && echo more >> Documentation/mm.rst && git commit -qam doc", tree_repo);
+	head_hex(tree_repo, doc);
+	sh("cd '%s' && echo 'int h;' >> kernel/fork.c && git commit -qam fork", tree_repo);
+	head_hex(tree_repo, src);
+	write_at(bz, "kernel");
+	assert_int_equal(gitrepo_open(&repo, tree_repo), 0);
+	/* no sources.txt (an artifact of an older klab): build */
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, &t), 0);
+	assert_int_equal(ksources_write(&tree_set, list), 0);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, &t), 1);
+	assert_string_equal(t.buf, "Documentation/mm.rst");
+	/* either way: the documentation commit's kernel serves the root too */
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, doc, root, &t), 1);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, src, &t), 0);
+	assert_int_equal(t.len, 0);
+	/* another recipe, or an image outside the store's layout */
+	assert_int_equal(ksources_kernel_serves(repo, bz, "0000000000000000000000000000000000000000", root, doc, &t), 0);
+	assert_int_equal(ksources_kernel_serves(repo, "bzImage", rid, root, doc, &t), 0);
+	/* a set that does not read: build */
+	hold = error_hold(1);
+	write_at(list, "kernel/fork.c\n/etc/passwd\n");
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, &t), 0);
+	error_hold(hold);
+	gitrepo_free(repo);
+	strbuf_release(&t);
+	free(list);
+	free(bz);
+	free(adir);
 }
 
 int main(void)
@@ -413,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_ksources__build_system_change_builds),
 		cmocka_unit_test(test_ksources__new_file_that_may_be_read_builds),
 		cmocka_unit_test(test_ksources__unknown_set_or_commit_builds),
+		cmocka_unit_test(test_ksources__stored_kernel_serves_only_with_its_set_and_recipe),
 	};
 	int rc = cmocka_run_group_tests(tests, setup, teardown);
 
