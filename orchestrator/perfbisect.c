@@ -1135,8 +1135,8 @@ static int inherit_treesame(struct bisect_run *r, const struct step *s, struct s
 		strbuf_addstr(&touched, "no file");
 	printf("klab: %.12s touches only files the kernel of %.12s never read (%s): %s without a build\n", s->hash,
 	       from, touched.buf, bisect_mark_to_string(mark));
-	text = xstrfmt("%s: touches only files the kernel of %.12s never read (%s), so it builds that kernel "
-		       "(not built, not booted)", bisect_mark_to_string(mark), from, touched.buf);
+	text = xstrfmt("%s: touches only files the kernel of %.12s never read (%s), so its kernel is that "
+		       "one (not built, not booted)", bisect_mark_to_string(mark), from, touched.buf);
 	db_verdict_store(r->lab->db, s->id, "treesame-build", NAN, NAN, NULL, text);
 	strbuf_addf(&out->reason, "treesame-build: %s", text);
 	out->result = mark;

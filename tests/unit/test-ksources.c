@@ -1,6 +1,7 @@
 /* Unit tests of a kernel's source set: the .cmd parser on kbuild's own
  * line formats, the walk of a build directory, sources.txt, and whether a
- * commit can change the kernel, on real git repositories. */
+ * commit can change the kernel, on real git repositories, and the job
+ * tester's step that inherits a mark without a build. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,8 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bisect-run.h"
+#include "db.h"
 #include "gitrepo.h"
+#include "kbuild.h"
 #include "ksources.h"
+#include "lab.h"
+#include "perfbisect.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 #include "helpers.h"
@@ -461,6 +467,109 @@ static void test_ksources__stored_kernel_serves_only_with_its_set_and_recipe(voi
 	free(adir);
 }
 
+/* The job tester's step whole: a commit that touches only documentation
+ * takes the good end's mark with no build (a build here would fail: no
+ * worktree, no make), stores treesame-build, and counts as decided for
+ * the next step, which then names it. */
+static void test_ksources__job_step_inherits_without_a_build(void **state)
+{
+	struct lab lab;
+	struct bisection b;
+	struct bisect_run r;
+	struct perf perf;
+	struct step s;
+	struct step_outcome out;
+	struct gitrepo *repo;
+	char root[41], bad[41], doc1[41], doc2[41], tree[41], rid[41];
+	char *labdir = xstrfmt("%s/lab-job", dir), *adir, *bz, *list;
+	char **details = NULL;
+	size_t nd = 0;
+	int created;
+
+	if (!tree_repo)
+		make_tree_repo();
+	sh("cd '%s' && git checkout -q -B job $(git rev-list --max-parents=0 HEAD)", tree_repo);
+	head_hex(tree_repo, root);
+	sh("cd '%s' && echo a >> Documentation/mm.rst && git commit -qam doc1", tree_repo);
+	head_hex(tree_repo, doc1);
+	sh("cd '%s' && echo b >> Documentation/mm.rst && git commit -qam doc2", tree_repo);
+	head_hex(tree_repo, doc2);
+	sh("cd '%s' && echo 'int z;' >> kernel/fork.c && git commit -qam bad", tree_repo);
+	head_hex(tree_repo, bad);
+	assert_int_equal(gitrepo_open(&repo, tree_repo), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(db_repo_id(lab.db, tree_repo, &b.repo_id), 0);
+	memcpy(b.bad, bad, 41);
+	b.goods = xmalloc(sizeof(*b.goods));
+	memcpy(b.goods[0], root, 41);
+	b.nr_goods = 1;
+	b.job_path = "job.yaml";
+	b.job_text = "suite: stress-ng\ntestcase: mmapaddr\nruntime: 10s\nkpi: stress-ng.mmapaddr.ops_per_sec\n";
+	b.kpi = "stress-ng.mmapaddr.ops_per_sec";
+	b.build = 1;
+	assert_int_equal(db_bisection_create(lab.db, &b), 0);
+	memset(&r, 0, sizeof(r));
+	r.lab = &lab;
+	r.b = &b;
+	r.repo = repo;
+	r.recipe.base = "tinyconfig";
+	assert_int_equal(perf_init(&perf, &lab, b.job_path, b.job_text, b.kpi), 0);
+	r.tester_data = &perf;
+	/* the good end's kernel in the store, with its set */
+	assert_int_equal(kbuild_recipe_id(&r.recipe, rid), 0);
+	memcpy(tree, "1111111111111111111111111111111111111111", 41);
+	adir = xstrfmt("%s/lab-job/artifacts/%s-%s", dir, tree, rid);
+	bz = xstrfmt("%s/bzImage", adir);
+	list = xstrfmt("%s/sources.txt", adir);
+	write_at(bz, "kernel");
+	assert_int_equal(ksources_write(&tree_set, list), 0);
+	perf.good_kernel = xstrdup(bz);
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hash, doc1, 41);
+	s.phase = "bisect";
+	s.exit_code = -1;
+	assert_int_equal(db_step_begin(lab.db, b.id, &s), 0);
+	step_outcome_init(&out);
+	perf_tester.test(&r, &s, &out);
+	assert_int_equal(out.result, BISECT_GOOD);
+	assert_true(!strncmp(out.reason.buf, "treesame-build: good: touches only files the kernel of ", 55));
+	assert_non_null(strstr(out.reason.buf, "(Documentation/mm.rst)"));
+	assert_int_equal(db_step_verdicts(lab.db, s.id, &details, &nd), 0);
+	assert_int_equal(nd, 1);
+	assert_non_null(strstr(details[0], "never read (Documentation/mm.rst)"));
+	for (size_t i = 0; i < nd; i++)
+		free(details[i]);
+	free(details);
+	step_outcome_release(&out);
+	assert_int_equal(perf.nr_decided, 1);
+	/* the next commit compares with the nearest: doc1, just decided */
+	memset(&s, 0, sizeof(s));
+	memcpy(s.hash, doc2, 41);
+	s.phase = "bisect";
+	s.exit_code = -1;
+	assert_int_equal(db_step_begin(lab.db, b.id, &s), 0);
+	step_outcome_init(&out);
+	perf_tester.test(&r, &s, &out);
+	assert_int_equal(out.result, BISECT_GOOD);
+	{
+		char *want = xstrfmt("the kernel of %.12s never read", doc1);
+		assert_non_null(strstr(out.reason.buf, want));
+		free(want);
+	}
+	step_outcome_release(&out);
+	perf_release(&perf);
+	lab_close(&lab);
+	gitrepo_free(repo);
+	free(b.goods);
+	free(list);
+	free(bz);
+	free(adir);
+	free(labdir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_ksources__new_file_that_may_be_read_builds),
 		cmocka_unit_test(test_ksources__unknown_set_or_commit_builds),
 		cmocka_unit_test(test_ksources__stored_kernel_serves_only_with_its_set_and_recipe),
+		cmocka_unit_test(test_ksources__job_step_inherits_without_a_build),
 	};
 	int rc = cmocka_run_group_tests(tests, setup, teardown);
 
