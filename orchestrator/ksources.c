@@ -176,6 +176,7 @@ struct walk {
 	struct ksources *s;
 	const char *src_abs;
 	size_t files;
+	size_t finished;	/* paths after the last de-duplication */
 };
 
 static int walk_dir(struct walk *w, const char *dir, int depth)
@@ -210,6 +211,13 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 				ret = -1;
 			else
 				ret = ksources_parse_cmd(w->s, text, len, w->src_abs);
+			/* every object names the same headers again: de-duplicated
+			 * as it goes, the bound is on distinct paths, not on the
+			 * sum of every object's list (a defconfig's is millions) */
+			if (ret == 0 && w->s->nr > 2 * w->finished + 65536) {
+				ksources_finish(w->s);
+				w->finished = w->s->nr;
+			}
 			free(text);
 		}
 		free(path);
@@ -221,7 +229,7 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 int ksources_collect(struct ksources *s, const char *bd, const char *src_dir)
 {
 	char *src_abs = real_path(src_dir);
-	struct walk w = { s, src_abs, 0 };
+	struct walk w = { s, src_abs, 0, 0 };
 	int ret = walk_dir(&w, bd, 0);
 
 	if (ret == 0) {

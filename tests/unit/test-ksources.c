@@ -223,6 +223,30 @@ static void test_ksources__build_dir_walk_skips_links_and_needs_a_c_file(void **
 	free(src);
 }
 
+/* A big config's objects name the same headers over and over: more
+ * names in all than the bound on paths, few distinct ones. */
+static void test_ksources__walk_bounds_distinct_paths_not_repeats(void **state)
+{
+	struct ksources s = KSOURCES_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *src = xstrfmt("%s/walk-big", dir), *bd = xstrfmt("%s/.klab-build-big", src);
+
+	strbuf_addstr(&sb, "source_x.o := ../kernel/x.c\ndeps_x.o := \\\n");
+	for (unsigned i = 0; i < KSOURCES_MAX_PATHS / 16; i++)
+		strbuf_addf(&sb, "  ../include/linux/h%u.h \\\n", i % 1000);
+	for (int f = 0; f < 20; f++) {
+		char *p = xstrfmt("%s/d%d/.x%d.o.cmd", bd, f, f);
+		write_at(p, sb.buf);
+		free(p);
+	}
+	assert_int_equal(ksources_collect(&s, bd, src), 0);
+	assert_int_equal(s.nr, 1001);
+	ksources_release(&s);
+	strbuf_release(&sb);
+	free(bd);
+	free(src);
+}
+
 static void test_ksources__names_that_matter_to_any_build(void **state)
 {
 	static const char *const matter[] = {
@@ -576,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_ksources__cmd_file_gives_the_tree_paths_only),
 		cmocka_unit_test(test_ksources__hostile_cmd_text_is_bounded),
 		cmocka_unit_test(test_ksources__build_dir_walk_skips_links_and_needs_a_c_file),
+		cmocka_unit_test(test_ksources__walk_bounds_distinct_paths_not_repeats),
 		cmocka_unit_test(test_ksources__names_that_matter_to_any_build),
 		cmocka_unit_test(test_ksources__documentation_only_commit_keeps_the_kernel),
 		cmocka_unit_test(test_ksources__commit_touching_a_source_builds),
