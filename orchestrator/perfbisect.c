@@ -1073,7 +1073,7 @@ static void remember_decided(struct perf *p, const char *hex, const char *kernel
  * kernel's build read (its source set, stored beside its image) and in
  * nothing that matters to a build by name, and that kernel was made with
  * the bisection's recipe as it is now.  Decided commits are tried latest
- * first (the nearest), then the ends.  Its index (decided, then good 0
+ * first (the nearest), then the ends (a half's, after a split: end_hex).  Its index (decided, then good 0
  * and bad 1 after them) with touched filled, or -1: any doubt (no set,
  * another recipe, a commit the repository lacks) is -1, build as always. */
 static int treesame_with(struct bisect_run *r, const char *hex, struct strbuf *touched)
@@ -1092,7 +1092,7 @@ static int treesame_with(struct bisect_run *r, const char *hex, struct strbuf *t
 		size_t i = k < p->nr_decided ? p->nr_decided - 1 - k : k;
 		const char *kernel = i < p->nr_decided ? p->decided[i].kernel
 				     : i == p->nr_decided ? p->good_kernel : p->bad_kernel;
-		const char *from = i < p->nr_decided ? p->decided[i].hex : i == p->nr_decided ? r->b->goods[0] : r->b->bad;
+		const char *from = i < p->nr_decided ? p->decided[i].hex : end_hex(r, i > p->nr_decided);
 
 		if (kernel && ksources_kernel_serves(r->repo, kernel, rid, from, hex, touched) == 1)
 			found = (int)i;
@@ -1127,7 +1127,7 @@ static int inherit_treesame(struct bisect_run *r, const struct step *s, struct s
 		kernel = xstrdup(p->decided[i].kernel);
 		mark = p->decided[i].mark;
 	} else {
-		memcpy(from, (size_t)i == p->nr_decided ? r->b->goods[0] : r->b->bad, 41);
+		memcpy(from, end_hex(r, (size_t)i > p->nr_decided), 41);
 		kernel = xstrdup((size_t)i == p->nr_decided ? p->good_kernel : p->bad_kernel);
 		mark = (size_t)i == p->nr_decided ? BISECT_GOOD : BISECT_BAD;
 	}

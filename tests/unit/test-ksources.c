@@ -584,6 +584,30 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 		free(want);
 	}
 	step_outcome_release(&out);
+	/* in half 2 after a split at doc1, the good end is doc1: its kernel
+	 * (here the same image) is compared from doc1, not from the range's
+	 * good end; nothing decided in the other half counts */
+	for (size_t i = 0; i < perf.nr_decided; i++)
+		free(perf.decided[i].kernel);
+	perf.nr_decided = 0;
+	perf.half = 2;
+	memcpy(perf.split, doc1, 41);
+	sh("cd '%s' && git checkout -q -B half %s && echo c >> Documentation/mm.rst && git commit -qam doc3", tree_repo,
+	   doc2);
+	memset(&s, 0, sizeof(s));
+	head_hex(tree_repo, s.hash);
+	s.phase = "bisect";
+	s.exit_code = -1;
+	assert_int_equal(db_step_begin(lab.db, b.id, &s), 0);
+	step_outcome_init(&out);
+	perf_tester.test(&r, &s, &out);
+	assert_int_equal(out.result, BISECT_GOOD);
+	{
+		char *want = xstrfmt("the kernel of %.12s never read", doc1);
+		assert_non_null(strstr(out.reason.buf, want));
+		free(want);
+	}
+	step_outcome_release(&out);
 	perf_release(&perf);
 	lab_close(&lab);
 	gitrepo_free(repo);
