@@ -448,7 +448,8 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 
 /* Swap disks a killed klab left (swap-klab-<pid>-<ms>.img, see
  * make_swap_disk: removed with the boot, unless the process died first):
- * removed when that pid is gone.  A name that does not parse is left. */
+ * removed by the next boot, with swap or not, when that pid is gone.  A
+ * name that does not parse is left. */
 static void remove_orphan_swap_disks(const char *dir)
 {
 	static const char prefix[] = "swap-" DOMAIN_NAME_PREFIX;
@@ -487,9 +488,9 @@ static int make_swap_disk(const struct guest_env *ge, const char *name, char **p
 	int fd;
 
 	*path = NULL;
+	remove_orphan_swap_disks(ge->image_dir);
 	if (!bytes)
 		return 0;
-	remove_orphan_swap_disks(ge->image_dir);
 	p = xstrfmt("%s/swap-%s.img", ge->image_dir, name);
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes) < 0) {
