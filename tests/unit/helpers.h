@@ -5,6 +5,7 @@
 #ifndef KLAB_UNIT_HELPERS_H
 #define KLAB_UNIT_HELPERS_H
 
+#include <stdarg.h>
 #include <unistd.h>
 #include "job.h"
 #include "resultproto.h"
@@ -16,6 +17,22 @@
 #ifndef KLAB_ABS_SRCDIR
 #define KLAB_ABS_SRCDIR "."
 #endif
+
+/* A shell command (test set-up: git, files), which must succeed. */
+__attribute__((unused)) static void sh(const char *fmt, ...) KLAB_PRINTF(1, 2);
+__attribute__((unused)) static void sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd, *full;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+	va_end(ap);
+	full = xstrfmt("set -e; %s", cmd);
+	assert_int_equal(system(full), 0);
+	free(full);
+	free(cmd);
+}
 
 /* "$TMPDIR/klab-test-NAME.XXXXXX" (TMPDIR unset: /tmp) made into dir. */
 __attribute__((unused)) static void make_test_dir(char *dir, size_t size, const char *name)

@@ -672,21 +672,6 @@ static void test_kbuild__build_logs_are_private(void **state)
 
 /* ---- what the config step reads, on real repositories ----------------- */
 
-static void sh(const char *fmt, ...) KLAB_PRINTF(1, 2);
-static void sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd, *full;
-
-	va_start(ap, fmt);
-	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-	va_end(ap);
-	full = xstrfmt("set -e; %s", cmd);
-	assert_int_equal(system(full), 0);
-	free(full);
-	free(cmd);
-}
-
 /* A repository with a few files of a kernel tree, one commit. */
 static char *small_repo(const char *name)
 {

@@ -38,21 +38,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void sh(const char *fmt, ...) KLAB_PRINTF(1, 2);
-static void sh(const char *fmt, ...)
-{
-	va_list ap;
-	char *cmd, *full;
-
-	va_start(ap, fmt);
-	assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-	va_end(ap);
-	full = xstrfmt("set -e; %s", cmd);
-	assert_int_equal(system(full), 0);
-	free(full);
-	free(cmd);
-}
-
 static void write_at(const char *path, const char *text)
 {
 	const char *slash = strrchr(path, '/');

@@ -28,8 +28,8 @@ static char dir[] = "/tmp/klab-test-revert.XXXXXX";
 
 /* Run a shell command in the user's repository (git with a fixed
  * identity and dates, no user or system config). */
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
+static void in_user(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void in_user(const char *fmt, ...)
 {
 	va_list ap;
 	struct strbuf sb = STRBUF_INIT, cmd = STRBUF_INIT;
@@ -99,30 +99,30 @@ static int setup(void **state)
 	assert_int_equal(mkdir_p(user, 0755), 0);
 	free(user);
 	gitrepo_global_init();
-	sh("git init -q -b main . && printf '1\\n2\\n3\\n4\\n5\\n' > a && git add a && git commit -qm c1 && "
+	in_user("git init -q -b main . && printf '1\\n2\\n3\\n4\\n5\\n' > a && git add a && git commit -qm c1 && "
 	   "git tag c1");
-	sh("sed -i 's/^2$/two/' a && git commit -qam c2 && git tag c2");
-	sh("echo b > b && git add b && git commit -qm c3 && git tag c3");
-	sh("git checkout -q -b side c1 && echo m > m && git add m && git commit -qm side && "
+	in_user("sed -i 's/^2$/two/' a && git commit -qam c2 && git tag c2");
+	in_user("echo b > b && git add b && git commit -qm c3 && git tag c3");
+	in_user("git checkout -q -b side c1 && echo m > m && git add m && git commit -qm side && "
 	   "git checkout -q main && git merge -q --no-ff -m M side && git tag M");
-	sh("git checkout -q -b later c3 && sed -i 's/^two$/TWO/' a && git commit -qam c4 && git tag c4 && "
+	in_user("git checkout -q -b later c3 && sed -i 's/^two$/TWO/' a && git commit -qam c4 && git tag c4 && "
 	   "git checkout -q main");
 	/* c5 changes line 5 on c3, so the revert of c2 on it is a real
 	 * merge of a; the merged text is a blob the user has already (tag
 	 * same), which libgit2 would "freshen" in the user's pack */
-	sh("git checkout -q -b five c3 && sed -i 's/^5$/FIVE/' a && git commit -qam c5 && git tag c5 && "
+	in_user("git checkout -q -b five c3 && sed -i 's/^5$/FIVE/' a && git commit -qam c5 && git tag c5 && "
 	   "git checkout -q -b same c1 && sed -i 's/^5$/FIVE/' a && git commit -qam same && git tag same && "
 	   "git checkout -q main");
 	/* twelve files changed by `many`, each changed again on top: its
 	 * revert conflicts in all of them */
-	sh("git checkout -q -b wide c1 && for i in 01 02 03 04 05 06 07 08 09 10 11 12; do echo x > f$i; done && "
+	in_user("git checkout -q -b wide c1 && for i in 01 02 03 04 05 06 07 08 09 10 11 12; do echo x > f$i; done && "
 	   "git add . && git commit -qm mk && sed -i 's/x/y/' f* && git commit -qam many && git tag many && "
 	   "sed -i 's/y/z/' f* && git commit -qam again && git tag again && git checkout -q main");
 	/* packed, as a kernel tree is: the alternates lend packs too */
-	sh("git gc -q --prune=now");
+	in_user("git gc -q --prune=now");
 	/* old, as a kernel tree's are: libgit2 leaves a pack used in the last
 	 * seconds alone when it "freshens" an object */
-	sh("find .git -exec touch -h -d '2020-01-01 00:00:00' {} +");
+	in_user("find .git -exec touch -h -d '2020-01-01 00:00:00' {} +");
 	return 0;
 }
 
@@ -280,7 +280,7 @@ static void test_revert__user_repository_gains_no_objects_or_refs(void **state)
 	(void)state;
 	/* aged again: earlier tests' reverts must not hide a touch here
 	 * (libgit2 freshens a pack at most once in a while) */
-	sh("find .git -exec touch -h -d '2020-01-01 00:00:00' {} +");
+	in_user("find .git -exec touch -h -d '2020-01-01 00:00:00' {} +");
 	before = user_state();
 	assert_int_equal(worktree_revert(wt, c2, c3, &rr), 0);
 	/* the commit is klab's: the user's repository cannot read it */
