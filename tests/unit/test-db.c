@@ -549,12 +549,33 @@ static void test_db__reproduce_job_keeps_its_note_and_bisection(void **state)
  * a 'revert' step can be stored, its result is set and read back, and the
  * schema refuses an outcome klab does not know. */
 extern const char klab_schema_sql[], klab_migration_2_sql[], klab_migration_3_sql[], klab_migration_4_sql[],
-	klab_migration_5_sql[], klab_migration_6_sql[];
+	klab_migration_5_sql[], klab_migration_6_sql[], klab_migration_7_sql[], klab_migration_8_sql[],
+	klab_migration_9_sql[], klab_migration_10_sql[];
+
+/* A database as the klab of schema `version` (at most 10) left it: the
+ * schema and its migrations up to that version, user_version set, then
+ * `seed` run on it.  The handle stays open for the test. */
+static sqlite3 *db_at_version(const char *path, int version, const char *seed)
+{
+	static const char *const upto10[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
+					      klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql,
+					      klab_migration_7_sql, klab_migration_8_sql, klab_migration_9_sql,
+					      klab_migration_10_sql };
+	char *pragma = xstrfmt("PRAGMA user_version = %d", version);
+	sqlite3 *db;
+
+	assert_in_range(version, 1, ARRAY_SIZE(upto10));
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (int i = 0; i < version; i++)
+		assert_int_equal(sqlite3_exec(db, upto10[i], NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, seed, NULL, NULL, NULL), SQLITE_OK);
+	free(pragma);
+	return db;
+}
 
 static void test_db__migration_7_stores_the_revert_check(void **state)
 {
-	const char *const upto6[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
-				      klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql };
 	char *path = xstrfmt("%s/rv.db", tmpdir);
 	sqlite3 *db;
 	struct step s;
@@ -562,14 +583,11 @@ static void test_db__migration_7_stores_the_revert_check(void **state)
 	int on;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	for (size_t i = 0; i < ARRAY_SIZE(upto6); i++)
-		assert_int_equal(sqlite3_exec(db, upto6[i], NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 6; INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
-				      "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
-				      "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
-				      "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
-				      "VALUES (1, 1, 'x', 'confirm', 'done', 0)", NULL, NULL, NULL), SQLITE_OK);
+	db = db_at_version(path, 6, "INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
+				    "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
+				    "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
+				    "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
+				    "VALUES (1, 1, 'x', 'confirm', 'done', 0)");
 	/* version 6 knows no 'revert' phase */
 	assert_int_not_equal(sqlite3_exec(db, "INSERT INTO steps (bisection_id, seq, hash, phase, status, started_at) "
 					      "VALUES (1, 2, 'y', 'revert', 'running', 0)", NULL, NULL, NULL), SQLITE_OK);
@@ -670,14 +688,9 @@ static void test_db__migration_10_stores_drift_and_the_run_cap(void **state)
  * bisection and a step in it): the old step is of the whole range, the
  * split is set once (the first kept), the half and each half's culprit
  * are stored and read back, and the schema refuses a third half. */
-extern const char klab_migration_7_sql[], klab_migration_8_sql[], klab_migration_9_sql[], klab_migration_10_sql[];
 
 static void test_db__migration_11_stores_two_change_points(void **state)
 {
-	const char *const upto10[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
-				       klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql,
-				       klab_migration_7_sql, klab_migration_8_sql, klab_migration_9_sql,
-				       klab_migration_10_sql };
 	const char *c1 = "3333333333333333333333333333333333333333", *c2 = "4444444444444444444444444444444444444444";
 	char *path = xstrfmt("%s/m12.db", tmpdir), split[41];
 	struct half_culprit hc, *got = NULL;
@@ -687,15 +700,11 @@ static void test_db__migration_11_stores_two_change_points(void **state)
 	int has, half;
 
 	(void)state;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	for (size_t i = 0; i < ARRAY_SIZE(upto10); i++)
-		assert_int_equal(sqlite3_exec(db, upto10[i], NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 10; INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
-				      "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
-				      "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
-				      "INSERT INTO steps (bisection_id, seq, hash, phase, status, verdict, started_at) "
-				      "VALUES (1, 1, '2222222222222222222222222222222222222222', 'bisect', 'done', 'skip', 0)",
-				      NULL, NULL, NULL), SQLITE_OK);
+	db = db_at_version(path, 10, "INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
+				     "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
+				     "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
+				     "INSERT INTO steps (bisection_id, seq, hash, phase, status, verdict, started_at) "
+				     "VALUES (1, 1, '2222222222222222222222222222222222222222', 'bisect', 'done', 'skip', 0)");
 	sqlite3_close(db);
 
 	assert_int_equal(db_open(&db, path, 0), 0);
