@@ -882,16 +882,18 @@ int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs)
 	return rc;
 }
 
-int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)
+/* The revert columns (migration 7 on bisections, 12 on a half's row),
+ * bound to ?2..?9 in this order: outcome, commit, runs, median, cv,
+ * good median, bad median, detail. */
+#define REVERT_COLUMNS "revert_outcome, revert_commit, revert_runs, revert_median, revert_cv, " \
+		       "revert_good_median, revert_bad_median, revert_detail"
+#define REVERT_SET "revert_outcome = ?2, revert_commit = ?3, revert_runs = ?4, revert_median = ?5, " \
+		   "revert_cv = ?6, revert_good_median = ?7, revert_bad_median = ?8, revert_detail = ?9"
+
+static void bind_revert(sqlite3_stmt *st, const struct revert_check *rc)
 {
-	sqlite3_stmt *st;
 	int measured = rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE;
 
-	if (prepare(db, &st, "UPDATE bisections SET revert_outcome = ?2, revert_commit = ?3, revert_runs = ?4, "
-			     "revert_median = ?5, revert_cv = ?6, revert_good_median = ?7, revert_bad_median = ?8, "
-			     "revert_detail = ?9 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
 	if (rc->outcome == REVERT_NONE)
 		sqlite3_bind_null(st, 2);
 	else
@@ -905,39 +907,81 @@ int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *
 		sqlite3_bind_double(st, 8, rc->bad_median);
 	}
 	bind_text_or_null(st, 9, rc->detail);
+}
+
+int col_revert(sqlite3_stmt *st, int col, struct revert_check *rc, int64_t id)
+{
+	memset(rc, 0, sizeof(*rc));
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	/* the column's CHECK admits only names revert.c knows */
+	if (revert_outcome_from_name((const char *)sqlite3_column_text(st, col), &rc->outcome) < 0)
+		return error("bisection %lld has a revert check outcome this klab does not know", (long long)id);
+	if (sqlite3_column_type(st, col + 1) != SQLITE_NULL)
+		col_hex(st, col + 1, rc->commit);
+	rc->runs = (size_t)sqlite3_column_int64(st, col + 2);
+	rc->median = sqlite3_column_double(st, col + 3);
+	rc->cv_percent = sqlite3_column_double(st, col + 4);
+	rc->good_median = sqlite3_column_double(st, col + 5);
+	rc->bad_median = sqlite3_column_double(st, col + 6);
+	rc->detail = col_strdup(st, col + 7);
+	return 1;
+}
+
+/* The revert check of the bisection (half 0) or of a half's culprit. */
+static int set_revert(sqlite3 *db, int64_t id, int half, const struct revert_check *rc)
+{
+	sqlite3_stmt *st;
+
+	if (prepare(db, &st, half ? "UPDATE bisection_culprits SET " REVERT_SET " WHERE bisection_id = ?1 AND half = ?10"
+				  : "UPDATE bisections SET " REVERT_SET " WHERE id = ?1") < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	bind_revert(st, rc);
+	if (half)
+		sqlite3_bind_int(st, 10, half);
 	return step_done(db, st, "cannot record the revert check");
 }
 
-int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc)
+static int get_revert(sqlite3 *db, int64_t id, int half, struct revert_check *rc)
 {
 	sqlite3_stmt *st;
 	int r, found = 0;
 
 	memset(rc, 0, sizeof(*rc));
-	if (prepare(db, &st, "SELECT revert_outcome, revert_commit, revert_runs, revert_median, revert_cv, "
-			     "revert_good_median, revert_bad_median, revert_detail FROM bisections WHERE id = ?1") < 0)
+	if (prepare(db, &st, half ? "SELECT " REVERT_COLUMNS " FROM bisection_culprits WHERE bisection_id = ?1 AND half = ?2"
+				  : "SELECT " REVERT_COLUMNS " FROM bisections WHERE id = ?1") < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
+	if (half)
+		sqlite3_bind_int(st, 2, half);
 	r = sqlite3_step(st);
-	if (r == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		/* the column's CHECK admits only names revert.c knows */
-		if (revert_outcome_from_name((const char *)sqlite3_column_text(st, 0), &rc->outcome) < 0) {
-			sqlite3_finalize(st);
-			return error("bisection %lld has a revert check outcome this klab does not know",
-				     (long long)id);
-		}
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-			col_hex(st, 1, rc->commit);
-		rc->runs = (size_t)sqlite3_column_int64(st, 2);
-		rc->median = sqlite3_column_double(st, 3);
-		rc->cv_percent = sqlite3_column_double(st, 4);
-		rc->good_median = sqlite3_column_double(st, 5);
-		rc->bad_median = sqlite3_column_double(st, 6);
-		rc->detail = col_strdup(st, 7);
-		found = 1;
-	}
+	if (r == SQLITE_ROW)
+		found = col_revert(st, 0, rc, id);
 	sqlite3_finalize(st);
+	if (found < 0)
+		return -1;
 	if (r == SQLITE_ROW || r == SQLITE_DONE)
 		return found;
 	return db_fail(db, "cannot read the revert check");
+}
+
+int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)
+{
+	return set_revert(db, id, 0, rc);
+}
+
+int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc)
+{
+	return get_revert(db, id, 0, rc);
+}
+
+int db_half_set_revert(sqlite3 *db, int64_t id, int half, const struct revert_check *rc)
+{
+	return set_revert(db, id, half, rc);
+}
+
+int db_half_revert(sqlite3 *db, int64_t id, int half, struct revert_check *rc)
+{
+	return get_revert(db, id, half, rc);
 }

@@ -176,6 +176,18 @@ static void test_report__job_page_names_both_culprits_of_two_changes(void **stat
 	assert_non_null(strstr(sb.buf, "<td class=\"num\">45%</td><td>culprit 222222222222 confirmed &lt;ok&gt;</td>"));
 	assert_non_null(strstr(sb.buf, "<tr><td>2</td><td>none (only skipped commits left)</td><td></td>"
 					"<td class=\"num\">-</td>"));
+	strbuf_reset(&sb);
+	report_release(&r);
+	/* migration 12: half 1's culprit reverted alone, on the page */
+	assert_int_equal(sqlite3_exec(db, "UPDATE bisection_culprits SET revert_outcome = 'does-not-restore', "
+				      "revert_commit = '4444444444444444444444444444444444444444', revert_runs = 5, "
+				      "revert_median = 5500, revert_cv = 2, revert_good_median = 10000, revert_bad_median = 1000 "
+				      "WHERE half = 1", NULL, NULL, NULL), SQLITE_OK);
+	load(&r, 0);
+	report_render_bisection(&sb, bisection(&r, 1));
+	assert_non_null(strstr(sb.buf, "<th>this culprit alone reverted</th>"));
+	assert_non_null(strstr(sb.buf, "<td>revert does not restore (5500 ±2% vs good 10000, bad 1000; 5 runs; it "
+					"recovers 50% of the gap)</td></tr>"));
 	strbuf_release(&sb);
 	report_release(&r);
 	/* the other tests read the lab as lab.sql made it */

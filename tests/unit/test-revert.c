@@ -493,6 +493,38 @@ static void test_revert__half_way_does_not_restore_at_the_cap(void **state)
 	assert_int_equal(more, 0);
 }
 
+/* One of two changes reverted alone lands between the ends: clearly
+ * apart from good by a real part of the gap, which 5 runs show, so it
+ * does not restore without waiting for the cap; 3 runs are not enough. */
+static void test_revert__half_way_does_not_restore_from_five_runs(void **state)
+{
+	static const double rev[] = { 10700, 10720, 10740, 10710, 10730 };
+	struct verdict_policy pol;
+	struct verdict v;
+	enum revert_outcome o;
+	int more;
+
+	(void)state;
+	assert_int_equal(decide(rev, 3, &more), REVERT_NONE);
+	assert_int_equal(more, 1);
+	verdict_policy_init(&pol);
+	assert_int_equal(revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, 5, 1), 0);
+	assert_int_equal(o, REVERT_NO_RESTORE);
+	assert_string_equal(v.rule, "apart-from-good");
+	assert_non_null(strstr(v.text, "of the way to bad"));
+}
+
+/* Most of the way back (a tenth of the gap short of good): not decided
+ * early as "does not restore", whatever the standard errors say. */
+static void test_revert__nearly_good_is_not_decided_early(void **state)
+{
+	static const double rev[] = { 12050, 12060, 12070, 12040, 12055 };
+	int more;
+
+	(void)state;
+	assert_int_not_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NO_RESTORE);
+}
+
 static void test_revert__too_few_runs_ask_for_more(void **state)
 {
 	static const double rev[] = { 12345, 12400 };
@@ -529,6 +561,12 @@ static void test_revert__summary_line_says_outcome_and_numbers(void **state)
 	revert_check_line(&sb, &rc);
 	assert_string_equal(sb.buf, "revert check: revert restores good (12345 ±1% vs good 12400, bad 9000; 5 runs)");
 	strbuf_reset(&sb);
+	rc.outcome = REVERT_NO_RESTORE;
+	rc.median = 10700;
+	revert_check_line(&sb, &rc);
+	assert_string_equal(sb.buf, "revert check: revert does not restore (10700 ±1% vs good 12400, bad 9000; 5 runs; "
+				    "it recovers 50% of the gap)");
+	strbuf_reset(&sb);
 	rc.outcome = REVERT_NO_APPLY;
 	rc.detail = "conflicts in 2 files: mm/mmap.c, mm/vma.c";
 	revert_check_line(&sb, &rc);
@@ -555,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_revert__like_good_restores_good),
 		cmocka_unit_test(test_revert__like_bad_does_not_restore),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_at_the_cap),
+		cmocka_unit_test(test_revert__half_way_does_not_restore_from_five_runs),
+		cmocka_unit_test(test_revert__nearly_good_is_not_decided_early),
 		cmocka_unit_test(test_revert__too_few_runs_ask_for_more),
 		cmocka_unit_test(test_revert__outcome_names_round_trip),
 		cmocka_unit_test(test_revert__summary_line_says_outcome_and_numbers),
