@@ -1,5 +1,6 @@
 /* Unit tests of the report: pages of a fixed lab (tests/data/report/lab.sql)
- * against golden files (KLAB_REGENERATE=1 rewrites them), escaping of
+ * against golden files (KLAB_REGENERATE=1 rewrites them; they hold a page's
+ * title and body, its skeleton is checked against web/), escaping of
  * hostile text, the chart's one point group per step, --since. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,6 +73,60 @@ static void load(struct report *r, int64_t since)
 			r->bisections[i].steps[2].log.present = 1;
 }
 
+/* web/<name> of the source tree; caller frees. */
+static char *web_file(const char *name)
+{
+	char *path = xstrfmt("%s/web/%s", KLAB_ABS_SRCDIR, name), *text;
+
+	assert_int_equal(read_file(path, 1 << 20, &text, NULL), 0);
+	free(path);
+	return text;
+}
+
+/* A page is web/page.html with web/style.css inlined around its title and
+ * body.  The golden file holds only the page's own part, its <title> line
+ * and its body; the rest is checked here, against the two source files, to
+ * the letter (the stylesheet would otherwise stand again in every golden). */
+static void check_page_golden(const char *rel, const char *page)
+{
+	char *skeleton_html = web_file("page.html"), *css = web_file("style.css"), *style;
+	const char *title = strstr(page, "<title>"), *title_end = NULL, *body = strstr(page, "<main>\n");
+	const char *body_end = NULL;
+	struct strbuf own = STRBUF_INIT, skeleton = STRBUF_INIT, want = STRBUF_INIT;
+
+	if (title)
+		title_end = strstr(title, "</title>\n");
+	if (body)
+		for (const char *p = strstr(body, "</main>\n"); p; p = strstr(p + 1, "</main>\n"))
+			body_end = p;
+	if (!title_end || !body_end)
+		fail_msg("%s: no <title> or no <main> in the page:\n%s", rel, page);
+	title += strlen("<title>");
+	body += strlen("<main>\n");
+
+	strbuf_add(&skeleton, page, (size_t)(title - page));
+	strbuf_addstr(&skeleton, "{{title}}");
+	strbuf_add(&skeleton, title_end, (size_t)(body - title_end));
+	strbuf_addstr(&skeleton, "{{body}}");
+	strbuf_addstr(&skeleton, body_end);
+	style = strstr(skeleton_html, "{{style}}");
+	assert_non_null(style);
+	strbuf_add(&want, skeleton_html, (size_t)(style - skeleton_html));
+	strbuf_addstr(&want, css);
+	strbuf_addstr(&want, style + strlen("{{style}}"));
+	if (strcmp(skeleton.buf, want.buf))
+		fail_msg("%s: around its title and body the page is not web/page.html with web/style.css:\n%s", rel,
+			 skeleton.buf);
+
+	strbuf_addf(&own, "<title>%.*s</title>\n%.*s", (int)(title_end - title), title, (int)(body_end - body), body);
+	check_golden(rel, own.buf);
+	strbuf_release(&want);
+	strbuf_release(&skeleton);
+	strbuf_release(&own);
+	free(css);
+	free(skeleton_html);
+}
+
 static void test_report__index_matches_golden_file(void **state)
 {
 	struct report r;
@@ -79,7 +134,7 @@ static void test_report__index_matches_golden_file(void **state)
 
 	load(&r, 0);
 	report_render_index(&sb, &r);
-	check_golden("report/index.html", sb.buf);
+	check_page_golden("report/index.html", sb.buf);
 	strbuf_release(&sb);
 	report_release(&r);
 }
@@ -91,7 +146,7 @@ static void test_report__job_bisection_page_matches_golden_file(void **state)
 
 	load(&r, 0);
 	report_render_bisection(&sb, bisection(&r, 1));
-	check_golden("report/bisect-1.html", sb.buf);
+	check_page_golden("report/bisect-1.html", sb.buf);
 	strbuf_release(&sb);
 	report_release(&r);
 }
@@ -190,7 +245,7 @@ static void test_report__command_bisection_page_matches_golden_file(void **state
 
 	load(&r, 0);
 	report_render_bisection(&sb, bisection(&r, 2));
-	check_golden("report/bisect-2.html", sb.buf);
+	check_page_golden("report/bisect-2.html", sb.buf);
 	/* no KPI, no chart; exit codes instead */
 	assert_null(strstr(sb.buf, "<svg"));
 	assert_non_null(strstr(sb.buf, "exit code"));
@@ -209,7 +264,7 @@ static void test_report__track_page_matches_golden_file(void **state)
 	name = report_track_file(&r.tracks[0]);
 	assert_string_equal(name, "track-mm-unstable__nightly_-1.html");
 	report_render_track(&sb, &r.tracks[0]);
-	check_golden("report/track-1.html", sb.buf);
+	check_page_golden("report/track-1.html", sb.buf);
 	assert_int_equal(count(sb.buf, "<g class=\"step "), 3);
 	assert_non_null(strstr(sb.buf, "<a href=\"bisect-1.html\">bisection 1</a>"));
 	free(name);
