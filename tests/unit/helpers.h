@@ -5,8 +5,10 @@
 #ifndef KLAB_UNIT_HELPERS_H
 #define KLAB_UNIT_HELPERS_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <unistd.h>
+#include "gitrepo.h"
 #include "job.h"
 #include "resultproto.h"
 #include "revert.h"
@@ -74,6 +76,30 @@ __attribute__((unused)) static void remove_test_dir(const char *dir)
 
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
+}
+
+/* The scratch directory of a test program whose tests share one and open
+ * git repositories: git_scratch_setup, a group setup, makes it (named
+ * after the program) and starts libgit2; scratch_teardown removes it. */
+__attribute__((unused)) static char scratch_dir[256];
+
+__attribute__((unused)) static int git_scratch_setup(void **state)
+{
+	const char *name = program_invocation_short_name;
+
+	(void)state;
+	if (!strncmp(name, "test-", 5))
+		name += 5;
+	make_test_dir(scratch_dir, sizeof(scratch_dir), name);
+	gitrepo_global_init();
+	return 0;
+}
+
+__attribute__((unused)) static int scratch_teardown(void **state)
+{
+	(void)state;
+	remove_test_dir(scratch_dir);
+	return 0;
 }
 
 /* text holds want, or the test fails showing both. */

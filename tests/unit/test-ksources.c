@@ -23,21 +23,6 @@
 #include "util/util.h"
 #include "helpers.h"
 
-static char dir[] = "/tmp/klab-test-ksources.XXXXXX";
-
-static int setup(void **state)
-{
-	assert_non_null(mkdtemp(dir));
-	gitrepo_global_init();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	remove_test_dir(dir);
-	return 0;
-}
-
 static void write_at(const char *path, const char *text)
 {
 	const char *slash = strrchr(path, '/');
@@ -153,9 +138,9 @@ static void test_ksources__hostile_cmd_text_is_bounded(void **state)
 static void test_ksources__build_dir_walk_skips_links_and_needs_a_c_file(void **state)
 {
 	struct ksources s = KSOURCES_INIT;
-	char *src = xstrfmt("%s/walk", dir), *bd = xstrfmt("%s/.klab-build-abc", src);
+	char *src = xstrfmt("%s/walk", scratch_dir), *bd = xstrfmt("%s/.klab-build-abc", src);
 	char *p = xstrfmt("%s/kernel/.fork.o.cmd", bd), *q = xstrfmt("%s/.vmlinux.cmd", bd);
-	char *r = xstrfmt("%s/kernel/fork.o.d", bd), *list = xstrfmt("%s/sources.txt", dir), *got;
+	char *r = xstrfmt("%s/kernel/fork.o.d", bd), *list = xstrfmt("%s/sources.txt", scratch_dir), *got;
 	struct ksources back = KSOURCES_INIT;
 	int hold;
 
@@ -214,7 +199,7 @@ static void test_ksources__walk_bounds_distinct_paths_not_repeats(void **state)
 {
 	struct ksources s = KSOURCES_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char *src = xstrfmt("%s/walk-big", dir), *bd = xstrfmt("%s/.klab-build-big", src);
+	char *src = xstrfmt("%s/walk-big", scratch_dir), *bd = xstrfmt("%s/.klab-build-big", src);
 
 	strbuf_addstr(&sb, "source_x.o := ../kernel/x.c\ndeps_x.o := \\\n");
 	for (unsigned i = 0; i < KSOURCES_MAX_PATHS / 16; i++)
@@ -259,7 +244,7 @@ static void test_ksources__names_that_matter_to_any_build(void **state)
 
 static void head_hex(const char *repo, char hex[41])
 {
-	char *out = xstrfmt("%s/head.txt", dir), *text = NULL;
+	char *out = xstrfmt("%s/head.txt", scratch_dir), *text = NULL;
 
 	sh("git -C '%s' rev-parse HEAD > '%s'", repo, out);
 	assert_int_equal(read_file(out, 100, &text, NULL), 0);
@@ -281,7 +266,7 @@ static void make_tree_repo(void)
 				  "cmd_arch/x86/include/generated/asm/syscalls_64.h := sh ../scripts/syscalltbl.sh "
 				  "../arch/x86/entry/syscalls/syscall_64.tbl arch/x86/include/generated/asm/syscalls_64.h\n";
 
-	tree_repo = xstrfmt("%s/linux", dir);
+	tree_repo = xstrfmt("%s/linux", scratch_dir);
 	sh("git init -q '%s' && cd '%s' && git config user.email t@t && git config user.name t && "
 	   "mkdir -p kernel include/linux include/asm-generic arch/x86/entry/syscalls arch/x86/include/asm "
 	   "drivers/net Documentation mm scripts && "
@@ -310,7 +295,7 @@ static int change_keeps_kernel(const char *change, struct strbuf *touched)
 	head_hex(tree_repo, b);
 	sh("cd '%s' && git rev-list --max-parents=0 HEAD > ../root.txt", tree_repo);
 	{
-		char *p = xstrfmt("%s/root.txt", dir), *text = NULL;
+		char *p = xstrfmt("%s/root.txt", scratch_dir), *text = NULL;
 		assert_int_equal(read_file(p, 100, &text, NULL), 0);
 		memcpy(a, text, 40);
 		a[40] = '\0';
@@ -401,7 +386,7 @@ static void test_ksources__unknown_set_or_commit_builds(void **state)
 	/* a missing sources.txt is no set at all: perfbisect reads 0 and builds */
 	{
 		struct ksources none = KSOURCES_INIT;
-		char *p = xstrfmt("%s/no-such/sources.txt", dir);
+		char *p = xstrfmt("%s/no-such/sources.txt", scratch_dir);
 		assert_int_equal(ksources_read(&none, p), 0);
 		free(p);
 	}
@@ -438,7 +423,7 @@ static void test_ksources__stored_kernel_serves_only_with_its_set_and_recipe(voi
 	struct gitrepo *repo;
 	struct strbuf t = STRBUF_INIT;
 	char root[41], doc[41], src[41];
-	char *adir = xstrfmt("%s/artifacts/1111111111111111111111111111111111111111-%s", dir, rid);
+	char *adir = xstrfmt("%s/artifacts/1111111111111111111111111111111111111111-%s", scratch_dir, rid);
 	char *bz = xstrfmt("%s/bzImage", adir), *list = xstrfmt("%s/sources.txt", adir);
 	int hold;
 
@@ -490,7 +475,7 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 	struct step_outcome out;
 	struct gitrepo *repo;
 	char root[41], bad[41], doc1[41], doc2[41], tree[41], rid[41];
-	char *labdir = xstrfmt("%s/lab-job", dir), *adir, *bz, *list;
+	char *labdir = xstrfmt("%s/lab-job", scratch_dir), *adir, *bz, *list;
 	char **details = NULL;
 	size_t nd = 0;
 	int created;
@@ -529,7 +514,7 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 	/* the good end's kernel in the store, with its set */
 	assert_int_equal(kbuild_recipe_id(&r.recipe, rid), 0);
 	memcpy(tree, "1111111111111111111111111111111111111111", 41);
-	adir = xstrfmt("%s/lab-job/artifacts/%s-%s", dir, tree, rid);
+	adir = xstrfmt("%s/lab-job/artifacts/%s-%s", scratch_dir, tree, rid);
 	bz = xstrfmt("%s/bzImage", adir);
 	list = xstrfmt("%s/sources.txt", adir);
 	write_at(bz, "kernel");
@@ -619,7 +604,7 @@ int main(void)
 		cmocka_unit_test(test_ksources__stored_kernel_serves_only_with_its_set_and_recipe),
 		cmocka_unit_test(test_ksources__job_step_inherits_without_a_build),
 	};
-	int rc = cmocka_run_group_tests(tests, setup, teardown);
+	int rc = cmocka_run_group_tests(tests, git_scratch_setup, scratch_teardown);
 
 	ksources_release(&tree_set);
 	free(tree_repo);
