@@ -109,6 +109,27 @@ __attribute__((unused)) static void assert_contains(const char *text, const char
 		fail_msg("expected '%s' in:\n%s", want, text);
 }
 
+/* text holds each of the strings after it, or the test fails showing the
+ * first missing and text. */
+#define assert_contains_all(text, ...) assert_contains_each((text), (const char *const[]){ __VA_ARGS__, NULL })
+
+__attribute__((unused)) static void assert_contains_each(const char *text, const char *const *wants)
+{
+	for (; *wants; wants++)
+		assert_contains(text, *wants);
+}
+
+/* text holds none of the strings after it, or the test fails showing the
+ * first it holds and text. */
+#define assert_contains_none(text, ...) assert_contains_no((text), (const char *const[]){ __VA_ARGS__, NULL })
+
+__attribute__((unused)) static void assert_contains_no(const char *text, const char *const *unwanted)
+{
+	for (; *unwanted; unwanted++)
+		if (strstr(text, *unwanted))
+			fail_msg("did not expect '%s' in:\n%s", *unwanted, text);
+}
+
 /* A job file's text that must parse (as t.yaml). */
 __attribute__((unused)) static void parse_job(struct job *job, const char *text)
 {

@@ -371,9 +371,10 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s }\n", tree);
 	parse_job(&job, text);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
-	assert_non_null(strstr(sb.buf, "timeout 1270\n"));
-	assert_non_null(strstr(sb.buf, "argv --target\nargv vmlinux\n"));
-	assert_non_null(strstr(sb.buf, "argv --jobs\nargv 2\n"));
+	assert_contains_all(sb.buf,
+			    "timeout 1270\n",
+			    "argv --target\nargv vmlinux\n",
+			    "argv --jobs\nargv 2\n");
 	strbuf_release(&sb);
 	job_release(&job);
 	free(text);
@@ -468,11 +469,12 @@ static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void 
 	assert_int_equal(job.guest.memory_mb, 1024);
 	assert_int_equal(job.nr_fragments, 1);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
-	assert_non_null(strstr(sb.buf, "swap /dev/vda\n"));
-	/* (1G + 1G) * 75% / 2 tasks = 768M each */
-	assert_non_null(strstr(sb.buf, "argv -n\nargv 2\n"));
-	assert_non_null(strstr(sb.buf, "argv 786432k\n"));
-	assert_non_null(strstr(sb.buf, "sysfs /sys/kernel/mm/transparent_hugepage/defrag always\n"));
+	assert_contains_all(sb.buf,
+			    "swap /dev/vda\n",
+			    /* (1G + 1G) * 75% / 2 tasks = 768M each */
+			    "argv -n\nargv 2\n",
+			    "argv 786432k\n",
+			    "sysfs /sys/kernel/mm/transparent_hugepage/defrag always\n");
 	strbuf_release(&sb);
 	job_release(&job);
 	free(path);

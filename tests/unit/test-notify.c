@@ -174,11 +174,12 @@ static void test_notify__job_report_names_both_culprits_of_two_changes(void **st
 	check_report(&f, "job-two-changes", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
 					    "will-it-scale.per_process_ops -97.2% regression");
 	notify_compose_bisection(&f, &m);
-	assert_non_null(strstr(m.text, "split:      4a5b6c7d8e9f00112233445566778899aabbccdd (two changes"));
-	assert_non_null(strstr(m.text, "half 1:     culprit 3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (45% of the "
-					"regression)\n"));
-	assert_non_null(strstr(m.text, "half 2:     culprit 5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d (55% of the "
-					"regression)\n            mm: clear huge pages one by one\n"));
+	assert_contains_all(m.text,
+			    "split:      4a5b6c7d8e9f00112233445566778899aabbccdd (two changes",
+			    "half 1:     culprit 3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (45% of the "
+			    "regression)\n",
+			    "half 2:     culprit 5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d (55% of the "
+			    "regression)\n            mm: clear huge pages one by one\n");
 	assert_non_null(strstr(m.json, "\"halves\": [{\"half\": 1, \"hash\": \"3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\""));
 	assert_non_null(strstr(m.json, "\"confirmed\": true, \"share_percent\": 54.6}]"));
 	notify_message_release(&m);
@@ -280,9 +281,10 @@ static void test_notify__unconfirmed_report_names_a_suspect_not_a_culprit(void *
 	assert_null(strstr(m.text, "culprit:"));
 	assert_non_null(strstr(m.text, "suspect:    3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (NOT confirmed"));
 	assert_non_null(strstr(m.text, "10% of the ends' gap"));
-	assert_non_null(strstr(m.json, "\"outcome\": \"unconfirmed\""));
-	assert_non_null(strstr(m.json, "\"culprit\": null"));
-	assert_non_null(strstr(m.json, "\"confirmed\": false"));
+	assert_contains_all(m.json,
+			    "\"outcome\": \"unconfirmed\"",
+			    "\"culprit\": null",
+			    "\"confirmed\": false");
 	notify_message_release(&m);
 }
 

@@ -222,10 +222,11 @@ static void test_runsets__stored_sets_compare_with_the_kpi_first(void **state)
 	assert_int_equal(c.pairs[0].nr_stats, 4);
 
 	runcmp_format(&sb, &c, 0);
-	assert_non_null(strstr(sb.buf, "KPI will-it-scale.per_process_ops (higher is better), accelerator tcg:"));
-	assert_non_null(strstr(sb.buf, "  A  run set 1: demo-good (111111111111), will-it-scale malloc1, 3 runs"));
-	assert_non_null(strstr(sb.buf, "B against A: will-it-scale.per_process_ops 120010"));
-	assert_non_null(strstr(sb.buf, "what changed:\n  vmstat     vmstat.thp_fault_alloc 3 -> 1181"));
+	assert_contains_all(sb.buf,
+			    "KPI will-it-scale.per_process_ops (higher is better), accelerator tcg:",
+			    "  A  run set 1: demo-good (111111111111), will-it-scale malloc1, 3 runs",
+			    "B against A: will-it-scale.per_process_ops 120010",
+			    "what changed:\n  vmstat     vmstat.thp_fault_alloc 3 -> 1181");
 	/* LKP's table: the KPI is its first row */
 	{
 		const char *head = strstr(sb.buf, "%stddev  %change");
@@ -233,10 +234,11 @@ static void test_runsets__stored_sets_compare_with_the_kpi_first(void **state)
 		assert_true(strstr(head, "will-it-scale.per_process_ops") < strstr(head, "vmstat.thp_fault_alloc"));
 	}
 	runcmp_json(&js, &c);
-	assert_non_null(strstr(js.buf, "\"kpi\":\"will-it-scale.per_process_ops\""));
-	assert_non_null(strstr(js.buf, "\"label\":\"demo-good\",\"run_set\":1,"));
-	assert_non_null(strstr(js.buf, "\"kpi_changed\":true,\"kpi\":{\"name\":\"will-it-scale.per_process_ops\""));
-	assert_non_null(strstr(js.buf, "\"kpi_values\":[120000,120010,120020]"));
+	assert_contains_all(js.buf,
+			    "\"kpi\":\"will-it-scale.per_process_ops\"",
+			    "\"label\":\"demo-good\",\"run_set\":1,",
+			    "\"kpi_changed\":true,\"kpi\":{\"name\":\"will-it-scale.per_process_ops\"",
+			    "\"kpi_values\":[120000,120010,120020]");
 	strbuf_release(&sb);
 	strbuf_release(&js);
 	runcmp_release(&c);
@@ -302,10 +304,11 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 	runcmp_compute(&c);
 	assert_int_equal(c.pairs[0].nr_rows, 1);
 	runcmp_json(&sb, &c);
-	assert_non_null(strstr(sb.buf, "\"name\":\"vmstat.x\\\"}],\\\\\\u001b[31m\\n\\u2028\\ufffd\""));
-	assert_non_null(strstr(sb.buf, "\"label\":\"thp.enabled=\\\"never\\\"\\u001b]0;x\\u0007\""));
-	assert_non_null(strstr(sb.buf, "\"kpi_values\":[null,2,3]"));
-	assert_non_null(strstr(sb.buf, "[null,5,6]"));
+	assert_contains_all(sb.buf,
+			    "\"name\":\"vmstat.x\\\"}],\\\\\\u001b[31m\\n\\u2028\\ufffd\"",
+			    "\"label\":\"thp.enabled=\\\"never\\\"\\u001b]0;x\\u0007\"",
+			    "\"kpi_values\":[null,2,3]",
+			    "[null,5,6]");
 	for (size_t i = 0; i + 1 < sb.len; i++)
 		assert_false((unsigned char)sb.buf[i] < 0x20);
 	assert_int_equal(sb.buf[sb.len - 1], '\n');
@@ -377,13 +380,14 @@ static void test_profile__a_row_one_side_lacks_counts_as_zero(void **state)
 	assert_null(row_named(&c.pairs[0], "perf-profile.self.cycles-pp.clear_huge_page"));
 	runcmp_format_pair(&sb, &c, 0, 25);
 	printf("%s", sb.buf);
-	assert_non_null(strstr(sb.buf, "culprit against parent: will-it-scale.per_process_ops 165500"));
-	/* the profile's largest change in points leads its section */
-	assert_non_null(strstr(sb.buf, "first\n          13.5 ±  3%     +76.9           90.4         "
-				       "perf-profile.self.cycles-pp.clear_page_erms\n"));
-	assert_non_null(strstr(sb.buf, "what changed:\n  profile    perf-profile.self.cycles-pp.clear_page_erms "
-				       "13.5 -> 90.4 (+76.9 points)\n"));
-	assert_non_null(strstr(sb.buf, "      parent %stddev  %change       culprit %stddev name\n"));
+	assert_contains_all(sb.buf,
+			    "culprit against parent: will-it-scale.per_process_ops 165500",
+			    /* the profile's largest change in points leads its section */
+			    "first\n          13.5 ±  3%     +76.9           90.4         "
+			    "perf-profile.self.cycles-pp.clear_page_erms\n",
+			    "what changed:\n  profile    perf-profile.self.cycles-pp.clear_page_erms "
+			    "13.5 -> 90.4 (+76.9 points)\n",
+			    "      parent %stddev  %change       culprit %stddev name\n");
 	strbuf_release(&sb);
 	runcmp_release(&c);
 }
