@@ -345,11 +345,11 @@ static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
 	b->result = xstrdup("unconfirmed");
 	b->result_id = BISECTION_UNCONFIRMED;	/* as db_report_load parses it */
 	report_render_bisection(&sb, b);
-	assert_non_null(strstr(sb.buf, "<title>klab bisection 1: culprit not confirmed</title>"));
-	assert_non_null(strstr(sb.buf, "Suspect, NOT confirmed"));
-	assert_null(strstr(sb.buf, "First bad commit"));
-	assert_non_null(strstr(sb.buf, "<tr><td>suspect</td>"));
-	assert_null(strstr(sb.buf, "<tr><td>culprit</td>"));
+	assert_contains_all(sb.buf,
+			    "<title>klab bisection 1: culprit not confirmed</title>",
+			    "Suspect, NOT confirmed",
+			    "<tr><td>suspect</td>");
+	assert_contains_none(sb.buf, "First bad commit", "<tr><td>culprit</td>");
 	strbuf_release(&sb);
 	report_release(&r);
 }

@@ -320,10 +320,8 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 	strbuf_reset(&sb);
 	/* nor the page markup of its own */
 	runcmp_html(&sb, &c);
-	assert_non_null(strstr(sb.buf, "<pre class=\"compare\">"));
-	assert_non_null(strstr(sb.buf, "vmstat.x&quot;}],\\?[31m"));
-	assert_null(strstr(sb.buf, "x\"}]"));
-	assert_null(strchr(sb.buf, '\033'));
+	assert_contains_all(sb.buf, "<pre class=\"compare\">", "vmstat.x&quot;}],\\?[31m");
+	assert_contains_none(sb.buf, "x\"}]", "\033");
 	strbuf_release(&sb);
 	runcmp_release(&c);
 }
