@@ -127,81 +127,84 @@ static void check_page_golden(const char *rel, const char *page)
 	free(skeleton_html);
 }
 
-static void test_report__index_matches_golden_file(void **state)
+/* The page of bisection id (0: the index) as the lab has it now; caller
+ * frees. */
+static char *page_of(int64_t id)
 {
 	struct report r;
 	struct strbuf sb = STRBUF_INIT;
 
 	load(&r, 0);
-	report_render_index(&sb, &r);
-	check_page_golden("report/index.html", sb.buf);
-	strbuf_release(&sb);
+	if (id)
+		report_render_bisection(&sb, bisection(&r, id));
+	else
+		report_render_index(&sb, &r);
 	report_release(&r);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A change to the lab a test makes, or takes back. */
+static void lab_sql(const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+static void test_report__index_matches_golden_file(void **state)
+{
+	char *page = page_of(0);
+
+	check_page_golden("report/index.html", page);
+	free(page);
 }
 
 static void test_report__job_bisection_page_matches_golden_file(void **state)
 {
-	struct report r;
-	struct strbuf sb = STRBUF_INIT;
+	char *page = page_of(1);
 
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	check_page_golden("report/bisect-1.html", sb.buf);
-	strbuf_release(&sb);
-	report_release(&r);
+	check_page_golden("report/bisect-1.html", page);
+	free(page);
 }
 
 /* A stored revert check reaches the page (read by db_report_load): its
  * outcome and numbers, the commit klab made; none stored, no section. */
 static void test_report__job_page_shows_the_revert_check(void **state)
 {
-	struct report r;
-	struct strbuf sb = STRBUF_INIT;
 	struct revert_check rc = { 0 };
+	char *page = page_of(1);
 
 	(void)state;
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	assert_null(strstr(sb.buf, "id=\"revert\""));
-	strbuf_reset(&sb);
-	report_release(&r);
+	assert_contains_none(page, "id=\"revert\"");
+	free(page);
 
 	revert_restored(&rc, "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817", 12345, 1, 12400, 9000, "like-good: <tag> & more");
 	assert_int_equal(db_bisection_set_revert(db, 1, &rc), 0);
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	assert_contains_all(sb.buf,
+	page = page_of(1);
+	assert_contains_all(page,
 			    "<h2 id=\"revert\">Revert check</h2>\n<p class=\"good\">revert restores good "
 			    "(12345 ±1% vs good 12400, bad 9000; 5 runs)</p>",
 			    "<code>9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a291817</code>",
 			    "like-good: &lt;tag&gt; &amp; more");
-	strbuf_release(&sb);
-	report_release(&r);
+	free(page);
 	/* the other tests read the lab as lab.sql made it */
-	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET revert_outcome = NULL, revert_commit = NULL, "
-				      "revert_detail = NULL WHERE id = 1", NULL, NULL, NULL), SQLITE_OK);
+	lab_sql("UPDATE bisections SET revert_outcome = NULL, revert_commit = NULL, revert_detail = NULL WHERE id = 1");
 }
 
 /* Drift stored with a bisection (migration 10) is said on its page. */
 static void test_report__job_page_says_the_host_drifted(void **state)
 {
-	struct report r;
-	struct strbuf sb = STRBUF_INIT;
+	char *page = page_of(1);
 
 	(void)state;
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	assert_null(strstr(sb.buf, "id=\"drift\""));
-	strbuf_reset(&sb);
-	report_release(&r);
+	assert_contains_none(page, "id=\"drift\"");
+	free(page);
 	assert_int_equal(db_bisection_set_drift(db, 1, -0.4), 0);
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	assert_non_null(strstr(sb.buf, "id=\"drift\">Drift: the host trended by -0.40% per run"));
-	strbuf_release(&sb);
-	report_release(&r);
-	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET drift = 0, drift_percent = NULL WHERE id = 1", NULL,
-				      NULL, NULL), SQLITE_OK);
+	page = page_of(1);
+	assert_contains(page, "id=\"drift\">Drift: the host trended by -0.40% per run");
+	free(page);
+	lab_sql("UPDATE bisections SET drift = 0, drift_percent = NULL WHERE id = 1");
 }
 
 /* Two change points (migration 11): the page's "Two changes" section
@@ -209,23 +212,17 @@ static void test_report__job_page_says_the_host_drifted(void **state)
  * confirmation said; a bisection without a split has no such section. */
 static void test_report__job_page_names_both_culprits_of_two_changes(void **state)
 {
-	struct report r;
-	struct strbuf sb = STRBUF_INIT;
+	char *page = page_of(1);
 
 	(void)state;
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	assert_null(strstr(sb.buf, "id=\"halves\""));
-	strbuf_reset(&sb);
-	report_release(&r);
-	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET split_commit = '3333333333333333333333333333333333333333' "
-				      "WHERE id = 1; INSERT INTO bisection_culprits (bisection_id, half, culprit, confirmed, "
-				      "share, message) VALUES (1, 1, '2222222222222222222222222222222222222222', 1, 44.6, "
-				      "'culprit 222222222222 confirmed <ok>'), (1, 2, NULL, 0, NULL, 'only skipped commits left')",
-				      NULL, NULL, NULL), SQLITE_OK);
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	assert_contains_all(sb.buf,
+	assert_contains_none(page, "id=\"halves\"");
+	free(page);
+	lab_sql("UPDATE bisections SET split_commit = '3333333333333333333333333333333333333333' WHERE id = 1; "
+		"INSERT INTO bisection_culprits (bisection_id, half, culprit, confirmed, share, message) "
+		"VALUES (1, 1, '2222222222222222222222222222222222222222', 1, 44.6, 'culprit 222222222222 confirmed <ok>'), "
+		"(1, 2, NULL, 0, NULL, 'only skipped commits left')");
+	page = page_of(1);
+	assert_contains_all(page,
 			    "<h2 id=\"halves\">Two changes</h2>\n<p>The range split at "
 			    "<code>3333333333333333333333333333333333333333</code>",
 			    "<tr><td>1</td><td><code class=\"bad\">2222222222222222222222222222222222222222"
@@ -233,26 +230,20 @@ static void test_report__job_page_names_both_culprits_of_two_changes(void **stat
 			    "<td class=\"num\">45%</td><td>culprit 222222222222 confirmed &lt;ok&gt;</td>",
 			    "<tr><td>2</td><td>none (only skipped commits left)</td><td></td>"
 			    "<td class=\"num\">-</td>");
-	strbuf_release(&sb);
-	report_release(&r);
+	free(page);
 	/* the other tests read the lab as lab.sql made it */
-	assert_int_equal(sqlite3_exec(db, "UPDATE bisections SET split_commit = NULL WHERE id = 1; "
-				      "DELETE FROM bisection_culprits", NULL, NULL, NULL), SQLITE_OK);
+	lab_sql("UPDATE bisections SET split_commit = NULL WHERE id = 1; DELETE FROM bisection_culprits");
 }
 
 static void test_report__command_bisection_page_matches_golden_file(void **state)
 {
-	struct report r;
-	struct strbuf sb = STRBUF_INIT;
+	char *page = page_of(2);
 
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 2));
-	check_page_golden("report/bisect-2.html", sb.buf);
+	check_page_golden("report/bisect-2.html", page);
 	/* no KPI, no chart; exit codes instead */
-	assert_null(strstr(sb.buf, "<svg"));
-	assert_non_null(strstr(sb.buf, "exit code"));
-	strbuf_release(&sb);
-	report_release(&r);
+	assert_contains_none(page, "<svg");
+	assert_contains(page, "exit code");
+	free(page);
 }
 
 static void test_report__track_page_matches_golden_file(void **state)
@@ -358,14 +349,11 @@ static void test_report__unconfirmed_bisection_names_a_suspect(void **state)
  * section after the counters, the largest change in points first. */
 static void test_report__profile_rows_follow_in_their_own_section(void **state)
 {
-	struct report r;
-	struct strbuf sb = STRBUF_INIT;
+	char *page = page_of(1);
 	const char *counters, *self, *first;
 
-	load(&r, 0);
-	report_render_bisection(&sb, bisection(&r, 1));
-	counters = strstr(sb.buf, "<code>vmstat.pgfault</code>");
-	self = strstr(sb.buf, "<tr><th colspan=\"6\">perf-profile.self: % of the samples, change in points, "
+	counters = strstr(page, "<code>vmstat.pgfault</code>");
+	self = strstr(page, "<tr><th colspan=\"6\">perf-profile.self: % of the samples, change in points, "
 			      "largest first</th></tr>\n");
 	assert_non_null(counters);
 	assert_non_null(self);
@@ -377,18 +365,17 @@ static void test_report__profile_rows_follow_in_their_own_section(void **state)
 		if (strncmp(first, want, sizeof(want) - 1))
 			fail_msg("first self row: %.200s", first);
 	}
-	assert_non_null(strstr(first, "<code>perf-profile.self.cycles-pp.clear_page_erms</code></td></tr>\n"));
-	assert_true(strstr(sb.buf, "perf-profile.self.cycles-pp.clear_page_erms") <
-		    strstr(sb.buf, "perf-profile.self.cycles-pp.rcu_core"));
-	/* what changed leads with it too */
-	assert_non_null(strstr(sb.buf, "<pre>profile    perf-profile.self.cycles-pp.clear_page_erms 13.5 -&gt; 90.4 "
-				       "(+76.9 points)\n"));
+	assert_contains(first, "<code>perf-profile.self.cycles-pp.clear_page_erms</code></td></tr>\n");
+	assert_true(strstr(page, "perf-profile.self.cycles-pp.clear_page_erms") <
+		    strstr(page, "perf-profile.self.cycles-pp.rcu_core"));
+	assert_contains_all(page,
+			    /* what changed leads with it too */
+			    "<pre>profile    perf-profile.self.cycles-pp.clear_page_erms 13.5 -&gt; 90.4 "
+			    "(+76.9 points)\n",
+			    "perf-profile.self.cycles-pp.&lt;evil&gt;");
 	/* the profile steps' own counters are not the confirmation's */
-	assert_null(strstr(sb.buf, "77777"));
-	assert_null(strstr(sb.buf, "88888"));
-	assert_non_null(strstr(sb.buf, "perf-profile.self.cycles-pp.&lt;evil&gt;"));
-	strbuf_release(&sb);
-	report_release(&r);
+	assert_contains_none(page, "77777", "88888");
+	free(page);
 }
 
 /* klab compare's stored run sets on the index, with the command that
