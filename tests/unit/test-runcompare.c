@@ -274,6 +274,24 @@ static void test_runsets__other_accelerators_and_missing_sets_are_refused(void *
 
 /* ---- hostile names and values ------------------------------------------------ */
 
+/* A hand-made set's KPI values, v[0..n). */
+static void set_kpi(struct runcmp_set *s, const double *v, size_t n)
+{
+	s->kpi = xmalloc(n * sizeof(*v));
+	memcpy(s->kpi, v, n * sizeof(*v));
+	s->nr_kpi = n;
+}
+
+/* A hand-made set's values of the counter name, v[0..n). */
+static void add_vals(struct runcmp_set *s, const char *name, const double *v, size_t n)
+{
+	s->vals = xrealloc(s->vals, (s->nr_vals + 1) * sizeof(*s->vals));
+	s->vals[s->nr_vals].name = xstrdup(name);
+	s->vals[s->nr_vals].v = xmalloc(n * sizeof(*v));
+	memcpy(s->vals[s->nr_vals].v, v, n * sizeof(*v));
+	s->vals[s->nr_vals++].n = n;
+}
+
 static void test_json__hostile_names_and_values_are_escaped(void **state)
 {
 	static const char evil[] = "vmstat.x\"}],\\\033[31m\n\xe2\x80\xa8\xff";
@@ -291,15 +309,8 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 		s->info.id = k + 1;
 		s->info.accel = xstrdup("tcg");
 		s->info.suite = xstrdup("will-it-scale\n");
-		s->kpi = xmalloc(sizeof(ka));
-		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
-		s->nr_kpi = 3;
-		s->vals = xcalloc(1, sizeof(*s->vals));
-		s->vals[0].name = xstrdup(evil);
-		s->vals[0].v = xmalloc(sizeof(a));
-		memcpy(s->vals[0].v, k ? b : a, sizeof(a));
-		s->vals[0].n = 3;
-		s->nr_vals = 1;
+		set_kpi(s, k ? kb : ka, 3);
+		add_vals(s, evil, k ? b : a, 3);
 	}
 	runcmp_compute(&c);
 	assert_int_equal(c.pairs[0].nr_rows, 1);
@@ -328,15 +339,6 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 
 /* ---- profile rows and headings ---------------------------------------------- */
 
-static void add_vals(struct runcmp_set *s, const char *name, const double *v, size_t n)
-{
-	s->vals = xrealloc(s->vals, (s->nr_vals + 1) * sizeof(*s->vals));
-	s->vals[s->nr_vals].name = xstrdup(name);
-	s->vals[s->nr_vals].v = xmalloc(n * sizeof(*v));
-	memcpy(s->vals[s->nr_vals].v, v, n * sizeof(*v));
-	s->vals[s->nr_vals++].n = n;
-}
-
 /* The agent drops shares under 0.5%: a symbol that appears in the culprit
  * has no row in the parent, and must be compared from 0, not dropped. */
 static void test_profile__a_row_one_side_lacks_counts_as_zero(void **state)
@@ -356,9 +358,7 @@ static void test_profile__a_row_one_side_lacks_counts_as_zero(void **state)
 	for (int k = 0; k < 2; k++) {
 		struct runcmp_set *s = runcmp_add_set(&c, k ? "culprit" : "parent");
 
-		s->kpi = xmalloc(sizeof(ka));
-		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
-		s->nr_kpi = 2;
+		set_kpi(s, k ? kb : ka, 2);
 		/* sorted by name, as the database gives them */
 		add_vals(s, "perf-profile.self.cycles-pp.clear_page_erms", k ? cp_b : cp_a, 2);
 		if (k)
@@ -407,9 +407,7 @@ static void test_format__headings_carry_the_whole_variant_name(void **state)
 		struct runcmp_set *s = runcmp_add_set(&c, labels[k]);
 
 		s->info.id = k + 1;
-		s->kpi = xmalloc(sizeof(ka));
-		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
-		s->nr_kpi = 2;
+		set_kpi(s, k ? kb : ka, 2);
 	}
 	runcmp_compute(&c);
 	runcmp_format(&sb, &c, 0);
