@@ -156,6 +156,21 @@ static char *wt_show(const char *name, const char *hex, const char *path)
 	return s;
 }
 
+/* worktree_revert of the user's culprit on top of bad (tags), in klab's
+ * new worktree name, returns want; rr holds what it did. */
+static void revert_in(const char *name, const char *culprit, const char *bad, int want, struct revert_result *rr)
+{
+	struct gitrepo *repo;
+	struct worktree *wt = open_wt(&repo, name);
+	char *c = rev(culprit), *b = rev(bad);
+
+	assert_int_equal(worktree_revert(wt, c, b, rr), want);
+	free(c);
+	free(b);
+	worktree_free(wt);
+	gitrepo_free(repo);
+}
+
 static void test_revert__clean_revert_undoes_the_culprit_on_top_of_bad(void **state)
 {
 	struct gitrepo *repo;
@@ -206,13 +221,10 @@ static void test_revert__clean_revert_undoes_the_culprit_on_top_of_bad(void **st
 
 static void test_revert__conflict_names_the_paths_and_makes_nothing(void **state)
 {
-	struct gitrepo *repo;
-	struct worktree *wt = open_wt(&repo, "wt-conflict");
 	struct revert_result rr;
-	char *c2 = rev("c2"), *c4 = rev("c4");
 
 	(void)state;
-	assert_int_equal(worktree_revert(wt, c2, c4, &rr), 1);
+	revert_in("wt-conflict", "c2", "c4", 1, &rr);
 	assert_false(rr.applies);
 	assert_string_equal(rr.hex, "");
 	assert_int_equal(rr.nr_conflicts, 1);
@@ -220,42 +232,29 @@ static void test_revert__conflict_names_the_paths_and_makes_nothing(void **state
 	assert_string_equal(rr.paths[0], "a");
 	assert_string_equal(rr.reason, "conflicts in 1 file: a");
 	revert_result_release(&rr);
-	free(c2);
-	free(c4);
-	worktree_free(wt);
-	gitrepo_free(repo);
 }
 
 static void test_revert__many_conflicts_are_counted_and_ten_named(void **state)
 {
-	struct gitrepo *repo;
-	struct worktree *wt = open_wt(&repo, "wt-many");
 	struct revert_result rr;
-	char *many = rev("many"), *again = rev("again");
 
 	(void)state;
-	assert_int_equal(worktree_revert(wt, many, again, &rr), 1);
+	revert_in("wt-many", "many", "again", 1, &rr);
 	assert_int_equal(rr.nr_conflicts, 12);
 	assert_int_equal(rr.nr_paths, REVERT_MAX_CONFLICTS);
 	assert_string_equal(rr.paths[0], "f01");
 	assert_string_equal(rr.reason, "conflicts in 12 files: f01, f02, f03, f04, f05, f06, f07, f08, f09, f10 "
 				       "and 2 more");
 	revert_result_release(&rr);
-	free(many);
-	free(again);
-	worktree_free(wt);
-	gitrepo_free(repo);
 }
 
 static void test_revert__merge_is_reverted_against_its_first_parent(void **state)
 {
-	struct gitrepo *repo;
-	struct worktree *wt = open_wt(&repo, "wt-merge");
 	struct revert_result rr;
-	char *m = rev("M"), *a, *mfile;
+	char *a, *mfile;
 
 	(void)state;
-	assert_int_equal(worktree_revert(wt, m, m, &rr), 0);
+	revert_in("wt-merge", "M", "M", 0, &rr);
 	/* the side branch's file goes, the first parent's line stays */
 	mfile = wt_show("wt-merge", rr.hex, "m");
 	a = wt_show("wt-merge", rr.hex, "a");
@@ -264,9 +263,6 @@ static void test_revert__merge_is_reverted_against_its_first_parent(void **state
 	revert_result_release(&rr);
 	free(a);
 	free(mfile);
-	free(m);
-	worktree_free(wt);
-	gitrepo_free(repo);
 }
 
 static void test_revert__user_repository_gains_no_objects_or_refs(void **state)
@@ -446,61 +442,52 @@ static void test_revert__check_turned_off_stores_nothing(void **state)
 static const double good[] = { 12400, 12350, 12450, 12380, 12420 };
 static const double bad[] = { 9000, 9050, 8950, 9020, 8980 };
 
-static enum revert_outcome decide(const double *rev, size_t n, int *more)
+/* revert_decide on the reverted kernel's runs rev[0..n), held to good and
+ * bad, comes out want, asking for more runs or not. */
+static void assert_decides(const double *rev, size_t n, enum revert_outcome want, int more)
 {
 	struct verdict_policy pol;
 	struct verdict v;
 	enum revert_outcome o;
-	int rc;
 
 	verdict_policy_init(&pol);
-	rc = revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, n, 1);
-	assert_true(rc >= 0);
-	*more = rc;
-	return o;
+	assert_int_equal(revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, n, 1), more);
+	assert_int_equal(o, want);
 }
 
 static void test_revert__like_good_restores_good(void **state)
 {
 	static const double rev[] = { 12345, 12400, 12300, 12420, 12380 };
-	int more;
 
 	(void)state;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_RESTORES_GOOD);
-	assert_int_equal(more, 0);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_RESTORES_GOOD, 0);
 }
 
 static void test_revert__like_bad_does_not_restore(void **state)
 {
 	static const double rev[] = { 9010, 8990, 9040, 8970, 9000 };
-	int more;
 
 	(void)state;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NO_RESTORE);
-	assert_int_equal(more, 0);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NO_RESTORE, 0);
 }
 
 static void test_revert__half_way_does_not_restore_at_the_cap(void **state)
 {
 	double rev[12];
-	int more;
 
 	(void)state;
 	/* two regressions in the range: the revert of one gives half back */
 	for (size_t i = 0; i < ARRAY_SIZE(rev); i++)
 		rev[i] = 10700 + (i % 3) * 20.0;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NO_RESTORE);
-	assert_int_equal(more, 0);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NO_RESTORE, 0);
 }
 
 static void test_revert__too_few_runs_ask_for_more(void **state)
 {
 	static const double rev[] = { 12345, 12400 };
-	int more;
 
 	(void)state;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NONE);
-	assert_int_equal(more, 1);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NONE, 1);
 }
 
 static void test_revert__outcome_names_round_trip(void **state)
