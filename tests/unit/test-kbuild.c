@@ -208,6 +208,15 @@ static char *scan_log(const char *log, int want_env)
 	return strbuf_detach(&ex, NULL);
 }
 
+/* scan_log(log, want_env)'s excerpt holds want. */
+static void assert_excerpt(const char *log, int want_env, const char *want)
+{
+	char *ex = scan_log(log, want_env);
+
+	assert_contains(ex, want);
+	free(ex);
+}
+
 static void test_kbuild__scan_log_finds_compiler_errors(void **state)
 {
 	const char *log =
@@ -224,22 +233,15 @@ static void test_kbuild__scan_log_finds_compiler_errors(void **state)
 
 static void test_kbuild__scan_log_finds_linker_errors(void **state)
 {
-	const char *log = "  LD      vmlinux\nld: mm/mmap.o: in function `x':\n"
-			  "mmap.c:(.text+0x1): undefined reference to `nosuch'\n";
-	char *ex = scan_log(log, 0);
-
-	assert_non_null(strstr(ex, "undefined reference to `nosuch'"));
-	free(ex);
+	assert_excerpt("  LD      vmlinux\nld: mm/mmap.o: in function `x':\n"
+		       "mmap.c:(.text+0x1): undefined reference to `nosuch'\n", 0, "undefined reference to `nosuch'");
 }
 
 static void test_kbuild__scan_log_tells_environment_failures(void **state)
 {
-	const char *log = "  CC      mm/mmap.o\n"
-			  "mm/mmap.c:1:1: fatal error: error writing to /tmp/cc.s: No space left on device\n";
-	char *ex = scan_log(log, 1);
-
-	assert_non_null(strstr(ex, "No space left on device"));
-	free(ex);
+	assert_excerpt("  CC      mm/mmap.o\n"
+		       "mm/mmap.c:1:1: fatal error: error writing to /tmp/cc.s: No space left on device\n", 1,
+		       "No space left on device");
 	free(scan_log("/bin/sh: 1: ccache: not found\nmake: *** [x] Error 127\n", 1));
 }
 
@@ -576,23 +578,26 @@ static int fake_make_calls(const char *target)
 	return n;
 }
 
+/* A request to build src of repo_id in lab with recipe r (id: its id), on
+ * one CPU, quietly; no commit yet. */
+static void quiet_request(struct kbuild_request *req, struct lab *lab, int64_t repo_id, const char *src,
+			  const struct kbuild_recipe *r, char id[41])
+{
+	assert_int_equal(kbuild_recipe_id(r, id), 0);
+	*req = (struct kbuild_request){ .lab = lab, .repo_id = repo_id, .src_dir = src, .recipe = r, .recipe_id = id,
+					.jobs = 1, .progress = PROGRESS_QUIET };
+}
+
 static void fake_build(struct lab *lab, int64_t repo_id, const char *src, const char *tree,
 		       struct kbuild_result *res)
 {
 	struct kbuild_recipe r = { .base = "tinyconfig" };
-	struct kbuild_request req = { 0 };
+	struct kbuild_request req;
 	char id[41];
 
-	assert_int_equal(kbuild_recipe_id(&r, id), 0);
-	req.lab = lab;
-	req.repo_id = repo_id;
+	quiet_request(&req, lab, repo_id, src, &r, id);
 	req.commit = tree;
 	req.tree = tree;
-	req.src_dir = src;
-	req.recipe = &r;
-	req.recipe_id = id;
-	req.jobs = 1;
-	req.progress = PROGRESS_QUIET;
 	assert_int_equal(kbuild_build(&req, res), 0);
 }
 
@@ -758,6 +763,18 @@ static void build_change(struct kbuild_request *req, const char *src, const char
 	assert_int_equal(kbuild_build(req, res), 0);
 }
 
+/* build_change, which must come out status with the .config of the build
+ * of config_from ("": configured afresh); the config step has then run
+ * olddefconfig times in all.  res is the caller's to look at and release. */
+static void rebuild(struct kbuild_request *req, const char *src, const char *change, char hex[41],
+		    enum kbuild_status status, const char *config_from, int olddefconfig, struct kbuild_result *res)
+{
+	build_change(req, src, change, hex, res);
+	assert_int_equal(res->status, status);
+	assert_string_equal(res->config_from, config_from);
+	assert_int_equal(fake_make_calls("olddefconfig"), olddefconfig);
+}
+
 /* Consecutive builds in one build directory: the config step runs for the
  * first commit and for one that changes a Kconfig file, not for one that
  * changes only a .c file; the reused .config is still drift-checked. */
@@ -768,7 +785,7 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	struct gitrepo *repo;
 	char *labdir = xstrfmt("%s/lab-reuse", scratch_dir), *src = small_repo("repo-reuse"), c1[41], c2[41], c3[41];
 	struct kbuild_recipe r = { .base = "tinyconfig" };
-	struct kbuild_request req = { 0 };
+	struct kbuild_request req;
 	char id[41];
 	int created;
 	int64_t repo_id;
@@ -778,35 +795,20 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	assert_int_equal(lab_open(&lab, labdir), 0);
 	assert_int_equal(db_repo_id(lab.db, src, &repo_id), 0);
 	assert_int_equal(gitrepo_open(&repo, src), 0);
-	assert_int_equal(kbuild_recipe_id(&r, id), 0);
-	req.lab = &lab;
-	req.repo_id = repo_id;
+	quiet_request(&req, &lab, repo_id, src, &r, id);
 	req.repo = repo;
-	req.src_dir = src;
-	req.recipe = &r;
-	req.recipe_id = id;
-	req.jobs = 1;
-	req.progress = PROGRESS_QUIET;
 
-	build_change(&req, src, NULL, c1, &res);
-	assert_int_equal(res.status, KBUILD_OK);
-	assert_string_equal(res.config_from, "");
+	rebuild(&req, src, NULL, c1, KBUILD_OK, "", 1, &res);
 	kbuild_result_release(&res);
-	assert_int_equal(fake_make_calls("olddefconfig"), 1);
 
-	build_change(&req, src, "echo 'int x2;' >> mm/mmap.c", c2, &res);
-	assert_int_equal(res.status, KBUILD_OK);
-	assert_string_equal(res.config_from, c1);
-	assert_non_null(strstr(res.message, "reused"));
+	rebuild(&req, src, "echo 'int x2;' >> mm/mmap.c", c2, KBUILD_OK, c1, 1, &res);
+	assert_contains(res.message, "reused");
 	kbuild_result_release(&res);
-	assert_int_equal(fake_make_calls("olddefconfig"), 1);
 	assert_int_equal(fake_make_calls("tinyconfig"), 1);
 	assert_int_equal(fake_make_calls("bzImage"), 2);
 
-	build_change(&req, src, "echo 'config THP' >> mm/Kconfig", c3, &res);
-	assert_string_equal(res.config_from, "");
+	rebuild(&req, src, "echo 'config THP' >> mm/Kconfig", c3, KBUILD_OK, "", 2, &res);
 	kbuild_result_release(&res);
-	assert_int_equal(fake_make_calls("olddefconfig"), 2);
 
 	/* a .config rewritten behind klab's back is not taken for the one
 	 * klab made */
@@ -814,10 +816,8 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 		char *bd = kbuild_build_dir(src, id), *cfg = xstrfmt("%s/.config", bd);
 
 		sh("echo '# edited' >> '%s'", cfg);
-		build_change(&req, src, "echo 'int x4;' >> mm/mmap.c", c2, &res);
-		assert_string_equal(res.config_from, "");
+		rebuild(&req, src, "echo 'int x4;' >> mm/mmap.c", c2, KBUILD_OK, "", 3, &res);
 		kbuild_result_release(&res);
-		assert_int_equal(fake_make_calls("olddefconfig"), 3);
 		free(cfg);
 		free(bd);
 	}
@@ -836,12 +836,9 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 		assert_int_equal(res.status, KBUILD_DRIFT);
 		kbuild_result_release(&res);
 		assert_int_equal(fake_make_calls("olddefconfig"), 4);
-		build_change(&req, src, "echo 'int x5;' >> mm/mmap.c", c3, &res);
-		assert_int_equal(res.status, KBUILD_DRIFT);
-		assert_string_equal(res.config_from, c2);
-		assert_non_null(strstr(res.excerpt, "CONFIG_64BIT"));
+		rebuild(&req, src, "echo 'int x5;' >> mm/mmap.c", c3, KBUILD_DRIFT, c2, 4, &res);
+		assert_contains(res.excerpt, "CONFIG_64BIT");
 		kbuild_result_release(&res);
-		assert_int_equal(fake_make_calls("olddefconfig"), 4);
 	}
 	gitrepo_free(repo);
 	lab_close(&lab);
