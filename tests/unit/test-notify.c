@@ -111,6 +111,17 @@ static void check_report(const struct notify_facts *f, const char *name, const c
 	free(json);
 }
 
+/* f's message: its text holds text, its JSON json. */
+static void check_message(const struct notify_facts *f, const char *text, const char *json)
+{
+	struct notify_message m;
+
+	notify_compose_bisection(f, &m);
+	assert_contains(m.text, text);
+	assert_contains(m.json, json);
+	notify_message_release(&m);
+}
+
 /* ---- reports ------------------------------------------------------------ */
 
 static void test_notify__job_culprit_report_has_the_kpi_table(void **state)
@@ -188,27 +199,21 @@ static void test_notify__job_report_names_both_culprits_of_two_changes(void **st
 	halves[1].subject = NULL;
 	halves[1].confirmed = 0;
 	halves[1].share = NAN;
-	notify_compose_bisection(&f, &m);
-	assert_non_null(strstr(m.text, "half 2:     no culprit (only skipped commits left)\n"));
-	assert_non_null(strstr(m.json, "{\"half\": 2, \"hash\": null, \"subject\": \"\", \"confirmed\": false, "
-					"\"share_percent\": null}"));
-	notify_message_release(&m);
+	check_message(&f, "half 2:     no culprit (only skipped commits left)\n",
+		      "{\"half\": 2, \"hash\": null, \"subject\": \"\", \"confirmed\": false, \"share_percent\": null}");
 }
 
 /* Drift seen by the bisection (issue 17): said in the text and the JSON. */
 static void test_notify__job_report_says_the_host_drifted(void **state)
 {
 	struct notify_facts f;
-	struct notify_message m;
 
 	(void)state;
 	job_facts(&f);
 	f.drift = 1;
 	f.drift_percent = -0.75;
-	notify_compose_bisection(&f, &m);
-	assert_non_null(strstr(m.text, "\ndrift: the host trended by -0.75% per run while measuring"));
-	assert_non_null(strstr(m.json, "\"drift\": true, \"drift_percent_per_run\": -0.75"));
-	notify_message_release(&m);
+	check_message(&f, "\ndrift: the host trended by -0.75% per run while measuring",
+		      "\"drift\": true, \"drift_percent_per_run\": -0.75");
 }
 
 static void test_notify__job_without_confirmation_names_the_bad_end(void **state)
