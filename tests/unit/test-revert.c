@@ -506,26 +506,39 @@ static void test_revert__outcome_names_round_trip(void **state)
 	assert_string_equal(revert_outcome_text(REVERT_NO_BUILD), "reverted kernel does not build");
 }
 
+/* revert_check_line of rc says want. */
+static void assert_check_line(const struct revert_check *rc, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	revert_check_line(&sb, rc);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
 static void test_revert__summary_line_says_outcome_and_numbers(void **state)
 {
+	/* a revert that was not measured: its detail, first line only */
+	static const struct {
+		enum revert_outcome outcome;
+		char *detail;	/* as struct revert_check holds it */
+		const char *line;
+	} unmeasured[] = {
+		{ REVERT_NO_APPLY, "conflicts in 2 files: mm/mmap.c, mm/vma.c",
+		  "revert check: revert does not apply (conflicts in 2 files: mm/mmap.c, mm/vma.c)" },
+		{ REVERT_NO_BUILD, "build failed: mm/mmap.c:12: error: x\nmore",
+		  "revert check: reverted kernel does not build (build failed: mm/mmap.c:12: error: x)" },
+	};
 	struct revert_check rc = { 0 };
-	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
 	revert_restored(&rc, "", 12345, 0.6, 12400, 9000, NULL);
-	revert_check_line(&sb, &rc);
-	assert_string_equal(sb.buf, "revert check: revert restores good (12345 ±1% vs good 12400, bad 9000; 5 runs)");
-	strbuf_reset(&sb);
-	rc.outcome = REVERT_NO_APPLY;
-	rc.detail = "conflicts in 2 files: mm/mmap.c, mm/vma.c";
-	revert_check_line(&sb, &rc);
-	assert_string_equal(sb.buf, "revert check: revert does not apply (conflicts in 2 files: mm/mmap.c, mm/vma.c)");
-	strbuf_reset(&sb);
-	rc.outcome = REVERT_NO_BUILD;
-	rc.detail = "build failed: mm/mmap.c:12: error: x\nmore";
-	revert_check_line(&sb, &rc);
-	assert_string_equal(sb.buf, "revert check: reverted kernel does not build (build failed: mm/mmap.c:12: error: x)");
-	strbuf_release(&sb);
+	assert_check_line(&rc, "revert check: revert restores good (12345 ±1% vs good 12400, bad 9000; 5 runs)");
+	for (size_t i = 0; i < ARRAY_SIZE(unmeasured); i++) {
+		rc.outcome = unmeasured[i].outcome;
+		rc.detail = unmeasured[i].detail;
+		assert_check_line(&rc, unmeasured[i].line);
+	}
 }
 
 int main(void)
