@@ -22,10 +22,11 @@
 #include "helpers.h"
 
 static char dir[] = "/tmp/klab-test-guestimg.XXXXXX";
-static char *bindir;
 
 static int setup(void **state)
 {
+	char *bindir;
+
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	/* A private copy of the guest programs, so one can be changed. */
@@ -34,6 +35,7 @@ static int setup(void **state)
 	   "%s/guests/bench/kbuild-run %s/", bindir, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR,
 	   KLAB_ABS_BUILDDIR, bindir);
 	setenv("KLAB_GUEST_BINDIR", bindir, 1);
+	free(bindir);
 	return 0;
 }
 
@@ -41,7 +43,6 @@ static int teardown(void **state)
 {
 	(void)state;
 	remove_tree(dir);
-	free(bindir);
 	return 0;
 }
 
@@ -150,7 +151,7 @@ static void test_guestimg__base_is_rebuilt_only_when_an_input_changes(void **sta
 	assert_int_equal(hit, 1);
 	assert_string_equal(p1, p2);
 	/* a changed benchmark binary is a new image */
-	sh("printf x >> %s/usemem", bindir);
+	sh("printf x >> %s/usemem", getenv("KLAB_GUEST_BINDIR"));
 	assert_int_equal(guestimg_base(img_dir, &p3, &hit), 0);
 	assert_int_equal(hit, 0);
 	assert_string_not_equal(p1, p3);
