@@ -801,40 +801,46 @@ static void test_job__bad_counts_are_refused(void **state)
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 150x\n", "got '150x'");
 }
 
-static void test_job__guest_shape_limits(void **state)
-{
-	static const struct {
-		const char *guest;
-		const char *want;
-	} cases[] = {
-		{ "{ vcpus: 0 }", "t.yaml:3: guest.vcpus: expected a number of vCPUs from 1 to 256, got '0'" },
-		{ "{ vcpus: 257 }", "guest.vcpus: expected a number of vCPUs from 1 to 256, got '257'" },
-		{ "{ numa_nodes: 0 }", "guest.numa_nodes: expected a number of NUMA nodes" },
-		{ "{ vcpus: 2, numa_nodes: 3 }", "t.yaml:3: guest.numa_nodes: 3 NUMA nodes need at least as many vCPUs (guest.vcpus is 2)" },
-		{ "{ memory: 2X }", "guest.memory: expected a size like 2G, 512M or 4096 (MiB), from 128M to 1T, got '2X'" },
-		{ "{ memory: 64M }", "guest.memory: expected a size like 2G" },
-		{ "{ memory: 2T }", "guest.memory: expected a size like 2G" },
-		{ "{ memory: 99999999999999999999G }", "guest.memory: expected a size like 2G" },
-		{ "{ hugepages: 4M }", "guest.hugepages: expected none, 2M or 1G, got '4M'" },
-		{ "{ vcpus: 2, numa_nodes: 2, memory: 1G, hugepages: 1G }",
-		  "guest.memory: 1024M cannot be split into 2 NUMA nodes of whole 1G pages" },
-		{ "2", "t.yaml:3: guest: expected a map like { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }, got '2'" },
-	};
+/* One line more in a stress-ng job, and the error it gets. */
+struct bad_line {
+	const char *line;
+	const char *want;
+};
 
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\nguest: %s\n", cases[i].guest);
+static void assert_bad_lines(const struct bad_line *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s\n", cases[i].line);
+
 		assert_text_error(text, cases[i].want);
 		free(text);
 	}
 }
 
+static void test_job__guest_shape_limits(void **state)
+{
+	static const struct bad_line cases[] = {
+		{ "guest: { vcpus: 0 }", "t.yaml:3: guest.vcpus: expected a number of vCPUs from 1 to 256, got '0'" },
+		{ "guest: { vcpus: 257 }", "guest.vcpus: expected a number of vCPUs from 1 to 256, got '257'" },
+		{ "guest: { numa_nodes: 0 }", "guest.numa_nodes: expected a number of NUMA nodes" },
+		{ "guest: { vcpus: 2, numa_nodes: 3 }", "t.yaml:3: guest.numa_nodes: 3 NUMA nodes need at least as many vCPUs (guest.vcpus is 2)" },
+		{ "guest: { memory: 2X }", "guest.memory: expected a size like 2G, 512M or 4096 (MiB), from 128M to 1T, got '2X'" },
+		{ "guest: { memory: 64M }", "guest.memory: expected a size like 2G" },
+		{ "guest: { memory: 2T }", "guest.memory: expected a size like 2G" },
+		{ "guest: { memory: 99999999999999999999G }", "guest.memory: expected a size like 2G" },
+		{ "guest: { hugepages: 4M }", "guest.hugepages: expected none, 2M or 1G, got '4M'" },
+		{ "guest: { vcpus: 2, numa_nodes: 2, memory: 1G, hugepages: 1G }",
+		  "guest.memory: 1024M cannot be split into 2 NUMA nodes of whole 1G pages" },
+		{ "guest: 2", "t.yaml:3: guest: expected a map like { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }, got '2'" },
+	};
+
+	(void)state;
+	assert_bad_lines(cases, ARRAY_SIZE(cases));
+}
+
 static void test_job__scalar_limits(void **state)
 {
-	static const struct {
-		const char *line;
-		const char *want;
-	} cases[] = {
+	static const struct bad_line cases[] = {
 		{ "repeat: 0", "t.yaml:3: repeat: expected a number of runs from 1 to 100, got '0'" },
 		{ "repeat: 101", "repeat: expected a number of runs from 1 to 100, got '101'" },
 		{ "repeat: 4294967297", "repeat: expected a number of runs" },
@@ -882,11 +888,7 @@ static void test_job__scalar_limits(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s\n", cases[i].line);
-		assert_text_error(text, cases[i].want);
-		free(text);
-	}
+	assert_bad_lines(cases, ARRAY_SIZE(cases));
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { tasks: 4 }\n",
 			  "t.yaml:3: params: will-it-scale has no option 'tasks' (known: warmup)");
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { warmup: forever }\n",
