@@ -41,11 +41,15 @@ static void print_breakdown(const char *indent, const struct sim_result *r)
 	double n = r->bisections ? (double)r->bisections : 1;
 
 	printf("%sruns per bisection: ends %.1f, fresh reference runs %.1f (drift %.1f, stale %.1f), commits %.1f "
-	       "(%.2f each, %.0f%% decided from the first runs), confirmation %.1f; fixed %.1f\n", indent,
+	       "(%.2f each, %.0f%% decided from the first runs), confirmation %.1f; fixed %.1f", indent,
 	       (double)r->ref_runs / n, (double)r->fresh_ref_runs / n, (double)r->fresh_ref_drift / n,
 	       (double)r->fresh_ref_stale / n, (double)r->step_runs / n,
 	       r->steps ? (double)r->step_runs / (double)r->steps : 0, pct(r->steps_first, r->steps),
 	       (double)r->confirm_runs / n, (double)r->fixed_runs / n);
+	/* two changes: how often the range was split at a commit between */
+	if (r->splits)
+		printf("; split %.0f%%", pct(r->splits, r->bisections));
+	printf("\n");
 }
 
 static int set_policy(struct verdict_policy *p, const char *arg)
