@@ -24,7 +24,7 @@ enum verdict_kind {
 };
 
 /* How much evidence a verdict needs and how runs are added. */
-#define VERDICT_MAX_LADDER 16
+#define VERDICT_MAX_LADDER 24
 /* The fewest runs a cap may allow (the ladder's first step). */
 #define VERDICT_MIN_CAP 3
 struct verdict_policy {
@@ -98,7 +98,7 @@ struct verdict_policy {
 	double alpha_fresh;
 };
 
-/* The defaults: alpha 0.005, ladder 2 3 5 8 12, ... (see verdict.c). */
+/* The defaults: alpha 0.005, ladder 3 4 5 ... 12, ... (see verdict.c). */
 void verdict_policy_init(struct verdict_policy *p);
 /* A cap other than the ladder's (`--max-runs`, the job's max_runs): the
  * default steps below it, then steps half as many again (12, 18, 27, ...)

@@ -95,6 +95,9 @@ void sim_result_add(struct sim_result *a, const struct sim_result *b)
 	a->skips += b->skips;
 	a->ref_runs += b->ref_runs;
 	a->fresh_ref_runs += b->fresh_ref_runs;
+	a->fresh_ref_drift += b->fresh_ref_drift;
+	a->fresh_ref_stale += b->fresh_ref_stale;
+	a->steps_first += b->steps_first;
 	a->confirm_runs += b->confirm_runs;
 	a->revert_runs += b->revert_runs;
 	a->revert_checked_right += b->revert_checked_right;
@@ -413,8 +416,10 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 		size_t next = c->n >= want ? c->n + 1 : want;
 
 		while (c->n < next) {
-			if (B->drift || c->n >= p->ladder[0])
+			if (B->drift || c->n >= p->ladder[0]) {
 				fresh_reference_run(B, g, b);
+				B->res->fresh_ref_drift += B->drift;
+			}
 			run_into(B->h, B->hs, c);
 		}
 		if (c->n < want)
@@ -429,6 +434,7 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 			refreshed = 1;
 			fresh_reference_run(B, g, b);
 			fresh_reference_run(B, g, b);
+			B->res->fresh_ref_stale += 2;
 			continue;
 		}
 		B->drift |= v.drift;
@@ -441,6 +447,7 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 									     level_of(B->hs, b->commit))))
 		trace_step(&v, c->commit, B->hs, c);
 	B->res->steps++;
+	B->res->steps_first += c->n <= p->ladder[0];
 	B->res->step_runs += c->n;
 	return v.kind;
 }

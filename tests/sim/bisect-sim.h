@@ -64,6 +64,11 @@ struct sim_result {
 	size_t steps, step_runs, skips;
 	size_t ref_runs;	/* the ends before bisecting */
 	size_t fresh_ref_runs;	/* reference runs between a commit's extra runs */
+	/* ... of which under drift (before every run of a commit), and for
+	 * stale references */
+	size_t fresh_ref_drift, fresh_ref_stale;
+	/* commits decided from their first ladder[0] runs */
+	size_t steps_first;
 	size_t confirm_runs;
 	/* the revert check: its runs, and how often the revert of a right
 	 * (wrong) confirmed culprit was checked and said "restores good" */

@@ -23,14 +23,33 @@ static const char *const usage[] = {
 	"\t[-R ratio] [-V cv] [-S scenario]   (one cell or a few)",
 	"\t-F: the confirmation from fresh runs only (not the step runs of parent and culprit)",
 	"\t-f N: with step runs of both, N fresh runs of each to start the confirmation (default: repeat)",
+	"\t-b: under each cell, where its runs go (per bisection)",
 	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
-	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, min_runs_between",
+	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, min_runs_between,",
+	"\t                  min_gap_z_drift, stale_outside, alpha_fresh, ladder=3,5,8,12",
 	NULL,
 };
 
 static double pct(size_t a, size_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+/* Where a result's runs go, per bisection. */
+static void print_breakdown(const char *indent, const struct sim_result *r)
+{
+	double n = r->bisections ? (double)r->bisections : 1;
+
+	printf("%sruns per bisection: ends %.1f, fresh reference runs %.1f (drift %.1f, stale %.1f), commits %.1f "
+	       "(%.2f each, %.0f%% decided from the first runs), confirmation %.1f; fixed %.1f", indent,
+	       (double)r->ref_runs / n, (double)r->fresh_ref_runs / n, (double)r->fresh_ref_drift / n,
+	       (double)r->fresh_ref_stale / n, (double)r->step_runs / n,
+	       r->steps ? (double)r->step_runs / (double)r->steps : 0, pct(r->steps_first, r->steps),
+	       (double)r->confirm_runs / n, (double)r->fixed_runs / n);
+	/* two changes: how often the range was split at a commit between */
+	if (r->splits)
+		printf("; split %.0f%%", pct(r->splits, r->bisections));
+	printf("\n");
 }
 
 static int set_policy(struct verdict_policy *p, const char *arg)
@@ -52,7 +71,29 @@ static int set_policy(struct verdict_policy *p, const char *arg)
 	SET(min_runs_between, (unsigned)v)
 	SET(min_gap_z_drift, v)
 	SET(stale_outside, v)
+	SET(alpha_fresh, v)
 #undef SET
+	if (len == strlen("ladder") && !strncmp(arg, "ladder", len)) {
+		/* ladder=3,5,8,12: runs per commit, step by step, increasing */
+		const char *s = eq + 1;
+		char *end;
+
+		p->n_ladder = 0;
+		for (;;) {
+			unsigned long runs = strtoul(s, &end, 10);
+
+			if (end == s || runs < 1 || p->n_ladder == VERDICT_MAX_LADDER ||
+			    (p->n_ladder && runs <= p->ladder[p->n_ladder - 1]) || (*end && *end != ','))
+				break;
+			p->ladder[p->n_ladder++] = (unsigned)runs;
+			if (!*end)
+				return 0;
+			s = end + 1;
+		}
+		fprintf(stderr, "verdict-sim: a ladder is up to %d increasing run counts: '%s'\n", VERDICT_MAX_LADDER,
+			arg);
+		return -1;
+	}
 	fprintf(stderr, "verdict-sim: unknown policy setting '%s'\n", arg);
 	return -1;
 }
@@ -91,6 +132,7 @@ int main(int argc, char **argv)
 		{ "commits", required_argument, NULL, 'c' },
 		{ "slow-rate", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "breakdown", no_argument, NULL, 'b' },
 		{ "fresh-confirmation", no_argument, NULL, 'F' },
 		{ "fresh-runs", required_argument, NULL, 'f' },
 		{ "ratio", required_argument, NULL, 'R' },
@@ -104,7 +146,7 @@ int main(int argc, char **argv)
 	struct sim_result all4 = { 0 }, all3 = { 0 };
 	size_t n = 1000, commits = 30, targets_missed = 0;
 	unsigned long long seed = 20261130;
-	int direction = 1, c, broken = 0, verbose = 0, reuse = 1;
+	int direction = 1, c, broken = 0, verbose = 0, reuse = 1, breakdown = 0;
 	unsigned fresh = 2;
 	double only_ratio = 0, only_cv = 0;
 	const char *only = NULL;
@@ -112,7 +154,7 @@ int main(int argc, char **argv)
 	int64_t t0 = now_ms();
 
 	verdict_policy_init(&policy);
-	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vFf:R:V:S:P:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vbFf:R:V:S:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 10);
@@ -131,6 +173,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'b':
+			breakdown = 1;
 			break;
 		case 'F':
 			reuse = 0;
@@ -231,6 +276,8 @@ int main(int argc, char **argv)
 				       r.bisections > r.refused ? (double)r.steps / (double)(r.bisections - r.refused) : 0,
 				       pct(r.drift_seen, r.bisections), cf_right, cf_wrong, pct(r.fixed_wrong, r.bisections),
 				       mark);
+				if (breakdown)
+					print_breakdown("    ", &r);
 				fflush(stdout);
 			}
 		}
@@ -256,10 +303,7 @@ int main(int argc, char **argv)
 		       pct(r->refused, r->bisections), pct(r->confirmed_right, r->found_right),
 		       pct(r->confirmed_wrong, r->found_wrong), pct(sim_runs(r), r->fixed_runs),
 		       pct(r->fixed_wrong, r->bisections));
-		printf("  runs per bisection: ends %.1f, fresh reference runs %.1f, commits %.1f, confirmation %.1f; "
-		       "fixed %.1f\n", (double)r->ref_runs / (double)r->bisections,
-		       (double)r->fresh_ref_runs / (double)r->bisections, (double)r->step_runs / (double)r->bisections,
-		       (double)r->confirm_runs / (double)r->bisections, (double)r->fixed_runs / (double)r->bisections);
+		print_breakdown("  ", r);
 	}
 	printf("cells missing a target of issue 17: %zu\n", targets_missed);
 	printf("\n%.1f s\n", (double)(now_ms() - t0) / 1000);

@@ -31,10 +31,12 @@ static const double bad5[] = { 800, 804, 796, 801, 799 };
 
 static void test_verdict__ladder_steps_up_to_the_cap(void **state)
 {
+	/* one run at a time after the first three, up to 12 */
 	assert_int_equal(verdict_policy_cap(&policy), 12);
 	assert_int_equal(verdict_next_runs(&policy, 2, 3), 3);
-	assert_int_equal(verdict_next_runs(&policy, 3, 4), 5);
-	assert_int_equal(verdict_next_runs(&policy, 3, 7), 8);
+	assert_int_equal(verdict_next_runs(&policy, 3, 4), 4);
+	assert_int_equal(verdict_next_runs(&policy, 3, 7), 7);
+	assert_int_equal(verdict_next_runs(&policy, 8, 9), 9);
 	assert_int_equal(verdict_next_runs(&policy, 8, 30), 12);
 	assert_int_equal(verdict_next_runs(&policy, 12, 13), 0);
 }
@@ -115,7 +117,7 @@ static void test_verdict__unclear_ends_ask_for_more_runs(void **state)
 
 	assert_int_equal(verdict_reproduce(&v, &policy, good, 3, bad, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
-	assert_int_equal(v.next_runs, 5);
+	assert_int_equal(v.next_runs, 4);
 }
 
 static void test_verdict__slow_run_of_an_end_is_listed_and_earns_runs(void **state)
@@ -213,8 +215,8 @@ static void test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either(void **s
 		n = v.next_runs;
 	}
 	assert_int_equal(v.kind, VERDICT_BAD);
-	/* two outliers need 2 * 2 + 3 runs: the ladder gives 8 */
-	assert_int_equal(n, 8);
+	/* two outliers need 2 * 2 + 3 runs */
+	assert_int_equal(n, 7);
 }
 
 static void test_verdict__halfway_commit_is_between_two_changes(void **state)
@@ -230,7 +232,7 @@ static void test_verdict__halfway_commit_is_between_two_changes(void **state)
 	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
 	assert_string_equal(v.rule, "ambiguous");
-	assert_int_equal(v.next_runs, 5);
+	assert_int_equal(v.next_runs, 4);
 	/* a split is costly (two bisections): only from the most runs */
 	assert_int_equal(verdict_classify(&v, &policy, good5, 5, bad5, 5, c, 8, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
@@ -283,7 +285,7 @@ static void test_verdict__commit_a_third_of_the_way_is_not_decided(void **state)
 	assert_true(v.z_bad >= v.threshold && v.z_good < v.threshold);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
 	assert_string_equal(v.rule, "ambiguous");
-	assert_int_equal(v.next_runs, 8);
+	assert_int_equal(v.next_runs, 6);
 	/* the band is what holds it back */
 	policy.decide_band = 0.5;
 	assert_int_equal(verdict_classify(&v, &policy, g, 8, b, 8, c, 5, +1), 0);
@@ -386,7 +388,7 @@ static void test_verdict__small_effect_refusal_estimates_the_runs_needed(void **
  * asks for more under a higher cap instead of refusing. */
 static void test_verdict__a_raised_cap_measures_on_instead_of_refusing(void **state)
 {
-	static const unsigned want160[] = { 3, 5, 8, 12, 18, 27, 41, 62, 93, 140, 160 };
+	static const unsigned want160[] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 18, 27, 41, 62, 93, 140, 160 };
 	static const double g[] = { 1000, 1100, 900, 1050, 950, 1000, 1120, 880, 1030, 970, 1060, 940 };
 	struct verdict_policy low;
 	double b[12];
@@ -407,7 +409,7 @@ static void test_verdict__a_raised_cap_measures_on_instead_of_refusing(void **st
 
 	verdict_policy_init(&low);
 	assert_int_equal(verdict_policy_set_cap(&low, 5), 0);
-	assert_int_equal(low.n_ladder, 2);
+	assert_int_equal(low.n_ladder, 3);
 	assert_int_equal(verdict_policy_cap(&low), 5);
 	assert_int_equal(verdict_policy_set_cap(&low, 2), -1);
 	assert_int_equal(verdict_policy_set_cap(&low, 1001), -1);
@@ -505,7 +507,7 @@ static void test_verdict__unclear_confirmation_asks_for_runs_of_both(void **stat
 
 	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, par, 3, cul, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
-	assert_int_equal(v.next_runs, 5);
+	assert_int_equal(v.next_runs, 4);
 	assert_non_null(strstr(v.text, "confirmation: "));
 }
 
@@ -771,7 +773,7 @@ static void test_verdict__reused_step_runs_need_the_fresh_runs_to_agree(void **s
 	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 2, &C, 2, 0, +1), 0);
 	assert_int_equal(v.kind, VERDICT_NEED_MORE);
 	assert_string_equal(v.rule, "fresh-runs");
-	assert_int_equal(v.next_runs, 12);
+	assert_int_equal(v.next_runs, 11);
 	A.n = C.n = 12;
 	pa[10] = 920, pa[11] = 921;
 	assert_int_equal(verdict_confirm_reusing(&v, &policy, &G, &B, &A, 4, &C, 4, 0, +1), 0);
