@@ -60,6 +60,10 @@ void revert_check_release(struct revert_check *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
+/* "Does not restore" before the cap from this many runs, never fewer (a
+ * slow spell of the host makes two runs look bad). */
+#define REVERT_EARLY_RUNS 5
+
 int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verdict_policy *p,
 		  const double *good, size_t ng, const double *bad, size_t nb, const double *rev, size_t nr,
 		  int direction)
@@ -67,7 +71,7 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 	*out = REVERT_NONE;
 	if (verdict_classify(v, p, good, ng, bad, nb, rev, nr, direction) < 0)
 		return -1;
-	if (v->kind == VERDICT_NEED_MORE && nr >= p->ladder[p->n_ladder > 1 ? 1 : 0] && v->z_good >= v->threshold &&
+	if (v->kind == VERDICT_NEED_MORE && nr >= REVERT_EARLY_RUNS && v->z_good >= v->threshold &&
 	    v->position >= p->decide_band) {
 		/* clearly worse than good by a real part of the gap: whether it
 		 * is bad or between, the revert does not restore good */

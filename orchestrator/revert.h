@@ -51,8 +51,8 @@ void revert_check_release(struct revert_check *rc);
 /* The decision from measured values: the reverted kernel's runs rev[]
  * classified against the references with verdict_classify (the rules of
  * every bisection step).  GOOD is "revert restores good"; BAD, BETWEEN,
- * clearly apart from good by at least decide_band of the gap from
- * ladder[1] runs (rule "apart-from-good": one of two changes reverted
+ * clearly apart from good by at least decide_band of the gap from 5
+ * runs (rule "apart-from-good": one of two changes reverted
  * alone lands between the ends, and waiting for the cap would prove
  * nothing more), or still ambiguous at the cap "does not restore".  0
  * decided (*out), 1 more runs wanted (v->next_runs), -1 after error(). */
