@@ -1604,6 +1604,21 @@ int job_conf_argvf(struct strbuf *sb, const char *fmt, ...)
 	return ret;
 }
 
+int job_conf_argv(struct strbuf *sb, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (job_conf_line(sb, "argv", v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+int job_conf_argv_uint(struct strbuf *sb, const char *opt, unsigned v)
+{
+	if (job_conf_line(sb, "argv", opt) < 0)
+		return -1;
+	return job_conf_argvf(sb, "%u", v);
+}
+
 /* "job-name" from "dir/job-name.yaml", in characters a log line likes. */
 static void conf_name(struct strbuf *sb, const char *path)
 {

@@ -514,6 +514,20 @@ void result_add_metric(struct result_metrics *ml, char *name, int64_t seq, doubl
 	ml->nr++;
 }
 
+double result_metric_sum(const struct result_metrics *ml, const char *name, size_t *n)
+{
+	double sum = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < ml->nr; i++) {
+		if (!strcmp(ml->m[i].name, name)) {
+			sum += ml->m[i].value;
+			(*n)++;
+		}
+	}
+	return sum;
+}
+
 size_t result_tokenize(const char *line, char **copy, char **tok)
 {
 	size_t n = 0;
