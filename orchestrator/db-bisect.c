@@ -103,17 +103,8 @@ fail:
 
 void bisection_release(struct bisection *b)
 {
-	free(b->repo_path);
-	free(b->kind);
-	free(b->state);
-	free(b->result);
-	free(b->culprit);
-	free(b->message);
-	free(b->config);
-	free(b->job_path);
-	free(b->job_text);
-	free(b->kpi);
-	free(b->goods);
+	FREE_MANY(b->repo_path, b->kind, b->state, b->result, b->culprit, b->message, b->config, b->job_path,
+		  b->job_text, b->kpi, b->goods);
 	for (size_t i = 0; i < b->nr_paths; i++)
 		free(b->paths[i]);
 	free(b->paths);
@@ -228,12 +219,7 @@ static void step_release(void *arg)
 {
 	struct step *s = arg;
 
-	free(s->phase);
-	free(s->status);
-	free(s->verdict);
-	free(s->reason);
-	free(s->log_path);
-	free(s->subject);
+	FREE_MANY(s->phase, s->status, s->verdict, s->reason, s->log_path, s->subject);
 }
 
 void steps_release(struct step *steps, size_t nr)

@@ -26,11 +26,7 @@ int db_build_find(sqlite3 *db, const char *tree, const char *recipe_id, struct d
 
 void db_build_release(struct db_build *b)
 {
-	free(b->status);
-	free(b->artifact_dir);
-	free(b->config_hash);
-	free(b->error_excerpt);
-	free(b->log_path);
+	FREE_MANY(b->status, b->artifact_dir, b->config_hash, b->error_excerpt, b->log_path);
 	memset(b, 0, sizeof(*b));
 }
 

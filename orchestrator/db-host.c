@@ -6,10 +6,7 @@
 
 void db_host_release(struct db_host *h)
 {
-	free(h->name);
-	free(h->uri);
-	free(h->cpus);
-	free(h->accel);
+	FREE_MANY(h->name, h->uri, h->cpus, h->accel);
 	memset(h, 0, sizeof(*h));
 }
 

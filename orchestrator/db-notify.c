@@ -7,12 +7,7 @@
 
 void db_notification_release(struct db_notification *n)
 {
-	free(n->kind);
-	free(n->target);
-	free(n->subject);
-	free(n->body);
-	free(n->state);
-	free(n->last_error);
+	FREE_MANY(n->kind, n->target, n->subject, n->body, n->state, n->last_error);
 	memset(n, 0, sizeof(*n));
 }
 

@@ -91,11 +91,7 @@ static void queue_job_read(sqlite3_stmt *st, void *arg)
 void queue_job_release(struct queue_job *j)
 {
 	strings_free(j->args, j->nr_args);
-	free(j->kind);
-	free(j->state);
-	free(j->worker);
-	free(j->message);
-	free(j->submitted_by);
+	FREE_MANY(j->kind, j->state, j->worker, j->message, j->submitted_by);
 	memset(j, 0, sizeof(*j));
 }
 

@@ -256,15 +256,8 @@ int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 
 void db_run_set_info_release(struct db_run_set_info *rs)
 {
-	free(rs->job_path);
-	free(rs->job_hash);
-	free(rs->suite);
-	free(rs->testcase);
-	free(rs->kpi);
-	free(rs->kernel);
-	free(rs->commit_hash);
-	free(rs->accel);
-	free(rs->state);
+	FREE_MANY(rs->job_path, rs->job_hash, rs->suite, rs->testcase, rs->kpi, rs->kernel, rs->commit_hash,
+		  rs->accel, rs->state);
 	memset(rs, 0, sizeof(*rs));
 }
 

@@ -39,12 +39,7 @@ fail:
 
 void db_track_release(struct db_track *t)
 {
-	free(t->name);
-	free(t->repo_path);
-	free(t->remote);
-	free(t->branch);
-	free(t->config);
-	free(t->notify);
+	FREE_MANY(t->name, t->repo_path, t->remote, t->branch, t->config, t->notify);
 	strings_free(t->jobs, t->nr_jobs);
 	memset(t, 0, sizeof(*t));
 }
@@ -93,11 +88,7 @@ static void tip_release(void *arg)
 {
 	struct db_track_tip *t = arg;
 
-	free(t->status);
-	free(t->compared_to);
-	free(t->message);
-	free(t->kpi_text);
-	free(t->subject);
+	FREE_MANY(t->status, t->compared_to, t->message, t->kpi_text, t->subject);
 }
 
 void db_track_tips_free(struct db_track_tip *tips, size_t nr)

@@ -81,9 +81,7 @@ static void node_free(struct node *n)
 		return;
 	for (size_t i = 0; i < n->nr; i++)
 		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->text);
-	free(n);
+	FREE_MANY(n->kids, n->text, n);
 }
 
 static int line_of_offset(const struct parser *p, size_t off)
@@ -1455,14 +1453,7 @@ int job_parse_file(struct job *job, const char *path)
 
 void job_release(struct job *job)
 {
-	free(job->path);
-	free(job->hash);
-	free(job->suite);
-	free(job->testcase);
-	free(job->mode);
-	free(job->size);
-	free(job->kpi);
-	free(job->default_kpi);
+	FREE_MANY(job->path, job->hash, job->suite, job->testcase, job->mode, job->size, job->kpi, job->default_kpi);
 	for (size_t i = 0; i < job->nr_sysctl; i++) {
 		free(job->sysctl[i].key);
 		free(job->sysctl[i].value);
@@ -1474,11 +1465,8 @@ void job_release(struct job *job)
 	}
 	free(job->params);
 	strings_free(job->fragments, job->nr_fragments);
-	for (size_t i = 0; i < job->nr_shares; i++) {
-		free(job->shares[i].host);
-		free(job->shares[i].tag);
-		free(job->shares[i].guest_dir);
-	}
+	for (size_t i = 0; i < job->nr_shares; i++)
+		FREE_MANY(job->shares[i].host, job->shares[i].tag, job->shares[i].guest_dir);
 	free(job->shares);
 	memset(job, 0, sizeof(*job));
 }

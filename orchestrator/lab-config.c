@@ -184,19 +184,9 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 
 void lab_config_release(struct lab *lab)
 {
-	free(lab->libvirt_uri);
-	free(lab->ccache_dir);
-	free(lab->artifact_store);
-	free(lab->compiler_wrapper);
-	free(lab->accel);
-	free(lab->guest_cpus);
-	free(lab->notify_mail_to);
-	free(lab->notify_mail_from);
-	free(lab->smtp_url);
-	free(lab->smtp_user);
-	free(lab->smtp_password_file);
-	free(lab->smtp_tls);
-	free(lab->notify_webhook);
+	FREE_MANY(lab->libvirt_uri, lab->ccache_dir, lab->artifact_store, lab->compiler_wrapper, lab->accel,
+		  lab->guest_cpus, lab->notify_mail_to, lab->notify_mail_from, lab->smtp_url, lab->smtp_user,
+		  lab->smtp_password_file, lab->smtp_tls, lab->notify_webhook);
 	lab->libvirt_uri = lab->ccache_dir = lab->compiler_wrapper = lab->accel = lab->guest_cpus = NULL;
 	lab->notify_mail_to = lab->notify_mail_from = lab->smtp_url = lab->smtp_user = NULL;
 	lab->smtp_password_file = lab->smtp_tls = lab->notify_webhook = lab->artifact_store = NULL;

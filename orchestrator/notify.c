@@ -697,9 +697,7 @@ void notify_compose_test(const char *host, const char *state_dir, int64_t now, s
 
 void notify_message_release(struct notify_message *m)
 {
-	free(m->subject);
-	free(m->text);
-	free(m->json);
+	FREE_MANY(m->subject, m->text, m->json);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -873,9 +871,7 @@ static void loaded_release(struct loaded *l)
 {
 	bisection_release(&l->b);
 	steps_release(l->steps, l->nr_steps);
-	free(l->nsteps);
-	free(l->subject);
-	free(l->author);
+	FREE_MANY(l->nsteps, l->subject, l->author);
 	for (size_t i = 0; i < 4; i++)
 		free(l->vals[i]);
 	runcmp_release(&l->cmp);

@@ -166,11 +166,8 @@ void result_release(struct result *r)
 		free(r->env[i].value);
 	}
 	free(r->env);
-	for (size_t i = 0; i < r->nr_mon; i++) {
-		free(r->mon[i].phase);
-		free(r->mon[i].source);
-		free(r->mon[i].name);
-	}
+	for (size_t i = 0; i < r->nr_mon; i++)
+		FREE_MANY(r->mon[i].phase, r->mon[i].source, r->mon[i].name);
 	free(r->mon);
 	strings_free(r->warnings, r->nr_warnings);
 	strings_free(r->out, r->nr_out);

@@ -397,13 +397,7 @@ static int cmp_core_key(const void *a, const void *b)
 
 static void planner_release(struct planner *pl)
 {
-	free(pl->state);
-	free(pl->node_of);
-	free(pl->core_of);
-	free(pl->core_mine);
-	free(pl->core_other);
-	free(pl->node_free);
-	free(pl->node_used);
+	FREE_MANY(pl->state, pl->node_of, pl->core_of, pl->core_mine, pl->core_other, pl->node_free, pl->node_used);
 }
 
 static int find_node(const struct host_topology *t, int id, size_t *out)
@@ -680,12 +674,8 @@ cleanup:
 
 void guest_plan_release(struct guest_plan *p)
 {
-	free(p->vcpu_pin);
-	free(p->emulator_cpus);
-	free(p->cell_first_vcpu);
-	free(p->cell_nr_vcpus);
-	free(p->cell_memory_mb);
-	free(p->cell_host_node);
+	FREE_MANY(p->vcpu_pin, p->emulator_cpus, p->cell_first_vcpu, p->cell_nr_vcpus, p->cell_memory_mb,
+		  p->cell_host_node);
 	memset(p, 0, sizeof(*p));
 }
 
