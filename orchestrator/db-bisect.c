@@ -224,9 +224,7 @@ static void step_release(void *arg)
 
 void steps_release(struct step *steps, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		step_release(&steps[i]);
-	free(steps);
+	rows_free(steps, nr, sizeof(*steps), step_release);
 }
 
 /* The steps of a bisection, of its current pass or (all) of every pass. */
@@ -599,9 +597,7 @@ int db_half_culprits_load(sqlite3 *db, int64_t id, struct half_culprit **out, si
 
 void half_culprits_release(struct half_culprit *c, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		half_release(&c[i]);
-	free(c);
+	rows_free(c, nr, sizeof(*c), half_release);
 }
 
 int db_bisection_set_drift(sqlite3 *db, int64_t id, double percent)

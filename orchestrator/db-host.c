@@ -17,9 +17,7 @@ static void host_release(void *h)
 
 void db_hosts_free(struct db_host *h, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		db_host_release(&h[i]);
-	free(h);
+	rows_free(h, nr, sizeof(*h), host_release);
 }
 
 #define HOST_COLUMNS "id, name, uri, cpus, max_guests, accel, created_at"

@@ -331,6 +331,15 @@ static inline int col_strings(sqlite3 *db, sqlite3_stmt *st, char ***vals, size_
 	return 0;
 }
 
+/* release(row) each of nr rows of `size` bytes (when there is anything
+ * in a row to free), then free the array. */
+static inline void rows_free(void *rows, size_t nr, size_t size, void (*release)(void *))
+{
+	for (size_t i = 0; release && i < nr; i++)
+		release((char *)rows + i * size);
+	free(rows);
+}
+
 /* Step a query of any number of rows, then finalize it: each row read by
  * read(st, row) into a zeroed row of `size` bytes, the array in *rows and
  * its length in *nr.  0, or -1 after db_fail naming `what`: then the rows
@@ -357,9 +366,7 @@ static inline int step_rows(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_
 		*rows = v;
 		return 0;
 	}
-	for (size_t i = 0; release && i < *nr; i++)
-		release(v + i * size);
-	free(v);
+	rows_free(v, *nr, size, release);
 	*nr = 0;
 	return db_fail(db, what);
 }

@@ -18,9 +18,7 @@ static void notification_release(void *n)
 
 void db_notifications_free(struct db_notification *n, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		db_notification_release(&n[i]);
-	free(n);
+	rows_free(n, nr, sizeof(*n), notification_release);
 }
 
 int db_notification_add(sqlite3 *db, const char *kind, const char *target, const char *subject,

@@ -93,9 +93,7 @@ static void tip_release(void *arg)
 
 void db_track_tips_free(struct db_track_tip *tips, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++)
-		tip_release(&tips[i]);
-	free(tips);
+	rows_free(tips, nr, sizeof(*tips), tip_release);
 }
 
 static void tip_from_row(sqlite3_stmt *st, void *arg)
