@@ -105,12 +105,8 @@ void bisection_release(struct bisection *b)
 {
 	FREE_MANY(b->repo_path, b->kind, b->state, b->result, b->culprit, b->message, b->config, b->job_path,
 		  b->job_text, b->kpi, b->goods);
-	for (size_t i = 0; i < b->nr_paths; i++)
-		free(b->paths[i]);
-	free(b->paths);
-	for (size_t i = 0; i < b->argc; i++)
-		free(b->argv[i]);
-	free(b->argv);
+	strings_free(b->paths, b->nr_paths);
+	strings_free(b->argv, b->argc);
 	free(b->candidates);
 	memset(b, 0, sizeof(*b));
 }

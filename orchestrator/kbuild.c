@@ -138,12 +138,8 @@ int kbuild_recipe_default(struct kbuild_recipe *r)
 void kbuild_recipe_release(struct kbuild_recipe *r)
 {
 	free(r->base);
-	for (size_t i = 0; i < r->nr_fragments; i++)
-		free(r->fragments[i]);
-	free(r->fragments);
-	for (size_t i = 0; i < r->nr_options; i++)
-		free(r->options[i]);
-	free(r->options);
+	strings_free(r->fragments, r->nr_fragments);
+	strings_free(r->options, r->nr_options);
 	memset(r, 0, sizeof(*r));
 }
 

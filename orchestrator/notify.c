@@ -879,9 +879,7 @@ static void loaded_release(struct loaded *l)
 	if (l->have_job)
 		job_release(&l->job);
 	revert_check_release(&l->revert);
-	for (size_t i = 0; i < l->nr_hc; i++)
-		free(l->half_subjects[i]);
-	free(l->half_subjects);
+	strings_free(l->half_subjects, l->nr_hc);
 	free(l->halves);
 	half_culprits_release(l->hc, l->nr_hc);
 }
