@@ -89,10 +89,13 @@ static inline struct db_arg arg_nonneg(int64_t v)
 	return v >= 0 ? arg_int(v) : arg_null();
 }
 
-/* Bind args to ?1, ?2, ...; a parameter the statement lacks is ignored. */
+/* Bind args to ?1, ?2, ...; one beyond the statement's parameters is
+ * left out (a statement that does not use the last ones). */
 static inline void bind_args(sqlite3_stmt *st, const struct db_arg *args)
 {
-	for (int i = 1; args && args->type != ARG_END; args++, i++) {
+	int n = sqlite3_bind_parameter_count(st);
+
+	for (int i = 1; args && args->type != ARG_END && i <= n; args++, i++) {
 		if (args->type == ARG_INT)
 			sqlite3_bind_int64(st, i, args->i);
 		else if (args->type == ARG_REAL)
