@@ -1016,6 +1016,8 @@ static int loop_halves(struct bisect_run *r)
 		if (ret != LOOP_HALF_DONE)
 			return ret;
 	}
+	if (r->tester->halves_end)
+		r->tester->halves_end(r);
 	return halves_found(r);
 }
 
@@ -1078,6 +1080,36 @@ int bisect_run_open(struct bisect_run *r)
 	return 0;
 }
 
+/* Pass 2's fresh references do not show the regression that pass 1's
+ * did: pass 1's suspect (its confirm step, stored before pass 2 began)
+ * stays unconfirmed and the bisection ends so, never as not-reproduced
+ * (the range did reproduce once) nor with a culprit.  An exit code. */
+static int pass2_refused(struct bisect_run *r, const char *why)
+{
+	struct step *steps = NULL;
+	size_t nr = 0;
+	const char *suspect = NULL;
+	char *msg;
+	int ret = EXIT_FAIL;
+
+	printf("%s\n", why);
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
+		return EXIT_FAIL;
+	/* the confirmation measures the parent, then the culprit */
+	for (size_t i = 0; i < nr; i++)
+		if (steps[i].pass == 1 && steps[i].phase_id == STEP_PHASE_CONFIRM)
+			suspect = steps[i].hash;
+	msg = xstrfmt("pass 1's culprit %.12s was NOT confirmed, and pass 2's fresh references do not show the "
+		      "regression (%s): no culprit", suspect ? suspect : "(unknown)", why);
+	if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_UNCONFIRMED, suspect, msg) == 0) {
+		print_line("bisection %lld: unconfirmed, no culprit named: %s", (long long)r->b->id, msg);
+		ret = EXIT_UNCONFIRMED;
+	}
+	free(msg);
+	steps_release(steps, nr);
+	return ret;
+}
+
 int bisect_run(struct bisect_run *r)
 {
 	int ret;
@@ -1089,6 +1121,11 @@ int bisect_run(struct bisect_run *r)
 			int rc = r->tester->begin(r, &msg);
 
 			r->ref_ms = now_ms() - t0;
+			if (rc > 0 && r->pass == 2) {
+				ret = pass2_refused(r, msg);
+				free(msg);
+				return ret;
+			}
 			if (rc > 0) {
 				printf("%s\n", msg);
 				db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_NOT_REPRODUCED, NULL,

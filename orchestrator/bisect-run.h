@@ -67,6 +67,11 @@ struct step_tester_ops {
 	 * (also on resume): take the half's references.  0, or -1 the half
 	 * cannot be set up.  Optional: a commit between the ends stays a skip. */
 	int (*half)(struct bisect_run *br, int half, const char *split);
+	/* Both halves ended (also on resume): the whole range's ends again,
+	 * and what the tester checks of each half's culprit (a job's revert
+	 * of each alone).  Its result never changes the bisection's.
+	 * Optional. */
+	void (*halves_end)(struct bisect_run *br);
 
 	/* Multisection.  Before a round's n children fork: ready the slots
 	 * (fork_slot[i] = 0 leaves slot i without a child); -1 the round

@@ -1012,6 +1012,8 @@ static void print_halves(struct lab *lab, const struct bisection *b)
 		printf("            ");
 		print_clean(stdout, c[i].message ? c[i].message : "");
 		printf("\n");
+		if (c[i].has_culprit && c[i].confirmed)
+			revert_check_print_half(lab, b->id, c[i].half);
 	}
 	half_culprits_release(c, nr);
 }

@@ -645,55 +645,89 @@ int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs)
 	return rc;
 }
 
-int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)
+/* The revert columns (migration 7 on bisections, 12 on a half's row),
+ * set from ?2..?9 in this order: outcome, commit, runs, median, cv,
+ * good median, bad median, detail. */
+#define REVERT_COLUMNS "revert_outcome, revert_commit, revert_runs, revert_median, revert_cv, " \
+		       "revert_good_median, revert_bad_median, revert_detail"
+#define REVERT_SET "revert_outcome = ?2, revert_commit = ?3, revert_runs = ?4, revert_median = ?5, " \
+		   "revert_cv = ?6, revert_good_median = ?7, revert_bad_median = ?8, revert_detail = ?9"
+
+int col_revert(sqlite3_stmt *st, int col, struct revert_check *rc, int64_t id)
 {
+	memset(rc, 0, sizeof(*rc));
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 0;
+	/* the column's CHECK admits only names revert.c knows */
+	if (revert_outcome_from_name((const char *)sqlite3_column_text(st, col), &rc->outcome) < 0)
+		return error("bisection %lld has a revert check outcome this klab does not know", (long long)id);
+	if (sqlite3_column_type(st, col + 1) != SQLITE_NULL)
+		col_hex(st, col + 1, rc->commit);
+	rc->runs = (size_t)sqlite3_column_int64(st, col + 2);
+	READ_COLS(st, col + 3, COL(&rc->median), COL(&rc->cv_percent), COL(&rc->good_median), COL(&rc->bad_median),
+		  COL(&rc->detail));
+	return 1;
+}
+
+/* The revert check of the bisection (half 0) or of a half's culprit (?10
+ * in its row's UPDATE). */
+static int set_revert(sqlite3 *db, int64_t id, int half, const struct revert_check *rc)
+{
+	const char *sql = half ? "UPDATE bisection_culprits SET " REVERT_SET " WHERE bisection_id = ?1 AND half = ?10"
+			       : "UPDATE bisections SET " REVERT_SET " WHERE id = ?1";
 	/* the numbers only for a check that measured */
 	int m = rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE;
 	struct db_arg none = arg_null();
 
-	return step_done(db, stmt(db, "UPDATE bisections SET revert_outcome = ?2, revert_commit = ?3, "
-				 "revert_runs = ?4, revert_median = ?5, revert_cv = ?6, revert_good_median = ?7, "
-				 "revert_bad_median = ?8, revert_detail = ?9 WHERE id = ?1",
+	return step_done(db, stmt(db, sql,
 				 ARGS(arg_int(id),
 				      arg_text(rc->outcome == REVERT_NONE ? NULL : revert_outcome_name(rc->outcome)),
 				      arg_text(rc->commit[0] ? rc->commit : NULL), m ? arg_int((int64_t)rc->runs) : none,
 				      m ? arg_real(rc->median) : none, m ? arg_real(rc->cv_percent) : none,
 				      m ? arg_real(rc->good_median) : none, m ? arg_real(rc->bad_median) : none,
-				      arg_text(rc->detail))),
+				      arg_text(rc->detail), arg_int(half))),
 			 "cannot record the revert check");
 }
 
-int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc)
+static int get_revert(sqlite3 *db, int64_t id, int half, struct revert_check *rc)
 {
 	sqlite3_stmt *st;
 	int r, found = 0;
 
 	memset(rc, 0, sizeof(*rc));
-	st = stmt(db, "SELECT revert_outcome, revert_commit, revert_runs, revert_median, revert_cv, "
-		      "revert_good_median, revert_bad_median, revert_detail FROM bisections WHERE id = ?1",
-		  ARGS(arg_int(id)));
+	/* ?2, the half, only in a half's row's SELECT */
+	st = stmt(db, half ? "SELECT " REVERT_COLUMNS " FROM bisection_culprits WHERE bisection_id = ?1 AND half = ?2"
+			   : "SELECT " REVERT_COLUMNS " FROM bisections WHERE id = ?1",
+		  ARGS(arg_int(id), arg_int(half)));
 	if (!st)
 		return -1;
 	r = sqlite3_step(st);
-	if (r == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		/* the column's CHECK admits only names revert.c knows */
-		if (revert_outcome_from_name((const char *)sqlite3_column_text(st, 0), &rc->outcome) < 0) {
-			sqlite3_finalize(st);
-			return error("bisection %lld has a revert check outcome this klab does not know",
-				     (long long)id);
-		}
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-			col_hex(st, 1, rc->commit);
-		rc->runs = (size_t)sqlite3_column_int64(st, 2);
-		rc->median = sqlite3_column_double(st, 3);
-		rc->cv_percent = sqlite3_column_double(st, 4);
-		rc->good_median = sqlite3_column_double(st, 5);
-		rc->bad_median = sqlite3_column_double(st, 6);
-		rc->detail = col_strdup(st, 7);
-		found = 1;
-	}
+	if (r == SQLITE_ROW)
+		found = col_revert(st, 0, rc, id);
 	sqlite3_finalize(st);
+	if (found < 0)
+		return -1;
 	if (r == SQLITE_ROW || r == SQLITE_DONE)
 		return found;
 	return db_fail(db, "cannot read the revert check");
+}
+
+int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc)
+{
+	return set_revert(db, id, 0, rc);
+}
+
+int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc)
+{
+	return get_revert(db, id, 0, rc);
+}
+
+int db_half_set_revert(sqlite3 *db, int64_t id, int half, const struct revert_check *rc)
+{
+	return set_revert(db, id, half, rc);
+}
+
+int db_half_revert(sqlite3 *db, int64_t id, int half, struct revert_check *rc)
+{
+	return get_revert(db, id, half, rc);
 }

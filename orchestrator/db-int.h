@@ -374,4 +374,11 @@ static inline int step_rows(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_
 	return db_fail(db, what);
 }
 
+/* The revert check's columns (migration 7's names, in that order: outcome,
+ * commit, runs, median, cv, good and bad median, detail) from column
+ * `col` on: 1 a check was stored, 0 none (NULL outcome), -1 an outcome
+ * this klab does not know (bisection `id`'s, said). */
+struct revert_check;
+int col_revert(sqlite3_stmt *st, int col, struct revert_check *rc, int64_t id);
+
 #endif

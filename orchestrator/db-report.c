@@ -127,6 +127,8 @@ static int row_half(sqlite3_stmt *st, void *data)
 	h->share = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
 	h->message = col_strdup(st, 5);
 	h->subject = col_strdup(st, 6);
+	if (col_revert(st, 7, &h->revert, b->id) < 0)
+		memset(&h->revert, 0, sizeof(h->revert));
 	return 0;
 }
 
@@ -451,7 +453,9 @@ int db_report_load(sqlite3 *db, int64_t since, struct report *r)
 		     "cannot read test commands") < 0 ||
 	    each_row(db, "SELECT bisection_id, hash FROM bisection_candidates ORDER BY bisection_id, rowid", 0,
 		     row_candidate, r, "cannot read candidates") < 0 ||
-	    each_row(db, "SELECT h.bisection_id, h.half, h.culprit, h.confirmed, h.share, h.message, c.subject "
+	    each_row(db, "SELECT h.bisection_id, h.half, h.culprit, h.confirmed, h.share, h.message, c.subject, "
+			 "h.revert_outcome, h.revert_commit, h.revert_runs, h.revert_median, h.revert_cv, "
+			 "h.revert_good_median, h.revert_bad_median, h.revert_detail "
 			 "FROM bisection_culprits h JOIN bisections b ON b.id = h.bisection_id "
 			 "LEFT JOIN commits c ON c.repo_id = b.repo_id AND c.hash = h.culprit "
 			 "ORDER BY h.bisection_id, h.half", 0, row_half, r, "cannot read the culprits of halves") < 0 ||

@@ -23,6 +23,7 @@ extern const char klab_migration_8_sql[];
 extern const char klab_migration_9_sql[];
 extern const char klab_migration_10_sql[];
 extern const char klab_migration_11_sql[];
+extern const char klab_migration_12_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
@@ -37,6 +38,7 @@ static const char *const migrations[] = {
 	klab_migration_9_sql,
 	klab_migration_10_sql,
 	klab_migration_11_sql,
+	klab_migration_12_sql,
 };
 
 int db_schema_version(void)

@@ -224,6 +224,10 @@ int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on);
 int db_bisection_revert_check(sqlite3 *db, int64_t id, int *on);
 int db_bisection_set_revert(sqlite3 *db, int64_t id, const struct revert_check *rc);
 int db_bisection_revert(sqlite3 *db, int64_t id, struct revert_check *rc);
+/* The revert check of half `half`'s culprit (migration 12), stored in its
+ * bisection_culprits row (which must exist); read: 1 found, 0 none. */
+int db_half_set_revert(sqlite3 *db, int64_t id, int half, const struct revert_check *rc);
+int db_half_revert(sqlite3 *db, int64_t id, int half, struct revert_check *rc);
 
 /* ---- kernel builds (db-build.c) -------------------------------------------- */
 

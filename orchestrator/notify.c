@@ -316,8 +316,13 @@ static void add_kpi_table(struct strbuf *sb, const struct notify_facts *f)
 	strbuf_addstr(sb, "\nkpi:        ");
 	add_line(sb, f->kpi ? f->kpi : "?", 100);
 	strbuf_addf(sb, " (%s is better)\n\n", f->direction < 0 ? "lower" : "higher");
+	int w = 8;
+
+	for (size_t i = 0; i < f->nr_kpis; i++)
+		if ((int)strlen(f->kpis[i].label) > w)
+			w = (int)strlen(f->kpis[i].label);
 	/* "±" is two bytes and one column: one more byte of padding */
-	strbuf_addf(sb, "  %-8s %-12s  %19s  %9s  %4s\n", "", "commit", "median ±%stddev", "%change", "runs");
+	strbuf_addf(sb, "  %-*s %-12s  %19s  %9s  %4s\n", w, "", "commit", "median ±%stddev", "%change", "runs");
 	for (size_t i = 0; i < f->nr_kpis; i++) {
 		const struct notify_kpi *k = &f->kpis[i];
 		char cell[64];
@@ -328,7 +333,7 @@ static void add_kpi_table(struct strbuf *sb, const struct notify_facts *f)
 				 stats_cv_percent(k->vals, k->n));
 		else
 			snprintf(cell, sizeof(cell), "-");
-		strbuf_addf(sb, "  %-8s %-12.12s  %*s  ", k->label, k->hash, k->n ? 19 : 18, cell);
+		strbuf_addf(sb, "  %-*s %-12.12s  %*s  ", w, k->label, k->hash, k->n ? 19 : 18, cell);
 		if (isfinite(change))
 			strbuf_addf(sb, "%+8.1f%%", change);
 		else
@@ -449,8 +454,44 @@ static void add_halves(struct strbuf *sb, const struct notify_facts *f)
 			strbuf_addf(sb, " (%.0f%% of the regression)", h->share);
 		strbuf_addf(sb, "%s\n", h->confirmed ? "" : " (NOT confirmed)");
 		add_field(sb, "", h->subject ? h->subject : "", 400);
+		if (h->revert) {
+			struct strbuf line = STRBUF_INIT;
+
+			strbuf_addstr(&line, "            ");
+			revert_check_line(&line, h->revert);
+			strbuf_addstr(&line, " (this culprit alone)");
+			add_line(sb, line.buf, 600);
+			strbuf_addch(sb, '\n');
+			strbuf_release(&line);
+		}
 	}
 }
+
+/* The revert check as a JSON object (after "key": ). */
+static void json_revert(struct strbuf *sb, const struct revert_check *rc)
+{
+	int measured = rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE;
+
+	strbuf_addstr(sb, "{\"outcome\": ");
+	json_add_string(sb, revert_outcome_name(rc->outcome));
+	json_field(sb, "text", revert_outcome_text(rc->outcome));
+	strbuf_addstr(sb, ", \"commit\": ");
+	if (rc->commit[0])
+		json_add_string(sb, rc->commit);
+	else
+		strbuf_addstr(sb, "null");
+	strbuf_addf(sb, ", \"runs\": %zu", measured ? rc->runs : 0);
+	if (measured) {
+		json_field_number(sb, "median", rc->median);
+		json_field_number(sb, "stddev_percent", rc->cv_percent);
+		json_field_number(sb, "good_median", rc->good_median);
+		json_field_number(sb, "bad_median", rc->bad_median);
+	}
+	json_field_line(sb, "detail", rc->detail);
+	strbuf_addch(sb, '}');
+}
+
+static void json_kpi(struct strbuf *sb, const struct notify_facts *f, const char *label);
 
 static void json_halves(struct strbuf *sb, const struct notify_facts *f)
 {
@@ -473,6 +514,20 @@ static void json_halves(struct strbuf *sb, const struct notify_facts *f)
 			strbuf_addstr(sb, "null");
 		else
 			json_add_number(sb, h->share);
+		if (h->culprit) {
+			char label[32];
+
+			snprintf(label, sizeof(label), "parent %d", h->half);
+			strbuf_addstr(sb, ", \"parent\": ");
+			json_kpi(sb, f, label);
+			snprintf(label, sizeof(label), "%s %d", h->confirmed ? "culprit" : "suspect", h->half);
+			strbuf_addf(sb, ", \"%s\": ", h->confirmed ? "culprit" : "suspect");
+			json_kpi(sb, f, label);
+		}
+		if (h->revert) {
+			strbuf_addstr(sb, ", \"revert_check\": ");
+			json_revert(sb, h->revert);
+		}
 		strbuf_addch(sb, '}');
 	}
 	strbuf_addch(sb, ']');
@@ -634,26 +689,8 @@ static void compose_json(const struct notify_facts *f, const char *subject, stru
 			strbuf_addstr(sb, "null");
 	}
 	if (f->revert) {
-		const struct revert_check *rc = f->revert;
-		int measured = rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE;
-
-		strbuf_addstr(sb, ",\n  \"revert_check\": {\"outcome\": ");
-		json_add_string(sb, revert_outcome_name(rc->outcome));
-		json_field(sb, "text", revert_outcome_text(rc->outcome));
-		strbuf_addstr(sb, ", \"commit\": ");
-		if (rc->commit[0])
-			json_add_string(sb, rc->commit);
-		else
-			strbuf_addstr(sb, "null");
-		strbuf_addf(sb, ", \"runs\": %zu", measured ? rc->runs : 0);
-		if (measured) {
-			json_field_number(sb, "median", rc->median);
-			json_field_number(sb, "stddev_percent", rc->cv_percent);
-			json_field_number(sb, "good_median", rc->good_median);
-			json_field_number(sb, "bad_median", rc->bad_median);
-		}
-		json_field_line(sb, "detail", rc->detail);
-		strbuf_addch(sb, '}');
+		strbuf_addstr(sb, ",\n  \"revert_check\": ");
+		json_revert(sb, f->revert);
 	}
 	if (f->kind == BISECTION_JOB) {
 		strbuf_addf(sb, ",\n  \"drift\": %s", f->drift ? "true" : "false");
@@ -852,7 +889,7 @@ struct loaded {
 	size_t nr_steps;
 	struct notify_step *nsteps;
 	char *subject, *author;
-	double *vals[4];
+	double *vals[6];
 	struct runcmp cmp;	/* parent and culprit, the counters' names point into it */
 	struct notify_counter *counters;
 	struct job job;
@@ -865,6 +902,7 @@ struct loaded {
 	size_t nr_hc;
 	struct notify_half *halves;
 	char **half_subjects;
+	struct revert_check *half_reverts;
 };
 
 static void loaded_release(struct loaded *l)
@@ -872,7 +910,7 @@ static void loaded_release(struct loaded *l)
 	bisection_release(&l->b);
 	steps_release(l->steps, l->nr_steps);
 	FREE_MANY(l->nsteps, l->subject, l->author);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(l->vals); i++)
 		free(l->vals[i]);
 	runcmp_release(&l->cmp);
 	free(l->counters);
@@ -880,6 +918,9 @@ static void loaded_release(struct loaded *l)
 		job_release(&l->job);
 	revert_check_release(&l->revert);
 	strings_free(l->half_subjects, l->nr_hc);
+	for (size_t i = 0; l->half_reverts && i < l->nr_hc; i++)
+		revert_check_release(&l->half_reverts[i]);
+	free(l->half_reverts);
 	free(l->halves);
 	half_culprits_release(l->hc, l->nr_hc);
 }
@@ -897,13 +938,17 @@ static int load_halves(struct lab *lab, struct loaded *l)
 		return -1;
 	l->halves = xcalloc(l->nr_hc + 1, sizeof(*l->halves));
 	l->half_subjects = xcalloc(l->nr_hc + 1, sizeof(char *));
+	l->half_reverts = xcalloc(l->nr_hc + 1, sizeof(*l->half_reverts));
 	for (size_t i = 0; i < l->nr_hc; i++) {
 		const struct half_culprit *c = &l->hc[i];
 		char *author = NULL;
 		int64_t t;
+		int rv = db_half_revert(lab->db, l->b.id, c->half, &l->half_reverts[i]);
 
+		if (rv < 0)
+			return -1;
 		l->halves[i] = (struct notify_half){ c->half, c->has_culprit ? c->culprit : NULL, NULL, c->confirmed,
-						     c->share };
+						     c->share, rv > 0 ? &l->half_reverts[i] : NULL };
 		if (c->has_culprit &&
 		    db_commit_facts(lab->db, l->b.repo_id, c->culprit, &l->half_subjects[i], &author, &t) > 0)
 			l->halves[i].subject = l->half_subjects[i];
@@ -957,11 +1002,70 @@ static int load_counters(struct lab *lab, struct loaded *l, const int64_t *ids, 
 	return 0;
 }
 
+/* The hash of step `id` ("" none). */
+static const char *step_hash(const struct loaded *l, int64_t id)
+{
+	for (size_t i = 0; id && i < l->nr_steps; i++)
+		if (l->steps[i].id == id)
+			return l->steps[i].hash;
+	return NULL;
+}
+
+/* The confirm steps of `culprit` (pair[1]: the latest done one at it, in
+ * half `half`, any half when -1) and of its parent (pair[0]: the latest
+ * done one of the same pass and half at another commit before it); 0
+ * where there is none. */
+static void confirm_pair(const struct loaded *l, const char *culprit, int half, int64_t pair[2])
+{
+	size_t at = l->nr_steps;
+
+	pair[0] = pair[1] = 0;
+	for (size_t i = 0; i < l->nr_steps; i++) {
+		const struct step *s = &l->steps[i];
+
+		if (s->status_id == STEP_DONE && s->phase_id == STEP_PHASE_CONFIRM && !strcmp(s->hash, culprit) &&
+		    (half < 0 || s->half == half))
+			at = i;
+	}
+	if (at == l->nr_steps)
+		return;
+	pair[1] = l->steps[at].id;
+	for (size_t i = 0; i < at; i++) {
+		const struct step *s = &l->steps[i];
+
+		if (s->status_id == STEP_DONE && s->phase_id == STEP_PHASE_CONFIRM && strcmp(s->hash, culprit) &&
+		    s->pass == l->steps[at].pass && s->half == l->steps[at].half)
+			pair[0] = s->id;
+	}
+}
+
+/* One KPI row of the notice: the KPI of step `id`'s runs (none: no row). */
+static int add_kpi(struct lab *lab, struct loaded *l, const char *label, int64_t id)
+{
+	struct notify_facts *f = &l->f;
+	struct notify_kpi *k;
+	const char *hash = step_hash(l, id);
+	size_t n = 0;
+
+	if (!id || f->nr_kpis >= ARRAY_SIZE(f->kpis))
+		return 0;
+	if (db_step_metric_values(lab->db, id, f->kpi, &l->vals[f->nr_kpis], &n) < 0)
+		return -1;
+	k = &f->kpis[f->nr_kpis];
+	k->label = label;
+	k->vals = l->vals[f->nr_kpis++];
+	k->n = n;
+	snprintf(k->hash, sizeof(k->hash), "%s", hash ? hash : "");
+	return 0;
+}
+
+static const char *const pair_labels[2][3] = { { "parent 1", "culprit 1", "suspect 1" },
+					       { "parent 2", "culprit 2", "suspect 2" } };
+
 static int load_job_facts(struct lab *lab, struct loaded *l)
 {
 	struct notify_facts *f = &l->f;
-	static const char *const labels[] = { "good", "parent", "culprit", "bad" };
-	int64_t ids[4];
+	int64_t mon[2] = { 0, 0 };
 
 	f->job_path = l->b.job_path;
 	f->kpi = l->b.kpi;
@@ -977,33 +1081,36 @@ static int load_job_facts(struct lab *lab, struct loaded *l)
 	}
 	if (!f->kpi)
 		return 0;
-	ids[0] = find_step(l, STEP_PHASE_REFERENCE, l->b.nr_goods ? l->b.goods[0] : NULL, 0);
-	ids[1] = find_step(l, STEP_PHASE_CONFIRM, l->b.culprit, 1);
-	ids[2] = find_step(l, STEP_PHASE_CONFIRM, l->b.culprit, 0);
-	ids[3] = find_step(l, STEP_PHASE_REFERENCE, l->b.bad, 0);
-	for (size_t i = 0; i < 4; i++) {
-		struct notify_kpi *k;
-		size_t n = 0;
+	if (add_kpi(lab, l, "good", find_step(l, STEP_PHASE_REFERENCE, l->b.nr_goods ? l->b.goods[0] : NULL, 0)) < 0)
+		return -1;
+	if (l->nr_hc) {
+		/* two changes: each half's parent and culprit, the monitors of
+		 * the first confirmed pair */
+		for (size_t i = 0; i < l->nr_hc; i++) {
+			const struct half_culprit *c = &l->hc[i];
+			int64_t pair[2];
 
-		if (!ids[i])
-			continue;
-		if (db_step_metric_values(lab->db, ids[i], f->kpi, &l->vals[i], &n) < 0)
+			if (!c->has_culprit)
+				continue;
+			confirm_pair(l, c->culprit, c->half, pair);
+			if (add_kpi(lab, l, pair_labels[c->half - 1][0], pair[0]) < 0 ||
+			    add_kpi(lab, l, pair_labels[c->half - 1][c->confirmed ? 1 : 2], pair[1]) < 0)
+				return -1;
+			if (c->confirmed && !mon[0] && pair[0] && pair[1])
+				memcpy(mon, pair, sizeof(mon));
+		}
+	} else if (l->b.culprit) {
+		confirm_pair(l, l->b.culprit, -1, mon);
+		if (add_kpi(lab, l, "parent", mon[0]) < 0 || add_kpi(lab, l, f->suspect ? "suspect" : "culprit", mon[1]) < 0)
 			return -1;
-		k = &f->kpis[f->nr_kpis++];
-		k->label = i == 2 && f->suspect ? "suspect" : labels[i];
-		k->vals = l->vals[i];
-		k->n = n;
-		snprintf(k->hash, sizeof(k->hash), "%s",
-			 i == 0 ? l->b.goods[0] : i == 3 ? l->b.bad : i == 2 ? l->b.culprit : "");
-		if (i == 1)
-			for (size_t j = 0; j < l->nr_steps; j++)
-				if (l->steps[j].id == ids[1])
-					memcpy(k->hash, l->steps[j].hash, 41);
 	}
+	if (add_kpi(lab, l, "bad", find_step(l, STEP_PHASE_REFERENCE, l->b.bad, 0)) < 0)
+		return -1;
 	/* the monitors that moved, as the bisection's own report picks them */
-	if (ids[1] && ids[2]) {
-		const int64_t prof[2] = { find_step(l, STEP_PHASE_PROFILE, l->b.culprit, 1),
-					  find_step(l, STEP_PHASE_PROFILE, l->b.culprit, 0) };
+	if (mon[0] && mon[1]) {
+		const int64_t prof[2] = { find_step(l, STEP_PHASE_PROFILE, step_hash(l, mon[0]), 0),
+					  find_step(l, STEP_PHASE_PROFILE, step_hash(l, mon[1]), 0) };
+		const int64_t ids[3] = { 0, mon[0], mon[1] };
 
 		if (load_counters(lab, l, ids, prof) < 0)
 			return -1;
@@ -1081,9 +1188,11 @@ static int load_facts(struct lab *lab, int64_t id, struct loaded *l)
 			return -1;
 		f->suspect_subject = l->subject;
 	}
+	if (load_halves(lab, l) < 0)
+		return -1;
 	if (l->b.kind_id == BISECTION_JOB && load_job_facts(lab, l) < 0)
 		return -1;
-	return load_halves(lab, l);
+	return 0;
 }
 
 /* ---- delivery ---------------------------------------------------------------- */

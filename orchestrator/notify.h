@@ -58,7 +58,7 @@ int64_t notify_backoff(int attempts);
 
 /* The KPI of one measured commit in a job bisection. */
 struct notify_kpi {
-	const char *label;	/* good, parent, culprit, bad */
+	const char *label;	/* good, parent, culprit, bad; two changes: "parent 1", "culprit 1", ... */
 	char hash[41];
 	const double *vals;	/* the KPI of each ok run */
 	size_t n;
@@ -114,7 +114,10 @@ struct notify_facts {
 	/* kind job */
 	const char *job_path, *suite, *testcase, *kpi;
 	int direction;		/* +1 higher is better, -1 lower */
-	struct notify_kpi kpis[4];	/* good, parent, culprit (or suspect), bad: those measured */
+	/* good, parent, culprit (or suspect), bad: those measured; after a
+	 * split each half's parent and culprit ("parent 1", "culprit 1",
+	 * "parent 2", ...) between good and bad */
+	struct notify_kpi kpis[6];
 	size_t nr_kpis;
 	const struct notify_counter *counters;	/* monitor stats that moved, most significant first */
 	size_t nr_counters;
@@ -137,6 +140,7 @@ struct notify_half {
 	const char *subject;
 	int confirmed;
 	double share;		/* parent -> culprit, % of the range's change; NAN unknown */
+	const struct revert_check *revert;	/* its culprit reverted alone, NULL none */
 };
 
 struct notify_message {

@@ -1196,16 +1196,9 @@ static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confir
 {
 	char *msg = confirm_and_report(r, culprit, confirmed);
 
-	if (*confirmed && perf_of(r)->half) {
-		/* reverting one of two changes is not expected to restore
-		 * good (the other stays): not run, and said so with the half */
-		char *more = xstrfmt("%s; revert check not run: one of two changes", msg);
-
-		printf("  revert check: not run: %.12s is one of two changes\n", culprit);
-		free(msg);
-		return more;
-	}
-	if (*confirmed)
+	/* a half's culprit: its revert once both halves have ended
+	 * (perf_halves_end), against the whole range's ends */
+	if (*confirmed && !perf_of(r)->half)
 		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
 			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
 			.good = r->b->goods[0], .bad = r->b->bad, .culprit = culprit, .perf = perf_of(r) });
@@ -1239,6 +1232,17 @@ static void end_swap(struct perf *p, int bad_end, struct perf_end *e)
 	*kernel = t.kernel;
 }
 
+/* The whole range's ends again after a half (its other end is back from
+ * p->outer). */
+static void perf_whole(struct perf *p)
+{
+	if (!p->half)
+		return;
+	end_swap(p, p->half == 1, &p->outer);
+	perf_end_release(&p->outer);
+	p->half = 0;
+}
+
 /* A half after a split: the split commit's runs (its bisect step, where
  * fresh runs of that end go too) become the half's bad end (half 1) or
  * good end (half 2), as the simulation's search does, so that each
@@ -1253,11 +1257,7 @@ static int perf_half(struct bisect_run *r, int half, const char *split)
 	size_t nr = 0;
 	int64_t id = 0;
 
-	if (p->half) {
-		end_swap(p, p->half == 1, &p->outer);
-		perf_end_release(&p->outer);
-		p->half = 0;
-	}
+	perf_whole(p);
 	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
 		return -1;
 	for (size_t i = 0; i < nr; i++)
@@ -1289,6 +1289,33 @@ static int perf_half(struct bisect_run *r, int half, const char *split)
 		strbuf_release(&bs);
 	}
 	return 0;
+}
+
+/* Both halves ended: each confirmed culprit reverted alone on the
+ * range's bad end and measured against the range's ends (issue 17: with
+ * two changes neither revert alone restores good, and klab says so).
+ * Each revert step is a step of its culprit's half. */
+static void perf_halves_end(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+	struct half_culprit *c = NULL;
+	size_t nr = 0;
+
+	perf_whole(p);
+	if (db_half_culprits_load(r->lab->db, r->b->id, &c, &nr) < 0)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		if (!c[i].has_culprit || !c[i].confirmed)
+			continue;
+		if (r->half != c[i].half && db_bisection_set_half(r->lab->db, r->b->id, c[i].half) < 0)
+			break;
+		r->half = c[i].half;
+		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
+			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
+			.good = r->b->goods[0], .bad = r->b->bad, .culprit = c[i].culprit, .perf = p,
+			.half = c[i].half });
+	}
+	half_culprits_release(c, nr);
 }
 
 static int perf_begin(struct bisect_run *r, char **message)
@@ -1379,6 +1406,7 @@ const struct step_tester_ops perf_tester = {
 	.confirm = perf_confirm,
 	.reopen = perf_reopen,
 	.half = perf_half,
+	.halves_end = perf_halves_end,
 	.round_prepare = perf_round_prepare,
 	.slot_test = perf_slot_test,
 	.round_rest = perf_round_rest,

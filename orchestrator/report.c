@@ -616,8 +616,8 @@ static void halves_section(struct strbuf *sb, const struct report_bisection *b)
 	html_esc(sb, b->split);
 	strbuf_addstr(sb, "</code>, a commit clearly apart from both ends; each half was bisected and confirmed "
 			  "with its own ends.</p>\n<div class=\"scroll\"><table>\n<thead><tr><th>half</th><th>commit</th>"
-			  "<th>subject</th><th class=\"num\">share of the regression</th><th>confirmation</th></tr>"
-			  "</thead>\n<tbody>\n");
+			  "<th>subject</th><th class=\"num\">share of the regression</th><th>confirmation</th>"
+			  "<th>this culprit alone reverted</th></tr></thead>\n<tbody>\n");
 	for (size_t i = 0; i < b->nr_halves; i++) {
 		const struct report_half *h = &b->halves[i];
 
@@ -638,6 +638,16 @@ static void halves_section(struct strbuf *sb, const struct report_bisection *b)
 			strbuf_addf(sb, "%.0f%%", h->share);
 		strbuf_addstr(sb, "</td><td>");
 		html_esc(sb, h->message ? h->message : "");
+		strbuf_addstr(sb, "</td><td>");
+		if (h->revert.outcome != REVERT_NONE) {
+			struct strbuf line = STRBUF_INIT;
+
+			revert_check_line(&line, &h->revert);
+			html_esc(sb, line.buf + strlen("revert check: "));
+			strbuf_release(&line);
+		} else {
+			strbuf_addstr(sb, "-");
+		}
 		strbuf_addstr(sb, "</td></tr>\n");
 	}
 	strbuf_addstr(sb, "</tbody>\n</table></div>\n");
@@ -1208,6 +1218,7 @@ static void bisection_release_report(struct report_bisection *b)
 	for (size_t i = 0; i < b->nr_halves; i++) {
 		free(b->halves[i].subject);
 		free(b->halves[i].message);
+		revert_check_release(&b->halves[i].revert);
 	}
 	free(b->halves);
 }

@@ -81,6 +81,7 @@ struct report_bisection {
 		char culprit[41];
 		double share;		/* % of the regression, NAN unknown */
 		char *subject, *message;
+		struct revert_check revert;	/* its culprit reverted alone (migration 12) */
 	} *halves;
 	size_t nr_halves, alloc_halves;
 };

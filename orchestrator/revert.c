@@ -67,6 +67,17 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 	*out = REVERT_NONE;
 	if (verdict_classify(v, p, good, ng, bad, nb, rev, nr, direction) < 0)
 		return -1;
+	if (v->kind == VERDICT_NEED_MORE && nr >= p->ladder[p->n_ladder > 1 ? 1 : 0] && v->z_good >= v->threshold &&
+	    v->position >= p->decide_band) {
+		/* clearly worse than good by a real part of the gap: whether it
+		 * is bad or between, the revert does not restore good */
+		v->rule = "apart-from-good";
+		snprintf(v->text, sizeof(v->text),
+			 "apart from good: %.1f standard errors worse than good, %.0f%% of the way to bad",
+			 v->z_good, 100.0 * v->position);
+		*out = REVERT_NO_RESTORE;
+		return 0;
+	}
 	if (v->kind == VERDICT_NEED_MORE && v->next_runs > nr)
 		return 1;
 	/* at the cap, still unclear: not restored, whatever it resembles */
@@ -78,8 +89,12 @@ void revert_check_line(struct strbuf *sb, const struct revert_check *rc)
 {
 	strbuf_addf(sb, "revert check: %s", revert_outcome_text(rc->outcome));
 	if (rc->outcome == REVERT_RESTORES_GOOD || rc->outcome == REVERT_NO_RESTORE) {
-		strbuf_addf(sb, " (%.6g ±%.0f%% vs good %.6g, bad %.6g; %zu runs)", rc->median, rc->cv_percent,
+		strbuf_addf(sb, " (%.6g ±%.0f%% vs good %.6g, bad %.6g; %zu runs", rc->median, rc->cv_percent,
 			    rc->good_median, rc->bad_median, rc->runs);
+		if (rc->outcome == REVERT_NO_RESTORE && rc->bad_median != rc->good_median)
+			strbuf_addf(sb, "; it recovers %.0f%% of the gap",
+				    100.0 * (rc->median - rc->bad_median) / (rc->good_median - rc->bad_median));
+		strbuf_addch(sb, ')');
 	} else if (rc->outcome != REVERT_NONE && rc->detail && *rc->detail) {
 		size_t n = strcspn(rc->detail, "\n");
 		strbuf_addf(sb, " (%.*s)", (int)(n > 300 ? 300 : n), rc->detail);
@@ -88,12 +103,15 @@ void revert_check_line(struct strbuf *sb, const struct revert_check *rc)
 
 /* ---- the whole check ------------------------------------------------------- */
 
-static void say(const struct revert_check *rc)
+static void say(const struct revert_env *env, const struct revert_check *rc)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	revert_check_line(&sb, rc);
-	print_line("%s", sb.buf);
+	if (env->half)
+		print_line("revert check, half %d: %s", env->half, sb.buf + strlen("revert check: "));
+	else
+		print_line("%s", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -220,15 +238,21 @@ int revert_check_run(const struct revert_env *env, struct revert_check *out)
 	int rc, stored;
 
 	memset(out, 0, sizeof(*out));
-	stored = db_bisection_revert(env->lab->db, env->bisection_id, out);
+	stored = env->half ? db_half_revert(env->lab->db, env->bisection_id, env->half, out)
+			   : db_bisection_revert(env->lab->db, env->bisection_id, out);
 	if (stored < 0)
 		return -1;
 	if (stored > 0 && out->outcome != REVERT_NONE) {
-		say(out);
+		say(env, out);
 		return 0;
 	}
 	revert_check_release(out);
-	printf("\nrevert check: the bad end %.12s with %.12s reverted (klab's own commit)\n", env->bad, env->culprit);
+	if (env->half)
+		printf("\nrevert check, half %d: the bad end %.12s with %.12s alone reverted (klab's own commit)\n",
+		       env->half, env->bad, env->culprit);
+	else
+		printf("\nrevert check: the bad end %.12s with %.12s reverted (klab's own commit)\n", env->bad,
+		       env->culprit);
 	rc = worktree_revert(env->wt, env->culprit, env->bad, &rr);
 	if (rc < 0)
 		return -1;
@@ -280,8 +304,9 @@ int revert_check_run(const struct revert_env *env, struct revert_check *out)
 	if (rc < 0)
 		return -1;
 done:
-	say(out);
-	return db_bisection_set_revert(env->lab->db, env->bisection_id, out);
+	say(env, out);
+	return env->half ? db_half_set_revert(env->lab->db, env->bisection_id, env->half, out)
+			 : db_bisection_set_revert(env->lab->db, env->bisection_id, out);
 }
 
 int revert_check_bisection(const struct revert_env *env)
@@ -311,20 +336,33 @@ int revert_check_bisection(const struct revert_env *env)
 	return 0;
 }
 
-void revert_check_print(struct lab *lab, int64_t bisection_id)
+static void print_check(struct lab *lab, int64_t bisection_id, int half)
 {
 	struct revert_check rc;
 	struct strbuf sb = STRBUF_INIT;
-	int on = 1, found = db_bisection_revert(lab->db, bisection_id, &rc);
+	const char *indent = half ? "            " : "";
+	int on = 1, found = half ? db_half_revert(lab->db, bisection_id, half, &rc)
+				 : db_bisection_revert(lab->db, bisection_id, &rc);
 
 	if (found > 0) {
 		revert_check_line(&sb, &rc);
-		print_line("%s", sb.buf);
+		print_line("%s%s", indent, sb.buf);
 		if (rc.commit[0])
-			printf("revert:     %s (klab's own commit, in its worktree)\n", rc.commit);
+			printf("%s%s %s (klab's own commit, in its worktree)\n", indent, half ? "revert:" : "revert:    ",
+			       rc.commit);
 	} else if (found == 0 && db_bisection_revert_check(lab->db, bisection_id, &on) == 0 && !on) {
-		printf("revert check: off (--no-revert-check, or the job's revert_check: no)\n");
+		printf("%srevert check: off (--no-revert-check, or the job's revert_check: no)\n", indent);
 	}
 	revert_check_release(&rc);
 	strbuf_release(&sb);
+}
+
+void revert_check_print(struct lab *lab, int64_t bisection_id)
+{
+	print_check(lab, bisection_id, 0);
+}
+
+void revert_check_print_half(struct lab *lab, int64_t bisection_id, int half)
+{
+	print_check(lab, bisection_id, half);
 }

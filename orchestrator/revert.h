@@ -50,17 +50,22 @@ void revert_check_release(struct revert_check *rc);
 
 /* The decision from measured values: the reverted kernel's runs rev[]
  * classified against the references with verdict_classify (the rules of
- * every bisection step).  GOOD is "revert restores good"; BAD or still
- * ambiguous at the cap "does not restore".  0 decided (*out), 1 more runs
- * wanted (v->next_runs), -1 after error(). */
+ * every bisection step).  GOOD is "revert restores good"; BAD, BETWEEN,
+ * clearly apart from good by at least decide_band of the gap from
+ * ladder[1] runs (rule "apart-from-good": one of two changes reverted
+ * alone lands between the ends, and waiting for the cap would prove
+ * nothing more), or still ambiguous at the cap "does not restore".  0
+ * decided (*out), 1 more runs wanted (v->next_runs), -1 after error(). */
 int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verdict_policy *p,
 		  const double *good, size_t ng, const double *bad, size_t nb, const double *rev, size_t nr,
 		  int direction);
 
 /* "revert check: revert restores good (12345 ±1% vs good 12400, bad
- * 9000)", "revert check: revert does not apply (conflicts in 1 file:
- * mm/mmap.c)", ...; no newline.  Untrusted parts (paths, build errors)
- * are the caller's to clean when printing. */
+ * 9000; 3 runs)", "revert check: revert does not restore (10000 ±2% vs
+ * good 12400, bad 9000; 5 runs; it recovers 29% of the gap)", "revert
+ * check: revert does not apply (conflicts in 1 file: mm/mmap.c)", ...;
+ * no newline.  Untrusted parts (paths, build errors) are the caller's to
+ * clean when printing. */
 void revert_check_line(struct strbuf *sb, const struct revert_check *rc);
 
 /* What the whole check needs of a bisection. */
@@ -73,6 +78,7 @@ struct revert_env {
 	int jobs;
 	const char *good, *bad, *culprit;	/* the first good end, the bad end, the culprit */
 	struct perf *perf;		/* references, job, policy, guests */
+	int half;			/* 0 the bisection's culprit; 1 or 2: that half's (two changes) */
 };
 
 /* Make the revert of env->culprit on env->bad, build it, measure it
@@ -85,14 +91,18 @@ struct revert_env {
 int revert_check_run(const struct revert_env *env, struct revert_check *out);
 
 /* The check as a job bisection's end runs it, after a confirmed
- * culprit: nothing for a test-command bisection (env->perf NULL), one
- * line when the bisection has it off, else revert_check_run.  Its result
- * never changes the bisection's: -1 (klab failed) is a warning. */
+ * culprit (or, env->half set, each confirmed culprit of two changes
+ * once both halves ended, stored with its half): nothing for a
+ * test-command bisection (env->perf NULL), one line when the bisection
+ * has it off, else revert_check_run.  Its result never changes the
+ * bisection's: -1 (klab failed) is a warning. */
 int revert_check_bisection(const struct revert_env *env);
 
 /* `klab bisect show`'s line ("revert check: ..."; the revert commit on a
  * second line when one was made; "revert check: off" when it was turned
  * off), nothing when the check has not run. */
 void revert_check_print(struct lab *lab, int64_t bisection_id);
+/* The same for half `half`'s culprit, indented under its "half N:" line. */
+void revert_check_print_half(struct lab *lab, int64_t bisection_id, int half);
 
 #endif

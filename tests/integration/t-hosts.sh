@@ -111,18 +111,28 @@ check "pinned to the remote host's CPU 1" test "$(q "SELECT pinning FROM boots W
 k run --job "$T/job.yaml" --kernel "$KBZIMAGE" --host remote > "$T/remote2.out" 2>&1
 check "a second run reuses the volumes (no upload)" sh -c "! grep -q '^uploaded' '$T/remote2.out'"
 
+# Two runs of the job, the second started DELAY seconds after the first,
+# with the options that follow; their output in $T/NAME1.out and
+# $T/NAME2.out.  Both must exit 0.
+two_runs() {
+	name=$1 desc=$2 delay=$3
+	shift 3
+	k run --job "$T/job.yaml" --kernel "$KBZIMAGE" "$@" > "$T/${name}1.out" 2>&1 &
+	p1=$!
+	sleep "$delay"
+	k run --job "$T/job.yaml" --kernel "$KBZIMAGE" "$@" > "$T/${name}2.out" 2>&1 &
+	p2=$!
+	wait $p1; r1=$?
+	wait $p2; r2=$?
+	if [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; then
+		ok "$desc both ran"
+	else
+		fail "$desc: exits $r1 $r2"; cat "$T/${name}1.out" "$T/${name}2.out"
+	fi
+}
+
 # ---- two runs at once without --host: different hosts, different CPUs --------
-k run --job "$T/job.yaml" --kernel "$KBZIMAGE" > "$T/c1.out" 2>&1 &
-p1=$!
-k run --job "$T/job.yaml" --kernel "$KBZIMAGE" > "$T/c2.out" 2>&1 &
-p2=$!
-wait $p1; r1=$?
-wait $p2; r2=$?
-if [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; then
-	ok "two concurrent runs both ran"
-else
-	fail "concurrent runs: exits $r1 $r2"; cat "$T/c1.out" "$T/c2.out"
-fi
+two_runs c "two concurrent runs" 0
 hosts=$(q "SELECT group_concat(host_id) FROM (SELECT host_id FROM boots WHERE run_set_id IN (3, 4) ORDER BY host_id)")
 check "they went to different hosts ($hosts)" test "$hosts" = "$local_id,$remote_id"
 pins=$(q "SELECT group_concat(pinning) FROM (SELECT pinning FROM boots WHERE run_set_id IN (3, 4) ORDER BY host_id)")
@@ -132,18 +142,7 @@ check "each run set names its host's URI" test "$(q "SELECT count(*) FROM run_se
 check "every boot has a host" test "$(q "SELECT count(*) FROM boots WHERE host_id IS NULL")" -eq 0
 
 # ---- one host, two runs: the second waits, never shares the CPU -------------
-k run --job "$T/job.yaml" --kernel "$KBZIMAGE" --host local > "$T/w1.out" 2>&1 &
-p1=$!
-sleep 1
-k run --job "$T/job.yaml" --kernel "$KBZIMAGE" --host local > "$T/w2.out" 2>&1 &
-p2=$!
-wait $p1; r1=$?
-wait $p2; r2=$?
-if [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; then
-	ok "two runs on one full host both ran"
-else
-	fail "two runs on one host: exits $r1 $r2"; cat "$T/w1.out" "$T/w2.out"
-fi
+two_runs w "two runs on one full host" 1 --host local
 check "the second said it waits, and for what" \
 	grep -q "^waiting for a host (every 3 s): local (" "$T/w2.out"
 check "its boot started after the first ended" test "$(q "SELECT (SELECT started_at FROM boots WHERE run_set_id = 6)

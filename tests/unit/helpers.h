@@ -5,8 +5,13 @@
 #ifndef KLAB_UNIT_HELPERS_H
 #define KLAB_UNIT_HELPERS_H
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+#include "gitrepo.h"
 #include "job.h"
 #include "resultproto.h"
 #include "revert.h"
@@ -76,11 +81,56 @@ __attribute__((unused)) static void remove_test_dir(const char *dir)
 	free(cmd);
 }
 
+/* The scratch directory of a test program whose tests share one and open
+ * git repositories: git_scratch_setup, a group setup, makes it (named
+ * after the program) and starts libgit2; scratch_teardown removes it. */
+__attribute__((unused)) static char scratch_dir[256];
+
+__attribute__((unused)) static int git_scratch_setup(void **state)
+{
+	const char *name = program_invocation_short_name;
+
+	(void)state;
+	if (!strncmp(name, "test-", 5))
+		name += 5;
+	make_test_dir(scratch_dir, sizeof(scratch_dir), name);
+	gitrepo_global_init();
+	return 0;
+}
+
+__attribute__((unused)) static int scratch_teardown(void **state)
+{
+	(void)state;
+	remove_test_dir(scratch_dir);
+	return 0;
+}
+
 /* text holds want, or the test fails showing both. */
 __attribute__((unused)) static void assert_contains(const char *text, const char *want)
 {
 	if (!strstr(text, want))
 		fail_msg("expected '%s' in:\n%s", want, text);
+}
+
+/* text holds each of the strings after it, or the test fails showing the
+ * first missing and text. */
+#define assert_contains_all(text, ...) assert_contains_each((text), (const char *const[]){ __VA_ARGS__, NULL })
+
+__attribute__((unused)) static void assert_contains_each(const char *text, const char *const *wants)
+{
+	for (; *wants; wants++)
+		assert_contains(text, *wants);
+}
+
+/* text holds none of the strings after it, or the test fails showing the
+ * first it holds and text. */
+#define assert_contains_none(text, ...) assert_contains_no((text), (const char *const[]){ __VA_ARGS__, NULL })
+
+__attribute__((unused)) static void assert_contains_no(const char *text, const char *const *unwanted)
+{
+	for (; *unwanted; unwanted++)
+		if (strstr(text, *unwanted))
+			fail_msg("did not expect '%s' in:\n%s", *unwanted, text);
 }
 
 /* A job file's text that must parse (as t.yaml). */

@@ -54,6 +54,8 @@ struct fake {
 	int kill_round, kill_slot;	/* multisection: that slot kills the bisection after its verdict */
 	int abort_at_test;	/* the n-th test gives no verdict (the machine failed) */
 	int abort_round, abort_slot;	/* multisection: that slot gives no verdict */
+	int refuse_pass2;	/* pass 2's references do not show the regression */
+	int exit_at_halves_end;	/* the process dies in halves_end, before it says anything */
 	/* counters of the process they run in */
 	int tests, tests2, tests_half2, dones, rounds, slot;
 };
@@ -184,12 +186,46 @@ static int fake_half(struct bisect_run *br, int half, const char *split)
 	return commit_index(split) < 0 ? -1 : 0;
 }
 
+/* The job tester's reference phase, faked: pass 2's fresh references
+ * may refuse (the host that made pass 1's regression has gone). */
+static int fake_begin(struct bisect_run *br, char **message)
+{
+	struct fake *f = br->tester_data;
+
+	if (br->pass == 2 && f->refuse_pass2) {
+		*message = xstrdup("regression not reproduced: fake references alike");
+		return 1;
+	}
+	return 0;
+}
+
+/* Both halves ended: what the job tester checks of each culprit (its
+ * revert), faked as one line naming the confirmed culprits. */
+static void fake_halves_end(struct bisect_run *br)
+{
+	struct fake *f = br->tester_data;
+	struct half_culprit *c = NULL;
+	size_t nr = 0;
+
+	if (f->exit_at_halves_end)
+		_exit(KILLED);
+	assert_int_equal(db_half_culprits_load(br->lab->db, br->b->id, &c, &nr), 0);
+	printf("fake: halves end:");
+	for (size_t i = 0; i < nr; i++)
+		if (c[i].has_culprit && c[i].confirmed)
+			printf(" c%d", commit_index(c[i].culprit));
+	printf("\n");
+	half_culprits_release(c, nr);
+}
+
 static const struct step_tester_ops fake_judging_tester = {
 	.test_label = "test ",
+	.begin = fake_begin,
 	.test = fake_test,
 	.confirm = fake_confirm,
 	.reopen = fake_reopen,
 	.half = fake_half,
+	.halves_end = fake_halves_end,
 	.step_done = fake_step_done,
 };
 
@@ -475,6 +511,30 @@ static void test_bisect_run__second_unconfirmed_culprit_ends_unconfirmed(void **
 	assert_string_equal(o.result, "unconfirmed");
 	assert_int_equal(o.culprit, 9);
 	assert_true(file_has(&lf, "out", "unconfirmed, no culprit named"));
+	labfix_release(&lf);
+}
+
+/* Pass 1's culprit not confirmed, and pass 2's fresh references do not
+ * reproduce the regression (the host, not a commit, made it): the
+ * bisection ends unconfirmed with pass 1's suspect, exit 4, never
+ * not-reproduced nor a culprit. */
+static void test_bisect_run__pass_two_not_reproduced_ends_unconfirmed(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_for(8);
+	struct outcome o;
+
+	f.judge = 1;
+	f.lie_good = 8;
+	f.refuse_pass2 = 1;
+	assert_int_equal(run_child(&lf, &f), EXIT_UNCONFIRMED);
+	o = outcome_of(&lf);
+	assert_string_equal(o.state, "done");
+	assert_string_equal(o.result, "unconfirmed");
+	assert_true(file_has(&lf, "out", "pass 2: the range once more"));
+	assert_true(file_has(&lf, "out", "pass 2's fresh references do not show the regression"));
+	assert_true(file_has(&lf, "out", "unconfirmed, no culprit named"));
+	assert_non_null(strstr(o.message, "fake references alike"));
 	labfix_release(&lf);
 }
 
@@ -861,6 +921,29 @@ static void test_bisect_run__commit_between_the_ends_bisects_both_halves(void **
 	assert_two_culprits(&lf);
 	assert_int_equal(file_count(&lf, "half 1 of 2"), 1);
 	assert_int_equal(file_count(&lf, "half 2 of 2"), 1);
+	/* the tester saw both culprits once both halves had ended */
+	assert_int_equal(file_count(&lf, "fake: halves end: c4 c11"), 1);
+	labfix_release(&lf);
+}
+
+/* Killed after both halves, while the tester checks their culprits
+ * (the job tester's reverts): the resume bisects nothing again and asks
+ * the tester once more, then ends with both culprits. */
+static void test_bisect_run__two_changes_resume_at_halves_end(void **state)
+{
+	struct labfix lf = new_bisection(1);
+	struct fake f = fake_two();
+	int tests;
+
+	f.exit_at_halves_end = 1;
+	assert_int_equal(run_child(&lf, &f), KILLED);
+	assert_int_equal(file_count(&lf, "fake: halves end"), 0);
+	tests = file_count(&lf, "Bisecting:");
+	f.exit_at_halves_end = 0;
+	assert_int_equal(run_child(&lf, &f), EXIT_OK);
+	assert_int_equal(file_count(&lf, "Bisecting:"), tests);
+	assert_int_equal(file_count(&lf, "fake: halves end: c4 c11"), 1);
+	assert_two_culprits(&lf);
 	labfix_release(&lf);
 }
 
@@ -1015,6 +1098,8 @@ int main(void)
 		cmocka_unit_test(test_bisect_run__step_without_verdict_stops_and_resumes),
 		cmocka_unit_test(test_bisect_run__slot_without_verdict_stops_the_round),
 		cmocka_unit_test(test_bisect_run__unconfirmed_culprit_reopens_the_range_once),
+		cmocka_unit_test(test_bisect_run__pass_two_not_reproduced_ends_unconfirmed),
+		cmocka_unit_test(test_bisect_run__two_changes_resume_at_halves_end),
 		cmocka_unit_test(test_bisect_run__second_unconfirmed_culprit_ends_unconfirmed),
 		cmocka_unit_test(test_bisect_run__resume_in_pass_two),
 		cmocka_unit_test(test_bisect_run__commit_between_the_ends_bisects_both_halves),

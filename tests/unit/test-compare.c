@@ -16,6 +16,17 @@
 
 #define STAT(n, x, y, p) { n, x, y, ARRAY_SIZE(x), ARRAY_SIZE(y), p }
 
+/* compare_sets(s), which must keep nr rows; caller frees them. */
+static struct compare_row *compared(const struct compare_stat *s, size_t nr_s, size_t nr)
+{
+	struct compare_row *rows;
+	size_t got;
+
+	compare_sets(s, nr_s, &rows, &got);
+	assert_int_equal(got, nr);
+	return rows;
+}
+
 /* issue 18: noise (±173%, +850%) over a clean counter that appears */
 static const double softirq_a[] = { 0, 0, 30 }, softirq_b[] = { 90, 95, 100 };
 static const double thp_a[] = { 0, 0, 0 }, thp_b[] = { 1180, 1183, 1186 };
@@ -28,13 +39,11 @@ static void test_compare__noise_ranks_below_a_clean_new_counter(void **state)
 		STAT("vmstat.thp_fault_alloc", thp_a, thp_b, 0),
 		STAT("will-it-scale.per_process_ops", kpi_a, kpi_b, 1),
 	};
-	struct compare_row *rows;
+	const size_t nr = 3;
+	struct compare_row *rows = compared(s, ARRAY_SIZE(s), nr);
 	struct strbuf sb = STRBUF_INIT;
-	size_t nr;
 
 	(void)state;
-	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
-	assert_int_equal(nr, 3);
 	/* by %change softirq (+850%) would beat the KPI (-95.5%) */
 	assert_string_equal(rows[0].name, "vmstat.thp_fault_alloc");
 	assert_string_equal(rows[1].name, "will-it-scale.per_process_ops");
@@ -67,12 +76,9 @@ static void test_compare__a_counter_from_zero_outranks_busier_ones(void **state)
 		STAT("numa-vmstat.node0.numa_local", local_a, local_b, 0),
 		STAT("vmstat.thp_fault_alloc", thp2_a, thp2_b, 0),
 	};
-	struct compare_row *rows;
-	size_t nr;
+	struct compare_row *rows = compared(s, ARRAY_SIZE(s), 2);
 
 	(void)state;
-	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
-	assert_int_equal(nr, 2);
 	assert_true(rows[0].score > 0 && rows[1].score > 0);
 	assert_string_equal(rows[0].name, "vmstat.thp_fault_alloc");
 	free(rows);
@@ -133,12 +139,10 @@ static void test_compare__constant_small_counters_do_not_outrank_real_ones(void 
 		STAT("vmstat.thp_fault_alloc", thp_a, thp_b, 0),
 	};
 	struct compare_row *rows;
-	size_t nr;
 
 	(void)state;
 	assert_false(compare_stat_changed(&by_one, NULL));	/* whole counts apart by 1 */
-	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
-	assert_int_equal(nr, 2);
+	rows = compared(s, ARRAY_SIZE(s), 2);
 	assert_string_equal(rows[0].name, "vmstat.thp_fault_alloc");
 	assert_true(isfinite(rows[1].score));
 	free(rows);
@@ -148,12 +152,9 @@ static void test_compare__nothing_changed_gives_no_rows(void **state)
 {
 	static const double a[] = { 5, 6, 7 };
 	const struct compare_stat s[] = { STAT("vmstat.nr_free_pages", a, a, 0), { "empty", NULL, a, 0, 3, 0 } };
-	struct compare_row *rows;
-	size_t nr;
+	struct compare_row *rows = compared(s, ARRAY_SIZE(s), 0);
 
 	(void)state;
-	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
-	assert_int_equal(nr, 0);
 	assert_null(rows);
 }
 
@@ -167,14 +168,12 @@ static void test_compare__summary_groups_by_family(void **state)
 	};
 	struct compare_row *rows;
 	struct strbuf sb = STRBUF_INIT;
-	size_t nr;
 
 	(void)state;
 	assert_string_equal(compare_family("perf-profile.self.cycles-pp.clear_page_erms"), "profile");
 	assert_null(compare_family("will-it-scale.per_process_ops"));
-	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
-	assert_int_equal(nr, 3);
-	compare_summary(&sb, rows, nr, 1, "");
+	rows = compared(s, ARRAY_SIZE(s), 3);
+	compare_summary(&sb, rows, 3, 1, "");
 	/* memory before interrupts, one row per family */
 	assert_non_null(strstr(sb.buf, "memory     numa-meminfo.node0.AnonHugePages"));
 	assert_true(strstr(sb.buf, "memory") < strstr(sb.buf, "interrupts"));
@@ -206,17 +205,16 @@ static void test_compare__profile_rows_rank_by_points_in_their_own_section(void 
 		STAT("vmstat.thp_fault_alloc", thp2_a, thp2_b, 0),
 		STAT("will-it-scale.per_process_ops", kpi2_a, kpi2_b, 1),
 	};
+	const size_t nr = 7;	/* not the 0.1 -> 0.5 share */
 	struct compare_row *rows;
 	struct strbuf sb = STRBUF_INIT;
 	const char *self, *cp, *children, *calltrace;
-	size_t nr;
 
 	(void)state;
 	assert_int_equal(compare_profile_section("perf-profile.self.cycles-pp.x"), 1);
 	assert_int_equal(compare_profile_section("perf-profile.calltrace.cycles-pp.x.y"), 3);
 	assert_int_equal(compare_profile_section("vmstat.perf-profile.x"), 0);
-	compare_sets(s, ARRAY_SIZE(s), &rows, &nr);
-	assert_int_equal(nr, 7);	/* not the 0.1 -> 0.5 share */
+	rows = compared(s, ARRAY_SIZE(s), nr);
 	/* the others first, by significance */
 	assert_null(strstr(rows[0].name, "perf-profile"));
 	assert_null(strstr(rows[1].name, "perf-profile"));

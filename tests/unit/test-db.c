@@ -550,24 +550,24 @@ static void test_db__reproduce_job_keeps_its_note_and_bisection(void **state)
  * schema refuses an outcome klab does not know. */
 extern const char klab_schema_sql[], klab_migration_2_sql[], klab_migration_3_sql[], klab_migration_4_sql[],
 	klab_migration_5_sql[], klab_migration_6_sql[], klab_migration_7_sql[], klab_migration_8_sql[],
-	klab_migration_9_sql[], klab_migration_10_sql[];
+	klab_migration_9_sql[], klab_migration_10_sql[], klab_migration_11_sql[];
 
-/* A database as the klab of schema `version` (at most 10) left it: the
+/* A database as the klab of schema `version` (at most 11) left it: the
  * schema and its migrations up to that version, user_version set, then
  * `seed` run on it.  The handle stays open for the test. */
 static sqlite3 *db_at_version(const char *path, int version, const char *seed)
 {
-	static const char *const upto10[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
+	static const char *const upto11[] = { klab_schema_sql, klab_migration_2_sql, klab_migration_3_sql,
 					      klab_migration_4_sql, klab_migration_5_sql, klab_migration_6_sql,
 					      klab_migration_7_sql, klab_migration_8_sql, klab_migration_9_sql,
-					      klab_migration_10_sql };
+					      klab_migration_10_sql, klab_migration_11_sql };
 	char *pragma = xstrfmt("PRAGMA user_version = %d", version);
 	sqlite3 *db;
 
-	assert_in_range(version, 1, ARRAY_SIZE(upto10));
+	assert_in_range(version, 1, ARRAY_SIZE(upto11));
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	for (int i = 0; i < version; i++)
-		assert_int_equal(sqlite3_exec(db, upto10[i], NULL, NULL, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(db, upto11[i], NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, pragma, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, seed, NULL, NULL, NULL), SQLITE_OK);
 	free(pragma);
@@ -777,6 +777,53 @@ static void test_db__migration_11_stores_two_change_points(void **state)
 	free(path);
 }
 
+/* Migration 12 on a version-11 lab with a split bisection: each half's
+ * culprit gets its own revert check, stored in its row and read back
+ * beside the bisection's own (which stays empty). */
+static void test_db__migration_12_stores_each_halfs_revert(void **state)
+{
+	char *path = xstrfmt("%s/m12b.db", tmpdir);
+	struct revert_check rc, got;
+	sqlite3 *db;
+
+	(void)state;
+	db = db_at_version(path, 11, "INSERT INTO repos (id, path, created_at) VALUES (1, '/r', 0);"
+				     "INSERT INTO bisections (id, repo_id, kind, bad, created_at) "
+				     "VALUES (1, 1, 'job', '1111111111111111111111111111111111111111', 0);"
+				     "INSERT INTO bisection_culprits (bisection_id, half, culprit, confirmed, message) "
+				     "VALUES (1, 1, '3333333333333333333333333333333333333333', 1, 'a'), "
+				     "(1, 2, '4444444444444444444444444444444444444444', 1, 'b')");
+	sqlite3_close(db);
+	assert_int_equal(db_open(&db, path, 0), 0);
+	assert_int_equal(query_int(db, "PRAGMA user_version"), db_schema_version());
+	assert_int_equal(db_half_revert(db, 1, 2, &got), 0);
+
+	memset(&rc, 0, sizeof(rc));
+	rc.outcome = REVERT_NO_RESTORE;
+	memcpy(rc.commit, "5555555555555555555555555555555555555555", 41);
+	rc.runs = 5;
+	rc.median = 10700;
+	rc.cv_percent = 1.5;
+	rc.good_median = 12400;
+	rc.bad_median = 9000;
+	rc.detail = "apart-from-good: x";
+	assert_int_equal(db_half_set_revert(db, 1, 2, &rc), 0);
+	assert_int_equal(db_half_revert(db, 1, 2, &got), 1);
+	assert_int_equal(got.outcome, REVERT_NO_RESTORE);
+	assert_string_equal(got.commit, rc.commit);
+	assert_int_equal(got.runs, 5);
+	assert_true(got.median == 10700 && got.good_median == 12400 && got.bad_median == 9000);
+	assert_string_equal(got.detail, "apart-from-good: x");
+	revert_check_release(&got);
+	/* the other half and the bisection itself: none */
+	assert_int_equal(db_half_revert(db, 1, 1, &got), 0);
+	assert_int_equal(db_bisection_revert(db, 1, &got), 0);
+	assert_int_not_equal(sqlite3_exec(db, "UPDATE bisection_culprits SET revert_outcome = 'restores' WHERE half = 1",
+					  NULL, NULL, NULL), SQLITE_OK);
+	db_close(db);
+	free(path);
+}
+
 static void test_lab__init_creates_dirs_config_and_db(void **state)
 {
 	char *dir = xstrfmt("%s/lab/nested", tmpdir);
@@ -921,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_db__migration_7_stores_the_revert_check),
 		cmocka_unit_test(test_db__migration_10_stores_drift_and_the_run_cap),
 		cmocka_unit_test(test_db__migration_11_stores_two_change_points),
+		cmocka_unit_test(test_db__migration_12_stores_each_halfs_revert),
 		cmocka_unit_test(test_db__reproduce_job_keeps_its_note_and_bisection),
 		cmocka_unit_test(test_lab__init_creates_dirs_config_and_db),
 		cmocka_unit_test(test_lab__open_without_init_says_how),

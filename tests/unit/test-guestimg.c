@@ -19,30 +19,23 @@
 #include "util/run-command.h"
 #include "util/strbuf.h"
 #include "util/util.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/klab-test-guestimg.XXXXXX";
-static char *bindir;
-
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 static int setup(void **state)
 {
-	char *cmd;
+	char *bindir;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	/* A private copy of the guest programs, so one can be changed. */
 	bindir = xstrfmt("%s/bin", dir);
-	cmd = xstrfmt("mkdir -p %s && cp %s/guests/agent/klab-agent %s/guests/bench/usemem "
-		      "%s/guests/bench/will-it-scale %s/guests/bench/kbuild-run %s/", bindir, KLAB_ABS_BUILDDIR,
-		      KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, bindir);
-	assert_int_equal(run(cmd), 0);
-	free(cmd);
+	sh("mkdir -p %s && cp %s/guests/agent/klab-agent %s/guests/bench/usemem %s/guests/bench/will-it-scale "
+	   "%s/guests/bench/kbuild-run %s/", bindir, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR,
+	   KLAB_ABS_BUILDDIR, bindir);
 	setenv("KLAB_GUEST_BINDIR", bindir, 1);
+	free(bindir);
 	return 0;
 }
 
@@ -50,7 +43,6 @@ static int teardown(void **state)
 {
 	(void)state;
 	remove_tree(dir);
-	free(bindir);
 	return 0;
 }
 
@@ -100,34 +92,48 @@ static void test_gzip__roundtrips_through_zlib(void **state)
 static char *list_image(const char *path)
 {
 	char *list = xstrfmt("%s/list.txt", dir), *text = NULL;
-	char *cmd = xstrfmt("gzip -dc < %s | busybox cpio -t > %s 2>/dev/null", path, list);
 
-	assert_int_equal(run(cmd), 0);
+	sh("gzip -dc < %s | busybox cpio -t > %s 2>/dev/null", path, list);
 	assert_int_equal(read_file(list, 1 << 20, &text, NULL), 0);
-	free(cmd);
 	free(list);
 	return text;
 }
 
+/* A new directory for images, name under the scratch directory; caller
+ * frees. */
+static char *image_dir(const char *name)
+{
+	char *img_dir = xstrfmt("%s/%s", dir, name);
+
+	assert_int_equal(mkdir_p(img_dir, 0755), 0);
+	return img_dir;
+}
+
+/* The initrd of a job whose job.conf is conf: base, part (may be NULL)
+ * and the job's own; caller frees the path. */
+static char *job_initrd(const char *img_dir, const char *base, const char *part, const char *conf)
+{
+	char *path = NULL;
+
+	assert_int_equal(guestimg_initrd(img_dir, base, part, conf, strlen(conf), &path), 0);
+	return path;
+}
+
 static void test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries(void **state)
 {
-	char *img_dir = xstrfmt("%s/images", dir), *path = NULL, *list;
+	static const char *const files[] = {
+		"\ninit\n", "dev/console\n", "bin/busybox\n", "usr/bin/stress-ng\n", "usr/lib/klab/usemem\n",
+		"usr/lib/klab/will-it-scale\n", "usr/lib/klab/kbuild-run\n", "ld-linux-x86-64.so.2\n", "libc.so.6\n",
+	};
+	char *img_dir = image_dir("images"), *path = NULL, *list;
 	int hit = -1;
 
 	(void)state;
-	assert_int_equal(mkdir_p(img_dir, 0755), 0);
 	assert_int_equal(guestimg_base(img_dir, &path, &hit), 0);
 	assert_int_equal(hit, 0);
 	list = list_image(path);
-	assert_non_null(strstr(list, "\ninit\n"));
-	assert_non_null(strstr(list, "dev/console\n"));
-	assert_non_null(strstr(list, "bin/busybox\n"));
-	assert_non_null(strstr(list, "usr/bin/stress-ng\n"));
-	assert_non_null(strstr(list, "usr/lib/klab/usemem\n"));
-	assert_non_null(strstr(list, "usr/lib/klab/will-it-scale\n"));
-	assert_non_null(strstr(list, "usr/lib/klab/kbuild-run\n"));
-	assert_non_null(strstr(list, "ld-linux-x86-64.so.2\n"));
-	assert_non_null(strstr(list, "libc.so.6\n"));
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		assert_contains(list, files[i]);
 	free(list);
 	free(path);
 	free(img_dir);
@@ -135,23 +141,20 @@ static void test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries(voi
 
 static void test_guestimg__base_is_rebuilt_only_when_an_input_changes(void **state)
 {
-	char *img_dir = xstrfmt("%s/images2", dir), *p1 = NULL, *p2 = NULL, *p3 = NULL, *cmd;
+	char *img_dir = image_dir("images2"), *p1 = NULL, *p2 = NULL, *p3 = NULL;
 	int hit = -1;
 
 	(void)state;
-	assert_int_equal(mkdir_p(img_dir, 0755), 0);
 	assert_int_equal(guestimg_base(img_dir, &p1, &hit), 0);
 	assert_int_equal(hit, 0);
 	assert_int_equal(guestimg_base(img_dir, &p2, &hit), 0);
 	assert_int_equal(hit, 1);
 	assert_string_equal(p1, p2);
 	/* a changed benchmark binary is a new image */
-	cmd = xstrfmt("printf x >> %s/usemem", bindir);
-	assert_int_equal(run(cmd), 0);
+	sh("printf x >> %s/usemem", getenv("KLAB_GUEST_BINDIR"));
 	assert_int_equal(guestimg_base(img_dir, &p3, &hit), 0);
 	assert_int_equal(hit, 0);
 	assert_string_not_equal(p1, p3);
-	free(cmd);
 	free(p1);
 	free(p2);
 	free(p3);
@@ -160,31 +163,28 @@ static void test_guestimg__base_is_rebuilt_only_when_an_input_changes(void **sta
 
 static void test_guestimg__initrd_appends_the_job_part(void **state)
 {
-	char *img_dir = xstrfmt("%s/images3", dir), *base = NULL, *i1 = NULL, *i2 = NULL, *i3 = NULL;
-	char *cmd, *out = xstrfmt("%s/x", dir), *text = NULL;
+	char *img_dir = image_dir("images3"), *base = NULL, *i1, *i2, *i3;
+	char *out = xstrfmt("%s/x", dir), *text = NULL;
 	int hit;
 	struct stat sb, si;
 
 	(void)state;
-	assert_int_equal(mkdir_p(img_dir, 0755), 0);
 	assert_int_equal(guestimg_base(img_dir, &base, &hit), 0);
-	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n", 25, &i1), 0);
-	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n", 25, &i2), 0);
+	i1 = job_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n");
+	i2 = job_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n");
 	assert_string_equal(i1, i2);
-	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/false\n", 26, &i3), 0);
+	i3 = job_initrd(img_dir, base, NULL, "version 1\nargv /bin/false\n");
 	assert_string_not_equal(i1, i3);
 	assert_int_equal(stat(base, &sb), 0);
 	assert_int_equal(stat(i1, &si), 0);
 	assert_true(si.st_size > sb.st_size);
 	assert_int_equal(si.st_mode & 0777, 0644);
 	/* the second gzip member holds /klab/job.conf */
-	cmd = xstrfmt("tail -c %lld %s | gzip -dc | (cd %s && busybox cpio -id 2>/dev/null) && cat %s/klab/job.conf > %s",
-		      (long long)(si.st_size - sb.st_size), i1, dir, dir, out);
-	assert_int_equal(run(cmd), 0);
+	sh("tail -c %lld %s | gzip -dc | (cd %s && busybox cpio -id 2>/dev/null) && cat %s/klab/job.conf > %s",
+	   (long long)(si.st_size - sb.st_size), i1, dir, dir, out);
 	assert_int_equal(read_file(out, 4096, &text, NULL), 0);
 	assert_string_equal(text, "version 1\nargv /bin/true\n");
 	free(text);
-	free(cmd);
 	free(out);
 	free(base);
 	free(i1);
@@ -195,8 +195,8 @@ static void test_guestimg__initrd_appends_the_job_part(void **state)
 
 static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void **state)
 {
-	char *img_dir = xstrfmt("%s/images5", dir), *base = NULL, *part = NULL, *again = NULL, *none = NULL;
-	char *plain = NULL, *profiled = NULL, *list;
+	char *img_dir = image_dir("images5"), *base = NULL, *part = NULL, *again = NULL, *none = NULL;
+	char *plain, *profiled, *list;
 	unsigned profile = 1u << monitor_index("perf-profile");
 	struct stat sb, sp, si;
 	int hit = -1;
@@ -204,7 +204,6 @@ static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void
 	(void)state;
 	if (access("/usr/bin/perf", X_OK) < 0)
 		skip();	/* the Debian package linux-perf */
-	assert_int_equal(mkdir_p(img_dir, 0755), 0);
 	assert_int_equal(guestimg_base(img_dir, &base, &hit), 0);
 	list = list_image(base);
 	assert_null(strstr(list, "usr/bin/perf\n"));
@@ -212,7 +211,7 @@ static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void
 	/* the default set runs no program: no part, the initrd as before */
 	assert_int_equal(guestimg_monitors(img_dir, monitor_default_set(), &none, &hit), 0);
 	assert_null(none);
-	assert_int_equal(guestimg_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n", 25, &plain), 0);
+	plain = job_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n");
 	/* perf-profile: perf and the libraries the base lacks, cached */
 	assert_int_equal(guestimg_monitors(img_dir, monitor_default_set() | profile, &part, &hit), 0);
 	assert_non_null(part);
@@ -228,7 +227,7 @@ static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void
 	assert_int_equal(hit, 1);
 	assert_string_equal(part, again);
 	/* base, then the part, then the job */
-	assert_int_equal(guestimg_initrd(img_dir, base, part, "version 1\nargv /bin/true\n", 25, &profiled), 0);
+	profiled = job_initrd(img_dir, base, part, "version 1\nargv /bin/true\n");
 	assert_string_not_equal(plain, profiled);
 	assert_int_equal(stat(base, &sb), 0);
 	assert_int_equal(stat(part, &sp), 0);
@@ -246,10 +245,9 @@ static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void
 
 static void test_guestimg__kernel_must_be_a_bzimage(void **state)
 {
-	char *img_dir = xstrfmt("%s/images4", dir), *fake = xstrfmt("%s/notakernel", dir), *out = NULL;
+	char *img_dir = image_dir("images4"), *fake = xstrfmt("%s/notakernel", dir), *out = NULL;
 
 	(void)state;
-	assert_int_equal(mkdir_p(img_dir, 0755), 0);
 	assert_int_equal(write_file_atomic(fake, "#!/bin/sh\n", 10), 0);
 	assert_int_equal(guestimg_stage_kernel(img_dir, fake, &out), -1);
 	assert_null(out);

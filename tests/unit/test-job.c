@@ -113,21 +113,6 @@ static void assert_file_error(const char *file, const char *want)
 	free(path);
 }
 
-/* text must fail to parse with a message containing want. */
-static void expect_parse_error(const char *text, const char *want)
-{
-	struct job job;
-	char *msg;
-	int rc;
-
-	capture_begin();
-	rc = job_parse_buffer(&job, "t.yaml", text, strlen(text));
-	msg = capture_end();
-	assert_int_equal(rc, -1);
-	assert_contains(msg, want);
-	free(msg);
-}
-
 /* A directory that looks like a kernel tree (Makefile, Kconfig), in the
  * test's directory (0755, as QEMU's user needs); caller frees. */
 static char *fake_tree(const char *name)
@@ -317,14 +302,14 @@ static void test_job__monitors_choose_what_the_agent_reads(void **state)
 static void test_job__monitors_unknown_name_is_refused(void **state)
 {
 	(void)state;
-	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: [ vmstat, perf ]\n",
-			   "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, "
-			   "numa-vmstat, perf-profile)");
-	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: some\n",
-			   "t.yaml:3: monitors: 'some' is not a monitor (klab has");
-	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: { a: b }\n",
-			   "t.yaml:3: monitors: expected all, none or a list of vmstat, meminfo, stat, numa-meminfo, "
-			   "interrupts, softirqs, numa-vmstat, perf-profile (all is every one but perf-profile)");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: [ vmstat, perf ]\n",
+			  "t.yaml:3: monitors: 'perf' is not a monitor (klab has vmstat, meminfo, stat, numa-meminfo, interrupts, softirqs, "
+			  "numa-vmstat, perf-profile)");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: some\n",
+			  "t.yaml:3: monitors: 'some' is not a monitor (klab has");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nmonitors: { a: b }\n",
+			  "t.yaml:3: monitors: expected all, none or a list of vmstat, meminfo, stat, numa-meminfo, "
+			  "interrupts, softirqs, numa-vmstat, perf-profile (all is every one but perf-profile)");
 }
 
 /* A kbuild job: the toolchain and the tree as read-only shares, the
@@ -371,9 +356,10 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s }\n", tree);
 	parse_job(&job, text);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
-	assert_non_null(strstr(sb.buf, "timeout 1270\n"));
-	assert_non_null(strstr(sb.buf, "argv --target\nargv vmlinux\n"));
-	assert_non_null(strstr(sb.buf, "argv --jobs\nargv 2\n"));
+	assert_contains_all(sb.buf,
+			    "timeout 1270\n",
+			    "argv --target\nargv vmlinux\n",
+			    "argv --jobs\nargv 2\n");
 	strbuf_release(&sb);
 	job_release(&job);
 	free(text);
@@ -386,55 +372,55 @@ static void test_job__kbuild_bad_paths_and_params_are_job_errors(void **state)
 	char *tree = fake_tree("linux2"), *closed = fake_tree("closed/linux"), *text, *p;
 
 	(void)state;
-	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\n",
-			   "t.yaml:1: params.source: missing (the kernel tree the guest builds, shared read-only)");
-	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /nonexistent/linux }\n",
-			   "t.yaml:3: params.source: '/nonexistent/linux' does not exist");
-	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: linux }\n",
-			   "t.yaml:3: params.source: expected an absolute path, got 'linux'");
-	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: / }\n",
-			   "t.yaml:3: params.source: '/' is the host's root directory, which is never shared");
-	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /etc/hostname }\n",
-			   "t.yaml:3: params.source: '/etc/hostname' is not a directory");
-	expect_parse_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /usr }\n",
-			   "t.yaml:3: params.source: '/usr' is not a kernel source tree (no Makefile and Kconfig)");
-	expect_parse_error("suite: kbuild\ntestcase: lmbench\nparams: { source: /usr }\n",
-			   "t.yaml:2: testcase: kbuild supports tinyconfig, allnoconfig or defconfig, got 'lmbench'");
+	assert_text_error("suite: kbuild\ntestcase: tinyconfig\n",
+			  "t.yaml:1: params.source: missing (the kernel tree the guest builds, shared read-only)");
+	assert_text_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /nonexistent/linux }\n",
+			  "t.yaml:3: params.source: '/nonexistent/linux' does not exist");
+	assert_text_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: linux }\n",
+			  "t.yaml:3: params.source: expected an absolute path, got 'linux'");
+	assert_text_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: / }\n",
+			  "t.yaml:3: params.source: '/' is the host's root directory, which is never shared");
+	assert_text_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /etc/hostname }\n",
+			  "t.yaml:3: params.source: '/etc/hostname' is not a directory");
+	assert_text_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /usr }\n",
+			  "t.yaml:3: params.source: '/usr' is not a kernel source tree (no Makefile and Kconfig)");
+	assert_text_error("suite: kbuild\ntestcase: lmbench\nparams: { source: /usr }\n",
+			  "t.yaml:2: testcase: kbuild supports tinyconfig, allnoconfig or defconfig, got 'lmbench'");
 
 	/* QEMU's user must reach the tree */
 	p = xstrfmt("%s/closed", dir);
 	assert_int_equal(chmod(p, 0700), 0);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s }\n", closed);
-	expect_parse_error(text, "cannot be entered by other users (QEMU runs as its own user");
+	assert_text_error(text, "cannot be entered by other users (QEMU runs as its own user");
 	free(text);
 	assert_int_equal(chmod(p, 0755), 0);
 	assert_int_equal(chmod(closed, 0750), 0);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s }\n", closed);
-	expect_parse_error(text, "is not readable by other users (QEMU runs as its own user");
+	assert_text_error(text, "is not readable by other users (QEMU runs as its own user");
 	free(text);
 	free(p);
 
 	/* a toolchain is a /usr with make and gcc */
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, toolchain: %s }\n", tree, tree);
-	expect_parse_error(text, "params.toolchain: '");
-	expect_parse_error(text, "has no bin/make and bin/gcc (the toolchain is a /usr the guest runs)");
+	assert_text_error(text, "params.toolchain: '");
+	assert_text_error(text, "has no bin/make and bin/gcc (the toolchain is a /usr the guest runs)");
 	free(text);
 
 	static const char *const bad_targets[] = { "-j", "/vmlinux", "../x", "mm/../..", "a b", "$(shell x)", "..", "x//y" };
 	for (size_t i = 0; i < ARRAY_SIZE(bad_targets); i++) {
 		text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, target: \"%s\" }\n", tree,
 			       bad_targets[i]);
-		expect_parse_error(text, "t.yaml:3: params.target: expected a make target like vmlinux, kernel/ or mm/memory.o");
+		assert_text_error(text, "t.yaml:3: params.target: expected a make target like vmlinux, kernel/ or mm/memory.o");
 		free(text);
 	}
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, build-timeout: 1s }\n", tree);
-	expect_parse_error(text, "t.yaml:3: params.build-timeout: expected a duration like 10m (10s to 24h), got '1s'");
+	assert_text_error(text, "t.yaml:3: params.build-timeout: expected a duration like 10m (10s to 24h), got '1s'");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, jobs: 4 }\n", tree);
-	expect_parse_error(text, "params: kbuild has no option 'jobs' (known: source, toolchain, target, build-timeout)");
+	assert_text_error(text, "params: kbuild has no option 'jobs' (known: source, toolchain, target, build-timeout)");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nmode: thread\nparams: { source: %s }\n", tree);
-	expect_parse_error(text, "t.yaml:3: mode: only will-it-scale has a mode");
+	assert_text_error(text, "t.yaml:3: mode: only will-it-scale has a mode");
 	free(text);
 	free(closed);
 	free(tree);
@@ -468,11 +454,12 @@ static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void 
 	assert_int_equal(job.guest.memory_mb, 1024);
 	assert_int_equal(job.nr_fragments, 1);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
-	assert_non_null(strstr(sb.buf, "swap /dev/vda\n"));
-	/* (1G + 1G) * 75% / 2 tasks = 768M each */
-	assert_non_null(strstr(sb.buf, "argv -n\nargv 2\n"));
-	assert_non_null(strstr(sb.buf, "argv 786432k\n"));
-	assert_non_null(strstr(sb.buf, "sysfs /sys/kernel/mm/transparent_hugepage/defrag always\n"));
+	assert_contains_all(sb.buf,
+			    "swap /dev/vda\n",
+			    /* (1G + 1G) * 75% / 2 tasks = 768M each */
+			    "argv -n\nargv 2\n",
+			    "argv 786432k\n",
+			    "sysfs /sys/kernel/mm/transparent_hugepage/defrag always\n");
 	strbuf_release(&sb);
 	job_release(&job);
 	free(path);
@@ -484,11 +471,11 @@ static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void 
 	assert_non_null(strstr(sb.buf, "argv 524288k\n"));
 	strbuf_release(&sb);
 	job_release(&job);
-	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 16M }\n",
-			   "t.yaml:3: guest.swap: expected none or a size like 1G");
-	expect_parse_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 128G }\n",
-			   "t.yaml:3: guest.swap: expected none or a size");
-	expect_parse_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 101%\n", "t.yaml:3: size: expected");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 16M }\n",
+			  "t.yaml:3: guest.swap: expected none or a size like 1G");
+	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 128G }\n",
+			  "t.yaml:3: guest.swap: expected none or a size");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 101%\n", "t.yaml:3: size: expected");
 }
 
 /* ---- values and defaults ------------------------------------------------------ */
@@ -799,40 +786,46 @@ static void test_job__bad_counts_are_refused(void **state)
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 150x\n", "got '150x'");
 }
 
-static void test_job__guest_shape_limits(void **state)
-{
-	static const struct {
-		const char *guest;
-		const char *want;
-	} cases[] = {
-		{ "{ vcpus: 0 }", "t.yaml:3: guest.vcpus: expected a number of vCPUs from 1 to 256, got '0'" },
-		{ "{ vcpus: 257 }", "guest.vcpus: expected a number of vCPUs from 1 to 256, got '257'" },
-		{ "{ numa_nodes: 0 }", "guest.numa_nodes: expected a number of NUMA nodes" },
-		{ "{ vcpus: 2, numa_nodes: 3 }", "t.yaml:3: guest.numa_nodes: 3 NUMA nodes need at least as many vCPUs (guest.vcpus is 2)" },
-		{ "{ memory: 2X }", "guest.memory: expected a size like 2G, 512M or 4096 (MiB), from 128M to 1T, got '2X'" },
-		{ "{ memory: 64M }", "guest.memory: expected a size like 2G" },
-		{ "{ memory: 2T }", "guest.memory: expected a size like 2G" },
-		{ "{ memory: 99999999999999999999G }", "guest.memory: expected a size like 2G" },
-		{ "{ hugepages: 4M }", "guest.hugepages: expected none, 2M or 1G, got '4M'" },
-		{ "{ vcpus: 2, numa_nodes: 2, memory: 1G, hugepages: 1G }",
-		  "guest.memory: 1024M cannot be split into 2 NUMA nodes of whole 1G pages" },
-		{ "2", "t.yaml:3: guest: expected a map like { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }, got '2'" },
-	};
+/* One line more in a stress-ng job, and the error it gets. */
+struct bad_line {
+	const char *line;
+	const char *want;
+};
 
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\nguest: %s\n", cases[i].guest);
+static void assert_bad_lines(const struct bad_line *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s\n", cases[i].line);
+
 		assert_text_error(text, cases[i].want);
 		free(text);
 	}
 }
 
+static void test_job__guest_shape_limits(void **state)
+{
+	static const struct bad_line cases[] = {
+		{ "guest: { vcpus: 0 }", "t.yaml:3: guest.vcpus: expected a number of vCPUs from 1 to 256, got '0'" },
+		{ "guest: { vcpus: 257 }", "guest.vcpus: expected a number of vCPUs from 1 to 256, got '257'" },
+		{ "guest: { numa_nodes: 0 }", "guest.numa_nodes: expected a number of NUMA nodes" },
+		{ "guest: { vcpus: 2, numa_nodes: 3 }", "t.yaml:3: guest.numa_nodes: 3 NUMA nodes need at least as many vCPUs (guest.vcpus is 2)" },
+		{ "guest: { memory: 2X }", "guest.memory: expected a size like 2G, 512M or 4096 (MiB), from 128M to 1T, got '2X'" },
+		{ "guest: { memory: 64M }", "guest.memory: expected a size like 2G" },
+		{ "guest: { memory: 2T }", "guest.memory: expected a size like 2G" },
+		{ "guest: { memory: 99999999999999999999G }", "guest.memory: expected a size like 2G" },
+		{ "guest: { hugepages: 4M }", "guest.hugepages: expected none, 2M or 1G, got '4M'" },
+		{ "guest: { vcpus: 2, numa_nodes: 2, memory: 1G, hugepages: 1G }",
+		  "guest.memory: 1024M cannot be split into 2 NUMA nodes of whole 1G pages" },
+		{ "guest: 2", "t.yaml:3: guest: expected a map like { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }, got '2'" },
+	};
+
+	(void)state;
+	assert_bad_lines(cases, ARRAY_SIZE(cases));
+}
+
 static void test_job__scalar_limits(void **state)
 {
-	static const struct {
-		const char *line;
-		const char *want;
-	} cases[] = {
+	static const struct bad_line cases[] = {
 		{ "repeat: 0", "t.yaml:3: repeat: expected a number of runs from 1 to 100, got '0'" },
 		{ "repeat: 101", "repeat: expected a number of runs from 1 to 100, got '101'" },
 		{ "repeat: 4294967297", "repeat: expected a number of runs" },
@@ -880,11 +873,7 @@ static void test_job__scalar_limits(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char *text = xstrfmt("suite: stress-ng\ntestcase: mmapaddr\n%s\n", cases[i].line);
-		assert_text_error(text, cases[i].want);
-		free(text);
-	}
+	assert_bad_lines(cases, ARRAY_SIZE(cases));
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { tasks: 4 }\n",
 			  "t.yaml:3: params: will-it-scale has no option 'tasks' (known: warmup)");
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { warmup: forever }\n",

@@ -27,26 +27,11 @@
 #include "util/run-command.h"
 #include "helpers.h"
 
-static char dir[] = "/tmp/klab-test-kbuild.XXXXXX";
-
 static char *write_tmp(const char *name, const char *text)
 {
-	char *p = xstrfmt("%s/%s", dir, name);
+	char *p = xstrfmt("%s/%s", scratch_dir, name);
 	assert_int_equal(write_file_atomic(p, text, strlen(text)), 0);
 	return p;
-}
-
-static int setup(void **state)
-{
-	assert_non_null(mkdtemp(dir));
-	gitrepo_global_init();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	remove_test_dir(dir);
-	return 0;
 }
 
 static void test_kbuild__fragments_later_settings_win(void **state)
@@ -223,6 +208,15 @@ static char *scan_log(const char *log, int want_env)
 	return strbuf_detach(&ex, NULL);
 }
 
+/* scan_log(log, want_env)'s excerpt holds want. */
+static void assert_excerpt(const char *log, int want_env, const char *want)
+{
+	char *ex = scan_log(log, want_env);
+
+	assert_contains(ex, want);
+	free(ex);
+}
+
 static void test_kbuild__scan_log_finds_compiler_errors(void **state)
 {
 	const char *log =
@@ -239,22 +233,15 @@ static void test_kbuild__scan_log_finds_compiler_errors(void **state)
 
 static void test_kbuild__scan_log_finds_linker_errors(void **state)
 {
-	const char *log = "  LD      vmlinux\nld: mm/mmap.o: in function `x':\n"
-			  "mmap.c:(.text+0x1): undefined reference to `nosuch'\n";
-	char *ex = scan_log(log, 0);
-
-	assert_non_null(strstr(ex, "undefined reference to `nosuch'"));
-	free(ex);
+	assert_excerpt("  LD      vmlinux\nld: mm/mmap.o: in function `x':\n"
+		       "mmap.c:(.text+0x1): undefined reference to `nosuch'\n", 0, "undefined reference to `nosuch'");
 }
 
 static void test_kbuild__scan_log_tells_environment_failures(void **state)
 {
-	const char *log = "  CC      mm/mmap.o\n"
-			  "mm/mmap.c:1:1: fatal error: error writing to /tmp/cc.s: No space left on device\n";
-	char *ex = scan_log(log, 1);
-
-	assert_non_null(strstr(ex, "No space left on device"));
-	free(ex);
+	assert_excerpt("  CC      mm/mmap.o\n"
+		       "mm/mmap.c:1:1: fatal error: error writing to /tmp/cc.s: No space left on device\n", 1,
+		       "No space left on device");
 	free(scan_log("/bin/sh: 1: ccache: not found\nmake: *** [x] Error 127\n", 1));
 }
 
@@ -311,7 +298,7 @@ static void test_kbuild__reap_spares_a_group_that_is_no_longer_make(void **state
 	/* the marker of a build whose group leader started at another time:
 	 * the number now belongs to another process */
 	m = marker_for(pid, start - 1);
-	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 0);
+	assert_int_equal(kbuild_reap_interrupted(m, "", scratch_dir), 0);
 	assert_true(still_runs(pid));
 	free(m);
 	/* a marker of an older klab, without the start time: never acted on */
@@ -320,7 +307,7 @@ static void test_kbuild__reap_spares_a_group_that_is_no_longer_make(void **state
 		m = write_tmp(".klab-building", text);
 		free(text);
 	}
-	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 0);
+	assert_int_equal(kbuild_reap_interrupted(m, "", scratch_dir), 0);
 	assert_true(still_runs(pid));
 	free(m);
 	kill(pid, SIGKILL);
@@ -335,7 +322,7 @@ static void test_kbuild__reap_kills_the_build_group_it_recorded(void **state)
 
 	usleep(20000);
 	m = marker_for(pid, process_start_time(pid, NULL));
-	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 1);
+	assert_int_equal(kbuild_reap_interrupted(m, "", scratch_dir), 1);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	free(m);
@@ -393,7 +380,7 @@ static void test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died(vo
 	waitpid(leader, NULL, 0);
 	assert_true(proc_state(left) != 0 && proc_state(left) != 'Z');
 	m = marker_for(leader, start);
-	assert_int_equal(kbuild_reap_interrupted(m, "", dir), 1);
+	assert_int_equal(kbuild_reap_interrupted(m, "", scratch_dir), 1);
 	for (int i = 0; i < 50 && proc_state(left) && proc_state(left) != 'Z'; i++)
 		usleep(20000);
 	assert_true(proc_state(left) == 0 || proc_state(left) == 'Z');
@@ -407,7 +394,7 @@ static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **stat
 	struct kbuild_recipe r = { 0 };
 	struct kbuild_result res;
 	struct lab lab;
-	char id[41], *labdir = xstrfmt("%s/lab", dir), *store = xstrfmt("%s/store", dir), *entry, *conf;
+	char id[41], *labdir = xstrfmt("%s/lab", scratch_dir), *store = xstrfmt("%s/store", scratch_dir), *entry, *conf;
 	const char *tree = "0123456789abcdef0123456789abcdef01234567";
 	int created;
 	int64_t repo_id;
@@ -487,7 +474,7 @@ static int objects_under_parent_silence(int with_fixed_env)
 		"all:\n"
 		"\t@$(if $(filter quiet_,$(quiet)),echo '  CC      init/main.o',:)\n"
 		"\t@$(if $(filter quiet_,$(quiet)),echo '  AS      arch/x86/entry/entry_64.o',:)\n";
-	char *mkpath = write_tmp("Makefile.silence", mk), *out = xstrfmt("%s/make.out", dir), *text = NULL;
+	char *mkpath = write_tmp("Makefile.silence", mk), *out = xstrfmt("%s/make.out", scratch_dir), *text = NULL;
 	const char *argv[] = { "make", "-f", mkpath, NULL };
 	struct run_opts o = { .argv = argv, .output_path = out,
 			      .env = with_fixed_env ? kbuild_make_env_fixed : NULL };
@@ -552,7 +539,8 @@ static void fake_make_install(void)
 		"\\\\\\n  ../include/linux/init.h \\\\\\n' > \"$O/init/.main.o.cmd\";;\n"
 		"  esac\n"
 		"done\n";
-	char *bin = xstrfmt("%s/bin", dir), *make = xstrfmt("%s/make", bin), *path, *log = xstrfmt("%s/make.log", dir);
+	char *bin = xstrfmt("%s/bin", scratch_dir), *make = xstrfmt("%s/make", bin), *path;
+	char *log = xstrfmt("%s/make.log", scratch_dir);
 
 	assert_int_equal(mkdir_p(bin, 0755), 0);
 	assert_int_equal(write_file_atomic(make, script, strlen(script)), 0);
@@ -579,7 +567,7 @@ static void fake_make_remove(void)
 /* How many of the fake make's calls named target. */
 static int fake_make_calls(const char *target)
 {
-	char *log = xstrfmt("%s/make.log", dir), *text = NULL;
+	char *log = xstrfmt("%s/make.log", scratch_dir), *text = NULL;
 	int n = 0;
 
 	if (read_file(log, 1 << 20, &text, NULL) == 0)
@@ -590,23 +578,26 @@ static int fake_make_calls(const char *target)
 	return n;
 }
 
+/* A request to build src of repo_id in lab with recipe r (id: its id), on
+ * one CPU, quietly; no commit yet. */
+static void quiet_request(struct kbuild_request *req, struct lab *lab, int64_t repo_id, const char *src,
+			  const struct kbuild_recipe *r, char id[41])
+{
+	assert_int_equal(kbuild_recipe_id(r, id), 0);
+	*req = (struct kbuild_request){ .lab = lab, .repo_id = repo_id, .src_dir = src, .recipe = r, .recipe_id = id,
+					.jobs = 1, .progress = PROGRESS_QUIET };
+}
+
 static void fake_build(struct lab *lab, int64_t repo_id, const char *src, const char *tree,
 		       struct kbuild_result *res)
 {
 	struct kbuild_recipe r = { .base = "tinyconfig" };
-	struct kbuild_request req = { 0 };
+	struct kbuild_request req;
 	char id[41];
 
-	assert_int_equal(kbuild_recipe_id(&r, id), 0);
-	req.lab = lab;
-	req.repo_id = repo_id;
+	quiet_request(&req, lab, repo_id, src, &r, id);
 	req.commit = tree;
 	req.tree = tree;
-	req.src_dir = src;
-	req.recipe = &r;
-	req.recipe_id = id;
-	req.jobs = 1;
-	req.progress = PROGRESS_QUIET;
 	assert_int_equal(kbuild_build(&req, res), 0);
 }
 
@@ -629,7 +620,7 @@ static void test_kbuild__build_logs_are_private(void **state)
 {
 	struct kbuild_result res;
 	struct lab lab;
-	char *labdir = xstrfmt("%s/lab-modes", dir), *src = xstrfmt("%s/src-modes", dir);
+	char *labdir = xstrfmt("%s/lab-modes", scratch_dir), *src = xstrfmt("%s/src-modes", scratch_dir);
 	int created;
 	int64_t repo_id;
 	mode_t old = umask(022);
@@ -675,7 +666,7 @@ static void test_kbuild__build_logs_are_private(void **state)
 /* A repository with a few files of a kernel tree, one commit. */
 static char *small_repo(const char *name)
 {
-	char *repo = xstrfmt("%s/%s", dir, name);
+	char *repo = xstrfmt("%s/%s", scratch_dir, name);
 
 	sh("git init -q '%s' && cd '%s' && git config user.email t@t && git config user.name t && "
 	   "mkdir -p mm arch/x86/configs arch/x86/kernel kernel/configs scripts/kconfig drivers/net Documentation && "
@@ -690,7 +681,7 @@ static char *small_repo(const char *name)
 
 static void head_hex(const char *repo, char hex[41])
 {
-	char *out = xstrfmt("%s/head.txt", dir), *text = NULL;
+	char *out = xstrfmt("%s/head.txt", scratch_dir), *text = NULL;
 
 	sh("git -C '%s' rev-parse HEAD > '%s'", repo, out);
 	assert_int_equal(read_file(out, 100, &text, NULL), 0);
@@ -772,6 +763,18 @@ static void build_change(struct kbuild_request *req, const char *src, const char
 	assert_int_equal(kbuild_build(req, res), 0);
 }
 
+/* build_change, which must come out status with the .config of the build
+ * of config_from ("": configured afresh); the config step has then run
+ * olddefconfig times in all.  res is the caller's to look at and release. */
+static void rebuild(struct kbuild_request *req, const char *src, const char *change, char hex[41],
+		    enum kbuild_status status, const char *config_from, int olddefconfig, struct kbuild_result *res)
+{
+	build_change(req, src, change, hex, res);
+	assert_int_equal(res->status, status);
+	assert_string_equal(res->config_from, config_from);
+	assert_int_equal(fake_make_calls("olddefconfig"), olddefconfig);
+}
+
 /* Consecutive builds in one build directory: the config step runs for the
  * first commit and for one that changes a Kconfig file, not for one that
  * changes only a .c file; the reused .config is still drift-checked. */
@@ -780,9 +783,9 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	struct kbuild_result res;
 	struct lab lab;
 	struct gitrepo *repo;
-	char *labdir = xstrfmt("%s/lab-reuse", dir), *src = small_repo("repo-reuse"), c1[41], c2[41], c3[41];
+	char *labdir = xstrfmt("%s/lab-reuse", scratch_dir), *src = small_repo("repo-reuse"), c1[41], c2[41], c3[41];
 	struct kbuild_recipe r = { .base = "tinyconfig" };
-	struct kbuild_request req = { 0 };
+	struct kbuild_request req;
 	char id[41];
 	int created;
 	int64_t repo_id;
@@ -792,35 +795,20 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 	assert_int_equal(lab_open(&lab, labdir), 0);
 	assert_int_equal(db_repo_id(lab.db, src, &repo_id), 0);
 	assert_int_equal(gitrepo_open(&repo, src), 0);
-	assert_int_equal(kbuild_recipe_id(&r, id), 0);
-	req.lab = &lab;
-	req.repo_id = repo_id;
+	quiet_request(&req, &lab, repo_id, src, &r, id);
 	req.repo = repo;
-	req.src_dir = src;
-	req.recipe = &r;
-	req.recipe_id = id;
-	req.jobs = 1;
-	req.progress = PROGRESS_QUIET;
 
-	build_change(&req, src, NULL, c1, &res);
-	assert_int_equal(res.status, KBUILD_OK);
-	assert_string_equal(res.config_from, "");
+	rebuild(&req, src, NULL, c1, KBUILD_OK, "", 1, &res);
 	kbuild_result_release(&res);
-	assert_int_equal(fake_make_calls("olddefconfig"), 1);
 
-	build_change(&req, src, "echo 'int x2;' >> mm/mmap.c", c2, &res);
-	assert_int_equal(res.status, KBUILD_OK);
-	assert_string_equal(res.config_from, c1);
-	assert_non_null(strstr(res.message, "reused"));
+	rebuild(&req, src, "echo 'int x2;' >> mm/mmap.c", c2, KBUILD_OK, c1, 1, &res);
+	assert_contains(res.message, "reused");
 	kbuild_result_release(&res);
-	assert_int_equal(fake_make_calls("olddefconfig"), 1);
 	assert_int_equal(fake_make_calls("tinyconfig"), 1);
 	assert_int_equal(fake_make_calls("bzImage"), 2);
 
-	build_change(&req, src, "echo 'config THP' >> mm/Kconfig", c3, &res);
-	assert_string_equal(res.config_from, "");
+	rebuild(&req, src, "echo 'config THP' >> mm/Kconfig", c3, KBUILD_OK, "", 2, &res);
 	kbuild_result_release(&res);
-	assert_int_equal(fake_make_calls("olddefconfig"), 2);
 
 	/* a .config rewritten behind klab's back is not taken for the one
 	 * klab made */
@@ -828,10 +816,8 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 		char *bd = kbuild_build_dir(src, id), *cfg = xstrfmt("%s/.config", bd);
 
 		sh("echo '# edited' >> '%s'", cfg);
-		build_change(&req, src, "echo 'int x4;' >> mm/mmap.c", c2, &res);
-		assert_string_equal(res.config_from, "");
+		rebuild(&req, src, "echo 'int x4;' >> mm/mmap.c", c2, KBUILD_OK, "", 3, &res);
 		kbuild_result_release(&res);
-		assert_int_equal(fake_make_calls("olddefconfig"), 3);
 		free(cfg);
 		free(bd);
 	}
@@ -850,12 +836,9 @@ static void test_kbuild__config_step_skipped_when_nothing_it_reads_changed(void 
 		assert_int_equal(res.status, KBUILD_DRIFT);
 		kbuild_result_release(&res);
 		assert_int_equal(fake_make_calls("olddefconfig"), 4);
-		build_change(&req, src, "echo 'int x5;' >> mm/mmap.c", c3, &res);
-		assert_int_equal(res.status, KBUILD_DRIFT);
-		assert_string_equal(res.config_from, c2);
-		assert_non_null(strstr(res.excerpt, "CONFIG_64BIT"));
+		rebuild(&req, src, "echo 'int x5;' >> mm/mmap.c", c3, KBUILD_DRIFT, c2, 4, &res);
+		assert_contains(res.excerpt, "CONFIG_64BIT");
 		kbuild_result_release(&res);
-		assert_int_equal(fake_make_calls("olddefconfig"), 4);
 	}
 	gitrepo_free(repo);
 	lab_close(&lab);
@@ -871,8 +854,8 @@ static void test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_fr
 {
 	struct kbuild_result res;
 	struct lab lab;
-	char *labdir = xstrfmt("%s/lab-layout", dir), *src[2], *text = NULL, *line[2] = { NULL, NULL };
-	char *log = xstrfmt("%s/make.log", dir);
+	char *labdir = xstrfmt("%s/lab-layout", scratch_dir), *src[2], *text = NULL, *line[2] = { NULL, NULL };
+	char *log = xstrfmt("%s/make.log", scratch_dir);
 	int created;
 	int64_t repo_id[2];
 
@@ -941,7 +924,7 @@ static void test_kbuild__build_dir_survives_checkouts_of_the_worktree(void **sta
 {
 	struct gitrepo *repo;
 	struct worktree *wt;
-	char *src = small_repo("repo-wt"), *wtdir = xstrfmt("%s/wt-1", dir), *cfg, c1[41], c2[41];
+	char *src = small_repo("repo-wt"), *wtdir = xstrfmt("%s/wt-1", scratch_dir), *cfg, c1[41], c2[41];
 
 	head_hex(src, c1);
 	sh("cd '%s' && echo 'int w;' >> mm/mmap.c && git commit -qam w", src);
@@ -992,5 +975,5 @@ int main(void)
 		cmocka_unit_test(test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free),
 		cmocka_unit_test(test_kbuild__build_dir_survives_checkouts_of_the_worktree),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, git_scratch_setup, scratch_teardown);
 }

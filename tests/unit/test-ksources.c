@@ -23,21 +23,6 @@
 #include "util/util.h"
 #include "helpers.h"
 
-static char dir[] = "/tmp/klab-test-ksources.XXXXXX";
-
-static int setup(void **state)
-{
-	assert_non_null(mkdtemp(dir));
-	gitrepo_global_init();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	remove_test_dir(dir);
-	return 0;
-}
-
 static void write_at(const char *path, const char *text)
 {
 	const char *slash = strrchr(path, '/');
@@ -153,9 +138,9 @@ static void test_ksources__hostile_cmd_text_is_bounded(void **state)
 static void test_ksources__build_dir_walk_skips_links_and_needs_a_c_file(void **state)
 {
 	struct ksources s = KSOURCES_INIT;
-	char *src = xstrfmt("%s/walk", dir), *bd = xstrfmt("%s/.klab-build-abc", src);
+	char *src = xstrfmt("%s/walk", scratch_dir), *bd = xstrfmt("%s/.klab-build-abc", src);
 	char *p = xstrfmt("%s/kernel/.fork.o.cmd", bd), *q = xstrfmt("%s/.vmlinux.cmd", bd);
-	char *r = xstrfmt("%s/kernel/fork.o.d", bd), *list = xstrfmt("%s/sources.txt", dir), *got;
+	char *r = xstrfmt("%s/kernel/fork.o.d", bd), *list = xstrfmt("%s/sources.txt", scratch_dir), *got;
 	struct ksources back = KSOURCES_INIT;
 	int hold;
 
@@ -214,7 +199,7 @@ static void test_ksources__walk_bounds_distinct_paths_not_repeats(void **state)
 {
 	struct ksources s = KSOURCES_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char *src = xstrfmt("%s/walk-big", dir), *bd = xstrfmt("%s/.klab-build-big", src);
+	char *src = xstrfmt("%s/walk-big", scratch_dir), *bd = xstrfmt("%s/.klab-build-big", src);
 
 	strbuf_addstr(&sb, "source_x.o := ../kernel/x.c\ndeps_x.o := \\\n");
 	for (unsigned i = 0; i < KSOURCES_MAX_PATHS / 16; i++)
@@ -259,7 +244,7 @@ static void test_ksources__names_that_matter_to_any_build(void **state)
 
 static void head_hex(const char *repo, char hex[41])
 {
-	char *out = xstrfmt("%s/head.txt", dir), *text = NULL;
+	char *out = xstrfmt("%s/head.txt", scratch_dir), *text = NULL;
 
 	sh("git -C '%s' rev-parse HEAD > '%s'", repo, out);
 	assert_int_equal(read_file(out, 100, &text, NULL), 0);
@@ -281,7 +266,7 @@ static void make_tree_repo(void)
 				  "cmd_arch/x86/include/generated/asm/syscalls_64.h := sh ../scripts/syscalltbl.sh "
 				  "../arch/x86/entry/syscalls/syscall_64.tbl arch/x86/include/generated/asm/syscalls_64.h\n";
 
-	tree_repo = xstrfmt("%s/linux", dir);
+	tree_repo = xstrfmt("%s/linux", scratch_dir);
 	sh("git init -q '%s' && cd '%s' && git config user.email t@t && git config user.name t && "
 	   "mkdir -p kernel include/linux include/asm-generic arch/x86/entry/syscalls arch/x86/include/asm "
 	   "drivers/net Documentation mm scripts && "
@@ -310,7 +295,7 @@ static int change_keeps_kernel(const char *change, struct strbuf *touched)
 	head_hex(tree_repo, b);
 	sh("cd '%s' && git rev-list --max-parents=0 HEAD > ../root.txt", tree_repo);
 	{
-		char *p = xstrfmt("%s/root.txt", dir), *text = NULL;
+		char *p = xstrfmt("%s/root.txt", scratch_dir), *text = NULL;
 		assert_int_equal(read_file(p, 100, &text, NULL), 0);
 		memcpy(a, text, 40);
 		a[40] = '\0';
@@ -328,62 +313,58 @@ static int change_keeps_kernel(const char *change, struct strbuf *touched)
 	return rc;
 }
 
-static void test_ksources__documentation_only_commit_keeps_the_kernel(void **state)
+/* change_keeps_kernel(change) is keeps, and says touched (NULL: not
+ * looked at). */
+static void assert_change(const char *change, int keeps, const char *touched)
 {
 	struct strbuf t = STRBUF_INIT;
 
-	assert_int_equal(change_keeps_kernel("echo more >> Documentation/mm.rst", &t), 1);
-	assert_string_equal(t.buf, "Documentation/mm.rst");
+	assert_int_equal(change_keeps_kernel(change, &t), keeps);
+	if (touched)
+		assert_string_equal(t.buf, touched);
 	strbuf_release(&t);
+}
+
+static void test_ksources__documentation_only_commit_keeps_the_kernel(void **state)
+{
+	assert_change("echo more >> Documentation/mm.rst", 1, "Documentation/mm.rst");
 	/* a driver and an mm file the build never compiled, a new doc */
-	assert_int_equal(change_keeps_kernel("echo 'int n2;' >> drivers/net/e1000.c && echo 'int m2;' >> mm/unused.c && "
-					     "echo new > Documentation/new.rst && echo x > Documentation/b.rst", &t), 1);
-	assert_string_equal(t.buf, "Documentation/b.rst, Documentation/new.rst, drivers/net/e1000.c, 1 more");
-	strbuf_release(&t);
+	assert_change("echo 'int n2;' >> drivers/net/e1000.c && echo 'int m2;' >> mm/unused.c && "
+		      "echo new > Documentation/new.rst && echo x > Documentation/b.rst", 1,
+		      "Documentation/b.rst, Documentation/new.rst, drivers/net/e1000.c, 1 more");
 }
 
 static void test_ksources__commit_touching_a_source_builds(void **state)
 {
-	struct strbuf why = STRBUF_INIT;
-
-	assert_int_equal(change_keeps_kernel("echo 'int g;' >> kernel/fork.c && echo more >> Documentation/mm.rst", &why),
-			 0);
-	assert_string_equal(why.buf, "kernel/fork.c is one of its sources");
-	strbuf_release(&why);
-	assert_int_equal(change_keeps_kernel("echo '#define T' >> include/linux/sched.h", NULL), 0);
+	assert_change("echo 'int g;' >> kernel/fork.c && echo more >> Documentation/mm.rst", 0,
+		      "kernel/fork.c is one of its sources");
+	assert_change("echo '#define T' >> include/linux/sched.h", 0, NULL);
 	/* a generator's input, known from its cmd_ line only */
-	assert_int_equal(change_keeps_kernel("echo '1 common write' >> arch/x86/entry/syscalls/syscall_64.tbl", NULL), 0);
+	assert_change("echo '1 common write' >> arch/x86/entry/syscalls/syscall_64.tbl", 0, NULL);
 	/* a source deleted, or renamed away */
-	assert_int_equal(change_keeps_kernel("git rm -q include/asm-generic/rwonce.h", NULL), 0);
-	assert_int_equal(change_keeps_kernel("git mv kernel/fork.c kernel/fork2.c", NULL), 0);
+	assert_change("git rm -q include/asm-generic/rwonce.h", 0, NULL);
+	assert_change("git mv kernel/fork.c kernel/fork2.c", 0, NULL);
 }
 
 static void test_ksources__build_system_change_builds(void **state)
 {
-	struct strbuf why = STRBUF_INIT;
-
-	assert_int_equal(change_keeps_kernel("echo 'obj-y += exit.o' >> kernel/Makefile", &why), 0);
-	assert_string_equal(why.buf, "kernel/Makefile matters to the build by its name");
-	strbuf_release(&why);
-	assert_int_equal(change_keeps_kernel("echo 'config THP' >> mm/Kconfig", NULL), 0);
-	assert_int_equal(change_keeps_kernel("echo y >> scripts/syscalltbl.sh", NULL), 0);
-	assert_int_equal(change_keeps_kernel("mkdir -p firmware && echo blob > firmware/x.bin", NULL), 0);
+	assert_change("echo 'obj-y += exit.o' >> kernel/Makefile", 0, "kernel/Makefile matters to the build by its name");
+	assert_change("echo 'config THP' >> mm/Kconfig", 0, NULL);
+	assert_change("echo y >> scripts/syscalltbl.sh", 0, NULL);
+	assert_change("mkdir -p firmware && echo blob > firmware/x.bin", 0, NULL);
 }
 
 static void test_ksources__new_file_that_may_be_read_builds(void **state)
 {
-	struct strbuf why = STRBUF_INIT;
-
 	/* an arch header that now shadows asm-generic's */
-	assert_int_equal(change_keeps_kernel("echo '#define R2' > arch/x86/include/asm/rwonce.h", &why), 0);
-	assert_string_equal(why.buf, "arch/x86/include/asm/rwonce.h is new beside or named like one of its sources");
-	strbuf_release(&why);
+	assert_change("echo '#define R2' > arch/x86/include/asm/rwonce.h", 0,
+		      "arch/x86/include/asm/rwonce.h is new beside or named like one of its sources");
 	/* beside a compiled file (a Makefile wildcard would take it) */
-	assert_int_equal(change_keeps_kernel("echo 'int e;' > kernel/exit.c", NULL), 0);
+	assert_change("echo 'int e;' > kernel/exit.c", 0, NULL);
 	/* a driver moved next to the kernel's sources */
-	assert_int_equal(change_keeps_kernel("git mv drivers/net/e1000.c kernel/e1000.c", NULL), 0);
+	assert_change("git mv drivers/net/e1000.c kernel/e1000.c", 0, NULL);
 	/* a new file far from anything built keeps it */
-	assert_int_equal(change_keeps_kernel("echo 'int w;' > drivers/net/wifi.c", NULL), 1);
+	assert_change("echo 'int w;' > drivers/net/wifi.c", 1, NULL);
 }
 
 static void test_ksources__unknown_set_or_commit_builds(void **state)
@@ -401,7 +382,7 @@ static void test_ksources__unknown_set_or_commit_builds(void **state)
 	/* a missing sources.txt is no set at all: perfbisect reads 0 and builds */
 	{
 		struct ksources none = KSOURCES_INIT;
-		char *p = xstrfmt("%s/no-such/sources.txt", dir);
+		char *p = xstrfmt("%s/no-such/sources.txt", scratch_dir);
 		assert_int_equal(ksources_read(&none, p), 0);
 		free(p);
 	}
@@ -438,7 +419,7 @@ static void test_ksources__stored_kernel_serves_only_with_its_set_and_recipe(voi
 	struct gitrepo *repo;
 	struct strbuf t = STRBUF_INIT;
 	char root[41], doc[41], src[41];
-	char *adir = xstrfmt("%s/artifacts/1111111111111111111111111111111111111111-%s", dir, rid);
+	char *adir = xstrfmt("%s/artifacts/1111111111111111111111111111111111111111-%s", scratch_dir, rid);
 	char *bz = xstrfmt("%s/bzImage", adir), *list = xstrfmt("%s/sources.txt", adir);
 	int hold;
 
@@ -476,6 +457,20 @@ static void test_ksources__stored_kernel_serves_only_with_its_set_and_recipe(voi
 	free(adir);
 }
 
+/* A bisect step of r on commit hash, which the job tester must call good;
+ * out (the caller releases it) says why. */
+static void step_is_good(struct bisect_run *r, struct step *s, const char *hash, struct step_outcome *out)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->hash, hash, 41);
+	s->phase = "bisect";
+	s->exit_code = -1;
+	assert_int_equal(db_step_begin(r->lab->db, r->b->id, s), 0);
+	step_outcome_init(out);
+	perf_tester.test(r, s, out);
+	assert_int_equal(out->result, BISECT_GOOD);
+}
+
 /* The job tester's step whole: a commit that touches only documentation
  * takes the good end's mark with no build (a build here would fail: no
  * worktree, no make), stores treesame-build, and counts as decided for
@@ -489,8 +484,8 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 	struct step s;
 	struct step_outcome out;
 	struct gitrepo *repo;
-	char root[41], bad[41], doc1[41], doc2[41], tree[41], rid[41];
-	char *labdir = xstrfmt("%s/lab-job", dir), *adir, *bz, *list;
+	char root[41], bad[41], doc1[41], doc2[41], doc3[41], tree[41], rid[41];
+	char *labdir = xstrfmt("%s/lab-job", scratch_dir), *adir, *bz, *list, *never_read;
 	char **details = NULL;
 	size_t nd = 0;
 	int created;
@@ -529,21 +524,14 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 	/* the good end's kernel in the store, with its set */
 	assert_int_equal(kbuild_recipe_id(&r.recipe, rid), 0);
 	memcpy(tree, "1111111111111111111111111111111111111111", 41);
-	adir = xstrfmt("%s/lab-job/artifacts/%s-%s", dir, tree, rid);
+	adir = xstrfmt("%s/lab-job/artifacts/%s-%s", scratch_dir, tree, rid);
 	bz = xstrfmt("%s/bzImage", adir);
 	list = xstrfmt("%s/sources.txt", adir);
 	write_at(bz, "kernel");
 	assert_int_equal(ksources_write(&tree_set, list), 0);
 	perf.good_kernel = xstrdup(bz);
 
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hash, doc1, 41);
-	s.phase = "bisect";
-	s.exit_code = -1;
-	assert_int_equal(db_step_begin(lab.db, b.id, &s), 0);
-	step_outcome_init(&out);
-	perf_tester.test(&r, &s, &out);
-	assert_int_equal(out.result, BISECT_GOOD);
+	step_is_good(&r, &s, doc1, &out);
 	assert_true(!strncmp(out.reason.buf, "treesame-build: good: touches only files the kernel of ", 55));
 	assert_non_null(strstr(out.reason.buf, "(Documentation/mm.rst)"));
 	assert_int_equal(db_step_verdicts(lab.db, s.id, &details, &nd), 0);
@@ -555,19 +543,9 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 	step_outcome_release(&out);
 	assert_int_equal(perf.nr_decided, 1);
 	/* the next commit compares with the nearest: doc1, just decided */
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hash, doc2, 41);
-	s.phase = "bisect";
-	s.exit_code = -1;
-	assert_int_equal(db_step_begin(lab.db, b.id, &s), 0);
-	step_outcome_init(&out);
-	perf_tester.test(&r, &s, &out);
-	assert_int_equal(out.result, BISECT_GOOD);
-	{
-		char *want = xstrfmt("the kernel of %.12s never read", doc1);
-		assert_non_null(strstr(out.reason.buf, want));
-		free(want);
-	}
+	never_read = xstrfmt("the kernel of %.12s never read", doc1);
+	step_is_good(&r, &s, doc2, &out);
+	assert_contains(out.reason.buf, never_read);
 	step_outcome_release(&out);
 	/* in half 2 after a split at doc1, the good end is doc1: its kernel
 	 * (here the same image) is compared from doc1, not from the range's
@@ -579,24 +557,15 @@ static void test_ksources__job_step_inherits_without_a_build(void **state)
 	memcpy(perf.split, doc1, 41);
 	sh("cd '%s' && git checkout -q -B half %s && echo c >> Documentation/mm.rst && git commit -qam doc3", tree_repo,
 	   doc2);
-	memset(&s, 0, sizeof(s));
-	head_hex(tree_repo, s.hash);
-	s.phase = "bisect";
-	s.exit_code = -1;
-	assert_int_equal(db_step_begin(lab.db, b.id, &s), 0);
-	step_outcome_init(&out);
-	perf_tester.test(&r, &s, &out);
-	assert_int_equal(out.result, BISECT_GOOD);
-	{
-		char *want = xstrfmt("the kernel of %.12s never read", doc1);
-		assert_non_null(strstr(out.reason.buf, want));
-		free(want);
-	}
+	head_hex(tree_repo, doc3);
+	step_is_good(&r, &s, doc3, &out);
+	assert_contains(out.reason.buf, never_read);
 	step_outcome_release(&out);
 	perf_release(&perf);
 	lab_close(&lab);
 	gitrepo_free(repo);
 	free(b.goods);
+	free(never_read);
 	free(list);
 	free(bz);
 	free(adir);
@@ -619,7 +588,7 @@ int main(void)
 		cmocka_unit_test(test_ksources__stored_kernel_serves_only_with_its_set_and_recipe),
 		cmocka_unit_test(test_ksources__job_step_inherits_without_a_build),
 	};
-	int rc = cmocka_run_group_tests(tests, setup, teardown);
+	int rc = cmocka_run_group_tests(tests, git_scratch_setup, scratch_teardown);
 
 	ksources_release(&tree_set);
 	free(tree_repo);

@@ -111,6 +111,17 @@ static void check_report(const struct notify_facts *f, const char *name, const c
 	free(json);
 }
 
+/* f's message: its text holds text, its JSON json. */
+static void check_message(const struct notify_facts *f, const char *text, const char *json)
+{
+	struct notify_message m;
+
+	notify_compose_bisection(f, &m);
+	assert_contains(m.text, text);
+	assert_contains(m.json, json);
+	notify_message_release(&m);
+}
+
 /* ---- reports ------------------------------------------------------------ */
 
 static void test_notify__job_culprit_report_has_the_kpi_table(void **state)
@@ -164,50 +175,73 @@ static void test_notify__job_report_names_both_culprits_of_two_changes(void **st
 		{ 2, "5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d", "mm: clear huge pages one by one", 1, 54.6 },
 	};
 
+	static const double mid_vals[] = { 5600, 5480, 5710 };
+	struct revert_check rv[2] = {
+		{ REVERT_NO_RESTORE, "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a", 5, 1230, 2.1, 10400, 290,
+		  "apart-from-good: apart from good" },
+		{ REVERT_NO_RESTORE, "8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b8b", 5, 5600, 1.8, 10400, 290,
+		  "apart-from-good: apart from good" },
+	};
+
 	(void)state;
 	job_facts(&f);
 	f.message = "two changes, split at 4a5b6c7d8e9f: half 1 culprit 3f2a1b4c5d6e (45% of the regression); "
 		    "half 2 culprit 5e6f708192a3 (55% of the regression)";
 	f.split = "4a5b6c7d8e9f00112233445566778899aabbccdd";
+	halves[0].revert = &rv[0];
+	halves[1].revert = &rv[1];
 	f.halves = halves;
 	f.nr_halves = 2;
+	/* each half's parent and culprit between the ends, as notify.c
+	 * loads them */
+	f.kpis[5] = f.kpis[3];
+	f.kpis[1].label = "parent 1";
+	f.kpis[2].label = "culprit 1";
+	f.kpis[2].vals = mid_vals;
+	f.kpis[3] = (struct notify_kpi){ "parent 2", "4a5b6c7d8e9f00112233445566778899aabbccdd", mid_vals, 3 };
+	f.kpis[4] = (struct notify_kpi){ "culprit 2", "5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d", culprit_vals, 3 };
+	f.nr_kpis = 6;
+	/* the whole regression heads the subject, not one half's step */
 	check_report(&f, "job-two-changes", "[klab] 3f2a1b4c5d6e mm: align larger anonymous mappings on THP boundaries: "
 					    "will-it-scale.per_process_ops -97.2% regression");
 	notify_compose_bisection(&f, &m);
-	assert_non_null(strstr(m.text, "split:      4a5b6c7d8e9f00112233445566778899aabbccdd (two changes"));
-	assert_non_null(strstr(m.text, "half 1:     culprit 3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (45% of the "
-					"regression)\n"));
-	assert_non_null(strstr(m.text, "half 2:     culprit 5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d (55% of the "
-					"regression)\n            mm: clear huge pages one by one\n"));
+	assert_contains_all(m.text,
+			    "split:      4a5b6c7d8e9f00112233445566778899aabbccdd (two changes",
+			    "half 1:     culprit 3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (45% of the "
+			    "regression)\n",
+			    "half 2:     culprit 5e6f708192a3b4c3f2a1b4c5d6e7f8091a2b3c4d (55% of the "
+			    "regression)\n            mm: clear huge pages one by one\n");
 	assert_non_null(strstr(m.json, "\"halves\": [{\"half\": 1, \"hash\": \"3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c\""));
-	assert_non_null(strstr(m.json, "\"confirmed\": true, \"share_percent\": 54.6}]"));
+	assert_contains_all(m.json,
+			    "\"confirmed\": true, \"share_percent\": 54.6, \"parent\": {\"hash\": "
+			    "\"4a5b6c7d8e9f00112233445566778899aabbccdd\"",
+			    "\"revert_check\": {\"outcome\": \"does-not-restore\"");
+	/* each half's culprit row, and its revert alone: does not restore */
+	assert_contains_all(m.text, "  culprit 2 5e6f708192a3",
+			    "            revert check: revert does not restore (5600 ±2% vs good 10400, bad "
+			    "290; 5 runs; it recovers 53% of the gap) (this culprit alone)\n");
 	notify_message_release(&m);
 
 	halves[1].culprit = NULL;
 	halves[1].subject = NULL;
 	halves[1].confirmed = 0;
 	halves[1].share = NAN;
-	notify_compose_bisection(&f, &m);
-	assert_non_null(strstr(m.text, "half 2:     no culprit (only skipped commits left)\n"));
-	assert_non_null(strstr(m.json, "{\"half\": 2, \"hash\": null, \"subject\": \"\", \"confirmed\": false, "
-					"\"share_percent\": null}"));
-	notify_message_release(&m);
+	halves[1].revert = NULL;
+	check_message(&f, "half 2:     no culprit (only skipped commits left)\n",
+		      "{\"half\": 2, \"hash\": null, \"subject\": \"\", \"confirmed\": false, \"share_percent\": null}");
 }
 
 /* Drift seen by the bisection (issue 17): said in the text and the JSON. */
 static void test_notify__job_report_says_the_host_drifted(void **state)
 {
 	struct notify_facts f;
-	struct notify_message m;
 
 	(void)state;
 	job_facts(&f);
 	f.drift = 1;
 	f.drift_percent = -0.75;
-	notify_compose_bisection(&f, &m);
-	assert_non_null(strstr(m.text, "\ndrift: the host trended by -0.75% per run while measuring"));
-	assert_non_null(strstr(m.json, "\"drift\": true, \"drift_percent_per_run\": -0.75"));
-	notify_message_release(&m);
+	check_message(&f, "\ndrift: the host trended by -0.75% per run while measuring",
+		      "\"drift\": true, \"drift_percent_per_run\": -0.75");
 }
 
 static void test_notify__job_without_confirmation_names_the_bad_end(void **state)
@@ -280,9 +314,10 @@ static void test_notify__unconfirmed_report_names_a_suspect_not_a_culprit(void *
 	assert_null(strstr(m.text, "culprit:"));
 	assert_non_null(strstr(m.text, "suspect:    3f2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c (NOT confirmed"));
 	assert_non_null(strstr(m.text, "10% of the ends' gap"));
-	assert_non_null(strstr(m.json, "\"outcome\": \"unconfirmed\""));
-	assert_non_null(strstr(m.json, "\"culprit\": null"));
-	assert_non_null(strstr(m.json, "\"confirmed\": false"));
+	assert_contains_all(m.json,
+			    "\"outcome\": \"unconfirmed\"",
+			    "\"culprit\": null",
+			    "\"confirmed\": false");
 	notify_message_release(&m);
 }
 

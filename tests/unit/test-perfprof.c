@@ -22,7 +22,9 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static struct perfprof *pp;
+/* What the last perfprof_parse read: rows for every kind, too many for
+ * the stack. */
+static struct perfprof parsed, *const pp = &parsed;
 
 static char *fixture(const char *name)
 {
@@ -31,14 +33,6 @@ static char *fixture(const char *name)
 	assert_int_equal(read_file(path, 1 << 20, &text, NULL), 0);
 	free(path);
 	return text;
-}
-
-static void parse_fixture(const char *name)
-{
-	char *text = fixture(name);
-
-	perfprof_parse(pp, text);
-	free(text);
 }
 
 /* Every row: a name the host takes, a share in (0, 100], the largest
@@ -63,6 +57,16 @@ static void check_rows(void)
 	}
 }
 
+/* tests/data/perf/<name> parsed into pp, its rows checked. */
+static void parse_fixture(const char *name)
+{
+	char *text = fixture(name);
+
+	perfprof_parse(pp, text);
+	free(text);
+	check_rows();
+}
+
 /* The share sent for name, or -1 when it was not sent. */
 static double pct_of(enum perfprof_kind k, const char *name)
 {
@@ -78,7 +82,6 @@ static void test_perfprof__children_with_chains_gives_lkp_rows(void **state)
 {
 	(void)state;
 	parse_fixture("children-callchains.txt");
-	check_rows();
 	assert_true(pp->nr[PERFPROF_CALLTRACE] > 20);
 	assert_string_equal(pp->rows[PERFPROF_SELF][0].name, "self.cycles-pp.read_zero");
 	assert_pct(PERFPROF_SELF, "self.cycles-pp.read_zero", 23.68);
@@ -106,7 +109,6 @@ static void test_perfprof__malloc1_names_the_kernel_paths(void **state)
 {
 	(void)state;
 	parse_fixture("malloc1-agent.txt");
-	check_rows();
 	assert_pct(PERFPROF_SELF, "self.cycles-pp.clear_page_erms", 4.73);
 	assert_pct(PERFPROF_CHILDREN, "children.cycles-pp.__x64_sys_munmap", 15.53);
 	/* a long chain keeps the callers that fit the name, whole; the
@@ -122,7 +124,6 @@ static void test_perfprof__self_table_has_no_children_or_chains(void **state)
 {
 	(void)state;
 	parse_fixture("self.txt");
-	check_rows();
 	assert_int_equal(pp->nr[PERFPROF_CHILDREN], 0);
 	assert_int_equal(pp->nr[PERFPROF_CALLTRACE], 0);
 	assert_pct(PERFPROF_SELF, "self.cycles-pp.read_zero", 23.68);
@@ -134,7 +135,6 @@ static void test_perfprof__default_fields_ipc_columns_are_not_the_symbol(void **
 {
 	(void)state;
 	parse_fixture("children-ipc.txt");
-	check_rows();
 	assert_pct(PERFPROF_SELF, "self.cycles-pp.main", 13.45);
 	assert_pct(PERFPROF_CHILDREN, "children.cycles-pp.main", 13.74);
 	/* cmp_double of two programs: one name, the shares summed */
@@ -146,7 +146,6 @@ static void test_perfprof__self_chains_are_calltraces(void **state)
 {
 	(void)state;
 	parse_fixture("self-callchains.txt");
-	check_rows();
 	assert_int_equal(pp->nr[PERFPROF_CHILDREN], 0);
 	assert_pct(PERFPROF_CALLTRACE,
 		   "calltrace.cycles-pp.read_zero.vfs_read.ksys_read.do_syscall_64.entry_SYSCALL_64_after_hwframe.read",
@@ -159,7 +158,6 @@ static void test_perfprof__hostile_output_is_bounded_and_mapped(void **state)
 
 	(void)state;
 	parse_fixture("hostile.txt");
-	check_rows();
 	memset(x96, 'x', PERFPROF_MAX_SYMBOL);
 	/* an overlong symbol is cut; its chain has no room for a caller */
 	name = xstrfmt("self.cycles-pp.%s", x96);
@@ -291,20 +289,6 @@ static void test_resultproto__takes_the_rows_the_agent_sends(void **state)
 	result_release(&r);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	pp = xcalloc(1, sizeof(*pp));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	free(pp);
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,5 +305,5 @@ int main(void)
 		cmocka_unit_test(test_monitor__perf_profile_is_not_in_the_default_set),
 		cmocka_unit_test(test_resultproto__takes_the_rows_the_agent_sends),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,10 +73,19 @@ static struct seen *parse(const char *source, void (*fn)(const char *, procmon_e
 	return s;
 }
 
+/* tests/data/monitors/file parsed by fn as source's. */
+static struct seen *parse_fixture(const char *source, void (*fn)(const char *, procmon_emit, void *), const char *file)
+{
+	char *text = fixture(file);
+	struct seen *s = parse(source, fn, text);
+
+	free(text);
+	return s;
+}
+
 static void test_procmon__interrupts_per_cpu_and_summed_with_lkp_names(void **state)
 {
-	char *text = fixture("interrupts");
-	struct seen *s = parse("interrupts", procmon_interrupts, text);
+	struct seen *s = parse_fixture("interrupts", procmon_interrupts, "interrupts");
 
 	(void)state;
 	assert_int_equal(value_of(s, "CPU0.RES:Rescheduling_interrupts"), 709698);
@@ -90,33 +99,28 @@ static void test_procmon__interrupts_per_cpu_and_summed_with_lkp_names(void **st
 	assert_int_equal(value_of(s, "ERR"), 0);
 	assert_false(sent(s, "CPU0.ERR"));
 	free(s);
-	free(text);
 }
 
 static void test_procmon__softirqs_per_cpu_and_summed(void **state)
 {
-	char *text = fixture("softirqs");
-	struct seen *s = parse("softirqs", procmon_softirqs, text);
+	struct seen *s = parse_fixture("softirqs", procmon_softirqs, "softirqs");
 
 	(void)state;
 	assert_int_equal(value_of(s, "CPU1.BLOCK"), 1772187);
 	assert_int_equal(value_of(s, "RCU"), 1178245 + 1343166);
 	assert_int_equal(s->n, 10 * 3);
 	free(s);
-	free(text);
 }
 
 static void test_procmon__node_meminfo_as_node_dot_field(void **state)
 {
-	char *text = fixture("node0-meminfo");
-	struct seen *s = parse("numa-meminfo", procmon_node_meminfo, text);
+	struct seen *s = parse_fixture("numa-meminfo", procmon_node_meminfo, "node0-meminfo");
 
 	(void)state;
 	assert_int_equal(value_of(s, "node0.MemTotal"), 13068492);
 	assert_int_equal(value_of(s, "node0.AnonHugePages"), 0);
 	assert_int_equal(s->n, 36);
 	free(s);
-	free(text);
 }
 
 /* node vmstat has no node number in it: the caller names the node */
@@ -127,15 +131,13 @@ static void node3_vmstat(const char *text, procmon_emit emit, void *ctx)
 
 static void test_procmon__node_vmstat_as_node_dot_field(void **state)
 {
-	char *text = fixture("node0-vmstat");
-	struct seen *s = parse("numa-vmstat", node3_vmstat, text);
+	struct seen *s = parse_fixture("numa-vmstat", node3_vmstat, "node0-vmstat");
 
 	(void)state;
 	assert_int_equal(value_of(s, "node3.nr_free_pages"), 1502730);
 	assert_int_equal(value_of(s, "node3.numa_hit"), 432204758);
 	assert_int_equal(s->n, 68);
 	free(s);
-	free(text);
 	/* lines that are not quite */
 	s = parse("numa-vmstat", node3_vmstat,
 		  "nr_ok 12\nnr_neg -1\nbad$ 3\nnr_novalue\nnr_novalue2 \nnr_big 99999999999999999999999\n"

@@ -156,6 +156,21 @@ static char *wt_show(const char *name, const char *hex, const char *path)
 	return s;
 }
 
+/* worktree_revert of the user's culprit on top of bad (tags), in klab's
+ * new worktree name, returns want; rr holds what it did. */
+static void revert_in(const char *name, const char *culprit, const char *bad, int want, struct revert_result *rr)
+{
+	struct gitrepo *repo;
+	struct worktree *wt = open_wt(&repo, name);
+	char *c = rev(culprit), *b = rev(bad);
+
+	assert_int_equal(worktree_revert(wt, c, b, rr), want);
+	free(c);
+	free(b);
+	worktree_free(wt);
+	gitrepo_free(repo);
+}
+
 static void test_revert__clean_revert_undoes_the_culprit_on_top_of_bad(void **state)
 {
 	struct gitrepo *repo;
@@ -206,13 +221,10 @@ static void test_revert__clean_revert_undoes_the_culprit_on_top_of_bad(void **st
 
 static void test_revert__conflict_names_the_paths_and_makes_nothing(void **state)
 {
-	struct gitrepo *repo;
-	struct worktree *wt = open_wt(&repo, "wt-conflict");
 	struct revert_result rr;
-	char *c2 = rev("c2"), *c4 = rev("c4");
 
 	(void)state;
-	assert_int_equal(worktree_revert(wt, c2, c4, &rr), 1);
+	revert_in("wt-conflict", "c2", "c4", 1, &rr);
 	assert_false(rr.applies);
 	assert_string_equal(rr.hex, "");
 	assert_int_equal(rr.nr_conflicts, 1);
@@ -220,42 +232,29 @@ static void test_revert__conflict_names_the_paths_and_makes_nothing(void **state
 	assert_string_equal(rr.paths[0], "a");
 	assert_string_equal(rr.reason, "conflicts in 1 file: a");
 	revert_result_release(&rr);
-	free(c2);
-	free(c4);
-	worktree_free(wt);
-	gitrepo_free(repo);
 }
 
 static void test_revert__many_conflicts_are_counted_and_ten_named(void **state)
 {
-	struct gitrepo *repo;
-	struct worktree *wt = open_wt(&repo, "wt-many");
 	struct revert_result rr;
-	char *many = rev("many"), *again = rev("again");
 
 	(void)state;
-	assert_int_equal(worktree_revert(wt, many, again, &rr), 1);
+	revert_in("wt-many", "many", "again", 1, &rr);
 	assert_int_equal(rr.nr_conflicts, 12);
 	assert_int_equal(rr.nr_paths, REVERT_MAX_CONFLICTS);
 	assert_string_equal(rr.paths[0], "f01");
 	assert_string_equal(rr.reason, "conflicts in 12 files: f01, f02, f03, f04, f05, f06, f07, f08, f09, f10 "
 				       "and 2 more");
 	revert_result_release(&rr);
-	free(many);
-	free(again);
-	worktree_free(wt);
-	gitrepo_free(repo);
 }
 
 static void test_revert__merge_is_reverted_against_its_first_parent(void **state)
 {
-	struct gitrepo *repo;
-	struct worktree *wt = open_wt(&repo, "wt-merge");
 	struct revert_result rr;
-	char *m = rev("M"), *a, *mfile;
+	char *a, *mfile;
 
 	(void)state;
-	assert_int_equal(worktree_revert(wt, m, m, &rr), 0);
+	revert_in("wt-merge", "M", "M", 0, &rr);
 	/* the side branch's file goes, the first parent's line stays */
 	mfile = wt_show("wt-merge", rr.hex, "m");
 	a = wt_show("wt-merge", rr.hex, "a");
@@ -264,9 +263,6 @@ static void test_revert__merge_is_reverted_against_its_first_parent(void **state
 	revert_result_release(&rr);
 	free(a);
 	free(mfile);
-	free(m);
-	worktree_free(wt);
-	gitrepo_free(repo);
 }
 
 static void test_revert__user_repository_gains_no_objects_or_refs(void **state)
@@ -446,61 +442,86 @@ static void test_revert__check_turned_off_stores_nothing(void **state)
 static const double good[] = { 12400, 12350, 12450, 12380, 12420 };
 static const double bad[] = { 9000, 9050, 8950, 9020, 8980 };
 
-static enum revert_outcome decide(const double *rev, size_t n, int *more)
+/* revert_decide on the reverted kernel's runs rev[0..n), held to good and
+ * bad, comes out want, asking for more runs or not. */
+static void assert_decides(const double *rev, size_t n, enum revert_outcome want, int more)
 {
 	struct verdict_policy pol;
 	struct verdict v;
 	enum revert_outcome o;
-	int rc;
 
 	verdict_policy_init(&pol);
-	rc = revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, n, 1);
-	assert_true(rc >= 0);
-	*more = rc;
-	return o;
+	assert_int_equal(revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, n, 1), more);
+	assert_int_equal(o, want);
 }
 
 static void test_revert__like_good_restores_good(void **state)
 {
 	static const double rev[] = { 12345, 12400, 12300, 12420, 12380 };
-	int more;
 
 	(void)state;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_RESTORES_GOOD);
-	assert_int_equal(more, 0);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_RESTORES_GOOD, 0);
 }
 
 static void test_revert__like_bad_does_not_restore(void **state)
 {
 	static const double rev[] = { 9010, 8990, 9040, 8970, 9000 };
-	int more;
 
 	(void)state;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NO_RESTORE);
-	assert_int_equal(more, 0);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NO_RESTORE, 0);
 }
 
 static void test_revert__half_way_does_not_restore_at_the_cap(void **state)
 {
 	double rev[12];
-	int more;
 
 	(void)state;
 	/* two regressions in the range: the revert of one gives half back */
 	for (size_t i = 0; i < ARRAY_SIZE(rev); i++)
 		rev[i] = 10700 + (i % 3) * 20.0;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NO_RESTORE);
-	assert_int_equal(more, 0);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NO_RESTORE, 0);
+}
+
+/* One of two changes reverted alone lands between the ends: clearly
+ * apart from good by a real part of the gap, which 5 runs show, so it
+ * does not restore without waiting for the cap; 3 runs are not enough. */
+static void test_revert__half_way_does_not_restore_from_five_runs(void **state)
+{
+	static const double rev[] = { 10700, 10720, 10740, 10710, 10730 };
+	struct verdict_policy pol;
+	struct verdict v;
+	enum revert_outcome o;
+
+	(void)state;
+	assert_decides(rev, 3, REVERT_NONE, 1);
+	verdict_policy_init(&pol);
+	assert_int_equal(revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, 5, 1), 0);
+	assert_int_equal(o, REVERT_NO_RESTORE);
+	assert_string_equal(v.rule, "apart-from-good");
+	assert_non_null(strstr(v.text, "of the way to bad"));
+}
+
+/* Most of the way back (a tenth of the gap short of good): not decided
+ * early as "does not restore", whatever the standard errors say. */
+static void test_revert__nearly_good_is_not_decided_early(void **state)
+{
+	static const double rev[] = { 12050, 12060, 12070, 12040, 12055 };
+	struct verdict_policy pol;
+	struct verdict v;
+	enum revert_outcome o;
+
+	(void)state;
+	verdict_policy_init(&pol);
+	assert_true(revert_decide(&v, &o, &pol, good, ARRAY_SIZE(good), bad, ARRAY_SIZE(bad), rev, 5, 1) >= 0);
+	assert_int_not_equal(o, REVERT_NO_RESTORE);
 }
 
 static void test_revert__too_few_runs_ask_for_more(void **state)
 {
 	static const double rev[] = { 12345, 12400 };
-	int more;
 
 	(void)state;
-	assert_int_equal(decide(rev, ARRAY_SIZE(rev), &more), REVERT_NONE);
-	assert_int_equal(more, 1);
+	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NONE, 1);
 }
 
 static void test_revert__outcome_names_round_trip(void **state)
@@ -519,26 +540,43 @@ static void test_revert__outcome_names_round_trip(void **state)
 	assert_string_equal(revert_outcome_text(REVERT_NO_BUILD), "reverted kernel does not build");
 }
 
+/* revert_check_line of rc says want. */
+static void assert_check_line(const struct revert_check *rc, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	revert_check_line(&sb, rc);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
 static void test_revert__summary_line_says_outcome_and_numbers(void **state)
 {
+	/* a revert that was not measured: its detail, first line only */
+	static const struct {
+		enum revert_outcome outcome;
+		char *detail;	/* as struct revert_check holds it */
+		const char *line;
+	} unmeasured[] = {
+		{ REVERT_NO_APPLY, "conflicts in 2 files: mm/mmap.c, mm/vma.c",
+		  "revert check: revert does not apply (conflicts in 2 files: mm/mmap.c, mm/vma.c)" },
+		{ REVERT_NO_BUILD, "build failed: mm/mmap.c:12: error: x\nmore",
+		  "revert check: reverted kernel does not build (build failed: mm/mmap.c:12: error: x)" },
+	};
 	struct revert_check rc = { 0 };
-	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
 	revert_restored(&rc, "", 12345, 0.6, 12400, 9000, NULL);
-	revert_check_line(&sb, &rc);
-	assert_string_equal(sb.buf, "revert check: revert restores good (12345 ±1% vs good 12400, bad 9000; 5 runs)");
-	strbuf_reset(&sb);
-	rc.outcome = REVERT_NO_APPLY;
-	rc.detail = "conflicts in 2 files: mm/mmap.c, mm/vma.c";
-	revert_check_line(&sb, &rc);
-	assert_string_equal(sb.buf, "revert check: revert does not apply (conflicts in 2 files: mm/mmap.c, mm/vma.c)");
-	strbuf_reset(&sb);
-	rc.outcome = REVERT_NO_BUILD;
-	rc.detail = "build failed: mm/mmap.c:12: error: x\nmore";
-	revert_check_line(&sb, &rc);
-	assert_string_equal(sb.buf, "revert check: reverted kernel does not build (build failed: mm/mmap.c:12: error: x)");
-	strbuf_release(&sb);
+	assert_check_line(&rc, "revert check: revert restores good (12345 ±1% vs good 12400, bad 9000; 5 runs)");
+	rc.outcome = REVERT_NO_RESTORE;
+	rc.median = 10700;
+	assert_check_line(&rc, "revert check: revert does not restore (10700 ±1% vs good 12400, bad 9000; 5 runs; "
+			       "it recovers 50% of the gap)");
+	for (size_t i = 0; i < ARRAY_SIZE(unmeasured); i++) {
+		rc.outcome = unmeasured[i].outcome;
+		rc.detail = unmeasured[i].detail;
+		assert_check_line(&rc, unmeasured[i].line);
+	}
 }
 
 int main(void)
@@ -555,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_revert__like_good_restores_good),
 		cmocka_unit_test(test_revert__like_bad_does_not_restore),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_at_the_cap),
+		cmocka_unit_test(test_revert__half_way_does_not_restore_from_five_runs),
+		cmocka_unit_test(test_revert__nearly_good_is_not_decided_early),
 		cmocka_unit_test(test_revert__too_few_runs_ask_for_more),
 		cmocka_unit_test(test_revert__outcome_names_round_trip),
 		cmocka_unit_test(test_revert__summary_line_says_outcome_and_numbers),

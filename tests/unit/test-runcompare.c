@@ -222,10 +222,11 @@ static void test_runsets__stored_sets_compare_with_the_kpi_first(void **state)
 	assert_int_equal(c.pairs[0].nr_stats, 4);
 
 	runcmp_format(&sb, &c, 0);
-	assert_non_null(strstr(sb.buf, "KPI will-it-scale.per_process_ops (higher is better), accelerator tcg:"));
-	assert_non_null(strstr(sb.buf, "  A  run set 1: demo-good (111111111111), will-it-scale malloc1, 3 runs"));
-	assert_non_null(strstr(sb.buf, "B against A: will-it-scale.per_process_ops 120010"));
-	assert_non_null(strstr(sb.buf, "what changed:\n  vmstat     vmstat.thp_fault_alloc 3 -> 1181"));
+	assert_contains_all(sb.buf,
+			    "KPI will-it-scale.per_process_ops (higher is better), accelerator tcg:",
+			    "  A  run set 1: demo-good (111111111111), will-it-scale malloc1, 3 runs",
+			    "B against A: will-it-scale.per_process_ops 120010",
+			    "what changed:\n  vmstat     vmstat.thp_fault_alloc 3 -> 1181");
 	/* LKP's table: the KPI is its first row */
 	{
 		const char *head = strstr(sb.buf, "%stddev  %change");
@@ -233,10 +234,11 @@ static void test_runsets__stored_sets_compare_with_the_kpi_first(void **state)
 		assert_true(strstr(head, "will-it-scale.per_process_ops") < strstr(head, "vmstat.thp_fault_alloc"));
 	}
 	runcmp_json(&js, &c);
-	assert_non_null(strstr(js.buf, "\"kpi\":\"will-it-scale.per_process_ops\""));
-	assert_non_null(strstr(js.buf, "\"label\":\"demo-good\",\"run_set\":1,"));
-	assert_non_null(strstr(js.buf, "\"kpi_changed\":true,\"kpi\":{\"name\":\"will-it-scale.per_process_ops\""));
-	assert_non_null(strstr(js.buf, "\"kpi_values\":[120000,120010,120020]"));
+	assert_contains_all(js.buf,
+			    "\"kpi\":\"will-it-scale.per_process_ops\"",
+			    "\"label\":\"demo-good\",\"run_set\":1,",
+			    "\"kpi_changed\":true,\"kpi\":{\"name\":\"will-it-scale.per_process_ops\"",
+			    "\"kpi_values\":[120000,120010,120020]");
 	strbuf_release(&sb);
 	strbuf_release(&js);
 	runcmp_release(&c);
@@ -272,6 +274,24 @@ static void test_runsets__other_accelerators_and_missing_sets_are_refused(void *
 
 /* ---- hostile names and values ------------------------------------------------ */
 
+/* A hand-made set's KPI values, v[0..n). */
+static void set_kpi(struct runcmp_set *s, const double *v, size_t n)
+{
+	s->kpi = xmalloc(n * sizeof(*v));
+	memcpy(s->kpi, v, n * sizeof(*v));
+	s->nr_kpi = n;
+}
+
+/* A hand-made set's values of the counter name, v[0..n). */
+static void add_vals(struct runcmp_set *s, const char *name, const double *v, size_t n)
+{
+	s->vals = xrealloc(s->vals, (s->nr_vals + 1) * sizeof(*s->vals));
+	s->vals[s->nr_vals].name = xstrdup(name);
+	s->vals[s->nr_vals].v = xmalloc(n * sizeof(*v));
+	memcpy(s->vals[s->nr_vals].v, v, n * sizeof(*v));
+	s->vals[s->nr_vals++].n = n;
+}
+
 static void test_json__hostile_names_and_values_are_escaped(void **state)
 {
 	static const char evil[] = "vmstat.x\"}],\\\033[31m\n\xe2\x80\xa8\xff";
@@ -289,23 +309,17 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 		s->info.id = k + 1;
 		s->info.accel = xstrdup("tcg");
 		s->info.suite = xstrdup("will-it-scale\n");
-		s->kpi = xmalloc(sizeof(ka));
-		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
-		s->nr_kpi = 3;
-		s->vals = xcalloc(1, sizeof(*s->vals));
-		s->vals[0].name = xstrdup(evil);
-		s->vals[0].v = xmalloc(sizeof(a));
-		memcpy(s->vals[0].v, k ? b : a, sizeof(a));
-		s->vals[0].n = 3;
-		s->nr_vals = 1;
+		set_kpi(s, k ? kb : ka, 3);
+		add_vals(s, evil, k ? b : a, 3);
 	}
 	runcmp_compute(&c);
 	assert_int_equal(c.pairs[0].nr_rows, 1);
 	runcmp_json(&sb, &c);
-	assert_non_null(strstr(sb.buf, "\"name\":\"vmstat.x\\\"}],\\\\\\u001b[31m\\n\\u2028\\ufffd\""));
-	assert_non_null(strstr(sb.buf, "\"label\":\"thp.enabled=\\\"never\\\"\\u001b]0;x\\u0007\""));
-	assert_non_null(strstr(sb.buf, "\"kpi_values\":[null,2,3]"));
-	assert_non_null(strstr(sb.buf, "[null,5,6]"));
+	assert_contains_all(sb.buf,
+			    "\"name\":\"vmstat.x\\\"}],\\\\\\u001b[31m\\n\\u2028\\ufffd\"",
+			    "\"label\":\"thp.enabled=\\\"never\\\"\\u001b]0;x\\u0007\"",
+			    "\"kpi_values\":[null,2,3]",
+			    "[null,5,6]");
 	for (size_t i = 0; i + 1 < sb.len; i++)
 		assert_false((unsigned char)sb.buf[i] < 0x20);
 	assert_int_equal(sb.buf[sb.len - 1], '\n');
@@ -317,24 +331,13 @@ static void test_json__hostile_names_and_values_are_escaped(void **state)
 	strbuf_reset(&sb);
 	/* nor the page markup of its own */
 	runcmp_html(&sb, &c);
-	assert_non_null(strstr(sb.buf, "<pre class=\"compare\">"));
-	assert_non_null(strstr(sb.buf, "vmstat.x&quot;}],\\?[31m"));
-	assert_null(strstr(sb.buf, "x\"}]"));
-	assert_null(strchr(sb.buf, '\033'));
+	assert_contains_all(sb.buf, "<pre class=\"compare\">", "vmstat.x&quot;}],\\?[31m");
+	assert_contains_none(sb.buf, "x\"}]", "\033");
 	strbuf_release(&sb);
 	runcmp_release(&c);
 }
 
 /* ---- profile rows and headings ---------------------------------------------- */
-
-static void add_vals(struct runcmp_set *s, const char *name, const double *v, size_t n)
-{
-	s->vals = xrealloc(s->vals, (s->nr_vals + 1) * sizeof(*s->vals));
-	s->vals[s->nr_vals].name = xstrdup(name);
-	s->vals[s->nr_vals].v = xmalloc(n * sizeof(*v));
-	memcpy(s->vals[s->nr_vals].v, v, n * sizeof(*v));
-	s->vals[s->nr_vals++].n = n;
-}
 
 /* The agent drops shares under 0.5%: a symbol that appears in the culprit
  * has no row in the parent, and must be compared from 0, not dropped. */
@@ -355,9 +358,7 @@ static void test_profile__a_row_one_side_lacks_counts_as_zero(void **state)
 	for (int k = 0; k < 2; k++) {
 		struct runcmp_set *s = runcmp_add_set(&c, k ? "culprit" : "parent");
 
-		s->kpi = xmalloc(sizeof(ka));
-		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
-		s->nr_kpi = 2;
+		set_kpi(s, k ? kb : ka, 2);
 		/* sorted by name, as the database gives them */
 		add_vals(s, "perf-profile.self.cycles-pp.clear_page_erms", k ? cp_b : cp_a, 2);
 		if (k)
@@ -377,13 +378,14 @@ static void test_profile__a_row_one_side_lacks_counts_as_zero(void **state)
 	assert_null(row_named(&c.pairs[0], "perf-profile.self.cycles-pp.clear_huge_page"));
 	runcmp_format_pair(&sb, &c, 0, 25);
 	printf("%s", sb.buf);
-	assert_non_null(strstr(sb.buf, "culprit against parent: will-it-scale.per_process_ops 165500"));
-	/* the profile's largest change in points leads its section */
-	assert_non_null(strstr(sb.buf, "first\n          13.5 ±  3%     +76.9           90.4         "
-				       "perf-profile.self.cycles-pp.clear_page_erms\n"));
-	assert_non_null(strstr(sb.buf, "what changed:\n  profile    perf-profile.self.cycles-pp.clear_page_erms "
-				       "13.5 -> 90.4 (+76.9 points)\n"));
-	assert_non_null(strstr(sb.buf, "      parent %stddev  %change       culprit %stddev name\n"));
+	assert_contains_all(sb.buf,
+			    "culprit against parent: will-it-scale.per_process_ops 165500",
+			    /* the profile's largest change in points leads its section */
+			    "first\n          13.5 ±  3%     +76.9           90.4         "
+			    "perf-profile.self.cycles-pp.clear_page_erms\n",
+			    "what changed:\n  profile    perf-profile.self.cycles-pp.clear_page_erms "
+			    "13.5 -> 90.4 (+76.9 points)\n",
+			    "      parent %stddev  %change       culprit %stddev name\n");
 	strbuf_release(&sb);
 	runcmp_release(&c);
 }
@@ -405,9 +407,7 @@ static void test_format__headings_carry_the_whole_variant_name(void **state)
 		struct runcmp_set *s = runcmp_add_set(&c, labels[k]);
 
 		s->info.id = k + 1;
-		s->kpi = xmalloc(sizeof(ka));
-		memcpy(s->kpi, k ? kb : ka, sizeof(ka));
-		s->nr_kpi = 2;
+		set_kpi(s, k ? kb : ka, 2);
 	}
 	runcmp_compute(&c);
 	runcmp_format(&sb, &c, 0);

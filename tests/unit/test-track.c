@@ -15,6 +15,7 @@
 #include "notify.h"
 #include "track.h"
 #include "util/util.h"
+#include "helpers.h"
 
 /* ---- names and targets --------------------------------------------------- */
 
@@ -245,20 +246,18 @@ static void test_track__regression_notice(void **state)
 	f.jobs = &job;
 	f.nr_jobs = 1;
 	notify_compose_track(&f, &m);
-	assert_non_null(strstr(m.subject, "[klab] track mainline: will-it-scale.per_process_ops -97.2% regression at 0123456789ab"));
-	assert_null(strchr(m.subject, '\n'));
-	assert_null(strchr(m.subject, '\r'));
-	assert_non_null(strstr(m.text, "Bisection 7 (queue job 9) between 89abcdef0123 (good) and 0123456789ab (bad)"));
-	assert_non_null(strstr(m.json, "\"event\": \"track\""));
-	assert_non_null(strstr(m.json, "\"bisection\": 7"));
+	assert_contains(m.subject, "[klab] track mainline: will-it-scale.per_process_ops -97.2% regression at 0123456789ab");
+	assert_contains_none(m.subject, "\n", "\r");
+	assert_contains(m.text, "Bisection 7 (queue job 9) between 89abcdef0123 (good) and 0123456789ab (bad)");
+	assert_contains_all(m.json, "\"event\": \"track\"", "\"bisection\": 7");
 	notify_message_release(&m);
 
 	f.status = "build-failed";
 	f.bisection_id = 0;
 	job.change = "not measured";
 	notify_compose_track(&f, &m);
-	assert_non_null(strstr(m.subject, ": does not build"));
-	assert_null(strstr(m.text, "Bisection"));
+	assert_contains(m.subject, ": does not build");
+	assert_contains_none(m.text, "Bisection");
 	notify_message_release(&m);
 }
 

@@ -1,0 +1,20 @@
+/* generated from 012-half-revert.sql by db/embed-sql.sh: do not edit */
+const char klab_migration_12_sql[] =
+	"-- Migration 12: the revert check of each culprit of two changes (issue\n"
+	"-- 17).  After a split bisection, klab reverts each half's confirmed\n"
+	"-- culprit alone on the range's bad end and measures it against the\n"
+	"-- range's ends: with two changes neither revert alone should restore\n"
+	"-- good, and klab says so.  The result is stored with the half, in the\n"
+	"-- columns migration 7 gave the bisection for a single culprit; the runs\n"
+	"-- are boots of a 'revert' step of that half.\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_outcome TEXT\n"
+	"	CHECK (revert_outcome IN ('restores-good', 'does-not-restore', 'does-not-apply', 'does-not-build',\n"
+	"	                          'not-measured'));\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_commit TEXT;\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_runs INTEGER;\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_median REAL;\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_cv REAL;\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_good_median REAL;\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_bad_median REAL;\n"
+	"ALTER TABLE bisection_culprits ADD COLUMN revert_detail TEXT;\n"
+;
