@@ -176,9 +176,7 @@ static void command_round_release(struct bisect_run *r, int n)
 			close(cs->wt_fd[i]);
 		free(cs->wt_dir[i]);
 	}
-	free(cs->wt_dir);
-	free(cs->wt_fd);
-	free(cs);
+	FREE_MANY(cs->wt_dir, cs->wt_fd, cs);
 	r->tester_data = NULL;
 }
 

@@ -122,10 +122,7 @@ static void walk_alloc(struct walk *w, size_t n)
 
 static void walk_release(struct walk *w)
 {
-	free(w->interesting);
-	free(w->weight);
-	free(w->counted);
-	free(w->stack);
+	FREE_MANY(w->interesting, w->weight, w->counted, w->stack);
 }
 
 static int nparents(const struct walk *w, const struct bisect_commit *c)

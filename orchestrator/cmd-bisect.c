@@ -309,11 +309,7 @@ static void start_args_release(struct start_args *a)
 	recipe_opts_release(&a->ro);
 	kbuild_recipe_release(&a->recipe);
 	strbuf_release(&a->recipe_text);
-	free(a->good_args);
-	free(a->path_args);
-	free(a->cmd_path);
-	free(a->job_text);
-	free(a->job_abs);
+	FREE_MANY(a->good_args, a->path_args, a->cmd_path, a->job_text, a->job_abs);
 	if (a->job_parsed)
 		job_release(&a->job);
 }

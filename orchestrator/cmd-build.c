@@ -170,16 +170,9 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 		case 'q':
 			quiet = 1;
 			break;
-		case 'h':
-			print_usage(build_usage, 0);
-			ret = EXIT_OK;
-			goto out;
-		RECIPE_OPT_CASES:
-			recipe_opts_add(&ro, c, optarg);
-			break;
 		default:
-			fprintf(stderr, "see 'klab build --help'\n");
-			ret = EXIT_USAGE;
+			if (shared_option(c, optarg, &ro, NULL, build_usage, "build", &ret))
+				continue;
 			goto out;
 		}
 	}

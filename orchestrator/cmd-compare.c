@@ -233,18 +233,9 @@ static int compare_parse(int argc, char **argv, struct compare_args *a, int *cod
 		case OPT_HTML:
 			a->html = optarg;
 			break;
-		RECIPE_OPT_CASES:
-			recipe_opts_add(&a->ro, c, optarg);
-			break;
-		case 'h':
-			print_usage(compare_usage, 0);
-			*code = EXIT_OK;
-			return 1;
 		default:
-			if (guest_opt_parse(&a->geo, c, optarg) == 1)
+			if (shared_option(c, optarg, &a->ro, &a->geo, compare_usage, "compare", code))
 				continue;
-			if (c == '?')
-				fprintf(stderr, "see 'klab compare --help'\n");
 			return 1;
 		}
 	}

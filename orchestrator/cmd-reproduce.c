@@ -468,14 +468,9 @@ static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int 
 			}
 			a->queue_job = (int64_t)v;
 			break;
-		case 'h':
-			print_usage(reproduce_usage, 0);
-			*ret = EXIT_OK;
-			return 1;
 		default:
-			if (guest_opt_parse(&a->geo, c, optarg) == 1)
+			if (shared_option(c, optarg, NULL, &a->geo, reproduce_usage, "reproduce", ret))
 				continue;
-			fprintf(stderr, "see 'klab reproduce --help'\n");
 			return 1;
 		}
 	}

@@ -324,20 +324,9 @@ static int run_parse(int argc, char **argv, struct run_args *a, int *code)
 		case OPT_KPI:
 			a->kpi = optarg;
 			break;
-		RECIPE_OPT_CASES:
-			recipe_opts_add(&a->ro, c, optarg);
-			break;
-		case 'h':
-			print_usage(run_usage, 0);
-			*code = EXIT_OK;
-			return 1;
 		default:
-			switch (guest_opt_parse(geo, c, optarg)) {
-			case 1:
+			if (shared_option(c, optarg, &a->ro, geo, run_usage, "run", code))
 				continue;
-			case 0:
-				fprintf(stderr, "see 'klab run --help'\n");
-			}
 			return 1;
 		}
 	}

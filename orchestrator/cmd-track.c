@@ -690,9 +690,7 @@ static void job_outcome_release(struct job_outcome *o)
 {
 	if (o->parsed)
 		job_release(&o->job);
-	free(o->recipe_text);
-	free(o->prev);
-	free(o->cur);
+	FREE_MANY(o->recipe_text, o->prev, o->cur);
 	memset(o, 0, sizeof(*o));
 }
 

@@ -39,23 +39,16 @@ int db_queue_add(sqlite3 *db, enum queue_kind kind, char *const *args, size_t nr
 		 const char *submitted_by, int64_t *id)
 {
 	struct strbuf blob = STRBUF_INIT;
-	sqlite3_stmt *st;
 	int rc;
 
 	for (size_t i = 0; i < nr; i++)
 		strbuf_add(&blob, args[i], strlen(args[i]) + 1);
-	if (prepare(db, &st, "INSERT INTO queue_jobs (kind, args, bisection_id, submitted_by, created_at) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5)") < 0) {
-		strbuf_release(&blob);
-		return -1;
-	}
-	sqlite3_bind_text(st, 1, queue_kind_to_string(kind), -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, blob.buf, (int)blob.len, SQLITE_TRANSIENT);
-	if (bisection_id)
-		sqlite3_bind_int64(st, 3, bisection_id);
-	sqlite3_bind_text(st, 4, submitted_by, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, now_s());
-	rc = step_done(db, st, "cannot queue the job");
+	rc = step_done(db, stmt(db, "INSERT INTO queue_jobs (kind, args, bisection_id, submitted_by, created_at) "
+			       "VALUES (?1, ?2, ?3, ?4, ?5)",
+			       ARGS(arg_text(queue_kind_to_string(kind)), arg_blob(blob.buf, blob.len),
+				    bisection_id ? arg_int(bisection_id) : arg_null(), arg_text(submitted_by),
+				    arg_int(now_s()))),
+		       "cannot queue the job");
 	strbuf_release(&blob);
 	if (rc == 0)
 		*id = sqlite3_last_insert_rowid(db);
@@ -82,16 +75,9 @@ static void queue_job_read(sqlite3_stmt *st, void *arg)
 		j->args[j->nr_args] = NULL;
 		off += (int)n + 1;
 	}
-	j->state = col_strdup(st, 3);
-	j->bisection_id = sqlite3_column_int64(st, 4);
-	j->worker = col_strdup(st, 5);
-	j->lease_until = sqlite3_column_int64(st, 6);
-	j->attempts = sqlite3_column_int(st, 7);
-	j->message = col_strdup(st, 8);
-	j->submitted_by = col_strdup(st, 9);
-	j->created_at = sqlite3_column_int64(st, 10);
-	j->started_at = sqlite3_column_int64(st, 11);
-	j->finished_at = sqlite3_column_int64(st, 12);
+	READ_COLS(st, 3, COL(&j->state), COL(&j->bisection_id), COL(&j->worker), COL(&j->lease_until),
+		  COL(&j->attempts), COL(&j->message), COL(&j->submitted_by), COL(&j->created_at),
+		  COL(&j->started_at), COL(&j->finished_at));
 	/* a name the table lacks (a newer klab's): a kind this klab's worker
 	 * does not run, a state that has ended */
 	j->kind_id = (enum queue_kind)queue_kind_from_string(j->kind);
@@ -105,39 +91,31 @@ static void queue_job_read(sqlite3_stmt *st, void *arg)
 void queue_job_release(struct queue_job *j)
 {
 	strings_free(j->args, j->nr_args);
-	free(j->kind);
-	free(j->state);
-	free(j->worker);
-	free(j->message);
-	free(j->submitted_by);
+	FREE_MANY(j->kind, j->state, j->worker, j->message, j->submitted_by);
 	memset(j, 0, sizeof(*j));
 }
 
 int db_queue_load(sqlite3 *db, int64_t id, struct queue_job *j)
 {
-	sqlite3_stmt *st;
-	int rc;
+	int rc = step_row(db, stmt(db, "SELECT " QUEUE_COLUMNS " FROM queue_jobs WHERE id = ?1", ARGS(arg_int(id))),
+			  queue_job_read, j, "cannot read the queue");
 
-	if (prepare(db, &st, "SELECT " QUEUE_COLUMNS " FROM queue_jobs WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = step_row(db, st, queue_job_read, j, "cannot read the queue");
 	if (rc == 0)
 		return error("no queued job %lld (see 'klab status')", (long long)id);
 	return rc < 0 ? -1 : 0;
 }
 
+static void queue_job_drop(void *j)
+{
+	queue_job_release(j);
+}
+
 int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr)
 {
-	sqlite3_stmt *st;
 	void *rows;
-	int rc;
+	int rc = step_rows(db, stmt(db, "SELECT " QUEUE_COLUMNS " FROM queue_jobs ORDER BY id", NULL), queue_job_read,
+			   queue_job_drop, sizeof(**jobs), &rows, nr, "cannot read the queue");
 
-	*jobs = NULL;
-	*nr = 0;
-	if (prepare(db, &st, "SELECT " QUEUE_COLUMNS " FROM queue_jobs ORDER BY id") < 0)
-		return -1;
-	rc = step_rows(db, st, queue_job_read, sizeof(**jobs), &rows, nr, "cannot read the queue");
 	*jobs = rows;
 	return rc;
 }
@@ -147,32 +125,23 @@ int db_queue_list(sqlite3 *db, struct queue_job **jobs, size_t *nr)
  * workers never get the same job.  1 claimed, 0 nothing to do, -1 error. */
 int db_queue_claim(sqlite3 *db, const char *worker, int64_t lease_s, struct queue_job *j)
 {
-	sqlite3_stmt *st;
 	int64_t now = now_s(), id = 0;
 
 	if (db_begin(db) < 0)
 		return -1;
-	if (prepare(db, &st, "SELECT id FROM queue_jobs WHERE state = 'queued' "
-			     "OR (state = 'running' AND lease_until < ?1) ORDER BY id LIMIT 1") < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, now);
-	if (step_row(db, st, row_int64, &id, "cannot read the queue") < 0)
+	if (step_row(db, stmt(db, "SELECT id FROM queue_jobs WHERE state = 'queued' "
+			      "OR (state = 'running' AND lease_until < ?1) ORDER BY id LIMIT 1", ARGS(arg_int(now))),
+		     row_int64, &id, "cannot read the queue") < 0)
 		goto fail;
 	if (!id) {
 		db_rollback(db);
 		return 0;
 	}
-	if (prepare(db, &st, "UPDATE queue_jobs SET state = 'running', worker = ?2, lease_until = ?3, "
-			     "attempts = attempts + 1, started_at = coalesce(started_at, ?4), finished_at = NULL "
-			     "WHERE id = ?1") < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, worker, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, now + lease_s);
-	sqlite3_bind_int64(st, 4, now);
-	if (step_done(db, st, "cannot claim a job") < 0)
-		goto fail;
-	if (db_commit(db) < 0)
+	if (step_done(db, stmt(db, "UPDATE queue_jobs SET state = 'running', worker = ?2, lease_until = ?3, "
+			       "attempts = attempts + 1, started_at = coalesce(started_at, ?4), finished_at = NULL "
+			       "WHERE id = ?1", ARGS(arg_int(id), arg_text(worker), arg_int(now + lease_s), arg_int(now))),
+		      "cannot claim a job") < 0 ||
+	    db_commit(db) < 0)
 		goto fail;
 	return db_queue_load(db, id, j) < 0 ? -1 : 1;
 fail:
@@ -184,15 +153,10 @@ fail:
  * or taken over (stop it), -1 error. */
 int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE queue_jobs SET lease_until = ?3 WHERE id = ?1 AND worker = ?2 "
-			     "AND state = 'running'") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, worker, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, now_s() + lease_s);
-	return step_changed(db, st, "cannot renew a lease");
+	return step_changed(db, stmt(db, "UPDATE queue_jobs SET lease_until = ?3 WHERE id = ?1 AND worker = ?2 "
+				    "AND state = 'running'",
+				    ARGS(arg_int(id), arg_text(worker), arg_int(now_s() + lease_s))),
+			    "cannot renew a lease");
 }
 
 /* A job this worker ran ended: state done, failed or queued (handed
@@ -200,57 +164,37 @@ int db_queue_renew(sqlite3 *db, int64_t id, const char *worker, int64_t lease_s)
  * that came first stays.  1 recorded, 0 not ours any more. */
 int db_queue_finish(sqlite3 *db, int64_t id, const char *worker, enum queue_state state, const char *message)
 {
-	sqlite3_stmt *st;
 	int back = state == QUEUE_QUEUED;
 
-	if (prepare(db, &st, "UPDATE queue_jobs SET state = ?3, message = ?4, lease_until = NULL, "
-			     "worker = CASE WHEN ?6 THEN NULL ELSE worker END, "
-			     "finished_at = CASE WHEN ?6 THEN NULL ELSE ?5 END "
-			     "WHERE id = ?1 AND worker = ?2 AND state = 'running'") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, worker, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, queue_state_to_string(state), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, message, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, now_s());
-	sqlite3_bind_int(st, 6, back);
-	return step_changed(db, st, "cannot record the job's end");
+	return step_changed(db, stmt(db, "UPDATE queue_jobs SET state = ?3, message = ?4, lease_until = NULL, "
+				    "worker = CASE WHEN ?6 THEN NULL ELSE worker END, "
+				    "finished_at = CASE WHEN ?6 THEN NULL ELSE ?5 END "
+				    "WHERE id = ?1 AND worker = ?2 AND state = 'running'",
+				    ARGS(arg_int(id), arg_text(worker), arg_text(queue_state_to_string(state)),
+					 arg_text(message), arg_int(now_s()), arg_int(back))),
+			    "cannot record the job's end");
 }
 
 int db_queue_note(sqlite3 *db, int64_t id, const char *message)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE queue_jobs SET message = ?2 WHERE id = ?1 AND state = 'running'") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, message, -1, SQLITE_TRANSIENT);
-	return step_changed(db, st, "cannot record what the job says");
+	return step_changed(db, stmt(db, "UPDATE queue_jobs SET message = ?2 WHERE id = ?1 AND state = 'running'",
+				    ARGS(arg_int(id), arg_text(message))),
+			    "cannot record what the job says");
 }
 
 int db_queue_set_bisection(sqlite3 *db, int64_t id, int64_t bisection_id)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE queue_jobs SET bisection_id = ?2 WHERE id = ?1 AND state = 'running'") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	bind_id_or_null(st, 2, bisection_id);
-	return step_changed(db, st, "cannot link the job to its bisection");
+	return step_changed(db, stmt(db, "UPDATE queue_jobs SET bisection_id = ?2 WHERE id = ?1 AND state = 'running'",
+				    ARGS(arg_int(id), arg_id(bisection_id))),
+			    "cannot link the job to its bisection");
 }
 
 /* One job's row changed by `sql` (?1 its id, ?2 when there: now).  1
  * when a row changed, 0 when none was in the state the SQL asks for. */
 static int queue_job_update(sqlite3 *db, int64_t id, const char *sql, const char *what)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, sql) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int64(st, 2, now_s());
-	return step_changed(db, st, what);
+	/* a statement without ?2 ignores it */
+	return step_changed(db, stmt(db, sql, ARGS(arg_int(id), arg_int(now_s()))), what);
 }
 
 /* Cancel a queued or running job (its worker notices at the next lease

@@ -5,17 +5,12 @@
 
 static int repo_lookup(sqlite3 *db, const char *path, int64_t *id)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "SELECT id FROM repos WHERE path = ?1") < 0)
-		return -1;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
-	return step_row(db, st, row_int64, id, "cannot read repositories");
+	return step_row(db, stmt(db, "SELECT id FROM repos WHERE path = ?1", ARGS(arg_text(path))), row_int64, id,
+			"cannot read repositories");
 }
 
 int db_repo_id(sqlite3 *db, const char *path, int64_t *id)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	/* a known repository costs no write (many klab processes at once
@@ -23,12 +18,9 @@ int db_repo_id(sqlite3 *db, const char *path, int64_t *id)
 	rc = repo_lookup(db, path, id);
 	if (rc != 0)
 		return rc < 0 ? -1 : 0;
-	if (prepare(db, &st, "INSERT INTO repos (path, created_at) VALUES (?1, ?2) "
-			     "ON CONFLICT (path) DO NOTHING") < 0)
-		return -1;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, now_s());
-	if (step_done(db, st, "cannot record repository") < 0)
+	if (step_done(db, stmt(db, "INSERT INTO repos (path, created_at) VALUES (?1, ?2) ON CONFLICT (path) DO NOTHING",
+			       ARGS(arg_text(path), arg_int(now_s()))),
+		      "cannot record repository") < 0)
 		return -1;
 	rc = repo_lookup(db, path, id);
 	if (rc == 0)
@@ -38,56 +30,50 @@ int db_repo_id(sqlite3 *db, const char *path, int64_t *id)
 
 int db_commit_store(sqlite3 *db, int64_t repo_id, const struct commit_info *ci)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "INSERT INTO commits (repo_id, hash, tree, subject, author, author_time, commit_time) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (repo_id, hash) DO NOTHING") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, repo_id);
-	sqlite3_bind_text(st, 2, ci->hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, ci->tree, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, ci->subject, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, ci->author, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 6, ci->author_time);
-	sqlite3_bind_int64(st, 7, ci->commit_time);
-	return step_done(db, st, "cannot record commit");
+	return step_done(db, stmt(db, "INSERT INTO commits (repo_id, hash, tree, subject, author, author_time, "
+				 "commit_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (repo_id, hash) DO NOTHING",
+				 ARGS(arg_int(repo_id), arg_text(ci->hash), arg_text(ci->tree), arg_text(ci->subject),
+				      arg_text(ci->author), arg_int(ci->author_time), arg_int(ci->commit_time))),
+			 "cannot record commit");
 }
 
 char *db_commit_subject(sqlite3 *db, int64_t repo_id, const char *hash)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = stmt(db, "SELECT subject FROM commits WHERE repo_id = ?1 AND hash = ?2",
+				ARGS(arg_int(repo_id), arg_text(hash)));
 	char *s = NULL;
 
-	if (prepare(db, &st, "SELECT subject FROM commits WHERE repo_id = ?1 AND hash = ?2") < 0)
-		return NULL;
-	sqlite3_bind_int64(st, 1, repo_id);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (st && sqlite3_step(st) == SQLITE_ROW)
 		s = col_strdup(st, 0);
 	sqlite3_finalize(st);
 	return s;
 }
 
+/* The facts of a commit, as db_commit_facts hands them out. */
+struct commit_facts {
+	char *subject, *author;
+	int64_t author_time;
+};
+
+static void facts_from_row(sqlite3_stmt *st, void *arg)
+{
+	struct commit_facts *f = arg;
+
+	f->subject = col_strdup(st, 0);
+	f->author = col_strdup(st, 1);
+	f->author_time = sqlite3_column_int64(st, 2);
+}
+
 int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subject, char **author,
 		    int64_t *author_time)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct commit_facts f = { NULL, NULL, 0 };
+	int rc = step_row(db, stmt(db, "SELECT subject, author, author_time FROM commits WHERE repo_id = ?1 "
+				   "AND hash = ?2", ARGS(arg_int(repo_id), arg_text(hash))),
+			  facts_from_row, &f, "cannot read commit");
 
-	*subject = *author = NULL;
-	*author_time = 0;
-	if (prepare(db, &st, "SELECT subject, author, author_time FROM commits WHERE repo_id = ?1 AND hash = ?2") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, repo_id);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*subject = col_strdup(st, 0);
-		*author = col_strdup(st, 1);
-		*author_time = sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_fail(db, "cannot read commit");
-	return rc == SQLITE_ROW;
+	*subject = f.subject;
+	*author = f.author;
+	*author_time = f.author_time;
+	return rc;
 }

@@ -65,13 +65,12 @@ static void replace_str(char **dst, sqlite3_stmt *st, int col)
 static int each_row(sqlite3 *db, const char *sql, int64_t bind1, int (*fn)(sqlite3_stmt *, void *), void *data,
 		    const char *what)
 {
-	sqlite3_stmt *st;
+	/* a statement without ?1 ignores it */
+	sqlite3_stmt *st = stmt(db, sql, ARGS(arg_int(bind1)));
 	int rc;
 
-	if (prepare(db, &st, sql) < 0)
+	if (!st)
 		return -1;
-	if (sqlite3_bind_parameter_count(st) >= 1)
-		sqlite3_bind_int64(st, 1, bind1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (fn(st, data) < 0) {
 			sqlite3_finalize(st);
@@ -91,42 +90,22 @@ static int row_bisection(sqlite3_stmt *st, void *data)
 	ALLOC_GROW(r->bisections, r->nr_bisections + 1, r->alloc_bisections);
 	b = &r->bisections[r->nr_bisections++];
 	memset(b, 0, sizeof(*b));
-	b->id = sqlite3_column_int64(st, 0);
-	b->repo = col_strdup(st, 1);
-	b->kind = col_strdup(st, 2);
-	b->state = col_strdup(st, 3);
-	b->result = col_strdup(st, 4);
+	READ_COLS(st, 0, COL(&b->id), COL(&b->repo), COL(&b->kind), COL(&b->state), COL(&b->result), COL(&b->message),
+		  COL(&b->bad), COL(&b->job_path), COL(&b->job_text), COL(&b->kpi), COL(&b->config), COL(&b->build),
+		  COL(&b->culprit), COL(&b->culprit_subject), COL(&b->culprit_author), COL(&b->culprit_time),
+		  COL(&b->created_at), COL(&b->finished_at));
 	b->kind_id = bisection_kind_from_string(b->kind);
 	b->state_id = bisection_state_from_string(b->state);
 	b->result_id = bisection_result_from_string(b->result);
-	b->message = col_strdup(st, 5);
-	col_hex(st, 6, b->bad);
-	b->job_path = col_strdup(st, 7);
-	b->job_text = col_strdup(st, 8);
-	b->kpi = col_strdup(st, 9);
-	b->config = col_strdup(st, 10);
-	b->build = sqlite3_column_int(st, 11);
-	b->culprit = col_strdup(st, 12);
-	b->culprit_subject = col_strdup(st, 13);
-	b->culprit_author = col_strdup(st, 14);
-	b->culprit_time = sqlite3_column_int64(st, 15);
-	b->created_at = sqlite3_column_int64(st, 16);
-	b->finished_at = sqlite3_column_int64(st, 17);
 	/* the revert check (migration 7); an unknown name reads as none */
 	if (revert_outcome_from_name((const char *)sqlite3_column_text(st, 18), &b->revert.outcome) == 0) {
 		col_hex(st, 19, b->revert.commit);
 		b->revert.runs = (size_t)sqlite3_column_int64(st, 20);
-		b->revert.median = sqlite3_column_double(st, 21);
-		b->revert.cv_percent = sqlite3_column_double(st, 22);
-		b->revert.good_median = sqlite3_column_double(st, 23);
-		b->revert.bad_median = sqlite3_column_double(st, 24);
-		b->revert.detail = col_strdup(st, 25);
+		READ_COLS(st, 21, COL(&b->revert.median), COL(&b->revert.cv_percent), COL(&b->revert.good_median),
+			  COL(&b->revert.bad_median), COL(&b->revert.detail));
 	}
-	/* drift seen (migration 10) */
-	b->drift = sqlite3_column_int(st, 26);
-	b->drift_percent = sqlite3_column_double(st, 27);
-	/* two change points (migration 11) */
-	col_hex(st, 28, b->split);
+	/* drift seen (migration 10), two change points (migration 11) */
+	READ_COLS(st, 26, COL(&b->drift), COL(&b->drift_percent), COL(&b->split));
 	return 0;
 }
 
@@ -196,20 +175,11 @@ static int row_step(sqlite3_stmt *st, void *data)
 	ALLOC_GROW(b->steps, b->nr_steps + 1, b->alloc_steps);
 	s = &b->steps[b->nr_steps++];
 	memset(s, 0, sizeof(*s));
-	s->id = sqlite3_column_int64(st, 1);
-	s->seq = sqlite3_column_int(st, 2);
-	col_hex(st, 3, s->hash);
-	s->phase = col_strdup(st, 4);
-	s->status = col_strdup(st, 5);
-	s->verdict = col_strdup(st, 6);
+	READ_COLS(st, 1, COL(&s->id), COL(&s->seq), COL(&s->hash), COL(&s->phase), COL(&s->status), COL(&s->verdict),
+		  COL(&s->reason), COL(&s->exit_code), COL(&s->test_ms), COL(&s->log.src), COL(&s->subject));
 	s->phase_id = step_phase_from_string(s->phase);
 	s->status_id = step_status_from_string(s->status);
 	s->mark = bisect_mark_from_string(s->verdict);
-	s->reason = col_strdup(st, 7);
-	s->exit_code = sqlite3_column_int(st, 8);
-	s->test_ms = sqlite3_column_int64(st, 9);
-	s->log.src = col_strdup(st, 10);
-	s->subject = col_strdup(st, 11);
 	return 0;
 }
 
@@ -319,11 +289,7 @@ static int row_host(sqlite3_stmt *st, void *data)
 
 	ALLOC_GROW(r->hosts, r->nr_hosts + 1, r->alloc_hosts);
 	h = &r->hosts[r->nr_hosts++];
-	h->name = col_strdup(st, 0);
-	h->uri = col_strdup(st, 1);
-	h->cpus = col_strdup(st, 2);
-	h->max_guests = sqlite3_column_int(st, 3);
-	h->accel = col_strdup(st, 4);
+	READ_COLS(st, 0, COL(&h->name), COL(&h->uri), COL(&h->cpus), COL(&h->max_guests), COL(&h->accel));
 	return 0;
 }
 
@@ -335,16 +301,8 @@ static int row_run_set(sqlite3_stmt *st, void *data)
 	ALLOC_GROW(r->run_sets, r->nr_run_sets + 1, r->alloc_run_sets);
 	rs = &r->run_sets[r->nr_run_sets++];
 	memset(rs, 0, sizeof(*rs));
-	rs->id = sqlite3_column_int64(st, 0);
-	rs->job_path = col_strdup(st, 1);
-	rs->suite = col_strdup(st, 2);
-	rs->testcase = col_strdup(st, 3);
-	rs->kpi = col_strdup(st, 4);
-	rs->commit = col_strdup(st, 5);
-	rs->accel = col_strdup(st, 6);
-	rs->state = col_strdup(st, 7);
-	rs->repeat = sqlite3_column_int(st, 8);
-	rs->created_at = sqlite3_column_int64(st, 9);
+	READ_COLS(st, 0, COL(&rs->id), COL(&rs->job_path), COL(&rs->suite), COL(&rs->testcase), COL(&rs->kpi),
+		  COL(&rs->commit), COL(&rs->accel), COL(&rs->state), COL(&rs->repeat), COL(&rs->created_at));
 	return 0;
 }
 
@@ -380,12 +338,8 @@ static int row_track(sqlite3_stmt *st, void *data)
 	ALLOC_GROW(r->tracks, r->nr_tracks + 1, r->alloc_tracks);
 	t = &r->tracks[r->nr_tracks++];
 	memset(t, 0, sizeof(*t));
-	t->id = sqlite3_column_int64(st, 0);
-	t->name = col_strdup(st, 1);
-	t->repo = col_strdup(st, 2);
-	t->remote = col_strdup(st, 3);
-	t->branch = col_strdup(st, 4);
-	t->threshold_pct = sqlite3_column_double(st, 5);
+	READ_COLS(st, 0, COL(&t->id), COL(&t->name), COL(&t->repo), COL(&t->remote), COL(&t->branch),
+		  COL(&t->threshold_pct));
 	return 0;
 }
 
@@ -407,14 +361,8 @@ static int row_tip(sqlite3_stmt *st, void *data)
 	ALLOC_GROW(t->tips, t->nr_tips + 1, t->alloc_tips);
 	tip = &t->tips[t->nr_tips++];
 	memset(tip, 0, sizeof(*tip));
-	tip->id = sqlite3_column_int64(st, 1);
-	col_hex(st, 2, tip->hash);
-	tip->status = col_strdup(st, 3);
-	tip->compared_to = col_strdup(st, 4);
-	tip->bisection_id = sqlite3_column_int64(st, 5);
-	tip->message = col_strdup(st, 6);
-	tip->created_at = sqlite3_column_int64(st, 7);
-	tip->subject = col_strdup(st, 8);
+	READ_COLS(st, 1, COL(&tip->id), COL(&tip->hash), COL(&tip->status), COL(&tip->compared_to),
+		  COL(&tip->bisection_id), COL(&tip->message), COL(&tip->created_at), COL(&tip->subject));
 	return 0;
 }
 
@@ -454,13 +402,10 @@ static int row_tip_kpi(sqlite3_stmt *st, void *data)
  * has such columns (later schema versions may add them). */
 static int commits_has_column(sqlite3 *db, const char *name)
 {
-	sqlite3_stmt *st;
-	int has = 0;
+	sqlite3_stmt *st = stmt(db, "SELECT 1 FROM pragma_table_info('commits') WHERE name = ?1",
+				ARGS(arg_text(name)));
+	int has = st && sqlite3_step(st) == SQLITE_ROW;
 
-	if (prepare(db, &st, "SELECT 1 FROM pragma_table_info('commits') WHERE name = ?1") < 0)
-		return 0;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	has = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return has;
 }

@@ -3,6 +3,7 @@
 #include "db-int.h"
 #include "monitor.h"
 #include "util/run-command.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,152 +11,92 @@
 
 int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "INSERT INTO run_sets (job_path, job_hash, suite, testcase, kpi, kernel, build_id, "
-			     "commit_hash, uri, host, accel, repeat, state, created_at, track_tip_id) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 'running', ?13, ?14) RETURNING id") < 0)
-		return -1;
-	bind_text_or_null(st, 1, rs->job_path);
-	bind_text_or_null(st, 2, rs->job_hash);
-	bind_text_or_null(st, 3, rs->suite);
-	bind_text_or_null(st, 4, rs->testcase);
-	bind_text_or_null(st, 5, rs->kpi);
-	bind_text_or_null(st, 6, rs->kernel);
-	bind_id_or_null(st, 7, rs->build_id);
-	bind_text_or_null(st, 8, rs->commit_hash);
-	bind_text_or_null(st, 9, rs->uri);
-	bind_text_or_null(st, 10, rs->host);
-	bind_text_or_null(st, 11, rs->accel);
-	sqlite3_bind_int(st, 12, (int)rs->repeat);
-	sqlite3_bind_int64(st, 13, now_s());
-	bind_id_or_null(st, 14, rs->track_tip_id);
-	return insert_returning(db, st, id, "cannot record the run");
+	return insert_returning(db, stmt(db, "INSERT INTO run_sets (job_path, job_hash, suite, testcase, kpi, kernel, "
+					 "build_id, commit_hash, uri, host, accel, repeat, state, created_at, "
+					 "track_tip_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+					 "'running', ?13, ?14) RETURNING id",
+					 ARGS(arg_text(rs->job_path), arg_text(rs->job_hash), arg_text(rs->suite),
+					      arg_text(rs->testcase), arg_text(rs->kpi), arg_text(rs->kernel),
+					      arg_id(rs->build_id), arg_text(rs->commit_hash), arg_text(rs->uri),
+					      arg_text(rs->host), arg_text(rs->accel), arg_int((int)rs->repeat),
+					      arg_int(now_s()), arg_id(rs->track_tip_id))),
+				id, "cannot record the run");
 }
 
 int db_run_set_finish(sqlite3 *db, int64_t id, const char *state)
 {
-	return update_text_now(db, "UPDATE run_sets SET state = ?2, finished_at = ?3 WHERE id = ?1", id, state,
-			       "cannot finish the run");
+	return step_done(db, stmt(db, "UPDATE run_sets SET state = ?2, finished_at = ?3 WHERE id = ?1",
+				 ARGS(arg_int(id), arg_text(state), arg_int(now_s()))),
+			 "cannot finish the run");
 }
 
 int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "INSERT INTO boots (run_set_id, build_id, step_id, domain_name, accel, vcpus, numa_nodes, "
-			     "memory_mb, pinning, console_path, outcome, started_at, host_id) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, ?12) RETURNING id") < 0)
-		return -1;
-	bind_id_or_null(st, 1, b->run_set_id);
-	bind_id_or_null(st, 2, b->build_id);
-	bind_id_or_null(st, 3, b->step_id);
-	bind_text_or_null(st, 4, b->domain_name);
-	bind_text_or_null(st, 5, b->accel);
-	sqlite3_bind_int(st, 6, (int)b->vcpus);
-	sqlite3_bind_int(st, 7, (int)b->numa_nodes);
-	sqlite3_bind_int64(st, 8, (int64_t)b->memory_mb);
-	bind_text_or_null(st, 9, b->pinning);
-	bind_text_or_null(st, 10, b->console_path);
-	sqlite3_bind_int64(st, 11, now_s());
-	bind_id_or_null(st, 12, b->host_id);
-	return insert_returning(db, st, id, "cannot record the boot");
+	return insert_returning(db, stmt(db, "INSERT INTO boots (run_set_id, build_id, step_id, domain_name, accel, "
+					 "vcpus, numa_nodes, memory_mb, pinning, console_path, outcome, started_at, "
+					 "host_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, "
+					 "?12) RETURNING id",
+					 ARGS(arg_id(b->run_set_id), arg_id(b->build_id), arg_id(b->step_id),
+					      arg_text(b->domain_name), arg_text(b->accel), arg_int((int)b->vcpus),
+					      arg_int((int)b->numa_nodes), arg_int((int64_t)b->memory_mb),
+					      arg_text(b->pinning), arg_text(b->console_path), arg_int(now_s()),
+					      arg_id(b->host_id))),
+				id, "cannot record the boot");
 }
 
 int db_boot_finish(sqlite3 *db, int64_t id, const struct db_boot_end *e)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE boots SET outcome = ?2, reason = ?3, console_excerpt = ?4, kernel_release = ?5, "
-			     "guest_env = ?6, pinning = coalesce(?7, pinning), boot_ms = ?8, create_ms = ?9, "
-			     "first_output_ms = ?10, finished_at = ?11 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	bind_text_or_null(st, 2, e->outcome);
-	bind_text_or_null(st, 3, e->reason);
-	bind_text_or_null(st, 4, e->excerpt);
-	bind_text_or_null(st, 5, e->kernel_release);
-	bind_text_or_null(st, 6, e->guest_env);
-	bind_text_or_null(st, 7, e->pinning);
-	bind_nonneg_or_null(st, 8, e->boot_ms);
-	bind_nonneg_or_null(st, 9, e->create_ms);
-	bind_nonneg_or_null(st, 10, e->first_output_ms);
-	sqlite3_bind_int64(st, 11, now_s());
-	return step_done(db, st, "cannot finish the boot");
+	return step_done(db, stmt(db, "UPDATE boots SET outcome = ?2, reason = ?3, console_excerpt = ?4, "
+				 "kernel_release = ?5, guest_env = ?6, pinning = coalesce(?7, pinning), boot_ms = ?8, "
+				 "create_ms = ?9, first_output_ms = ?10, finished_at = ?11 WHERE id = ?1",
+				 ARGS(arg_int(id), arg_text(e->outcome), arg_text(e->reason), arg_text(e->excerpt),
+				      arg_text(e->kernel_release), arg_text(e->guest_env), arg_text(e->pinning),
+				      arg_nonneg(e->boot_ms), arg_nonneg(e->create_ms),
+				      arg_nonneg(e->first_output_ms), arg_int(now_s()))),
+			 "cannot finish the boot");
 }
 
 int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 
 	if (db_begin(db) < 0)
 		return -1;
-	if (prepare(db, &st, "INSERT INTO runs (boot_id, step_id, job_path, job_hash, iteration, status, exit_code, "
-			     "raw_path, started_at, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
-			     "RETURNING id") < 0)
-		goto fail;
-	bind_id_or_null(st, 1, r->boot_id);
-	bind_id_or_null(st, 2, r->step_id);
-	bind_text_or_null(st, 3, r->job_path);
-	bind_text_or_null(st, 4, r->job_hash);
-	sqlite3_bind_int(st, 5, (int)r->iteration);
-	sqlite3_bind_text(st, 6, r->status, -1, SQLITE_TRANSIENT);
-	bind_nonneg_or_null(st, 7, r->exit_code);
-	bind_text_or_null(st, 8, r->raw_path);
-	sqlite3_bind_int64(st, 9, r->started_at);
-	sqlite3_bind_int64(st, 10, r->finished_at);
-	if (insert_returning(db, st, id, "cannot record the run") < 0)
+	if (insert_returning(db, stmt(db, "INSERT INTO runs (boot_id, step_id, job_path, job_hash, iteration, status, "
+				      "exit_code, raw_path, started_at, finished_at) "
+				      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+				      ARGS(arg_id(r->boot_id), arg_id(r->step_id), arg_text(r->job_path),
+					   arg_text(r->job_hash), arg_int((int)r->iteration), arg_text(r->status),
+					   arg_nonneg(r->exit_code), arg_text(r->raw_path), arg_int(r->started_at),
+					   arg_int(r->finished_at))),
+			     id, "cannot record the run") < 0)
 		goto fail;
 
 	/* Duplicate (metric, seq) pairs from a hostile guest keep the first. */
-	if (prepare(db, &st, "INSERT OR IGNORE INTO samples (run_id, metric, seq, value) VALUES (?1, ?2, ?3, ?4)") < 0)
+	st = stmt(db, "INSERT OR IGNORE INTO samples (run_id, metric, seq, value) VALUES (?1, ?2, ?3, ?4)", NULL);
+	if (!st)
 		goto fail;
-	for (size_t i = 0; i < r->nr_samples; i++) {
-		sqlite3_bind_int64(st, 1, *id);
-		sqlite3_bind_text(st, 2, r->samples[i].metric, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 3, r->samples[i].seq);
-		sqlite3_bind_double(st, 4, r->samples[i].value);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			db_fail(db, "cannot store a sample");
-			goto fail_st;
-		}
-		sqlite3_reset(st);
-	}
+	for (size_t i = 0; i < r->nr_samples; i++)
+		if (step_again(db, st, ARGS(arg_int(*id), arg_text(r->samples[i].metric), arg_int(r->samples[i].seq),
+					    arg_real(r->samples[i].value)),
+			       "cannot store a sample") < 0)
+			goto fail;
 	sqlite3_finalize(st);
-	if (prepare(db, &st, "INSERT OR IGNORE INTO monitor_stats (run_id, source, name, phase, value) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5)") < 0)
+	st = stmt(db, "INSERT OR IGNORE INTO monitor_stats (run_id, source, name, phase, value) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5)", NULL);
+	if (!st)
 		goto fail;
-	for (size_t i = 0; i < r->nr_mons; i++) {
-		sqlite3_bind_int64(st, 1, *id);
-		sqlite3_bind_text(st, 2, r->mons[i].source, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, r->mons[i].name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, r->mons[i].phase, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_double(st, 5, r->mons[i].value);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			db_fail(db, "cannot store a monitor value");
-			goto fail_st;
-		}
-		sqlite3_reset(st);
-	}
+	for (size_t i = 0; i < r->nr_mons; i++)
+		if (step_again(db, st, ARGS(arg_int(*id), arg_text(r->mons[i].source), arg_text(r->mons[i].name),
+					    arg_text(r->mons[i].phase), arg_real(r->mons[i].value)),
+			       "cannot store a monitor value") < 0)
+			goto fail;
 	sqlite3_finalize(st);
 	return db_commit(db);
 
-fail_st:
-	sqlite3_finalize(st);
 fail:
 	db_rollback(db);
 	return -1;
-}
-
-/* A query over the ok runs of some boots: ?1 a step's or run set's id,
- * ?2 text. */
-static int prepare_runs(sqlite3 *db, sqlite3_stmt **st, const char *sql, int64_t id, const char *text)
-{
-	if (prepare(db, st, sql) < 0)
-		return -1;
-	sqlite3_bind_int64(*st, 1, id);
-	sqlite3_bind_text(*st, 2, text, -1, SQLITE_TRANSIENT);
-	return 0;
 }
 
 /* The KPI samples (seq 0) of `metric`, one per ok run of the boots
@@ -174,13 +115,8 @@ static int prepare_runs(sqlite3 *db, sqlite3_stmt **st, const char *sql, int64_t
 
 int db_step_metric_values(sqlite3 *db, int64_t step_id, const char *metric, double **vals, size_t *n)
 {
-	sqlite3_stmt *st;
-
-	*vals = NULL;
-	*n = 0;
-	if (prepare_runs(db, &st, KPI_VALUES_SQL("step_id"), step_id, metric) < 0)
-		return -1;
-	return col_doubles(db, st, vals, n, "cannot read a step's samples");
+	return col_doubles(db, stmt(db, KPI_VALUES_SQL("step_id"), ARGS(arg_int(step_id), arg_text(metric))), vals, n,
+			   "cannot read a step's samples");
 }
 
 int db_step_metric_runs(sqlite3 *db, int64_t step_id, const char *metric, double **vals, double **times, size_t *n)
@@ -191,7 +127,8 @@ int db_step_metric_runs(sqlite3 *db, int64_t step_id, const char *metric, double
 
 	*vals = *times = NULL;
 	*n = 0;
-	if (prepare_runs(db, &st, KPI_VALUES_SQL("step_id"), step_id, metric) < 0)
+	st = stmt(db, KPI_VALUES_SQL("step_id"), ARGS(arg_int(step_id), arg_text(metric)));
+	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ALLOC_GROW(*vals, *n + 1, alloc);
@@ -229,45 +166,60 @@ static struct db_mon_values *series_add(struct db_mon_values **out, size_t *n, s
 	return s;
 }
 
-/* MON_VALUES_SQL's rows for `id`: per stat, one value per run, appended
- * to *out (dropped on an error). */
-static int read_mon_values(sqlite3 *db, const char *sql, int64_t id, struct db_mon_values **out, size_t *n,
-			   size_t *alloc)
+/* The rows of sql for ?1 = id, ordered by series then run: each row's
+ * series named by name(st, buf) (0: not a row to keep), its value in
+ * column `col`; per series one value per run, appended to *out (dropped
+ * on an error, which `what` names). */
+static int read_series(sqlite3 *db, const char *sql, int64_t id, int (*name)(sqlite3_stmt *, struct strbuf *),
+		       int col, struct db_mon_values **out, size_t *n, size_t *alloc, const char *what)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = stmt(db, sql, ARGS(arg_int(id)));
+	struct strbuf sb = STRBUF_INIT;
 	size_t alloc_v = 0;
-	int rc;
+	int rc = SQLITE_ERROR;
 
-	if (prepare(db, &st, sql) < 0) {
-		mon_values_drop(out, n);
-		return -1;
-	}
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *source = (const char *)sqlite3_column_text(st, 0);
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		const char *phase = (const char *)sqlite3_column_text(st, 2);
-		const struct monitor *m = monitor_find(source);
+	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct db_mon_values *last = *n ? &(*out)[*n - 1] : NULL;
-		size_t len;
 
-		if (!m || !name || strcmp(phase, m->counters ? "delta" : "after"))
+		strbuf_setlen(&sb, 0);
+		if (!name(st, &sb))
 			continue;
-		len = strlen(source);
-		if (!last || strncmp(last->name, source, len) || last->name[len] != '.' ||
-		    strcmp(last->name + len + 1, name)) {
-			last = series_add(out, n, alloc, xstrfmt("%s.%s", source, name));
+		if (!last || strcmp(last->name, sb.buf)) {
+			last = series_add(out, n, alloc, xstrdup(sb.buf));
 			alloc_v = 0;
 		}
 		ALLOC_GROW(last->v, last->n + 1, alloc_v);
-		last->v[last->n++] = sqlite3_column_double(st, 3);
+		last->v[last->n++] = sqlite3_column_double(st, col);
 	}
-	sqlite3_finalize(st);
+	strbuf_release(&sb);
+	if (st)
+		sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		mon_values_drop(out, n);
-		return db_fail(db, "cannot read monitor values");
+		return st ? db_fail(db, what) : -1;
 	}
 	return 0;
+}
+
+/* A MON_VALUES_SQL row's series: source.name, the row kept when it is a
+ * known monitor's delta (a counter) or after value (a level). */
+static int mon_series(sqlite3_stmt *st, struct strbuf *sb)
+{
+	const char *source = (const char *)sqlite3_column_text(st, 0);
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	const char *phase = (const char *)sqlite3_column_text(st, 2);
+	const struct monitor *m = monitor_find(source);
+
+	if (!m || !name || strcmp(phase, m->counters ? "delta" : "after"))
+		return 0;
+	strbuf_addf(sb, "%s.%s", source, name);
+	return 1;
+}
+
+static int read_mon_values(sqlite3 *db, const char *sql, int64_t id, struct db_mon_values **out, size_t *n,
+			   size_t *alloc)
+{
+	return read_series(db, sql, id, mon_series, 3, out, n, alloc, "cannot read monitor values");
 }
 
 int db_step_mon_values(sqlite3 *db, int64_t step_id, struct db_mon_values **out, size_t *n)
@@ -285,59 +237,34 @@ static void run_set_from_row(sqlite3_stmt *st, void *arg)
 {
 	struct db_run_set_info *out = arg;
 
-	out->id = sqlite3_column_int64(st, 0);
-	out->job_path = col_strdup(st, 1);
-	out->job_hash = col_strdup(st, 2);
-	out->suite = col_strdup(st, 3);
-	out->testcase = col_strdup(st, 4);
-	out->kpi = col_strdup(st, 5);
-	out->kernel = col_strdup(st, 6);
-	out->commit_hash = col_strdup(st, 7);
-	out->accel = col_strdup(st, 8);
-	out->state = col_strdup(st, 9);
-	out->repeat = (unsigned)sqlite3_column_int(st, 10);
-	out->created_at = sqlite3_column_int64(st, 11);
-	out->nr_ok = (unsigned)sqlite3_column_int(st, 12);
+	READ_COLS(st, 0, COL(&out->id), COL(&out->job_path), COL(&out->job_hash), COL(&out->suite),
+		  COL(&out->testcase), COL(&out->kpi), COL(&out->kernel), COL(&out->commit_hash), COL(&out->accel),
+		  COL(&out->state), COL(&out->repeat), COL(&out->created_at), COL(&out->nr_ok));
 }
 
 int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 {
-	sqlite3_stmt *st;
-
 	memset(out, 0, sizeof(*out));
-	if (prepare(db, &st, "SELECT rs.id, rs.job_path, rs.job_hash, rs.suite, rs.testcase, rs.kpi, rs.kernel, "
-			     "rs.commit_hash, rs.accel, rs.state, rs.repeat, rs.created_at, "
-			     "(SELECT count(*) FROM boots b JOIN runs r ON r.boot_id = b.id "
-			     " WHERE b.run_set_id = rs.id AND r.status = 'ok') "
-			     "FROM run_sets rs WHERE rs.id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	return step_row(db, st, run_set_from_row, out, "cannot read the run set");
+	return step_row(db, stmt(db, "SELECT rs.id, rs.job_path, rs.job_hash, rs.suite, rs.testcase, rs.kpi, "
+				 "rs.kernel, rs.commit_hash, rs.accel, rs.state, rs.repeat, rs.created_at, "
+				 "(SELECT count(*) FROM boots b JOIN runs r ON r.boot_id = b.id "
+				 " WHERE b.run_set_id = rs.id AND r.status = 'ok') "
+				 "FROM run_sets rs WHERE rs.id = ?1",
+				 ARGS(arg_int(id))),
+			run_set_from_row, out, "cannot read the run set");
 }
 
 void db_run_set_info_release(struct db_run_set_info *rs)
 {
-	free(rs->job_path);
-	free(rs->job_hash);
-	free(rs->suite);
-	free(rs->testcase);
-	free(rs->kpi);
-	free(rs->kernel);
-	free(rs->commit_hash);
-	free(rs->accel);
-	free(rs->state);
+	FREE_MANY(rs->job_path, rs->job_hash, rs->suite, rs->testcase, rs->kpi, rs->kernel, rs->commit_hash,
+		  rs->accel, rs->state);
 	memset(rs, 0, sizeof(*rs));
 }
 
 int db_run_set_metric_values(sqlite3 *db, int64_t run_set_id, const char *metric, double **vals, size_t *n)
 {
-	sqlite3_stmt *st;
-
-	*vals = NULL;
-	*n = 0;
-	if (prepare_runs(db, &st, KPI_VALUES_SQL("run_set_id"), run_set_id, metric) < 0)
-		return -1;
-	return col_doubles(db, st, vals, n, "cannot read a run set's samples");
+	return col_doubles(db, stmt(db, KPI_VALUES_SQL("run_set_id"), ARGS(arg_int(run_set_id), arg_text(metric))),
+			   vals, n, "cannot read a run set's samples");
 }
 
 static int by_name(const void *x, const void *y)
@@ -345,39 +272,29 @@ static int by_name(const void *x, const void *y)
 	return strcmp(((const struct db_mon_values *)x)->name, ((const struct db_mon_values *)y)->name);
 }
 
+/* A sample row's series: its metric. */
+static int metric_series(sqlite3_stmt *st, struct strbuf *sb)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+
+	if (!name)
+		return 0;
+	strbuf_addstr(sb, name);
+	return 1;
+}
+
 int db_run_set_values(sqlite3 *db, int64_t run_set_id, struct db_mon_values **out, size_t *n)
 {
-	sqlite3_stmt *st;
-	size_t alloc = 0, alloc_v = 0;
-	int rc;
+	size_t alloc = 0;
 
 	*out = NULL;
 	*n = 0;
 	/* a series metric (per second, per task) is its mean in each run */
-	if (prepare(db, &st, "SELECT s.metric, avg(s.value) FROM samples s JOIN runs r ON r.id = s.run_id "
-			     "JOIN boots b ON b.id = r.boot_id WHERE b.run_set_id = ?1 AND r.status = 'ok' "
-			     "GROUP BY s.metric, r.id ORDER BY s.metric, r.id") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, run_set_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct db_mon_values *last = *n ? &(*out)[*n - 1] : NULL;
-
-		if (!name)
-			continue;
-		if (!last || strcmp(last->name, name)) {
-			last = series_add(out, n, &alloc, xstrdup(name));
-			alloc_v = 0;
-		}
-		ALLOC_GROW(last->v, last->n + 1, alloc_v);
-		last->v[last->n++] = sqlite3_column_double(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		mon_values_drop(out, n);
-		return db_fail(db, "cannot read a run set's samples");
-	}
-	if (read_mon_values(db, MON_VALUES_SQL("run_set_id"), run_set_id, out, n, &alloc) < 0)
+	if (read_series(db, "SELECT s.metric, avg(s.value) FROM samples s JOIN runs r ON r.id = s.run_id "
+			"JOIN boots b ON b.id = r.boot_id WHERE b.run_set_id = ?1 AND r.status = 'ok' "
+			"GROUP BY s.metric, r.id ORDER BY s.metric, r.id",
+			run_set_id, metric_series, 1, out, n, &alloc, "cannot read a run set's samples") < 0 ||
+	    read_mon_values(db, MON_VALUES_SQL("run_set_id"), run_set_id, out, n, &alloc) < 0)
 		return -1;
 	if (*n > 1)
 		qsort(*out, *n, sizeof(**out), by_name);
@@ -424,9 +341,7 @@ int db_boots_interrupted(sqlite3 *db, int *marked)
 			continue;
 		why = xstrfmt("interrupted: klab (pid %ld) stopped during this boot; nothing was measured", pid);
 		sqlite3_reset(up);
-		sqlite3_bind_int64(up, 1, sqlite3_column_int64(st, 0));
-		sqlite3_bind_text(up, 2, why, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(up, 3, now_s());
+		bind_args(up, ARGS(arg_int(sqlite3_column_int64(st, 0)), arg_text(why), arg_int(now_s())));
 		rc = sqlite3_step(up);
 		free(why);
 		if (rc != SQLITE_DONE) {
@@ -448,13 +363,7 @@ out:
 
 int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel)
 {
-	sqlite3_stmt *st;
-
-	if (prepare(db, &st, "UPDATE run_sets SET uri = ?2, host = ?3, accel = ?4 WHERE id = ?1") < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, run_set_id);
-	bind_text_or_null(st, 2, uri);
-	bind_text_or_null(st, 3, host);
-	bind_text_or_null(st, 4, accel);
-	return step_done(db, st, "cannot move the run set to its host");
+	return step_done(db, stmt(db, "UPDATE run_sets SET uri = ?2, host = ?3, accel = ?4 WHERE id = ?1",
+				 ARGS(arg_int(run_set_id), arg_text(uri), arg_text(host), arg_text(accel))),
+			 "cannot move the run set to its host");
 }

@@ -113,9 +113,7 @@ void gitrepo_free(struct gitrepo *r)
 	if (!r)
 		return;
 	git_repository_free(r->repo);
-	free(r->path);
-	free(r->objects_dir);
-	free(r);
+	FREE_MANY(r->path, r->objects_dir, r);
 }
 
 const char *gitrepo_path(const struct gitrepo *r)

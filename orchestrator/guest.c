@@ -314,12 +314,7 @@ void guest_env_detach(struct guest_env **ge)
 
 void guest_result_release(struct guest_result *res)
 {
-	free(res->reason);
-	free(res->excerpt);
-	free(res->kernel_release);
-	free(res->pinning);
-	free(res->raw_path);
-	free(res->console_path);
+	FREE_MANY(res->reason, res->excerpt, res->kernel_release, res->pinning, res->raw_path, res->console_path);
 	result_metrics_free(res->metrics, res->nr_metrics);
 	memset(res, 0, sizeof(*res));
 }

@@ -231,12 +231,8 @@ static void img_add(struct img *img, const char *dest, const char *src, const ch
 
 static void img_release(struct img *img)
 {
-	for (size_t i = 0; i < img->nr; i++) {
-		free(img->files[i].dest);
-		free(img->files[i].src);
-		free(img->files[i].link);
-		free(img->files[i].data);
-	}
+	for (size_t i = 0; i < img->nr; i++)
+		FREE_MANY(img->files[i].dest, img->files[i].src, img->files[i].link, img->files[i].data);
 	free(img->files);
 	memset(img, 0, sizeof(*img));
 }

@@ -81,9 +81,7 @@ static void node_free(struct node *n)
 		return;
 	for (size_t i = 0; i < n->nr; i++)
 		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->text);
-	free(n);
+	FREE_MANY(n->kids, n->text, n);
 }
 
 static int line_of_offset(const struct parser *p, size_t off)
@@ -718,38 +716,23 @@ static int key_direction(struct parser *p, const struct node *k, const struct no
 	return 0;
 }
 
-static int key_repeat(struct parser *p, const struct node *k, const struct node *v)
-{
-	uint64_t n;
+/* key_<name>: a number from min to max into the job's field of the same
+ * name, else expected(what). */
+#define NUMBER_KEY(name, type, min, max, what)                                        \
+	static int key_##name(struct parser *p, const struct node *k, const struct node *v) \
+	{                                                                             \
+		uint64_t n;                                                           \
+                                                                                      \
+		(void)k;                                                              \
+		if (parse_number(scalar(v), (min), (max), &n) < 0)                    \
+			return expected(p, v, #name, what);                           \
+		p->job->name = (type)n;                                               \
+		return 0;                                                             \
+	}
 
-	(void)k;
-	if (parse_number(scalar(v), 1, 100, &n) < 0)
-		return expected(p, v, "repeat", "a number of runs from 1 to 100");
-	p->job->repeat = (unsigned)n;
-	return 0;
-}
-
-static int key_profile_runs(struct parser *p, const struct node *k, const struct node *v)
-{
-	uint64_t n;
-
-	(void)k;
-	if (parse_number(scalar(v), 0, 10, &n) < 0)
-		return expected(p, v, "profile_runs", "a number of profiled runs from 0 (none) to 10");
-	p->job->profile_runs = (unsigned)n;
-	return 0;
-}
-
-static int key_max_runs(struct parser *p, const struct node *k, const struct node *v)
-{
-	uint64_t n;
-
-	(void)k;
-	if (parse_number(scalar(v), 3, 1000, &n) < 0)
-		return expected(p, v, "max_runs", "the most runs of one commit, from 3 to 1000 (default 12)");
-	p->job->max_runs = (unsigned)n;
-	return 0;
-}
+NUMBER_KEY(repeat, unsigned, 1, 100, "a number of runs from 1 to 100")
+NUMBER_KEY(profile_runs, unsigned, 0, 10, "a number of profiled runs from 0 (none) to 10")
+NUMBER_KEY(max_runs, unsigned, 3, 1000, "the most runs of one commit, from 3 to 1000 (default 12)")
 
 static int key_revert_check(struct parser *p, const struct node *k, const struct node *v)
 {
@@ -830,27 +813,8 @@ static int key_thp(struct parser *p, const struct node *k, const struct node *v)
 	return 0;
 }
 
-static int key_aslr(struct parser *p, const struct node *k, const struct node *v)
-{
-	uint64_t n;
-
-	(void)k;
-	if (parse_number(scalar(v), 0, 2, &n) < 0)
-		return expected(p, v, "aslr", "0, 1 or 2 (kernel.randomize_va_space)");
-	p->job->aslr = (int)n;
-	return 0;
-}
-
-static int key_drop_caches(struct parser *p, const struct node *k, const struct node *v)
-{
-	uint64_t n;
-
-	(void)k;
-	if (parse_number(scalar(v), 0, 3, &n) < 0)
-		return expected(p, v, "drop_caches", "0, 1, 2 or 3 (vm.drop_caches before the run)");
-	p->job->drop_caches = (int)n;
-	return 0;
-}
+NUMBER_KEY(aslr, int, 0, 2, "0, 1 or 2 (kernel.randomize_va_space)")
+NUMBER_KEY(drop_caches, int, 0, 3, "0, 1, 2 or 3 (vm.drop_caches before the run)")
 
 static int key_monitor_interval(struct parser *p, const struct node *k, const struct node *v)
 {
@@ -1455,14 +1419,7 @@ int job_parse_file(struct job *job, const char *path)
 
 void job_release(struct job *job)
 {
-	free(job->path);
-	free(job->hash);
-	free(job->suite);
-	free(job->testcase);
-	free(job->mode);
-	free(job->size);
-	free(job->kpi);
-	free(job->default_kpi);
+	FREE_MANY(job->path, job->hash, job->suite, job->testcase, job->mode, job->size, job->kpi, job->default_kpi);
 	for (size_t i = 0; i < job->nr_sysctl; i++) {
 		free(job->sysctl[i].key);
 		free(job->sysctl[i].value);
@@ -1474,11 +1431,8 @@ void job_release(struct job *job)
 	}
 	free(job->params);
 	strings_free(job->fragments, job->nr_fragments);
-	for (size_t i = 0; i < job->nr_shares; i++) {
-		free(job->shares[i].host);
-		free(job->shares[i].tag);
-		free(job->shares[i].guest_dir);
-	}
+	for (size_t i = 0; i < job->nr_shares; i++)
+		FREE_MANY(job->shares[i].host, job->shares[i].tag, job->shares[i].guest_dir);
 	free(job->shares);
 	memset(job, 0, sizeof(*job));
 }
@@ -1602,6 +1556,21 @@ int job_conf_argvf(struct strbuf *sb, const char *fmt, ...)
 	ret = job_conf_line(sb, "argv", arg.buf);
 	strbuf_release(&arg);
 	return ret;
+}
+
+int job_conf_argv(struct strbuf *sb, const char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (job_conf_line(sb, "argv", v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+int job_conf_argv_uint(struct strbuf *sb, const char *opt, unsigned v)
+{
+	if (job_conf_line(sb, "argv", opt) < 0)
+		return -1;
+	return job_conf_argvf(sb, "%u", v);
 }
 
 /* "job-name" from "dir/job-name.yaml", in characters a log line likes. */

@@ -152,6 +152,14 @@ int job_parse_share(const char *s, unsigned *pct);
  * made by a format. */
 int job_conf_line(struct strbuf *sb, const char *key, const char *value);
 int job_conf_argvf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An "argv" line for each of n values in turn, the first error ending
+ * it; JOB_CONF_ARGV(sb, "a", b, ...) for a list (util.h's ARRAY_SIZE).
+ * And an option followed by its number ("--runtime", "10"). */
+int job_conf_argv(struct strbuf *sb, const char *const *v, size_t n);
+#define JOB_CONF_ARGV(sb, ...)                                        \
+	job_conf_argv((sb), (const char *const[]){ __VA_ARGS__ },     \
+		      ARRAY_SIZE(((const char *const[]){ __VA_ARGS__ })))
+int job_conf_argv_uint(struct strbuf *sb, const char *opt, unsigned v);
 /* For the suites' shares op: a host directory for the guest, read-only.
  * The directory must exist, and QEMU's user (not root: libvirt-qemu)
  * must reach it: world-traversable ancestors, world-readable itself.

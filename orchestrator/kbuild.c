@@ -138,12 +138,8 @@ int kbuild_recipe_default(struct kbuild_recipe *r)
 void kbuild_recipe_release(struct kbuild_recipe *r)
 {
 	free(r->base);
-	for (size_t i = 0; i < r->nr_fragments; i++)
-		free(r->fragments[i]);
-	free(r->fragments);
-	for (size_t i = 0; i < r->nr_options; i++)
-		free(r->options[i]);
-	free(r->options);
+	strings_free(r->fragments, r->nr_fragments);
+	strings_free(r->options, r->nr_options);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -301,11 +297,8 @@ static void add_setting(struct kconfig_setting **s, size_t *nr, size_t *alloc, c
 
 void kconfig_settings_release(struct kconfig_setting *s, size_t nr)
 {
-	for (size_t i = 0; i < nr; i++) {
-		free(s[i].name);
-		free(s[i].value);
-		free(s[i].origin);
-	}
+	for (size_t i = 0; i < nr; i++)
+		FREE_MANY(s[i].name, s[i].value, s[i].origin);
 	free(s);
 }
 
@@ -527,13 +520,8 @@ char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id)
 
 void kbuild_result_release(struct kbuild_result *res)
 {
-	free(res->artifact_dir);
-	free(res->bzimage);
-	free(res->config);
-	free(res->system_map);
-	free(res->log);
-	free(res->excerpt);
-	free(res->message);
+	FREE_MANY(res->artifact_dir, res->bzimage, res->config, res->system_map, res->log, res->excerpt,
+		  res->message);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1544,11 +1532,7 @@ static void build_release(struct build *b)
 		close(b->lock_fd);
 	kconfig_settings_release(b->settings, b->nr_settings);
 	strbuf_release(&b->recipe_text);
-	free(b->bd);
-	free(b->log);
-	free(b->marker);
-	free(b->cfg_path);
-	free(b->cfg_text);
+	FREE_MANY(b->bd, b->log, b->marker, b->cfg_path, b->cfg_text);
 }
 
 int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)

@@ -117,6 +117,12 @@ enum {
 	{ "quiet", no_argument, NULL, GUEST_OPT_QUIET }
 struct guest_env_opts;
 int guest_opt_parse(struct guest_env_opts *o, int c, const char *arg);
+/* The last cases of the getopt loop of a command with the recipe (ro)
+ * or guest (geo) option rows, NULL for rows it does not have: 1 when c
+ * was one of them (taken); else 0 with *code the exit code: a guest
+ * option's bad value (said), or help_or_usage's. */
+int shared_option(int c, const char *arg, struct recipe_opts *ro, struct guest_env_opts *geo,
+		  const char *const *usage, const char *cmd, int *code);
 int guest_opts_check(const struct guest_env_opts *o, const char *cmd);
 int guest_opts_check_host(struct lab *lab, const struct guest_env_opts *o);
 

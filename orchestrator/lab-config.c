@@ -43,10 +43,26 @@ static int has_prefix(const char *s, const char *prefix)
 	return !strncasecmp(s, prefix, strlen(prefix));
 }
 
+/* An optional value: "" unsets it. */
 static void set_optional(char **field, const char *val)
 {
 	free(*field);
 	*field = *val ? xstrdup(val) : NULL;
+}
+
+static void set_string(char **field, const char *val)
+{
+	free(*field);
+	*field = xstrdup(val);
+}
+
+/* Whether val is one of the NULL-terminated names. */
+static int one_of(const char *val, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(val, *names))
+			return 1;
+	return 0;
 }
 
 static const char unknown_key[] = "unknown key";
@@ -58,31 +74,25 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 	unsigned long v;
 
 	if (!strcmp(key, "libvirt_uri")) {
-		free(lab->libvirt_uri);
-		lab->libvirt_uri = xstrdup(val);
+		set_string(&lab->libvirt_uri, val);
 	} else if (!strcmp(key, "build_jobs")) {
 		if (parse_uint(val, 4096, &v) < 0)
 			return "build_jobs must be a number from 0 to 4096";
 		lab->build_jobs = (int)v;
 	} else if (!strcmp(key, "ccache_dir")) {
-		free(lab->ccache_dir);
-		lab->ccache_dir = *val ? xstrdup(val) : NULL;
+		set_optional(&lab->ccache_dir, val);
 	} else if (!strcmp(key, "artifact_store")) {
 		if (*val && *val != '/')
 			return "artifact_store must be an absolute path";
-		free(lab->artifact_store);
-		lab->artifact_store = *val ? xstrdup(val) : NULL;
+		set_optional(&lab->artifact_store, val);
 	} else if (!strcmp(key, "accel")) {
-		if (strcmp(val, "auto") && strcmp(val, "kvm") && strcmp(val, "tcg"))
+		if (!one_of(val, (const char *const[]){ "auto", "kvm", "tcg", NULL }))
 			return "accel must be auto, kvm or tcg";
-		free(lab->accel);
-		lab->accel = xstrdup(val);
+		set_string(&lab->accel, val);
 	} else if (!strcmp(key, "guest_cpus")) {
-		free(lab->guest_cpus);
-		lab->guest_cpus = *val ? xstrdup(val) : NULL;
+		set_optional(&lab->guest_cpus, val);
 	} else if (!strcmp(key, "compiler_wrapper")) {
-		free(lab->compiler_wrapper);
-		lab->compiler_wrapper = *val ? xstrdup(val) : NULL;
+		set_optional(&lab->compiler_wrapper, val);
 	} else if (!strcmp(key, "notify_mail_to")) {
 		if (*val && !valid_mail_list(val))
 			return "notify_mail_to must be addresses like a@example.org, separated by commas";
@@ -100,10 +110,9 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 	} else if (!strcmp(key, "smtp_password_file")) {
 		set_optional(&lab->smtp_password_file, val);
 	} else if (!strcmp(key, "smtp_tls")) {
-		if (strcmp(val, "none") && strcmp(val, "try") && strcmp(val, "required"))
+		if (!one_of(val, (const char *const[]){ "none", "try", "required", NULL }))
 			return "smtp_tls must be none, try or required";
-		free(lab->smtp_tls);
-		lab->smtp_tls = xstrdup(val);
+		set_string(&lab->smtp_tls, val);
 	} else if (!strcmp(key, "notify_webhook")) {
 		if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://"))
 			return "notify_webhook must start with http:// or https://";
@@ -184,19 +193,9 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 
 void lab_config_release(struct lab *lab)
 {
-	free(lab->libvirt_uri);
-	free(lab->ccache_dir);
-	free(lab->artifact_store);
-	free(lab->compiler_wrapper);
-	free(lab->accel);
-	free(lab->guest_cpus);
-	free(lab->notify_mail_to);
-	free(lab->notify_mail_from);
-	free(lab->smtp_url);
-	free(lab->smtp_user);
-	free(lab->smtp_password_file);
-	free(lab->smtp_tls);
-	free(lab->notify_webhook);
+	FREE_MANY(lab->libvirt_uri, lab->ccache_dir, lab->artifact_store, lab->compiler_wrapper, lab->accel,
+		  lab->guest_cpus, lab->notify_mail_to, lab->notify_mail_from, lab->smtp_url, lab->smtp_user,
+		  lab->smtp_password_file, lab->smtp_tls, lab->notify_webhook);
 	lab->libvirt_uri = lab->ccache_dir = lab->compiler_wrapper = lab->accel = lab->guest_cpus = NULL;
 	lab->notify_mail_to = lab->notify_mail_from = lab->smtp_url = lab->smtp_user = NULL;
 	lab->smtp_password_file = lab->smtp_tls = lab->notify_webhook = lab->artifact_store = NULL;

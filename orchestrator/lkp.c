@@ -393,10 +393,7 @@ out:
 
 static void row_release(struct lkp_row *row)
 {
-	free(row->metric);
-	free(row->base);
-	free(row->head);
-	free(row->change);
+	FREE_MANY(row->metric, row->base, row->head, row->change);
 	memset(row, 0, sizeof(*row));
 }
 
@@ -634,15 +631,8 @@ static void scan_line_keys(struct lkp_report *r, struct scan *sc, const char *s)
 
 static void scan_release(struct scan *sc)
 {
-	free(sc->subject_commit);
-	free(sc->subject_kpi);
-	free(sc->subject_change);
-	free(sc->heads_base);
-	free(sc->heads_head);
-	free(sc->parent_line);
-	free(sc->list_first);
-	free(sc->list_last);
-	free(sc->testcase_line);
+	FREE_MANY(sc->subject_commit, sc->subject_kpi, sc->subject_change, sc->heads_base, sc->heads_head,
+		  sc->parent_line, sc->list_first, sc->list_last, sc->testcase_line);
 	params_release(&sc->block);
 }
 
@@ -831,12 +821,7 @@ out:
 
 void lkp_report_release(struct lkp_report *r)
 {
-	free(r->commit);
-	free(r->subject);
-	free(r->parent);
-	free(r->suite);
-	free(r->kpi);
-	free(r->change);
+	FREE_MANY(r->commit, r->subject, r->parent, r->suite, r->kpi, r->change);
 	params_release(&r->params);
 	for (size_t i = 0; i < r->nr_rows; i++)
 		row_release(&r->rows[i]);
@@ -1497,9 +1482,7 @@ out:
 
 void lkp_klab_job_release(struct lkp_klab_job *j)
 {
-	free(j->name);
-	free(j->testcase);
-	free(j->yaml);
+	FREE_MANY(j->name, j->testcase, j->yaml);
 	strings_free(j->mapped, j->nr_mapped);
 	strings_free(j->unmapped, j->nr_unmapped);
 	memset(j, 0, sizeof(*j));

@@ -21,14 +21,6 @@ static const struct monitor *const monitors[] = {
 	&monitor_perf_profile,
 };
 
-const struct monitor *monitor_find(const char *name)
-{
-	for (size_t i = 0; name && i < ARRAY_SIZE(monitors); i++)
-		if (!strcmp(monitors[i]->name, name))
-			return monitors[i];
-	return NULL;
-}
-
 size_t monitor_count(void)
 {
 	return ARRAY_SIZE(monitors);
@@ -45,6 +37,13 @@ int monitor_index(const char *name)
 		if (!strcmp(monitors[i]->name, name))
 			return (int)i;
 	return -1;
+}
+
+const struct monitor *monitor_find(const char *name)
+{
+	int i = monitor_index(name);
+
+	return i < 0 ? NULL : monitors[i];
 }
 
 int monitor_field_valid(const struct monitor *m, const char *field)

@@ -734,9 +734,7 @@ void notify_compose_test(const char *host, const char *state_dir, int64_t now, s
 
 void notify_message_release(struct notify_message *m)
 {
-	free(m->subject);
-	free(m->text);
-	free(m->json);
+	FREE_MANY(m->subject, m->text, m->json);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -911,9 +909,7 @@ static void loaded_release(struct loaded *l)
 {
 	bisection_release(&l->b);
 	steps_release(l->steps, l->nr_steps);
-	free(l->nsteps);
-	free(l->subject);
-	free(l->author);
+	FREE_MANY(l->nsteps, l->subject, l->author);
 	for (size_t i = 0; i < ARRAY_SIZE(l->vals); i++)
 		free(l->vals[i]);
 	runcmp_release(&l->cmp);
@@ -921,9 +917,7 @@ static void loaded_release(struct loaded *l)
 	if (l->have_job)
 		job_release(&l->job);
 	revert_check_release(&l->revert);
-	for (size_t i = 0; i < l->nr_hc; i++)
-		free(l->half_subjects[i]);
-	free(l->half_subjects);
+	strings_free(l->half_subjects, l->nr_hc);
 	for (size_t i = 0; l->half_reverts && i < l->nr_hc; i++)
 		revert_check_release(&l->half_reverts[i]);
 	free(l->half_reverts);

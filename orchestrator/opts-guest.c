@@ -1,5 +1,6 @@
 /* The guest option rows klab run, compare and reproduce share (klab.h):
- * where guests go, under which accelerator, with which limits. */
+ * where guests go, under which accelerator, with which limits; and the
+ * last cases of a getopt loop with them or the recipe rows. */
 #include "klab.h"
 #include "db.h"
 #include "guest.h"
@@ -44,6 +45,27 @@ int guest_opt_parse(struct guest_env_opts *o, int c, const char *arg)
 		o->quiet = 1;
 		return 1;
 	}
+	return 0;
+}
+
+int shared_option(int c, const char *arg, struct recipe_opts *ro, struct guest_env_opts *geo,
+		  const char *const *usage, const char *cmd, int *code)
+{
+	switch (c) {
+	RECIPE_OPT_CASES:
+		if (!ro)
+			break;
+		recipe_opts_add(ro, c, arg);
+		return 1;
+	}
+	switch (geo ? guest_opt_parse(geo, c, arg) : 0) {
+	case 1:
+		return 1;
+	case -1:
+		*code = EXIT_USAGE;
+		return 0;
+	}
+	*code = help_or_usage(c, usage, cmd);
 	return 0;
 }
 

@@ -1192,19 +1192,8 @@ static void log_release(struct report_log *l)
 
 static void step_release(struct report_step *s)
 {
-	free(s->phase);
-	free(s->status);
-	free(s->verdict);
-	free(s->reason);
-	free(s->subject);
-	free(s->kpi);
-	free(s->rule);
-	free(s->evidence);
-	free(s->build_status);
-	free(s->build_excerpt);
-	free(s->boot_outcome);
-	free(s->boot_reason);
-	free(s->console_excerpt);
+	FREE_MANY(s->phase, s->status, s->verdict, s->reason, s->subject, s->kpi, s->rule, s->evidence,
+		  s->build_status, s->build_excerpt, s->boot_outcome, s->boot_reason, s->console_excerpt);
 	log_release(&s->log);
 	log_release(&s->build_log);
 	log_release(&s->console);
@@ -1218,23 +1207,10 @@ static void step_release(struct report_step *s)
 
 static void bisection_release_report(struct report_bisection *b)
 {
-	free(b->repo);
-	free(b->kind);
-	free(b->state);
-	free(b->result);
-	free(b->message);
-	free(b->goods);
+	FREE_MANY(b->repo, b->kind, b->state, b->result, b->message, b->goods, b->job_path, b->job_text, b->kpi,
+		  b->config, b->culprit, b->culprit_subject, b->culprit_author, b->culprit_message, b->culprit_files);
 	strings_free(b->argv, b->argc);
 	strings_free(b->candidates, b->nr_candidates);
-	free(b->job_path);
-	free(b->job_text);
-	free(b->kpi);
-	free(b->config);
-	free(b->culprit);
-	free(b->culprit_subject);
-	free(b->culprit_author);
-	free(b->culprit_message);
-	free(b->culprit_files);
 	revert_check_release(&b->revert);
 	for (size_t i = 0; i < b->nr_steps; i++)
 		step_release(&b->steps[i]);
@@ -1249,24 +1225,14 @@ static void bisection_release_report(struct report_bisection *b)
 
 static void track_release(struct report_track *t)
 {
-	free(t->name);
-	free(t->repo);
-	free(t->remote);
-	free(t->branch);
-	for (size_t i = 0; i < t->nr_tips; i++) {
-		free(t->tips[i].status);
-		free(t->tips[i].message);
-		free(t->tips[i].subject);
-		free(t->tips[i].compared_to);
-	}
+	FREE_MANY(t->name, t->repo, t->remote, t->branch);
+	for (size_t i = 0; i < t->nr_tips; i++)
+		FREE_MANY(t->tips[i].status, t->tips[i].message, t->tips[i].subject, t->tips[i].compared_to);
 	free(t->tips);
 	for (size_t i = 0; i < t->nr_series; i++) {
 		for (size_t k = 0; k < t->nr_tips; k++)
 			free(t->series[i].values[k]);
-		free(t->series[i].values);
-		free(t->series[i].nr_values);
-		free(t->series[i].job_path);
-		free(t->series[i].kpi);
+		FREE_MANY(t->series[i].values, t->series[i].nr_values, t->series[i].job_path, t->series[i].kpi);
 	}
 	free(t->series);
 }
@@ -1279,23 +1245,13 @@ void report_release(struct report *r)
 	for (size_t i = 0; i < r->nr_tracks; i++)
 		track_release(&r->tracks[i]);
 	free(r->tracks);
-	for (size_t i = 0; i < r->nr_hosts; i++) {
-		free(r->hosts[i].name);
-		free(r->hosts[i].uri);
-		free(r->hosts[i].cpus);
-		free(r->hosts[i].accel);
-	}
+	for (size_t i = 0; i < r->nr_hosts; i++)
+		FREE_MANY(r->hosts[i].name, r->hosts[i].uri, r->hosts[i].cpus, r->hosts[i].accel);
 	free(r->hosts);
 	for (size_t i = 0; i < r->nr_run_sets; i++) {
 		struct report_run_set *rs = &r->run_sets[i];
-		free(rs->job_path);
-		free(rs->suite);
-		free(rs->testcase);
-		free(rs->kpi);
-		free(rs->commit);
-		free(rs->accel);
-		free(rs->state);
-		free(rs->kpi_values);
+		FREE_MANY(rs->job_path, rs->suite, rs->testcase, rs->kpi, rs->commit, rs->accel, rs->state,
+			  rs->kpi_values);
 	}
 	free(r->run_sets);
 	memset(r, 0, sizeof(*r));

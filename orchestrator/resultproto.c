@@ -166,11 +166,8 @@ void result_release(struct result *r)
 		free(r->env[i].value);
 	}
 	free(r->env);
-	for (size_t i = 0; i < r->nr_mon; i++) {
-		free(r->mon[i].phase);
-		free(r->mon[i].source);
-		free(r->mon[i].name);
-	}
+	for (size_t i = 0; i < r->nr_mon; i++)
+		FREE_MANY(r->mon[i].phase, r->mon[i].source, r->mon[i].name);
 	free(r->mon);
 	strings_free(r->warnings, r->nr_warnings);
 	strings_free(r->out, r->nr_out);
@@ -512,6 +509,20 @@ void result_add_metric(struct result_metrics *ml, char *name, int64_t seq, doubl
 	ml->m[ml->nr].seq = seq;
 	ml->m[ml->nr].value = value;
 	ml->nr++;
+}
+
+double result_metric_sum(const struct result_metrics *ml, const char *name, size_t *n)
+{
+	double sum = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < ml->nr; i++) {
+		if (!strcmp(ml->m[i].name, name)) {
+			sum += ml->m[i].value;
+			(*n)++;
+		}
+	}
+	return sum;
 }
 
 size_t result_tokenize(const char *line, char **copy, char **tok)

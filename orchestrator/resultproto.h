@@ -141,6 +141,9 @@ struct result_metrics {
 /* Takes name; a metric with an invalid name or a value that is not
  * finite is dropped. */
 void result_add_metric(struct result_metrics *ml, char *name, int64_t seq, double value);
+/* The sum of the values of the metrics named `name` (a series, for a
+ * suite's derive op), *n how many there are. */
+double result_metric_sum(const struct result_metrics *ml, const char *name, size_t *n);
 
 #define RESULT_MAX_TOKENS 16
 /* Split line (copied into *copy, which the caller frees) at runs of

@@ -204,15 +204,11 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 		target = DEFAULT_TARGET;
 	if (!target_ok(target))
 		return error("job '%s': params.target '%s' is not a make target", job->path, target);
-	if (job_conf_line(sb, "argv", PROGRAM) < 0 || job_conf_line(sb, "argv", "--root") < 0 ||
-	    job_conf_line(sb, "argv", GUEST_ROOT) < 0 || job_conf_line(sb, "argv", "--config") < 0 ||
-	    job_conf_line(sb, "argv", job->testcase) < 0 || job_conf_line(sb, "argv", "--target") < 0 ||
-	    job_conf_line(sb, "argv", target) < 0 || job_conf_line(sb, "argv", "--jobs") < 0 ||
-	    job_conf_argvf(sb, "%u", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
-	    job_conf_line(sb, "argv", "--runtime") < 0 || job_conf_argvf(sb, "%u", job->runtime_s) < 0 ||
-	    job_conf_line(sb, "argv", "--build-timeout") < 0 || job_conf_argvf(sb, "%u", timeout) < 0)
+	if (JOB_CONF_ARGV(sb, PROGRAM, "--root", GUEST_ROOT, "--config", job->testcase, "--target", target) < 0 ||
+	    job_conf_argv_uint(sb, "--jobs", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
+	    job_conf_argv_uint(sb, "--runtime", job->runtime_s) < 0)
 		return -1;
-	return 0;
+	return job_conf_argv_uint(sb, "--build-timeout", timeout);
 }
 
 /*
@@ -268,18 +264,12 @@ static void kbuild_derive(struct result_metrics *ml)
 		{ "kbuild.iteration_user_time", "kbuild.user_time" },
 		{ "kbuild.iteration_sys_time", "kbuild.sys_time" },
 	};
-	size_t nr = ml->nr, count = 0;
+	size_t count = 0;
 
 	for (size_t k = 0; k < ARRAY_SIZE(m); k++) {
-		double sum = 0;
-		size_t n = 0;
+		size_t n;
+		double sum = result_metric_sum(ml, m[k].series, &n);
 
-		for (size_t i = 0; i < nr; i++) {
-			if (!strcmp(ml->m[i].name, m[k].series)) {
-				sum += ml->m[i].value;
-				n++;
-			}
-		}
 		if (n)
 			result_add_metric(ml, xstrdup(m[k].mean), 0, sum / (double)n);
 		if (!k)

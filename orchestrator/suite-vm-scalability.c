@@ -73,12 +73,9 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 			     job->testcase);
 	if (task_bytes(job, nr_task, &bytes) < 0)
 		return -1;
-	if (job_conf_line(sb, "argv", PROGRAM) < 0 || job_conf_line(sb, "argv", "-n") < 0 ||
-	    job_conf_argvf(sb, "%u", nr_task) < 0)
-		return -1;
-	if (nr_threads > 1 && (job_conf_line(sb, "argv", "-t") < 0 || job_conf_argvf(sb, "%u", nr_threads) < 0))
-		return -1;
-	if (job_conf_line(sb, "argv", "--runtime") < 0 || job_conf_argvf(sb, "%u", job->runtime_s) < 0)
+	if (job_conf_line(sb, "argv", PROGRAM) < 0 || job_conf_argv_uint(sb, "-n", nr_task) < 0 ||
+	    (nr_threads > 1 && job_conf_argv_uint(sb, "-t", nr_threads) < 0) ||
+	    job_conf_argv_uint(sb, "--runtime", job->runtime_s) < 0)
 		return -1;
 	if (job->size && !strchr(job->size, '%'))
 		return job_conf_line(sb, "argv", job->size);

@@ -71,14 +71,11 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 		return error("job '%s': will-it-scale has no test '%s'", job->path, job->testcase);
 	if (warmup_s(job, &warmup) < 0)
 		return -1;
-	if (job_conf_line(sb, "argv", PROGRAM) < 0 || job_conf_line(sb, "argv", "--test") < 0 ||
-	    job_conf_line(sb, "argv", job->testcase) < 0 || job_conf_line(sb, "argv", "--mode") < 0 ||
-	    job_conf_line(sb, "argv", job->mode) < 0 || job_conf_line(sb, "argv", "--tasks") < 0 ||
-	    job_conf_argvf(sb, "%u", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
-	    job_conf_line(sb, "argv", "--runtime") < 0 || job_conf_argvf(sb, "%u", job->runtime_s) < 0 ||
-	    job_conf_line(sb, "argv", "--warmup") < 0 || job_conf_argvf(sb, "%u", warmup) < 0)
+	if (JOB_CONF_ARGV(sb, PROGRAM, "--test", job->testcase, "--mode", job->mode) < 0 ||
+	    job_conf_argv_uint(sb, "--tasks", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
+	    job_conf_argv_uint(sb, "--runtime", job->runtime_s) < 0)
 		return -1;
-	return 0;
+	return job_conf_argv_uint(sb, "--warmup", warmup);
 }
 
 /*
@@ -138,16 +135,10 @@ static void parse_will_it_scale(struct result_metrics *ml, char *const *lines, s
 /* After duplicates are gone: the workload is what the measured seconds did. */
 static void will_it_scale_workload(struct result_metrics *ml)
 {
-	double sum = 0;
-	int any = 0;
+	size_t n;
+	double sum = result_metric_sum(ml, "will-it-scale.ops_per_sec", &n);
 
-	for (size_t i = 0; i < ml->nr; i++) {
-		if (!strcmp(ml->m[i].name, "will-it-scale.ops_per_sec")) {
-			sum += ml->m[i].value;
-			any = 1;
-		}
-	}
-	if (any)
+	if (n)
 		result_add_metric(ml, xstrdup("will-it-scale.workload"), 0, sum);
 }
 

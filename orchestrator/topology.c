@@ -397,13 +397,7 @@ static int cmp_core_key(const void *a, const void *b)
 
 static void planner_release(struct planner *pl)
 {
-	free(pl->state);
-	free(pl->node_of);
-	free(pl->core_of);
-	free(pl->core_mine);
-	free(pl->core_other);
-	free(pl->node_free);
-	free(pl->node_used);
+	FREE_MANY(pl->state, pl->node_of, pl->core_of, pl->core_mine, pl->core_other, pl->node_free, pl->node_used);
 }
 
 static int find_node(const struct host_topology *t, int id, size_t *out)
@@ -680,12 +674,8 @@ cleanup:
 
 void guest_plan_release(struct guest_plan *p)
 {
-	free(p->vcpu_pin);
-	free(p->emulator_cpus);
-	free(p->cell_first_vcpu);
-	free(p->cell_nr_vcpus);
-	free(p->cell_memory_mb);
-	free(p->cell_host_node);
+	FREE_MANY(p->vcpu_pin, p->emulator_cpus, p->cell_first_vcpu, p->cell_nr_vcpus, p->cell_memory_mb,
+		  p->cell_host_node);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -711,16 +701,23 @@ void guest_plan_mark_busy(const struct guest_plan *p, unsigned char **busy, size
 		mark(busy, nr_busy, p->emulator_cpus[i]);
 }
 
+/* Where a plan puts something: fmt with the host CPU or node, or "any"
+ * for none (-1). */
+static void add_place(struct strbuf *sb, const char *fmt, int where)
+{
+	if (where < 0)
+		strbuf_addstr(sb, "any");
+	else
+		strbuf_addf(sb, fmt, where);
+}
+
 char *guest_plan_describe(const struct guest_plan *p)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	for (unsigned i = 0; i < p->vcpus; i++) {
 		strbuf_addf(&sb, "%svcpu%u=", i ? "," : "", i);
-		if (p->vcpu_pin[i] < 0)
-			strbuf_addstr(&sb, "any");
-		else
-			strbuf_addf(&sb, "%d", p->vcpu_pin[i]);
+		add_place(&sb, "%d", p->vcpu_pin[i]);
 	}
 	strbuf_addstr(&sb, ";emulator=");
 	if (!p->nr_emulator_cpus)
@@ -730,10 +727,7 @@ char *guest_plan_describe(const struct guest_plan *p)
 	strbuf_addch(&sb, ';');
 	for (unsigned c = 0; c < p->nr_cells; c++) {
 		strbuf_addf(&sb, "%scell%u=", c ? "," : "", c);
-		if (p->cell_host_node[c] < 0)
-			strbuf_addstr(&sb, "any");
-		else
-			strbuf_addf(&sb, "node%d", p->cell_host_node[c]);
+		add_place(&sb, "node%d", p->cell_host_node[c]);
 		strbuf_addf(&sb, ":%lluM", (unsigned long long)p->cell_memory_mb[c]);
 	}
 	return strbuf_detach(&sb, NULL);

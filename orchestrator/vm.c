@@ -860,10 +860,7 @@ cleanup:
 
 void vm_run_release(struct vm_run *r)
 {
-	free(r->reason);
-	free(r->excerpt);
-	free(r->pinning);
-	free(r->domain_name);
+	FREE_MANY(r->reason, r->excerpt, r->pinning, r->domain_name);
 	result_release(&r->result);
 	memset(r, 0, sizeof(*r));
 }

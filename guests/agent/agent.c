@@ -447,27 +447,8 @@ static int read_conf(struct job_conf *jc, const char *path)
 }
 
 /* jobconf.c's voice is the agent's: records and console lines. */
-void jobconf_warn(const char *fmt, ...)
-{
-	char buf[RECORD_MAX - 16];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	warn("%s", buf);
-}
-
-int jobconf_fail(const char *fmt, ...)
-{
-	char buf[RECORD_MAX - 16];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return fail("%s", buf);
-}
+void jobconf_warn(const char *fmt, ...) __attribute__((alias("warn")));
+int jobconf_fail(const char *fmt, ...) __attribute__((alias("fail")));
 
 /* ---- settings and the environment ------------------------------------- */
 

@@ -65,6 +65,12 @@ void strings_free(char **v, size_t n)
 	free(v);
 }
 
+void free_many(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
 char *xstrfmt(const char *fmt, ...)
 {
 	va_list ap;

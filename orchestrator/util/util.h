@@ -21,6 +21,11 @@ char *xstrndup(const char *s, size_t n);
 char *xstrfmt(const char *fmt, ...) KLAB_PRINTF(1, 2);
 /* Free the n strings of v and v itself (NULL with n 0 is fine). */
 void strings_free(char **v, size_t n);
+/* Free each of the n pointers of p: FREE_MANY(x->a, x->b, ...), what a
+ * release function lists of the fields its struct owns (systemd's
+ * free_many). */
+void free_many(void *const *p, size_t n);
+#define FREE_MANY(...) free_many((void *const[]){ __VA_ARGS__ }, ARRAY_SIZE(((void *const[]){ __VA_ARGS__ })))
 
 /* Grow *p (of *alloc elements of size sz) so that it holds at least n. */
 #define ALLOC_GROW(p, n, alloc) do { \
