@@ -30,8 +30,8 @@
 # byte a neighbour's (klab boots none of them).
 set -eu
 tree=$1 dest=$2
-spin1=${KLAB_TRUST_SPIN1:-40000}
-spin2=${KLAB_TRUST_SPIN2:-120000}
+spin1=${KLAB_TRUST_SPIN1:-60000}
+spin2=${KLAB_TRUST_SPIN2:-130000}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 [ ! -e "$dest" ] || { echo "make-trust-history: '$dest' exists" >&2; exit 1; }
 git clone -q --shared "$tree" "$dest"
