@@ -1088,17 +1088,24 @@ static int pass2_refused(struct bisect_run *r, const char *why)
 {
 	struct step *steps = NULL;
 	size_t nr = 0;
-	const char *suspect = NULL;
+	const char *suspect = NULL, *bad = NULL;
 	char *msg;
 	int ret = EXIT_FAIL;
 
 	printf("%s\n", why);
-	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr) < 0)
+	if (db_steps_load_all(r->lab->db, r->b->id, &steps, &nr) < 0)
 		return EXIT_FAIL;
-	/* the confirmation measures the parent, then the culprit */
+	/* the culprit pass 1 confirmed (the confirmation measures the
+	 * parent, then the culprit); without a confirm step, the commit
+	 * pass 1 last marked bad, as git's bisect ends on its bad ref */
 	for (size_t i = 0; i < nr; i++)
 		if (steps[i].pass == 1 && steps[i].phase_id == STEP_PHASE_CONFIRM)
 			suspect = steps[i].hash;
+	for (size_t i = 0; !suspect && i < nr; i++)
+		if (steps[i].pass == 1 && is_bisect_phase(&steps[i]) && steps[i].mark == BISECT_BAD)
+			bad = steps[i].hash;
+	if (!suspect)
+		suspect = bad ? bad : r->b->bad;
 	msg = xstrfmt("pass 1's culprit %.12s was NOT confirmed, and pass 2's fresh references do not show the "
 		      "regression (%s): no culprit", suspect ? suspect : "(unknown)", why);
 	if (db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_UNCONFIRMED, suspect, msg) == 0) {

@@ -88,7 +88,7 @@ static const char *const bisect_usage[] = {
 	"                    half is bisected with it as one end; both culprits",
 	"                    are confirmed against their own half and named with",
 	"                    their share of the regression (exit 0 when either is",
-	"                    confirmed).",
+	"                    confirmed); then each is reverted alone (below).",
 	"                    A confirmed culprit gets a revert check: the bad end",
 	"                    with the culprit reverted (a commit klab makes in its",
 	"                    own worktree, never in your repository) is built and",

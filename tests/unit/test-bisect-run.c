@@ -531,6 +531,8 @@ static void test_bisect_run__pass_two_not_reproduced_ends_unconfirmed(void **sta
 	o = outcome_of(&lf);
 	assert_string_equal(o.state, "done");
 	assert_string_equal(o.result, "unconfirmed");
+	/* pass 1's suspect (the noise made c8 look good) is kept as such */
+	assert_int_equal(o.culprit, 9);
 	assert_true(file_has(&lf, "out", "pass 2: the range once more"));
 	assert_true(file_has(&lf, "out", "pass 2's fresh references do not show the regression"));
 	assert_true(file_has(&lf, "out", "unconfirmed, no culprit named"));
