@@ -13,25 +13,38 @@
 #   two-good     the import
 #   two-first    the first of two planted regressions: every munmap()
 #                spins KLAB_TRUST_SPIN1 iterations of a compiler barrier
-#   two-second   the second: every mmap() spins KLAB_TRUST_SPIN2 more (a
-#                function of its own, so either reverts alone and builds)
+#   two-second   the second: every munmap() spins KLAB_TRUST_SPIN2 more in
+#                __vm_munmap (a function and a hunk of its own, so either
+#                reverts alone and builds)
 #   two-bad      the tip, comment-only commits around the two
 #   harmless     a real code change with no cost (one more boot line)
 #   harmless-bad the tip of that branch (two-good..harmless-bad: the
 #                kernels differ, their performance does not)
+#   mmapaddr-planted, mmapaddr-bad  a single regression for stress-ng
+#                mmapaddr among harmless image changes (below)
 #
 # Both spins cost time in proportion to the guest's speed, as the
-# benchmark does, so their share of a will-it-scale malloc1 iteration
-# (one mmap, one fault, one munmap of 128 MiB) does not move when a TCG
-# host slows down.  The counts are chosen so that each change carries
-# about half of the range's regression on the log scale (malloc1 at
-# 1 -> ~0.55 -> ~0.3 of the good end's rate): see tests/bench/trust.sh.
+# benchmark does, and are the same loop at the same alignment (64 bytes),
+# so that a spin costs the same in both: a first, unaligned pair cost
+# about 1 and 2 units a spin (TCG chains its translated blocks only
+# within a page: the likely reason, not measured).  Each change's share of the range's regression is
+# then set by the counts: the second 1.6 times the first, so that the
+# commit between the ends sits at about half the log-scale gap (0.5 to
+# 0.6 for a spin costing anything from a third of a malloc1 iteration's
+# other work to three times it: 1 -> ~0.4 -> ~0.2 of the good end's rate
+# on this machine), reverting the second leaves the first's half, and
+# reverting the first leaves more than that.  A first version put the
+# second spin on mmap: its share grew from about 40% quiet to 75% on a
+# loaded CI host, and the commit between the ends looked good.
 # The other commits change comments only, so their kernels are byte for
-# byte a neighbour's (klab boots none of them).
+# byte a neighbour's (klab boots none of them).  The tag trust-history-4
+# names this script's version: tests/trust-kernels.sh makes the history
+# again when it is missing.
 set -eu
 tree=$1 dest=$2
-spin1=${KLAB_TRUST_SPIN1:-60000}
-spin2=${KLAB_TRUST_SPIN2:-130000}
+spin1=${KLAB_TRUST_SPIN1:-150000}
+spin2=${KLAB_TRUST_SPIN2:-240000}
+spin3=${KLAB_TRUST_SPIN3:-100000}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 [ ! -e "$dest" ] || { echo "make-trust-history: '$dest' exists" >&2; exit 1; }
 git clone -q --shared "$tree" "$dest"
@@ -72,7 +85,7 @@ edit mm/mmap.c "SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
 	addr = untagged_addr(addr);
 " "/* Planted by klab's trust scenario: a spin on every munmap(). */
-static noinline void munmap_spin(unsigned long n)
+static noinline __aligned(64) void munmap_spin(unsigned long n)
 {
 	while (n--)
 		barrier();
@@ -92,31 +105,32 @@ git tag two-first
 comment kernel/fork.c "fork: explain the vm_area_dup ordering" "Christian Brauner <brauner@kernel.org>"
 comment mm/vmscan.c "mm/vmscan: note the swappiness corner cases" "Johannes Weiner <hannes@cmpxchg.org>"
 
-edit mm/mmap.c "unsigned long ksys_mmap_pgoff(unsigned long addr, unsigned long len,
-			      unsigned long prot, unsigned long flags,
-			      unsigned long fd, unsigned long pgoff)
+edit mm/mmap.c "static int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 {
-	struct file *file = NULL;
-	unsigned long retval;
-" "/* Planted by klab's trust scenario: a spin on every mmap(). */
-static noinline void mmap_spin(unsigned long n)
+	int ret;
+	struct mm_struct *mm = current->mm;
+	LIST_HEAD(uf);
+	MA_STATE(mas, &mm->mm_mt, start, start);
+" "/* Planted by klab's trust scenario: a second spin on every munmap(). */
+static noinline __aligned(64) void vm_munmap_spin(unsigned long n)
 {
 	while (n--)
 		barrier();
 }
 
-unsigned long ksys_mmap_pgoff(unsigned long addr, unsigned long len,
-			      unsigned long prot, unsigned long flags,
-			      unsigned long fd, unsigned long pgoff)
+static int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 {
-	struct file *file = NULL;
-	unsigned long retval;
+	int ret;
+	struct mm_struct *mm = current->mm;
+	LIST_HEAD(uf);
+	MA_STATE(mas, &mm->mm_mt, start, start);
 
-	mmap_spin($spin2);"
-commit_as mm/mmap.c "mm/mmap: spin on every mmap too (planted regression 2 of 2)" "klab demo <demo@klab.invalid>" \
-	"A busy loop of $spin2 compiler barriers at every mmap() call, on top of
-the first: klab's trust scenario plants it as the second of two
-regressions (tests/demo/make-trust-history.sh)."
+	vm_munmap_spin($spin2);"
+commit_as mm/mmap.c "mm/mmap: spin in __vm_munmap too (planted regression 2 of 2)" "klab demo <demo@klab.invalid>" \
+	"A busy loop of $spin2 compiler barriers at every munmap() call, on top
+of the first (the same path, so their shares hold when the host's speed
+moves the benchmark's other costs): klab's trust scenario plants it as
+the second of two regressions (tests/demo/make-trust-history.sh)."
 git tag two-second
 
 comment kernel/sched/fair.c "sched/fair: comment on the wake affine heuristic" "Peter Zijlstra <peterz@infradead.org>"
@@ -141,4 +155,53 @@ nothing a benchmark can see (klab's trust scenario)."
 git tag harmless
 comment mm/slub.c "mm/slub: clarify the cpu partial comment" "Vlastimil Babka <vbabka@suse.cz>"
 git tag harmless-bad
+
+# The mmapaddr range (issue 17's first unseen range, rebuilt): a
+# regression of about -40% on stress-ng mmapaddr (KLAB_TRUST_SPIN3 spins
+# on every munmap) among commits that each change the kernel image
+# harmlessly, so that every commit between the ends is booted and judged
+# (none inherits an end's mark by an identical image).
+git checkout -q -b mmapaddr-branch two-good
+edit init/main.c "static int __ref kernel_init(void *unused)
+{
+	int ret;
+" "static int __ref kernel_init(void *unused)
+{
+	int ret;
+
+	pr_info(\"init: about to free the init memory\\n\");
+"
+commit_as init/main.c "init: say when the init memory goes" "klab demo <demo@klab.invalid>" \
+	"One more line at boot (klab's trust scenario: a harmless image change)."
+edit mm/mmap.c "SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+{
+	addr = untagged_addr(addr);
+" "/* Planted by klab's trust scenario: a spin on every munmap(). */
+static noinline __aligned(64) void munmap_spin(unsigned long n)
+{
+	while (n--)
+		barrier();
+}
+
+SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+{
+	munmap_spin($spin3);
+	addr = untagged_addr(addr);
+"
+commit_as mm/mmap.c "mm/mmap: spin on every munmap (planted regression, mmapaddr)" "klab demo <demo@klab.invalid>" \
+	"A busy loop of $spin3 compiler barriers at every munmap() call: about
+-40% on stress-ng mmapaddr under TCG, where 20000 made -12%
+(tests/demo/make-trust-history.sh)."
+git tag mmapaddr-planted
+edit mm/mmap.c "	ret = percpu_counter_init(&vm_committed_as, 0, GFP_KERNEL);
+	VM_BUG_ON(ret);
+" "	ret = percpu_counter_init(&vm_committed_as, 0, GFP_KERNEL);
+	VM_BUG_ON(ret);
+	pr_info(\"mmap: commit accounting ready\\n\");
+"
+commit_as mm/mmap.c "mm/mmap: say when the commit accounting is ready" "klab demo <demo@klab.invalid>" \
+	"One more line at boot (klab's trust scenario: another harmless image change)."
+comment mm/rmap.c "mm/rmap: note the anon_vma chain order" "Hugh Dickins <hughd@google.com>"
+git tag mmapaddr-bad
+git tag trust-history-4
 git checkout -q --detach two-bad

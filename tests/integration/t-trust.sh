@@ -3,21 +3,26 @@
 # the trust history (tests/demo/make-trust-history.sh):
 #
 # 1. Two changes.  Two planted regressions of about half the range's
-#    each (a spin on every munmap, then one on every mmap): klab meets a
+#    each (a spin on every munmap, then a second one on that path): klab meets a
 #    commit between the ends, splits the range there, names both
 #    culprits with their shares, and reverts each alone on the bad end:
 #    neither revert restores good, and klab says so.
 #
 # 2. A confirmation that fails for real.  The range's kernels differ
 #    (a harmless boot line) but perform alike; while the bad end's guests
-#    run in the reference phase the host is loaded for real (two busy
-#    processes on the guests' CPUs: the shared host of ENVIRONMENT.md
-#    slowing down at the wrong moment), so the regression "reproduces".
+#    run in the reference phase the host stalls them for real (their QEMU
+#    processes stopped 60% of the time, 0.15 s in every 0.25 s: a host
+#    whose hypervisor loses the CPUs at the wrong moment; busy processes
+#    beside a 2-vCPU TCG guest slowed malloc1 in one run and sped it up
+#    in another), so the regression "reproduces".
 #    The bisection narrows to the harmless commit, its confirmation's
 #    fresh runs show no step, pass 2's fresh references do not reproduce
 #    the regression, and the bisection ends unconfirmed, exit 4, naming
-#    no culprit.  Nothing is faked: the load is real, only its timing is
+#    no culprit.  Nothing is faked: the stall is real, only its timing is
 #    the test's.
+#
+# Issue 17's first unseen range, rebuilt (stress-ng mmapaddr on the same
+# history) is tests/bench/trust-mmapaddr.sh: CI time.
 #
 # Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
@@ -25,8 +30,8 @@ require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 . "$KLAB_SRCDIR/tests/trust-kernels.sh"
-# exclusive: scenario 2 loads the host's CPUs, which must not slow
-# another test's guests
+# exclusive: scenario 2 stalls every QEMU process of the host, which must
+# be this test's
 guest_cpus_lock exclusive
 kernel_lab
 
@@ -68,45 +73,42 @@ grep -E "^(revert check, half|bisection 1: two changes|  share:)" "$T/two.out" |
 
 # ---- 2. a confirmation that fails for real ----------------------------------
 bad=$(git -C "$T/linux" rev-parse harmless-bad)
-# hog_while_bad ID: while bisection ID's bad end is being measured in
-# pass 1's reference step, two busy processes share the guest's CPUs.
-hog_while_bad() {
-	hogs=
+# stall_while_bad ID: while bisection ID's bad end is being measured in
+# pass 1's reference step, the host's QEMU processes (this test's guests:
+# it holds the guests' CPUs exclusively) are stopped 0.15 s in every
+# 0.25 s.  Each stalled boot is counted in $T/hogged.
+stall_while_bad() {
+	stalled=
+	trap 'pkill -CONT -x qemu-system-x86 2>/dev/null; exit 0' TERM
 	while :; do
 		state=$(q "SELECT coalesce((SELECT s.status FROM steps s WHERE s.bisection_id = $1 AND s.phase = 'reference'
 			   AND s.pass = 1 AND s.hash = '$bad'), 'none')
-			   || ':' || (SELECT count(*) FROM boots b JOIN steps s ON s.id = b.step_id
+			   || ':' || coalesce((SELECT group_concat(b.id) FROM boots b JOIN steps s ON s.id = b.step_id
 			   WHERE s.bisection_id = $1 AND s.phase = 'reference' AND s.pass = 1 AND s.hash = '$bad'
-			   AND b.outcome = 'running')" 2>/dev/null) || state=
+			   AND b.outcome = 'running'), '')" 2>/dev/null) || state=
 		case $state in
 		done:*) break ;;
 		*:[1-9]*)
-			if [ -z "$hogs" ]; then
-				sh -c 'while :; do :; done' & hogs="$hogs $!"
-				sh -c 'while :; do :; done' & hogs="$hogs $!"
-				echo x >> "$T/hogged"
-			fi ;;
-		*)
-			if [ -n "$hogs" ]; then
-				kill $hogs 2>/dev/null
-				wait $hogs 2>/dev/null
-				hogs=
-			fi ;;
+			[ "$stalled" = "${state#*:}" ] || { stalled=${state#*:}; echo "$stalled" >> "$T/hogged"; }
+			pkill -STOP -x qemu-system-x86 2>/dev/null
+			sleep 0.15
+			pkill -CONT -x qemu-system-x86 2>/dev/null
+			sleep 0.1 ;;
+		*) sleep 0.2 ;;
 		esac
-		sleep 0.2
 	done
-	[ -z "$hogs" ] || { kill $hogs 2>/dev/null; wait $hogs 2>/dev/null; }
+	pkill -CONT -x qemu-system-x86 2>/dev/null
 }
 : > "$T/hogged"
-hog_while_bad 2 &
+stall_while_bad 2 &
 hog=$!
 k bisect start --repo "$T/linux" --good two-good --bad harmless-bad --job "$T/malloc1.yaml" > "$T/host.out" 2>&1
 rc=$?
 kill $hog 2>/dev/null
 wait $hog 2>/dev/null
-check "host fault: the bad end's guests ran on a loaded host ($(wc -l < "$T/hogged") of its boots)" \
+check "host fault: the bad end's guests ran stalled ($(wc -l < "$T/hogged") of its boots)" \
 	test "$(wc -l < "$T/hogged")" -ge 3
-check "host fault: the loaded bad end looked like a regression" grep -q "regression reproduced" "$T/host.out"
+check "host fault: the stalled bad end looked like a regression" grep -q "regression reproduced" "$T/host.out"
 check "host fault: exit 4 (unconfirmed)" test "$rc" -eq 4 || tail -30 "$T/host.out"
 check "host fault: stored unconfirmed, no culprit named" \
 	test "$(q "SELECT result FROM bisections WHERE id = 2")" = unconfirmed
