@@ -637,8 +637,15 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 			 : xstrfmt("%s/runs/steps", ge->lab->state_dir);
 	if (mkdir_p(dir, 0700) < 0)
 		goto cleanup;
-	res->console_path = xstrfmt("%s/%u.console", dir, iteration);
-	res->raw_path = xstrfmt("%s/%u.out", dir, iteration);
+	/* a step's files carry its id: run 1 of the next step must not
+	 * overwrite this one's console (the boot row names it) */
+	if (run_set_id) {
+		res->console_path = xstrfmt("%s/%u.console", dir, iteration);
+		res->raw_path = xstrfmt("%s/%u.out", dir, iteration);
+	} else {
+		res->console_path = xstrfmt("%s/%lld-%u.console", dir, (long long)step_id, iteration);
+		res->raw_path = xstrfmt("%s/%lld-%u.out", dir, (long long)step_id, iteration);
+	}
 	boot.console_path = res->console_path;
 	if (db_boot_begin(ge->lab->db, &boot, &res->boot_id) < 0)
 		goto cleanup;
