@@ -78,10 +78,10 @@ open(path, "w").write(s.replace(old, new))
 PY
 }
 
-comment mm/page_alloc.c "mm/page_alloc: note the pcp high mark scaling" "Mel Gorman <mgorman@techsingularity.net>"
-comment fs/read_write.c "fs: describe the iov_iter fast path" "Jan Kara <jack@suse.cz>"
-
-edit mm/mmap.c "SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+# plant_munmap_spin N: a spin of N compiler barriers at the top of the
+# munmap syscall (the first planted regression and the mmapaddr one)
+plant_munmap_spin() {
+	edit mm/mmap.c "SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
 	addr = untagged_addr(addr);
 " "/* Planted by klab's trust scenario: a spin on every munmap(). */
@@ -93,9 +93,15 @@ static noinline __aligned(64) void munmap_spin(unsigned long n)
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
-	munmap_spin($spin1);
+	munmap_spin($1);
 	addr = untagged_addr(addr);
 "
+}
+
+comment mm/page_alloc.c "mm/page_alloc: note the pcp high mark scaling" "Mel Gorman <mgorman@techsingularity.net>"
+comment fs/read_write.c "fs: describe the iov_iter fast path" "Jan Kara <jack@suse.cz>"
+
+plant_munmap_spin "$spin1"
 commit_as mm/mmap.c "mm/mmap: spin on every munmap (planted regression 1 of 2)" "klab demo <demo@klab.invalid>" \
 	"A busy loop of $spin1 compiler barriers at every munmap() call: klab's
 trust scenario plants it as the first of two regressions of about half
@@ -173,21 +179,7 @@ edit init/main.c "static int __ref kernel_init(void *unused)
 "
 commit_as init/main.c "init: say when the init memory goes" "klab demo <demo@klab.invalid>" \
 	"One more line at boot (klab's trust scenario: a harmless image change)."
-edit mm/mmap.c "SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
-{
-	addr = untagged_addr(addr);
-" "/* Planted by klab's trust scenario: a spin on every munmap(). */
-static noinline __aligned(64) void munmap_spin(unsigned long n)
-{
-	while (n--)
-		barrier();
-}
-
-SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
-{
-	munmap_spin($spin3);
-	addr = untagged_addr(addr);
-"
+plant_munmap_spin "$spin3"
 commit_as mm/mmap.c "mm/mmap: spin on every munmap (planted regression, mmapaddr)" "klab demo <demo@klab.invalid>" \
 	"A busy loop of $spin3 compiler barriers at every munmap() call: about
 -40% on stress-ng mmapaddr under TCG, where 20000 made -12%
