@@ -33,15 +33,8 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 . "$KLAB_SRCDIR/tests/demo-kernels.sh"
-B=$(mktemp -d /var/tmp/klab-bench-kbuild.XXXXXX)
-chmod 755 "$B"
-trap 'rm -rf "$B"' EXIT
-lab=$B/lab
-"$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
-q() { sqlite3 "$lab/klab.db" "$1"; }
-git clone -q --shared "$KDEMO" "$B/linux"
-git -C "$B/linux" fetch -q "$KDEMO" 'refs/tags/*:refs/tags/*'
+. "$KLAB_SRCDIR/tests/bench/bench-lab.sh"
+bench_lab kbuild "$KDEMO"
 sed -e "s|^  source:.*|  source: $KTREE|" -e "s|^  target:.*|  target: $TARGET|" \
 	-e "s/^runtime:.*/runtime: ${RUNTIME}s/" -e "s/^repeat:.*/repeat: $BOOTS/" \
 	-e "s|^kconfig:.*|kconfig: [ $KLAB_SRCDIR/jobs/kbuild.config ]|" \

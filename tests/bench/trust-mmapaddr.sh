@@ -18,15 +18,8 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 . "$KLAB_SRCDIR/tests/trust-kernels.sh"
-B=$(mktemp -d /var/tmp/klab-bench-mmapaddr.XXXXXX)
-chmod 755 "$B"
-trap 'rm -rf "$B"' EXIT
-lab=$B/lab
-"$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
-q() { sqlite3 "$lab/klab.db" "$1"; }
-git clone -q --shared "$KTRUST" "$B/linux"
-git -C "$B/linux" fetch -q "$KTRUST" 'refs/tags/*:refs/tags/*'
+. "$KLAB_SRCDIR/tests/bench/bench-lab.sh"
+bench_lab mmapaddr "$KTRUST"
 sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/stress-ng-mmapaddr.yaml" > "$B/mmapaddr.yaml"
 echo 'profile_runs: 0' >> "$B/mmapaddr.yaml"
 planted=$(git -C "$B/linux" rev-parse mmapaddr-planted)
