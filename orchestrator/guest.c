@@ -601,7 +601,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	struct vm_run_opts vo = { 0 };
 	struct vm_run vr;
 	struct db_boot boot = { 0 };
-	char *name = NULL, *dir = NULL, *plan_text = NULL, *swap = NULL;
+	char *name = NULL, *dir = NULL, *stem = NULL, *plan_text = NULL, *swap = NULL;
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
 	int have_vr = 0, ret = -1;
@@ -639,13 +639,10 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		goto cleanup;
 	/* a step's files carry its id: run 1 of the next step must not
 	 * overwrite this one's console (the boot row names it) */
-	if (run_set_id) {
-		res->console_path = xstrfmt("%s/%u.console", dir, iteration);
-		res->raw_path = xstrfmt("%s/%u.out", dir, iteration);
-	} else {
-		res->console_path = xstrfmt("%s/%lld-%u.console", dir, (long long)step_id, iteration);
-		res->raw_path = xstrfmt("%s/%lld-%u.out", dir, (long long)step_id, iteration);
-	}
+	stem = run_set_id ? xstrfmt("%s/%u", dir, iteration)
+			  : xstrfmt("%s/%lld-%u", dir, (long long)step_id, iteration);
+	res->console_path = xstrfmt("%s.console", stem);
+	res->raw_path = xstrfmt("%s.out", stem);
 	boot.console_path = res->console_path;
 	if (db_boot_begin(ge->lab->db, &boot, &res->boot_id) < 0)
 		goto cleanup;
@@ -694,6 +691,7 @@ cleanup:
 	free(busy);
 	free(name);
 	free(dir);
+	free(stem);
 	free(plan_text);
 	guest_plan_release(&plan);
 	strbuf_release(&xml);
