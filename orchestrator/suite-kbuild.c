@@ -1,7 +1,9 @@
 /* kbuild: LKP's kernel-build benchmark.  The guest builds a host kernel
  * tree with the host's own toolchain, both shared read-only (9p), into a
  * tmpfs build directory; klab's runner (guests/bench/kbuild-run.c) times
- * each build with wait4's rusage after one warm-up build.  Debian's
+ * each build with wait4's rusage after one warm-up build; each measured
+ * build starts, as LKP's, from an empty build directory (mrproper) and a
+ * fresh config.  Debian's
  * /etc/alternatives (awk is a link into it) is shared read-only too. */
 #include "suite.h"
 #include "job.h"
@@ -177,15 +179,16 @@ static int build_timeout_s(const struct job *job, unsigned *out)
 	return 0;
 }
 
-/* The warm-up build and the last measured one, which may start just
- * before the runtime ends: each at most one build timeout. */
+/* The first config, the warm-up build, and the last measured iteration's
+ * config and build, which may start just before the runtime ends: each at
+ * most one build timeout. */
 static int warmup_s(const struct job *job, unsigned *out)
 {
 	unsigned t;
 
 	if (build_timeout_s(job, &t) < 0)
 		return -1;
-	*out = 2 * t;
+	*out = 4 * t;
 	return 0;
 }
 
@@ -215,7 +218,10 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
  * klab's kbuild runner (its own lines; make's are forwarded with "| "):
  *
  *   kbuild: config=tinyconfig target=mm/ jobs=2 runtime=10
+ *   config: real=20.40
  *   warmup: real=83.21 user=150.20 sys=20.10
+ *   mrproper: real=0.05
+ *   config: real=9.81
  *   iteration:1 real=61.50 user=110.33 sys=12.01
  *   iterations:1
  *

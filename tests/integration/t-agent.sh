@@ -359,12 +359,17 @@ check "will-it-scale refuses an unknown mode with 2" test $? -eq 2
 mkdir -p "$T/kb/src" "$T/kb/build"
 cat > "$T/kb/make" <<'EOF'
 #!/bin/sh
-for a; do t=$a; done
+# a target builds only in a configured build directory that holds no
+# earlier build's output (LKP's mrproper and config each iteration)
+for a; do case $a in O=*) o=${a#O=} ;; esac; t=$a; done
 case $t in
-tinyconfig|clean) ;;
+tinyconfig) mkdir -p "$o/include/config" && echo CONFIG_X=y > "$o/.config" ;;
 broken/) echo "  CC broken/x.o"; echo "broken/x.c:3:1: error: expected ';' before '}' token" >&2; exit 2 ;;
 slow/) sleep 30 ;;
-*) i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; echo "iteration:99 real=1 user=1 sys=1" ;;
+*) [ -f "$o/.config" ] || { echo "stand-in make: not configured" >&2; exit 2; }
+   [ ! -e "$o/mm/x.o" ] || { echo "stand-in make: an earlier build's output is there" >&2; exit 2; }
+   mkdir -p "$o/mm" && : > "$o/mm/x.o"
+   i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; echo "iteration:99 real=1 user=1 sys=1" ;;
 esac
 EOF
 chmod +x "$T/kb/make"
@@ -376,6 +381,8 @@ check "kbuild-run warms up once" test "$(printf '%s\n' "$out" | grep -c '^warmup
 n=$(printf '%s\n' "$out" | grep -c '^iteration:[1-9][0-9]* real=[0-9.]* user=[0-9.]* sys=[0-9.]*$')
 check "kbuild-run builds until the runtime has passed" test "$n" -ge 1
 check "kbuild-run counts its iterations" sh -c "printf '%s\n' '$out' | grep -qx 'iterations:$n'"
+check "kbuild-run starts each iteration afresh: mrproper, then config" \
+	test "$(printf '%s\n' "$out" | grep -c '^mrproper: real=[0-9.]*$'):$(printf '%s\n' "$out" | grep -c '^config: real=[0-9.]*$')" = "$n:$((n + 1))"
 check "make's own lines are marked, never read as the runner's" sh -c "printf '%s\n' '$out' | grep -q '^| iteration:99 '"
 out=$(kb --target broken/ --runtime 1); rc=$?
 check "kbuild-run: a target that fails to build exits 1" test "$rc" -eq 1
@@ -416,8 +423,6 @@ mm/:
 	awk 'BEGIN { print "awk runs" }'
 	gcc -O2 -c -o $(O)/x.o $(CURDIR)/x.c && echo "gcc runs"
 	touch $(CURDIR)/written 2>/dev/null && echo "tree WRITABLE" || echo "tree read-only"
-clean:
-	rm -f $(O)/x.o
 EOF
 	cat > "$T/kbroot.sh" <<EOF
 set -e

@@ -91,8 +91,6 @@ cat > "$T/badtree/Makefile" <<'EOF'
 O ?= .
 allnoconfig tinyconfig:
 	echo CONFIG_X=y > $(O)/.config
-clean:
-	rm -f $(O)/broken.o
 broken/:
 	gcc -c -o $(O)/broken.o $(CURDIR)/broken.c
 EOF

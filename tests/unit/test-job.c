@@ -343,7 +343,7 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	want = xstrfmt("version 1\nname t\ntimeout %u\nmount9p usr /klab/root/usr\nmount9p src /klab/root/src\n%s"
 		       "monitor_interval 0\nargv /usr/lib/klab/kbuild-run\nargv --root\nargv /klab/root\n"
 		       "argv --config\nargv tinyconfig\nargv --target\nargv mm/\nargv --jobs\nargv 4\n"
-		       "argv --runtime\nargv 30\nargv --build-timeout\nargv 300\n", 30 + 2 * 300 + 60,
+		       "argv --runtime\nargv 30\nargv --build-timeout\nargv 300\n", 30 + 4 * 300 + 60,
 		       alt ? "mount9p alternatives /klab/root/etc/alternatives\n" : "");
 	assert_string_equal(sb.buf, want);
 	assert_null(strstr(sb.buf, real_tree));
@@ -352,12 +352,12 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	job_release(&job);
 	free(text);
 
-	/* the defaults: vmlinux, 10 minutes a build */
+	/* the defaults: vmlinux, 10 minutes a build (10 s + 4 builds + 60 s) */
 	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s }\n", tree);
 	parse_job(&job, text);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
 	assert_contains_all(sb.buf,
-			    "timeout 1270\n",
+			    "timeout 2470\n",
 			    "argv --target\nargv vmlinux\n",
 			    "argv --jobs\nargv 2\n");
 	strbuf_release(&sb);
