@@ -9,6 +9,10 @@
 KSTORE="$KLAB_TEST_CACHE/artifacts"
 KDEMO="$KLAB_TEST_CACHE/demo-8"
 KDEMOLAB="$KLAB_TEST_CACHE/demo-lab"
+# t-perf-bisect's second scenario (DEMO_BREAK_AT=4 DEMO_PANIC_AT=4): the
+# kernels of its window that build (the two that panic) are cached too,
+# so that its bisection builds only the commits that do not build
+KDEMO2="$KLAB_TEST_CACHE/demo-8-s2"
 (
 	flock 9
 	set -e
@@ -24,6 +28,20 @@ KDEMOLAB="$KLAB_TEST_CACHE/demo-lab"
 		printf 'artifact_store = %s\n' "$KSTORE" >> "$KDEMOLAB/klab.conf"
 	for c in $(git -C "$KDEMO" rev-list --reverse demo-good..demo-bad) $(git -C "$KDEMO" rev-parse demo-good); do
 		"$KLAB" --state "$KDEMOLAB" build --repo "$KDEMO" --rev "$c" --quiet >&2
+	done
+	if [ ! -d "$KDEMO2" ]; then
+		rm -rf "$KDEMO2.tmp"
+		DEMO_BREAK_AT=4 DEMO_PANIC_AT=4 sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" \
+			"$KTREE" "$KDEMO2.tmp" 8 >/dev/null
+		mv "$KDEMO2.tmp" "$KDEMO2"
+	fi
+	# every commit of the window but the two that do not build (the
+	# break and the commit after it); the rest are the first history's
+	# trees, in the store already
+	nobuild="$(git -C "$KDEMO2" rev-parse demo-broken) $(git -C "$KDEMO2" rev-list --ancestry-path demo-broken..demo-bad | tail -n 1)"
+	for c in $(git -C "$KDEMO2" rev-list --reverse demo-good..demo-bad); do
+		case " $nobuild " in *" $c "*) continue ;; esac
+		"$KLAB" --state "$KDEMOLAB" build --repo "$KDEMO2" --rev "$c" --quiet >&2
 	done
 ) 9>"$KLAB_TEST_CACHE/.demo-kernels.lock" || { echo "cannot build the demo history's kernels" >&2; exit 1; }
 export KSTORE

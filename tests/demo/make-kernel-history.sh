@@ -20,7 +20,9 @@
 # has them: DEMO_PANIC_AT=K puts a commit whose kernel panics at boot (a
 # BUG_ON in kernel_init() that always fires) before the K-th generated
 # commit (from 0) and its fix after it; DEMO_BREAK_AT=K likewise a commit
-# that does not build (kernel/fork.c calls an undeclared function).  With
+# that does not build (kernel/bounds.c calls an undeclared function: kbuild
+# compiles that file in its prepare step, so the build fails within a
+# minute, as a broken header would, not after most of the kernel).  With
 # both at one K the window is: panics, does not build (twice: the break
 # and the K-th commit), panics, fixed.  Tagged demo-panics and demo-broken.
 set -eu
@@ -99,14 +101,14 @@ def edit(path, old, new):
     if s.count(old) != 1:
         sys.exit("make-kernel-history: %s does not look like 6.1's" % path)
     open(path, "w").write(s.replace(old, new))
-fork_old = "static int copy_files(unsigned long clone_flags, struct task_struct *tsk)\n{\n"
-fork_new = fork_old + "\tmm_account_files(tsk);\n"
+bounds_old = "\tDEFINE(NR_PAGEFLAGS, __NR_PAGEFLAGS);\n"
+bounds_new = bounds_old + "\tDEFINE(NR_FILES_BITS, files_struct_bits());\n"
 init_old = "static int __ref kernel_init(void *unused)\n{\n\tint ret;\n\n"
 init_new = init_old + "\tBUG_ON(system_state != SYSTEM_RUNNING);\n\n"
 if kind == "break":
-    edit("kernel/fork.c", fork_old, fork_new)
+    edit("kernel/bounds.c", bounds_old, bounds_new)
 elif kind == "fix-break":
-    edit("kernel/fork.c", fork_new, fork_old)
+    edit("kernel/bounds.c", bounds_new, bounds_old)
 elif kind == "panic":
     edit("init/main.c", init_old, init_new)
 else:
@@ -114,8 +116,8 @@ else:
 PY
 	# (own variable names: the caller's $file is in use)
 	case $kind in
-	break) sfile=kernel/fork.c ssubject="fork: account the files_struct copy" ;;
-	fix-break) sfile=kernel/fork.c ssubject="fork: fix the build after the files_struct accounting" ;;
+	break) sfile=kernel/bounds.c ssubject="bounds: generate NR_FILES_BITS for the files_struct accounting" ;;
+	fix-break) sfile=kernel/bounds.c ssubject="bounds: fix the build after NR_FILES_BITS" ;;
 	panic) sfile=init/main.c ssubject="init: assert the system state before freeing init memory" ;;
 	*) sfile=init/main.c ssubject="init: drop the wrong system state assertion" ;;
 	esac
