@@ -76,7 +76,7 @@ bad=$(git -C "$T/linux" rev-parse harmless-bad)
 # stall_while_bad ID: while bisection ID's bad end is being measured in
 # pass 1's reference step, the host's QEMU processes (this test's guests:
 # it holds the guests' CPUs exclusively) are stopped 0.15 s in every
-# 0.25 s.  Each stalled boot is counted in $T/hogged.
+# 0.25 s.  Each stalled boot is counted in $T/stalled.
 stall_while_bad() {
 	stalled=
 	trap 'pkill -CONT -x qemu-system-x86 2>/dev/null; exit 0' TERM
@@ -89,7 +89,7 @@ stall_while_bad() {
 		case $state in
 		done:*) break ;;
 		*:[1-9]*)
-			[ "$stalled" = "${state#*:}" ] || { stalled=${state#*:}; echo "$stalled" >> "$T/hogged"; }
+			[ "$stalled" = "${state#*:}" ] || { stalled=${state#*:}; echo "$stalled" >> "$T/stalled"; }
 			pkill -STOP -x qemu-system-x86 2>/dev/null
 			sleep 0.15
 			pkill -CONT -x qemu-system-x86 2>/dev/null
@@ -99,15 +99,15 @@ stall_while_bad() {
 	done
 	pkill -CONT -x qemu-system-x86 2>/dev/null
 }
-: > "$T/hogged"
+: > "$T/stalled"
 stall_while_bad 2 &
-hog=$!
+staller=$!
 k bisect start --repo "$T/linux" --good two-good --bad harmless-bad --job "$T/malloc1.yaml" > "$T/host.out" 2>&1
 rc=$?
-kill $hog 2>/dev/null
-wait $hog 2>/dev/null
-check "host fault: the bad end's guests ran stalled ($(wc -l < "$T/hogged") of its boots)" \
-	test "$(wc -l < "$T/hogged")" -ge 3
+kill $staller 2>/dev/null
+wait $staller 2>/dev/null
+check "host fault: the bad end's guests ran stalled ($(wc -l < "$T/stalled") of its boots)" \
+	test "$(wc -l < "$T/stalled")" -ge 3
 check "host fault: the stalled bad end looked like a regression" grep -q "regression reproduced" "$T/host.out"
 check "host fault: exit 4 (unconfirmed)" test "$rc" -eq 4 || tail -30 "$T/host.out"
 check "host fault: stored unconfirmed, no culprit named" \
