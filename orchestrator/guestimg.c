@@ -1,6 +1,9 @@
-/* The guest's initramfs: cpio newc written here (no cpio tool), gzip by
- * zlib, the base image content-addressed so it is built once per set of
- * inputs, and a small job part appended for each job. */
+/* The guest's initramfs: cpio newc written here (no cpio tool), not
+ * compressed (under TCG the guest kernel took 0.88 s to inflate the
+ * base's 12.8 MB of gzip and 0.30 s to unpack its 38.8 MB of cpio; a boot
+ * about 0.6 s shorter in all), the base image content-addressed so it is
+ * built once per set of inputs, and a small job part appended for each
+ * job. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "guestimg.h"
 #include "lab.h"
@@ -22,8 +24,8 @@
 #include "util/util.h"
 
 /* Bump when the layout of the base image (or of a monitors part) changes. */
-#define BASE_FORMAT "klab-initramfs-base 1"
-#define MONITORS_FORMAT "klab-initramfs-monitors 1"
+#define BASE_FORMAT "klab-initramfs-base 2"
+#define MONITORS_FORMAT "klab-initramfs-monitors 2"
 #define IMG_MAX_INPUT (256u << 20)
 
 static void blob_hex(const void *data, size_t len, char hex[41])
@@ -34,7 +36,7 @@ static void blob_hex(const void *data, size_t len, char hex[41])
 	git_oid_tostr(hex, 41, &oid);
 }
 
-/* ---- cpio newc and gzip (pure) ------------------------------------------ */
+/* ---- cpio newc (pure) ------------------------------------------------------ */
 
 static void pad4(struct strbuf *out)
 {
@@ -63,30 +65,6 @@ void cpio_add(struct strbuf *out, const char *name, unsigned mode, unsigned rdev
 void cpio_trailer(struct strbuf *out)
 {
 	cpio_add(out, "TRAILER!!!", 0, 0, 0, NULL, 0);
-}
-
-int gzip_buffer(const void *data, size_t len, struct strbuf *out)
-{
-	z_stream zs;
-	int ret;
-
-	memset(&zs, 0, sizeof(zs));
-	/* windowBits 15 + 16: a gzip wrapper, which the kernel's RD_GZIP reads. */
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return error("zlib: cannot initialise deflate");
-	strbuf_grow(out, deflateBound(&zs, len) + 64);
-	zs.next_in = (Bytef *)data;
-	zs.avail_in = len;
-	zs.next_out = (Bytef *)out->buf + out->len;
-	zs.avail_out = out->alloc - out->len - 1;
-	ret = deflate(&zs, Z_FINISH);
-	if (ret != Z_STREAM_END) {
-		deflateEnd(&zs);
-		return error("zlib: deflate failed (%d)", ret);
-	}
-	strbuf_setlen(out, out->len + zs.total_out);
-	deflateEnd(&zs);
-	return 0;
 }
 
 /* ---- where things are ---------------------------------------------------- */
@@ -433,18 +411,10 @@ static void img_dirs(const struct img *img, int base, char ***out, size_t *nr)
 
 static int write_image(const char *path, const struct strbuf *cpio)
 {
-	struct strbuf gz = STRBUF_INIT;
-	int ret = -1;
-
-	if (gzip_buffer(cpio->buf, cpio->len, &gz) < 0)
-		goto cleanup;
-	if (write_file_atomic(path, gz.buf, gz.len) < 0)
-		goto cleanup;
+	if (write_file_atomic(path, cpio->buf, cpio->len) < 0)
+		return -1;
 	chmod(path, 0644);
-	ret = 0;
-cleanup:
-	strbuf_release(&gz);
-	return ret;
+	return 0;
 }
 
 /* The manifest names every input by what stat() says of it (device,
@@ -470,8 +440,8 @@ static int img_manifest(const struct img *img, const char *format, struct strbuf
 	return 0;
 }
 
-/* The collected files as one gzip'd cpio archive at *path, named
- * <image_dir>/<name>-<hash of the manifest>.cpio.gz; built only when no
+/* The collected files as one cpio archive at *path, named
+ * <image_dir>/<name>-<hash of the manifest>.cpio; built only when no
  * such file is there (*hit). */
 static int img_build(struct img *img, const char *image_dir, const char *name, int base, char **path, int *hit)
 {
@@ -485,7 +455,7 @@ static int img_build(struct img *img, const char *image_dir, const char *name, i
 	if (img_manifest(img, format, &manifest) < 0)
 		goto cleanup;
 	blob_hex(manifest.buf, manifest.len, hex);
-	*path = xstrfmt("%s/%s-%.16s.cpio.gz", image_dir, name, hex);
+	*path = xstrfmt("%s/%s-%.16s.cpio", image_dir, name, hex);
 	if (access(*path, R_OK) == 0) {
 		*hit = 1;
 		ret = 0;
@@ -595,7 +565,7 @@ cleanup:
 	return ret;
 }
 
-/* "<dir>/<prefix><16 hex>.cpio.gz" → the 16 hex */
+/* "<dir>/<prefix><16 hex>.cpio" → the 16 hex */
 static const char *part_hash(const char *path, const char *prefix)
 {
 	const char *name = strrchr(path, '/');
@@ -607,13 +577,13 @@ static const char *part_hash(const char *path, const char *prefix)
 int guestimg_initrd(const char *image_dir, const char *base_path, const char *monitors_path, const char *conf,
 		    size_t conf_len, char **path)
 {
-	struct strbuf cpio = STRBUF_INIT, gz = STRBUF_INIT;
+	struct strbuf cpio = STRBUF_INIT;
 	char hex[41];
 	int ret = -1;
 
 	blob_hex(conf, conf_len, hex);
-	/* initramfs-base-<16>.cpio.gz → initrd-<16>-<job 16>.img, and with
-	 * initramfs-monitors-<m 16>.cpio.gz initrd-<16>-<m 16>-<job 16>.img */
+	/* initramfs-base-<16>.cpio → initrd-<16>-<job 16>.img, and with
+	 * initramfs-monitors-<m 16>.cpio initrd-<16>-<m 16>-<job 16>.img */
 	if (monitors_path)
 		*path = xstrfmt("%s/initrd-%.16s-%.16s-%.16s.img", image_dir, part_hash(base_path, "initramfs-base-"),
 				part_hash(monitors_path, "initramfs-monitors-"), hex);
@@ -624,14 +594,11 @@ int guestimg_initrd(const char *image_dir, const char *base_path, const char *mo
 	cpio_add(&cpio, "klab", 040755, 0, 0, NULL, 0);
 	cpio_add(&cpio, "klab/job.conf", 0100644, 0, 0, conf, conf_len);
 	cpio_trailer(&cpio);
-	if (gzip_buffer(cpio.buf, cpio.len, &gz) < 0)
-		goto cleanup;
-	if (copy_concat(*path, base_path, monitors_path, gz.buf, gz.len) < 0)
+	if (copy_concat(*path, base_path, monitors_path, cpio.buf, cpio.len) < 0)
 		goto cleanup;
 	ret = 0;
 cleanup:
 	strbuf_release(&cpio);
-	strbuf_release(&gz);
 	if (ret < 0) {
 		free(*path);
 		*path = NULL;

@@ -1,8 +1,8 @@
 /* The guest's initramfs: a cached base image (agent, busybox, and every
  * suite's program (suite.h): klab's benchmarks, stress-ng and its
  * libraries), a cached monitors part when the job's monitors run a
- * program (perf), and a small job part, as gzip'd cpio newc archives
- * concatenated (docs/guest-protocol.md). */
+ * program (perf), and a small job part, as cpio newc archives
+ * concatenated, not compressed (docs/guest-protocol.md). */
 #ifndef KLAB_GUESTIMG_H
 #define KLAB_GUESTIMG_H
 
@@ -49,7 +49,5 @@ int guestimg_stage_kernel(const char *image_dir, const char *kernel, char **path
 void cpio_add(struct strbuf *out, const char *name, unsigned mode, unsigned rdev_major,
 	      unsigned rdev_minor, const void *data, size_t len);
 void cpio_trailer(struct strbuf *out);
-/* gzip (RFC 1952) of a buffer. */
-int gzip_buffer(const void *data, size_t len, struct strbuf *out);
 
 #endif
