@@ -62,7 +62,7 @@ done
 check "nothing written into the shared tree (git status clean)" \
 	test -z "$(git -C "$KTREE" status --porcelain --ignored=no 2>&1)"
 check "no probe file left in the tree" test ! -e "$KTREE/.klab-write-probe"
-echo "# $(grep -E '^(config|warmup|clean|iteration):' "$T/ok.guest" | tr '\n' ' ')"
+echo "# $(grep -E '^(config|warmup|mrproper|iteration):' "$T/ok.guest" | tr '\n' ' ')"
 
 # ---- bad input: paths that do not exist, refused before a boot ------------------
 boots=$(q "SELECT count(*) FROM boots")
