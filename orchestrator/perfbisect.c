@@ -67,6 +67,8 @@ static void forget_references(struct perf *p)
 	for (size_t i = 0; i < p->nr_decided; i++)
 		free(p->decided[i].kernel);
 	p->nr_decided = 0;
+	free(p->between_kernel);
+	p->between_kernel = NULL;
 }
 
 static void perf_end_release(struct perf_end *e)
@@ -1180,6 +1182,14 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	out->test_ms = now_ms() - t0;
 	if (kernel)
 		remember_decided(perf_of(r), s->hash, kernel, out->result);
+	if (kernel && out->between) {
+		struct perf *p = perf_of(r);
+
+		free(p->between_kernel);
+		p->between_kernel = xstrdup(kernel);
+		p->between_build = build_id;
+		memcpy(p->between_hex, s->hash, 41);
+	}
 	if (out->result == BISECT_UNMARKED) {
 		out->why = xstrfmt("klab could not measure %.12s%s%s", s->hash, out->reason.len ? ": " : "",
 				   out->reason.buf);
@@ -1276,6 +1286,17 @@ static int perf_half(struct bisect_run *r, int half, const char *split)
 	p->half = half;
 	memcpy(p->split, split, 41);
 	p->ref_turn = 0;
+	/* The split commit's kernel, when this process measured it (not
+	 * after a resume), so that a step whose image is byte for byte the
+	 * half's new end inherits that end's mark as it would the range's
+	 * ends' (the trust history's comment commits after the split booted
+	 * 5 times, 78 s, for a verdict their image already had).  Without
+	 * it, fresh reference runs of that end find its kernel when they
+	 * need it. */
+	if (p->between_kernel && !strcmp(p->between_hex, split)) {
+		*(half == 1 ? &p->bad_kernel : &p->good_kernel) = xstrdup(p->between_kernel);
+		*(half == 1 ? &p->bad_build : &p->good_build) = p->between_build;
+	}
 	for (size_t i = 0; i < p->nr_decided; i++)
 		free(p->decided[i].kernel);
 	p->nr_decided = 0;

@@ -48,6 +48,11 @@ struct perf {
 	 * replaces while the half runs */
 	int half;
 	char split[41];
+	/* the kernel of the last commit measured clearly between the ends
+	 * (the split, if the range splits there): the half's new end */
+	char between_hex[41];
+	char *between_kernel;
+	int64_t between_build;
 	struct perf_end {
 		double *v, *t;
 		size_t n;
