@@ -10,8 +10,9 @@ KSTORE="$KLAB_TEST_CACHE/artifacts"
 KDEMO="$KLAB_TEST_CACHE/demo-8"
 KDEMOLAB="$KLAB_TEST_CACHE/demo-lab"
 # t-perf-bisect's second scenario (DEMO_BREAK_AT=4 DEMO_PANIC_AT=4): the
-# kernels of its window that build (the two that panic) are cached too,
-# so that its bisection builds only the commits that do not build
+# history is made here once and its kernels of the window that build (the
+# two that panic) are cached too, so that its bisection builds only the
+# commits that do not build.  Sets KDEMO2 (that history, to fetch from).
 KDEMO2="$KLAB_TEST_CACHE/demo-8-s2"
 (
 	flock 9
@@ -44,4 +45,4 @@ KDEMO2="$KLAB_TEST_CACHE/demo-8-s2"
 		"$KLAB" --state "$KDEMOLAB" build --repo "$KDEMO2" --rev "$c" --quiet >&2
 	done
 ) 9>"$KLAB_TEST_CACHE/.demo-kernels.lock" || { echo "cannot build the demo history's kernels" >&2; exit 1; }
-export KSTORE
+export KSTORE KDEMO2

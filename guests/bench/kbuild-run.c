@@ -3,9 +3,10 @@
  * up (klab's: the guest's page cache then holds the tree and the
  * toolchain it reads over 9p), then, as LKP does each iteration, starts
  * afresh (mrproper: here the build directory emptied, since the tree is
- * read-only and O= keeps every output there), configures again and builds,
- * until the runtime has passed, timing each build with wait4's rusage.  make runs from an argv (no
- * shell of ours), in its own process group, killed after a build timeout.
+ * read-only and O= keeps every output there), configures again and
+ * builds, until the runtime has passed, timing each build with wait4's
+ * rusage.  make runs from an argv (no shell of ours), in its own process
+ * group, killed after a build timeout.
  *
  * In the guest (--root DIR) it first makes DIR a root for the build: the
  * agent has mounted the host's /usr at DIR/usr and the kernel tree at

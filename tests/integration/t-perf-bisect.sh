@@ -114,13 +114,14 @@ check "--max-runs: still not reproduced, exit != 0" \
 # (make-kernel-history.sh DEMO_PANIC_AT/DEMO_BREAK_AT; a test-command
 # bisection of this deterministic history meets the panic and both build
 # failures).  Skipped with their reasons, the culprit still found.  Its
-# commits are fetched into the first repository; every kernel of it that
-# builds is in the shared store (tests/demo-kernels.sh caches the two that
-# panic), so only the commits that do not build are built, and they fail
-# in kbuild's prepare step (kernel/bounds.c), within a minute.
-planted2=$(DEMO_BREAK_AT=4 DEMO_PANIC_AT=4 sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$T/linux2" 8) ||
-	{ echo "not ok - cannot generate the second scenario"; exit 1; }
-git -C "$T/linux" fetch -q --no-tags "$T/linux2" "refs/tags/*:refs/tags/s2-*"
+# commits are fetched into the first repository from the cached history
+# (tests/demo-kernels.sh makes it, $KDEMO2, and caches its two kernels that
+# panic in the shared store), so only the commits that do not build are
+# built, and they fail in kbuild's prepare step (kernel/bounds.c), within
+# a minute.
+git -C "$T/linux" fetch -q --no-tags "$KDEMO2" "refs/tags/*:refs/tags/s2-*" ||
+	{ echo "not ok - cannot fetch the second scenario from $KDEMO2"; exit 1; }
+planted2=$(git -C "$T/linux" rev-parse s2-demo-planted)
 broken=$(git -C "$T/linux" rev-parse s2-demo-broken)
 panics=$(git -C "$T/linux" rev-parse s2-demo-panics)
 k bisect start --repo "$T/linux" --good demo-good --bad s2-demo-bad --job "$T/malloc1-noprof.yaml" --no-revert-check \
