@@ -60,6 +60,18 @@ void revert_check_release(struct revert_check *rc)
 	memset(rc, 0, sizeof(*rc));
 }
 
+/* How far the revert is from good, as a share of the ends' gap: the
+ * larger of the compared scale's position and the plain medians' (on the
+ * log scale a throughput 76% of good against a bad end at 20% sits at
+ * 0.17, yet a quarter of the loss is still there). */
+static double short_of_good(const struct verdict *v)
+{
+	double gap = v->median_bad - v->median_good;
+	double linear = gap != 0 ? (v->median_cand - v->median_good) / gap : 0;
+
+	return linear > v->position ? linear : v->position;
+}
+
 /* "Does not restore" before the cap from this many runs, never fewer (a
  * slow spell of the host makes two runs look bad). */
 #define REVERT_EARLY_RUNS 5
@@ -71,16 +83,34 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 	*out = REVERT_NONE;
 	if (verdict_classify(v, p, good, ng, bad, nb, rev, nr, direction) < 0)
 		return -1;
-	if (v->kind == VERDICT_NEED_MORE && nr >= REVERT_EARLY_RUNS && v->z_good >= v->threshold &&
-	    v->position >= p->decide_band) {
+	if ((v->kind == VERDICT_NEED_MORE || v->kind == VERDICT_GOOD) && nr >= REVERT_EARLY_RUNS &&
+	    v->z_good >= v->threshold && short_of_good(v) >= p->decide_band) {
 		/* clearly worse than good by a real part of the gap: whether it
 		 * is bad or between, the revert does not restore good */
 		v->rule = "apart-from-good";
 		snprintf(v->text, sizeof(v->text),
 			 "apart from good: %.1f standard errors worse than good, %.0f%% of the way to bad",
-			 v->z_good, 100.0 * v->position);
+			 v->z_good, 100.0 * short_of_good(v));
 		*out = REVERT_NO_RESTORE;
 		return 0;
+	}
+	if (v->kind == VERDICT_GOOD && short_of_good(v) > p->revert_band) {
+		/* like good by the bisection's rule, but short of good by more
+		 * than revert_band of the gap: a noisy good end hides a partial
+		 * recovery (each further run comes after fresh reference runs,
+		 * which settle the good end) */
+		unsigned next = verdict_next_runs(p, nr, nr + 1);
+
+		v->rule = "short-of-good";
+		v->kind = next ? VERDICT_NEED_MORE : VERDICT_SKIP;
+		v->next_runs = next;
+		if (next)
+			snprintf(v->text, sizeof(v->text),
+				 "short of good: %.0f%% of the way to bad, %.0f%% at most restores good: "
+				 "measure the revert %u times", 100.0 * short_of_good(v), 100.0 * p->revert_band, next);
+		else
+			snprintf(v->text, sizeof(v->text), "short of good: %.0f%% of the way to bad after %zu runs, "
+				 "%.0f%% at most restores good", 100.0 * short_of_good(v), nr, 100.0 * p->revert_band);
 	}
 	if (v->kind == VERDICT_NEED_MORE && v->next_runs > nr)
 		return 1;

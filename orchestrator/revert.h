@@ -50,7 +50,9 @@ void revert_check_release(struct revert_check *rc);
 
 /* The decision from measured values: the reverted kernel's runs rev[]
  * classified against the references with verdict_classify (the rules of
- * every bisection step).  GOOD is "revert restores good"; BAD, BETWEEN,
+ * every bisection step).  GOOD within the policy's revert_band of good
+ * is "revert restores good" (GOOD further along asks for more runs, rule
+ * "short-of-good", and at the cap does not restore); BAD, BETWEEN,
  * clearly apart from good by at least decide_band of the gap from 5
  * runs (rule "apart-from-good": one of two changes reverted
  * alone lands between the ends, and waiting for the cap would prove

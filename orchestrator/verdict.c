@@ -78,6 +78,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->min_runs_between = 12;
 	p->stale_outside = 0.5;
 	p->alpha_fresh = 0.01;
+	p->revert_band = 0.2;
 }
 
 int verdict_policy_set_cap(struct verdict_policy *p, unsigned cap)

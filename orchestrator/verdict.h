@@ -96,6 +96,11 @@ struct verdict_policy {
 	/* A confirmation that counts step runs: its fresh runs alone must
 	 * show the step at this one-sided rate (verdict_confirm_reusing). */
 	double alpha_fresh;
+	/* The revert check: "restores good" only within this share of the
+	 * gap from good (on the compared scale), whatever the standard
+	 * errors say: a noisy good end let a revert 42% of the way to bad
+	 * (27% on the log scale) pass as "like good" from 3 runs. */
+	double revert_band;
 };
 
 /* The defaults: alpha 0.005, ladder 3 4 5 ... 12, ... (see verdict.c). */

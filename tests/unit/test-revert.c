@@ -516,6 +516,36 @@ static void test_revert__nearly_good_is_not_decided_early(void **state)
 	assert_int_not_equal(o, REVERT_NO_RESTORE);
 }
 
+/* Session 11's half 2 under build load: good 7,000 +-25%, the revert 4,809
+ * +-6% (42% of the way to bad, 27% on the log scale) was "like good" from
+ * 3 runs and restored good.  Now it is short of good: more runs, and at
+ * the cap it does not restore. */
+static void test_revert__short_of_good_behind_a_noisy_good_end(void **state)
+{
+	static const double noisy_good[] = { 5400, 7000, 9100 };
+	static const double low_bad[] = { 1750, 1800, 1850 };
+	static const double rev[] = { 4650, 4809, 4950 };
+	struct verdict_policy pol;
+	struct verdict v;
+	enum revert_outcome o;
+
+	(void)state;
+	verdict_policy_init(&pol);
+	pol.revert_band = 1;	/* the rule before: restores good */
+	assert_int_equal(revert_decide(&v, &o, &pol, noisy_good, 3, low_bad, 3, rev, 3, 1), 0);
+	assert_int_equal(o, REVERT_RESTORES_GOOD);
+	verdict_policy_init(&pol);
+	assert_int_equal(revert_decide(&v, &o, &pol, noisy_good, 3, low_bad, 3, rev, 3, 1), 1);
+	assert_int_equal(o, REVERT_NONE);
+	assert_string_equal(v.rule, "short-of-good");
+	assert_true(v.next_runs > 3);
+	assert_non_null(strstr(v.text, "42% of the way to bad"));
+	/* at the cap (3 runs: the ladder ends there) it does not restore */
+	assert_int_equal(verdict_policy_set_cap(&pol, 3), 0);
+	assert_int_equal(revert_decide(&v, &o, &pol, noisy_good, 3, low_bad, 3, rev, 3, 1), 0);
+	assert_int_equal(o, REVERT_NO_RESTORE);
+}
+
 static void test_revert__too_few_runs_ask_for_more(void **state)
 {
 	static const double rev[] = { 12345, 12400 };
@@ -595,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_revert__half_way_does_not_restore_at_the_cap),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_from_five_runs),
 		cmocka_unit_test(test_revert__nearly_good_is_not_decided_early),
+		cmocka_unit_test(test_revert__short_of_good_behind_a_noisy_good_end),
 		cmocka_unit_test(test_revert__too_few_runs_ask_for_more),
 		cmocka_unit_test(test_revert__outcome_names_round_trip),
 		cmocka_unit_test(test_revert__summary_line_says_outcome_and_numbers),
