@@ -114,13 +114,18 @@ static int check_param(const struct job *job, const struct job_kv *kv, const cha
 			      kv->value ? kv->value : "");
 			goto out;
 		}
+	} else if (!strcmp(kv->key, "warmup")) {
+		if (!kv->value || (strcmp(kv->value, "yes") && strcmp(kv->value, "no"))) {
+			error("%s: expected yes or no, got '%s'", what, kv->value ? kv->value : "");
+			goto out;
+		}
 	} else if (!strcmp(kv->key, "build-timeout")) {
 		if (!kv->value || parse_build_timeout(kv->value, &t) < 0) {
 			error("%s: expected a duration like 10m (10s to 24h), got '%s'", what, kv->value ? kv->value : "");
 			goto out;
 		}
 	} else {
-		error("%s:%d: params: kbuild has no option '%s' (known: source, toolchain, target, build-timeout)",
+		error("%s:%d: params: kbuild has no option '%s' (known: source, toolchain, target, warmup, build-timeout)",
 		      path, line, kv->key);
 		goto out;
 	}
@@ -194,7 +199,7 @@ static int warmup_s(const struct job *job, unsigned *out)
 
 static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 {
-	const char *target = param(job, "target");
+	const char *target = param(job, "target"), *warmup = param(job, "warmup");
 	unsigned timeout;
 
 	if (!suite_listed(job->testcase, testcases, ARRAY_SIZE(testcases)))
@@ -211,7 +216,9 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 	    job_conf_argv_uint(sb, "--jobs", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
 	    job_conf_argv_uint(sb, "--runtime", job->runtime_s) < 0)
 		return -1;
-	return job_conf_argv_uint(sb, "--build-timeout", timeout);
+	if (job_conf_argv_uint(sb, "--build-timeout", timeout) < 0)
+		return -1;
+	return warmup && !strcmp(warmup, "no") ? JOB_CONF_ARGV(sb, "--no-warmup") : 0;
 }
 
 /*

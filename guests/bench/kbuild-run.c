@@ -360,7 +360,8 @@ static int mrproper(struct result *res)
 
 static const char usage[] =
 	"usage: kbuild-run [--root DIR] [--src DIR] [--build DIR] [--make PROG]\n"
-	"                  --config TARGET --target TARGET --jobs N --runtime S [--build-timeout S]\n";
+	"                  --config TARGET --target TARGET --jobs N --runtime S [--build-timeout S]\n"
+	"                  [--no-warmup]\n";
 
 int main(int argc, char **argv)
 {
@@ -374,11 +375,13 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "runtime", required_argument, NULL, 'R' },
 		{ "build-timeout", required_argument, NULL, 'T' },
+		{ "no-warmup", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = NULL, *config = NULL, *target = NULL;
 	unsigned jobs = 0, runtime = 0, timeout = 600, k;
+	int warmup = 1;
 	struct result r;
 	int64_t t0;
 	int c;
@@ -403,6 +406,7 @@ int main(int argc, char **argv)
 			if (parse_uint(optarg, 1, MAX_RUNTIME, &timeout) < 0)
 				goto bad;
 			break;
+		case 'W': warmup = 0; break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -416,13 +420,17 @@ int main(int argc, char **argv)
 		return 1;
 
 	say("kbuild: config=%s target=%s jobs=%u runtime=%u", config, target, jobs, runtime);
-	if (make(config, 0, timeout, &r) < 0)
-		return 1;
-	say("config: real=%.2f", r.real_s);
-	/* the warm-up: the page cache holds the tree and the toolchain after it */
-	if (make(target, jobs, timeout, &r) < 0)
-		return 1;
-	say("warmup: real=%.2f user=%.2f sys=%.2f", r.real_s, r.user_s, r.sys_s);
+	/* the warm-up (klab's, not LKP's): the page cache holds the tree and
+	 * the toolchain after it; without it the first iteration reads them
+	 * cold, as LKP's first does */
+	if (warmup) {
+		if (make(config, 0, timeout, &r) < 0)
+			return 1;
+		say("config: real=%.2f", r.real_s);
+		if (make(target, jobs, timeout, &r) < 0)
+			return 1;
+		say("warmup: real=%.2f user=%.2f sys=%.2f", r.real_s, r.user_s, r.sys_s);
+	}
 	t0 = now_ms();
 	for (k = 1;; k++) {
 		struct result fresh;

@@ -384,6 +384,12 @@ check "kbuild-run counts its iterations" sh -c "printf '%s\n' '$out' | grep -qx 
 check "kbuild-run starts each iteration afresh: mrproper, then config" \
 	test "$(printf '%s\n' "$out" | grep -c '^mrproper: real=[0-9.]*$'):$(printf '%s\n' "$out" | grep -c '^config: real=[0-9.]*$')" = "$n:$((n + 1))"
 check "make's own lines are marked, never read as the runner's" sh -c "printf '%s\n' '$out' | grep -q '^| iteration:99 '"
+out=$(kb --target mm/ --runtime 1 --no-warmup); rc=$?
+check "kbuild-run --no-warmup exits 0" test "$rc" -eq 0
+n=$(printf '%s\n' "$out" | grep -c '^iteration:[1-9][0-9]* real=[0-9.]* user=[0-9.]* sys=[0-9.]*$')
+check "kbuild-run --no-warmup: no warm-up, each iteration mrproper, config, build" \
+	test "$(printf '%s\n' "$out" | grep -c '^warmup:'):$n:$(printf '%s\n' "$out" | grep -c '^mrproper: real=[0-9.]*$'):$(printf '%s\n' "$out" | grep -c '^config: real=[0-9.]*$')" = "0:$n:$n:$n"
+check "kbuild-run --no-warmup: at least one iteration" test "$n" -ge 1
 out=$(kb --target broken/ --runtime 1); rc=$?
 check "kbuild-run: a target that fails to build exits 1" test "$rc" -eq 1
 case $out in

@@ -352,7 +352,8 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	job_release(&job);
 	free(text);
 
-	/* the defaults: vmlinux, 10 minutes a build (10 s + 4 builds + 60 s) */
+	/* the defaults: vmlinux, 10 minutes a build (10 s + 4 builds + 60 s),
+	 * a warm-up build */
 	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s }\n", tree);
 	parse_job(&job, text);
 	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
@@ -360,6 +361,16 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 			    "timeout 2470\n",
 			    "argv --target\nargv vmlinux\n",
 			    "argv --jobs\nargv 2\n");
+	assert_null(strstr(sb.buf, "--no-warmup"));
+	strbuf_release(&sb);
+	job_release(&job);
+	free(text);
+
+	/* warmup: no, LKP's way: the runner is told */
+	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s, warmup: no }\n", tree);
+	parse_job(&job, text);
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_contains_all(sb.buf, "argv --build-timeout\nargv 600\nargv --no-warmup\n");
 	strbuf_release(&sb);
 	job_release(&job);
 	free(text);
@@ -417,7 +428,10 @@ static void test_job__kbuild_bad_paths_and_params_are_job_errors(void **state)
 	assert_text_error(text, "t.yaml:3: params.build-timeout: expected a duration like 10m (10s to 24h), got '1s'");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, jobs: 4 }\n", tree);
-	assert_text_error(text, "params: kbuild has no option 'jobs' (known: source, toolchain, target, build-timeout)");
+	assert_text_error(text, "params: kbuild has no option 'jobs' (known: source, toolchain, target, warmup, build-timeout)");
+	free(text);
+	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, warmup: 0 }\n", tree);
+	assert_text_error(text, "t.yaml:3: params.warmup: expected yes or no, got '0'");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nmode: thread\nparams: { source: %s }\n", tree);
 	assert_text_error(text, "t.yaml:3: mode: only will-it-scale has a mode");
