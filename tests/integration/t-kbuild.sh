@@ -30,10 +30,9 @@ kbuild_job() {
 	sed -e "s|^  source:.*|  source: $2|" -e "s|^  target:.*|  target: $3|" \
 	    -e 's/^testcase:.*/testcase: allnoconfig/' \
 	    -e 's/^runtime:.*/runtime: 1s/' -e 's/^repeat:.*/repeat: 1/' \
-	    -e 's/^  build-timeout:.*/  build-timeout: 10m/' \
+	    -e 's/^  build-timeout:.*/  build-timeout: 10m/' -e 's/^  warmup:.*/  warmup: no/' \
 	    -e "s|^kconfig:.*|kconfig: [ $KLAB_SRCDIR/jobs/kbuild.config ]|" \
 	    "$KLAB_SRCDIR/jobs/kbuild.yaml" > "$T/$1.yaml"
-	sed -i "/^params:/a\\  warmup: no" "$T/$1.yaml"
 	[ -z "${4:-}" ] || sed -i "/^params:/a\\  $4" "$T/$1.yaml"
 }
 # the guest's output of the lab's last run
