@@ -80,21 +80,24 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 		  const double *good, size_t ng, const double *bad, size_t nb, const double *rev, size_t nr,
 		  int direction)
 {
+	double far;
+
 	*out = REVERT_NONE;
 	if (verdict_classify(v, p, good, ng, bad, nb, rev, nr, direction) < 0)
 		return -1;
+	far = short_of_good(v);
 	if ((v->kind == VERDICT_NEED_MORE || v->kind == VERDICT_GOOD) && nr >= REVERT_EARLY_RUNS &&
-	    v->z_good >= v->threshold && short_of_good(v) >= p->decide_band) {
+	    v->z_good >= v->threshold && far >= p->decide_band) {
 		/* clearly worse than good by a real part of the gap: whether it
 		 * is bad or between, the revert does not restore good */
 		v->rule = "apart-from-good";
 		snprintf(v->text, sizeof(v->text),
 			 "apart from good: %.1f standard errors worse than good, %.0f%% of the way to bad",
-			 v->z_good, 100.0 * short_of_good(v));
+			 v->z_good, 100.0 * far);
 		*out = REVERT_NO_RESTORE;
 		return 0;
 	}
-	if (v->kind == VERDICT_GOOD && short_of_good(v) > p->revert_band) {
+	if (v->kind == VERDICT_GOOD && far > p->revert_band) {
 		/* like good by the bisection's rule, but short of good by more
 		 * than revert_band of the gap: a noisy good end hides a partial
 		 * recovery (each further run comes after fresh reference runs,
@@ -107,10 +110,10 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 		if (next)
 			snprintf(v->text, sizeof(v->text),
 				 "short of good: %.0f%% of the way to bad, %.0f%% at most restores good: "
-				 "measure the revert %u times", 100.0 * short_of_good(v), 100.0 * p->revert_band, next);
+				 "measure the revert %u times", 100.0 * far, 100.0 * p->revert_band, next);
 		else
 			snprintf(v->text, sizeof(v->text), "short of good: %.0f%% of the way to bad after %zu runs, "
-				 "%.0f%% at most restores good", 100.0 * short_of_good(v), nr, 100.0 * p->revert_band);
+				 "%.0f%% at most restores good", 100.0 * far, nr, 100.0 * p->revert_band);
 	}
 	if (v->kind == VERDICT_NEED_MORE && v->next_runs > nr)
 		return 1;

@@ -97,8 +97,8 @@ struct verdict_policy {
 	 * show the step at this one-sided rate (verdict_confirm_reusing). */
 	double alpha_fresh;
 	/* The revert check: "restores good" only within this share of the
-	 * gap from good (on the compared scale), whatever the standard
-	 * errors say: a noisy good end let a revert 42% of the way to bad
+	 * gap from good, on the compared scale and on the plain medians
+	 * (revert.c's short_of_good), whatever the standard errors say: a noisy good end let a revert 42% of the way to bad
 	 * (27% on the log scale) pass as "like good" from 3 runs. */
 	double revert_band;
 };

@@ -17,6 +17,7 @@
 #include "bisect-sim.h"
 #include "revert.h"
 #include "verdict.h"
+#include "util/util.h"
 
 #define MAX_RUNS 64
 
@@ -93,10 +94,10 @@ int main(int argc, char **argv)
 	       "revert_band 1 | %.2f\n", trials, now.revert_band);
 	printf("%7s %8s %5s %5s %9s  %16s  %16s\n", "effect", "cv good", "cv", "refs", "recovers", "band 1",
 	       "band now");
-	for (size_t e = 0; e < sizeof(effects) / sizeof(*effects); e++)
-		for (size_t k = 0; k < sizeof(noises) / sizeof(*noises); k++)
-			for (size_t f = 0; f < sizeof(refs) / sizeof(*refs); f++)
-				for (size_t q = 0; q < sizeof(recover) / sizeof(*recover); q++) {
+	for (size_t e = 0; e < ARRAY_SIZE(effects); e++)
+		for (size_t k = 0; k < ARRAY_SIZE(noises); k++)
+			for (size_t f = 0; f < ARRAY_SIZE(refs); f++)
+				for (size_t q = 0; q < ARRAY_SIZE(recover); q++) {
 					struct cell c = { effects[e], noises[k][0], noises[k][1], recover[q], refs[f] };
 					size_t yes_old = 0, yes_now = 0, runs_old = 0, runs_now = 0;
 
