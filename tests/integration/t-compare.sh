@@ -109,4 +109,5 @@ check "reproduce --bisect: stored as a confirmed culprit, the planted commit" \
 check "reproduce --bisect: no revert check, no profiled boots" \
 	test "$(q "SELECT revert_check FROM bisections"):$(q "SELECT count(*) FROM steps WHERE phase IN ('revert', 'profile')")" = 0:0
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
+boots_summary
 finish

@@ -177,4 +177,5 @@ k run --job "$T/one-cpu.yaml" --kernel "$KBZIMAGE" --kpi stress-ng.x > "$T/badkp
 check "kpi of another suite refused" grep -q "metrics are named will-it-scale.<metric>" "$T/badkpi.out"
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
 
+boots_summary
 finish

@@ -172,4 +172,5 @@ for d in $(q "SELECT domain_name FROM boots"); do
 done
 check "none of this test's domains is left ($left)" test $left -eq 0
 
+boots_summary
 finish

@@ -113,4 +113,5 @@ check "a target that fails to build: the boot's stored reason says it too" \
 	test "$(q "SELECT reason FROM boots ORDER BY id DESC LIMIT 1")" = \
 	     "the benchmark exited with status 1: /src/broken.c:3:21: error: expected ';' before '}' token"
 check "a target that fails to build fails fast (${took} s, under 120)" test "$took" -lt 120
+boots_summary
 finish

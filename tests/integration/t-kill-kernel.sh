@@ -126,4 +126,5 @@ check "every ok build has its artifact" \
 	test "$(q "SELECT count(*) FROM builds WHERE status = 'ok'")" -eq "$arts"
 check "no klab process of this lab left" test -z "$(pgrep -f -- "--state $lab")"
 check "integrity_check ok" test "$(q 'PRAGMA integrity_check')" = ok
+boots_summary
 finish

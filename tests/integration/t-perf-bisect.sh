@@ -178,4 +178,5 @@ check "report: a chart per job bisection, a point per tested commit" \
 	sh "$KLAB_SRCDIR/tests/report-check.sh" "$lab" "$T/report"
 check "report: the panic skip is on the page" grep -q "panic:" "$T/report/bisect-3.html"
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
+boots_summary
 finish

@@ -128,4 +128,5 @@ check "report: the regression tip links its bisection" grep -q "bisect-$bid.html
 user_state > "$T/user.after"
 check "the user's refs, HEAD and index untouched" cmp -s "$T/user.before" "$T/user.after"
 check "integrity_check ok" test "$(q "PRAGMA integrity_check")" = ok
+boots_summary
 finish
