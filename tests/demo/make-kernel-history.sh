@@ -25,6 +25,14 @@
 # minute, as a broken header would, not after most of the kernel).  With
 # both at one K the window is: panics, does not build (twice: the break
 # and the K-th commit), panics, fixed.  Tagged demo-panics and demo-broken.
+#
+# Issue 19's range: DEMO_OUTSIDE=M adds M commits that touch only files a
+# tinyconfig guest never builds (each appends a line to a file chosen with
+# a fixed seed: three in four a `.c`/`.h` under drivers/, the rest under
+# Documentation/), spread evenly among the N generated ones, so the
+# history has N + M commits and N of them change what the guest's kernel
+# is made of.  (A random drivers/ file may be one the guest does compile:
+# the bisection must find that out, not the generator.)
 set -eu
 tree=$1 dest=$2 n=${3:-24}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -173,11 +181,44 @@ set -- \
 	"kernel/kthread.c|kthread: note the park/unpark handshake|Frederic Weisbecker <frederic@kernel.org>" \
 	"mm/compaction.c|mm/compaction: describe the proactive compaction score|Vlastimil Babka <vbabka@suse.cz>"
 [ "$n" -ge 4 ] && [ "$n" -le $(($# + 1)) ] || { echo "make-kernel-history: N must be 4..$(($# + 1))" >&2; exit 1; }
+outside=${DEMO_OUTSIDE:-0}
+case $outside in *[!0-9]* | '') echo "make-kernel-history: DEMO_OUTSIDE must be a number" >&2; exit 1 ;; esac
+if [ "$outside" -gt 0 ]; then
+	# the files, in commit order: a seeded shuffle of each pool
+	pick() { # POOL-PATTERN COUNT SEED
+		git ls-files -- "$1" | awk -v seed="$3" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
+			sort -n | head -n "$2" | cut -f2
+	}
+	nd=$((outside * 3 / 4))
+	{ pick 'drivers/*.[ch]' "$nd" 19; pick 'Documentation/*.rst' $((outside - nd)) 20; } |
+		awk -v seed=21 'BEGIN { srand(seed) } { print rand() "\t" $0 }' | sort -n | cut -f2 > .git/outside-files
+fi
+o=0
+# outside_upto K: outside commits until K*M/N of them are made (spread
+# evenly among the N generated commits)
+outside_upto() {
+	while [ "$o" -lt $(($1 * outside / n)) ]; do
+		o=$((o + 1))
+		ofile=$(sed -n "${o}p" .git/outside-files)
+		i=$((i + 1))
+		case $ofile in
+		*.rst) printf '\n.. note %d: wording generated for klab'"'"'s issue 19 range.\n' "$o" >> "$ofile" ;;
+		*) printf '\n/* note %d: comment generated for klab'"'"'s issue 19 range */\n' "$o" >> "$ofile" ;;
+		esac
+		git add "$ofile"
+		GIT_AUTHOR_NAME="klab demo" GIT_AUTHOR_EMAIL=demo@klab.invalid GIT_AUTHOR_DATE="1700000000 +0000" \
+		GIT_COMMITTER_NAME="klab demo" GIT_COMMITTER_EMAIL=demo@klab.invalid \
+		GIT_COMMITTER_DATE="$((1700000000 + i * 3600)) +0000" \
+			git commit -q -m "${ofile%%/*}: note $o in ${ofile#*/}" \
+			-m "Generated for klab's issue 19 range: a file a tinyconfig guest does not build."
+	done
+}
 half=$((n / 2))
 k=0
 planted=
 for spec in "$@"; do
 	[ "$k" -lt $((n - 1)) ] || break
+	outside_upto "$k"
 	if [ "$k" -eq "$half" ]; then
 		planted=$(plant)
 	fi
@@ -190,5 +231,6 @@ for spec in "$@"; do
 	k=$((k + 1))
 done
 [ -n "$planted" ] || planted=$(plant)
+outside_upto "$n"
 git tag demo-bad
 echo "$planted"
