@@ -315,6 +315,18 @@ int stats_mann_whitney_method(const double *x, size_t nx, const double *y, size_
 		out->p_value = mwu_exact_p(u, nx, ny);
 		return 0;
 	}
+	/* fully apart (no tie across the samples can give U 0 or nx ny):
+	 * exact whatever the ties within them, as the normal approximation
+	 * is not for small samples (5 + 5 with ties: 0.011 for 0.008) */
+	if (method == STATS_AUTO && ties && (u == 0 || u == (double)nx * (double)ny) && nx <= 20 && ny <= 20) {
+		double c = 1;
+
+		for (size_t k = 1; k <= nx; k++)
+			c = c * (double)(ny + k) / (double)k;
+		out->exact = 1;
+		out->p_value = 2 / c > 1 ? 1 : 2 / c;
+		return 0;
+	}
 	out->exact = 0;
 	mu = (double)nx * (double)ny / 2;
 	sigma2 = (double)nx * (double)ny / 12 * ((double)(n + 1) - tie_sum / ((double)n * (double)(n - 1)));

@@ -23,8 +23,10 @@ double stats_change_percent(double a, double b);
 
 /* Mann-Whitney U test of x against y, two-sided: U of x, and the
  * p-value (exact distribution when there are no ties and
- * nx, ny <= 20 each; otherwise the normal approximation with tie
- * correction and continuity correction). */
+ * nx, ny <= 20 each; also exact for two samples fully apart whose ties
+ * are within a sample: 2 / C(nx + ny, nx), the one labelling of the
+ * values that puts them apart, either way round; otherwise the normal
+ * approximation with tie correction and continuity correction). */
 struct stats_test {
 	double statistic;
 	double p_value;

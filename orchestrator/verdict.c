@@ -78,6 +78,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->min_runs_between = 12;
 	p->stale_outside = 0.5;
 	p->alpha_fresh = 0.01;
+	p->alpha_rank = 0.01;
 	p->revert_band = 0.2;
 }
 
@@ -642,6 +643,30 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 
 		memcpy(text, out->text, sizeof(text));
 		set_text(out, "confirmation: %.240s", text);
+		return 0;
+	}
+	/* a step of the right size whose runs still overlap (a bimodal
+	 * KPI's modes look like a step in the medians): more runs, and at
+	 * the cap unconfirmed */
+	if (out->kind == VERDICT_REPRODUCED && out->share >= p->confirm_share &&
+	    out->mwu_good.p_value > p->alpha_rank) {
+		out->rule = "rank-test";
+		next = verdict_next_runs(p, have, have + 1);
+		if (next) {
+			out->kind = VERDICT_NEED_MORE;
+			out->next_runs = next;
+			set_text(out, "confirmation: parent %.6g, culprit %.6g (%+.2f%%), %.0f%% of the ends' gap, "
+				 "but their runs are not yet apart by ranks (Mann-Whitney p %.3g, %.3g needed): "
+				 "measure both %u times", out->median_good, out->median_bad, out->change_percent,
+				 100 * out->share, out->mwu_good.p_value, p->alpha_rank, next);
+			return 0;
+		}
+		out->kind = VERDICT_UNCONFIRMED;
+		out->next_runs = 0;
+		set_text(out, "culprit NOT confirmed: parent %.6g, culprit %.6g (%+.2f%%), %.0f%% of the ends' gap, "
+			 "but their runs are not apart by ranks (Mann-Whitney p %.3g, %.3g needed)",
+			 out->median_good, out->median_bad, out->change_percent, 100 * out->share,
+			 out->mwu_good.p_value, p->alpha_rank);
 		return 0;
 	}
 	if (out->kind == VERDICT_REPRODUCED && out->share >= p->confirm_share) {

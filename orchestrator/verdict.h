@@ -96,6 +96,11 @@ struct verdict_policy {
 	/* A confirmation that counts step runs: its fresh runs alone must
 	 * show the step at this one-sided rate (verdict_confirm_reusing). */
 	double alpha_fresh;
+	/* A confirmation also needs parent and culprit apart by ranks
+	 * (Mann-Whitney, two-sided) at this rate: a bimodal KPI's noise
+	 * estimates can be small while parent and culprit sit in different
+	 * modes, and ranks do not care (5 + 5 runs, fully apart: p 0.008). */
+	double alpha_rank;
 	/* The revert check: "restores good" only within this share of the
 	 * gap from good, on the compared scale and on the plain medians
 	 * (revert.c's short_of_good), whatever the standard errors say: a noisy good end let a revert 42% of the way to bad
@@ -231,8 +236,10 @@ int verdict_classify(struct verdict *out, const struct verdict_policy *p,
 /* Confirm a culprit: parent[] and culprit[] (interleaved runs) against
  * each other with the reproduce rule, the culprit's step from its parent
  * a share of the ends' gap (good[], bad[]) of at least
- * p->confirm_share.  CONFIRMED, UNCONFIRMED, or NEED_MORE (both sides
- * to next_runs).  median_good/median_bad are the parent's and the
+ * p->confirm_share, and the two sets apart by the rank test at
+ * p->alpha_rank (rule "rank-test" when only that fails: 3 + 3 runs never
+ * pass it, 5 + 5 fully apart do).  CONFIRMED, UNCONFIRMED, or NEED_MORE
+ * (both sides to next_runs).  median_good/median_bad are the parent's and the
  * culprit's, change_percent the culprit against its parent.  -1 after
  * error() on bad input. */
 int verdict_confirm(struct verdict *out, const struct verdict_policy *p,

@@ -26,7 +26,7 @@ static const char *const usage[] = {
 	"\t-b: under each cell, where its runs go (per bisection)",
 	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
 	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, min_runs_between,",
-	"\t                  min_gap_z_drift, stale_outside, alpha_fresh, revert_band, ladder=3,5,8,12",
+	"\t                  min_gap_z_drift, stale_outside, alpha_fresh, alpha_rank, revert_band, ladder=3,5,8,12",
 	NULL,
 };
 
@@ -72,6 +72,7 @@ static int set_policy(struct verdict_policy *p, const char *arg)
 	SET(min_gap_z_drift, v)
 	SET(stale_outside, v)
 	SET(alpha_fresh, v)
+	SET(alpha_rank, v)
 	SET(revert_band, v)
 #undef SET
 	if (len == strlen("ladder") && !strncmp(arg, "ladder", len)) {

@@ -249,6 +249,29 @@ static void test_stats__mann_whitney_ties_use_midranks(void **state)
 	assert_int_equal(stats_mann_whitney(x, 0, y, 2, &t), -1);
 }
 
+/* Two samples fully apart, ties only within them (a KPI rounded to
+ * whole numbers): the one labelling of the values that puts them apart
+ * is the only one as extreme, so p is 2 / C(10, 5) = 2 / 252 exactly;
+ * the normal approximation said 0.0114.  A tie across the samples is
+ * not fully apart and keeps the approximation. */
+static void test_stats__mann_whitney_fully_apart_with_ties_is_exact(void **state)
+{
+	static const double x[] = { 999, 1000, 1001, 999, 1000 }, y[] = { 919, 920, 921, 919, 920 },
+			    z[] = { 919, 920, 921, 999, 920 };
+	struct stats_test t;
+
+	assert_int_equal(stats_mann_whitney(x, 5, y, 5, &t), 0);
+	assert_true(t.exact);
+	assert_near(t.statistic, 25, 0);
+	assert_near(t.p_value, 2.0 / 252, 1e-15);
+	assert_int_equal(stats_mann_whitney(y, 5, x, 5, &t), 0);
+	assert_near(t.statistic, 0, 0);
+	assert_near(t.p_value, 2.0 / 252, 1e-15);
+	assert_int_equal(stats_mann_whitney(x, 5, z, 5, &t), 0);
+	assert_false(t.exact);
+	assert_true(t.p_value > 2.0 / 252);
+}
+
 static void test_stats__ks_matches_known_small_case(void **state)
 {
 	/* scipy.stats.ks_2samp([1, 2, 3], [4, 5, 6]) = (1.0, 0.1): only 2
@@ -395,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_stats__mann_whitney_exact_matches_enumeration),
 		cmocka_unit_test(test_stats__mann_whitney_normal_approximation_is_close_to_exact),
 		cmocka_unit_test(test_stats__mann_whitney_ties_use_midranks),
+		cmocka_unit_test(test_stats__mann_whitney_fully_apart_with_ties_is_exact),
 		cmocka_unit_test(test_stats__ks_matches_known_small_case),
 		cmocka_unit_test(test_stats__ks_exact_matches_enumeration),
 		cmocka_unit_test(test_stats__kolmogorov_sf_matches_critical_values),

@@ -418,11 +418,13 @@ static void test_verdict__a_raised_cap_measures_on_instead_of_refusing(void **st
 
 /* The demo's THP regression (about 9,300/s against 265/s, the good end
  * quiet to 0.1%, the bad end to 1-2%): commits decide from their first 3
- * runs and the culprit confirms from 3 + 3, so the demo keeps its steps. */
+ * runs; the culprit confirms from 5 + 5 (3 + 3 are as far apart as they
+ * can be and still p 0.1 by ranks: the rank test asks for 4, then 5), as
+ * the tester's confirmation has them: 3 step runs and 2 fresh ones. */
 static void test_verdict__demo_regression_decides_and_confirms_at_once(void **state)
 {
 	static const double g[] = { 9300, 9310, 9290, 9305, 9295, 9302 }, b[] = { 265, 270, 261, 268, 263, 266 },
-			    gc[] = { 9298, 9306, 9301 }, bc[] = { 262, 269, 266 };
+			    gc[] = { 9298, 9306, 9301, 9297, 9303 }, bc[] = { 262, 269, 266, 264, 267 };
 	struct verdict v;
 
 	assert_int_equal(verdict_reproduce(&v, &policy, g, 3, b, 3, +1), 0);
@@ -432,6 +434,14 @@ static void test_verdict__demo_regression_decides_and_confirms_at_once(void **st
 	assert_int_equal(verdict_classify(&v, &policy, g, 6, b, 6, bc, 3, +1), 0);
 	assert_int_equal(v.kind, VERDICT_BAD);
 	assert_int_equal(verdict_confirm(&v, &policy, g, 6, b, 6, gc, 3, bc, 3, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "rank-test");
+	assert_int_equal(v.next_runs, 4);
+	assert_non_null(strstr(v.text, "not yet apart by ranks (Mann-Whitney p 0.1, 0.01 needed): measure both 4 times"));
+	assert_int_equal(verdict_confirm(&v, &policy, g, 6, b, 6, gc, 4, bc, 4, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_int_equal(v.next_runs, 5);
+	assert_int_equal(verdict_confirm(&v, &policy, g, 6, b, 6, gc, 5, bc, 5, +1), 0);
 	assert_int_equal(v.kind, VERDICT_CONFIRMED);
 	assert_true(v.share > 0.95 && v.share < 1.05);
 }
@@ -440,22 +450,22 @@ static const double parent12[] = { 1001, 999, 1000, 1002, 998, 1000, 1001, 999, 
 
 static void test_verdict__confirmation_parent_good_culprit_bad_is_decisive(void **state)
 {
-	static const double cul[] = { 801, 799, 800 };
+	static const double cul[] = { 801, 799, 800, 802, 798 };
 	struct strbuf sb = STRBUF_INIT;
 	struct verdict v;
 
-	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, parent12, 3, cul, 3, +1), 0);
+	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, parent12, 5, cul, 5, +1), 0);
 	assert_int_equal(v.kind, VERDICT_CONFIRMED);
 	assert_string_equal(v.rule, "confirmed");
 	assert_true(fabs(v.share - 1) < 0.02);
 	assert_true(v.median_good == 1000 && v.median_bad == 800);
 	verdict_format(&sb, &v);
 	assert_non_null(strstr(sb.buf, "verdict: confirmed (rule confirmed)\n"));
-	assert_non_null(strstr(sb.buf, "parent: median 1000 of 3 runs; culprit: median 800 of 3 runs"));
+	assert_non_null(strstr(sb.buf, "parent: median 1000 of 5 runs; culprit: median 800 of 5 runs"));
 	assert_non_null(strstr(sb.buf, "share: 100% of the ends' gap"));
 	strbuf_release(&sb);
 	/* the direction counts: under "lower is better" the same drop is a gain */
-	assert_int_equal(verdict_confirm(&v, &policy, bad5, 5, good5, 5, parent12, 3, cul, 3, -1), 0);
+	assert_int_equal(verdict_confirm(&v, &policy, bad5, 5, good5, 5, parent12, 5, cul, 5, -1), 0);
 	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
 	assert_string_equal(v.rule, "reversed");
 }
@@ -527,6 +537,35 @@ static void test_verdict__bimodal_confirmation_assumes_the_ends_noise(void **sta
 	assert_int_equal(verdict_confirm(&v, &policy, g, 8, b, 8, par, 3, cul, 3, +1), 0);
 	assert_int_not_equal(v.kind, VERDICT_CONFIRMED);
 	assert_true(v.noise > 0.5);
+}
+
+/* A bimodal KPI seen by the confirmation: medians 1000 and 800, the full
+ * gap, but one run of each sits in the other's range (the culprit's
+ * 940 above the parent's 930): by ranks p 0.016, not yet apart.  More
+ * runs, and at the cap (5) unconfirmed, never confirmed on medians alone. */
+static void test_verdict__confirmation_needs_the_runs_apart_by_ranks(void **state)
+{
+	static const double par[] = { 1000, 1002, 998, 1001, 930 }, cul[] = { 800, 802, 798, 801, 940 };
+	struct verdict_policy capped;
+	struct verdict v;
+
+	assert_int_equal(verdict_confirm(&v, &policy, good5, 5, bad5, 5, par, 5, cul, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "rank-test");
+	assert_int_equal(v.next_runs, 6);
+	assert_true(v.share > 0.95);
+	assert_true(fabs(v.mwu_good.p_value - 4.0 / 252) < 1e-12);
+	verdict_policy_init(&capped);
+	assert_int_equal(verdict_policy_set_cap(&capped, 5), 0);
+	assert_int_equal(verdict_confirm(&v, &capped, good5, 5, bad5, 5, par, 5, cul, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_UNCONFIRMED);
+	assert_string_equal(v.rule, "rank-test");
+	assert_non_null(strstr(v.text, "culprit NOT confirmed"));
+	assert_non_null(strstr(v.text, "not apart by ranks (Mann-Whitney p 0.0159, 0.01 needed)"));
+	/* the rate is the policy's: at 0.02 the same runs confirm */
+	capped.alpha_rank = 0.02;
+	assert_int_equal(verdict_confirm(&v, &capped, good5, 5, bad5, 5, par, 5, cul, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_CONFIRMED);
 }
 
 static void test_verdict__evidence_is_formatted_for_bisect_show(void **state)
@@ -920,6 +959,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__confirmation_of_two_bad_commits_fails, setup),
 		cmocka_unit_test_setup(test_verdict__unclear_confirmation_asks_for_runs_of_both, setup),
 		cmocka_unit_test_setup(test_verdict__bimodal_confirmation_assumes_the_ends_noise, setup),
+		cmocka_unit_test_setup(test_verdict__confirmation_needs_the_runs_apart_by_ranks, setup),
 		cmocka_unit_test_setup(test_verdict__evidence_is_formatted_for_bisect_show, setup),
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
