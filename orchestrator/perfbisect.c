@@ -1174,6 +1174,11 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	}
 	kernel_result_release(&kr);
 	if (kernel && inherit_identical(r, s, kernel, out)) {
+		/* decided too: its own source set serves the commits near it
+		 * (without it, treesame-build could only look as far as the
+		 * ends, and on a range of comment and driver changes every
+		 * step was built: tests/bench/treesame-range.sh) */
+		remember_decided(perf_of(r), s->hash, kernel, out->result);
 		free(kernel);
 		return;
 	}
