@@ -1017,6 +1017,19 @@ static void round_prebuild(struct bisect_run *r, const char *hex, char **kernel,
 	kernel_result_release(&kr);
 }
 
+static void remember_decided(struct perf *p, const char *hex, const char *kernel, enum bisect_mark mark)
+{
+	struct perf_decided *d;
+
+	if (mark != BISECT_GOOD && mark != BISECT_BAD)
+		return;
+	ALLOC_GROW(p->decided, p->nr_decided + 1, p->alloc_decided);
+	d = &p->decided[p->nr_decided++];
+	d->kernel = xstrdup(kernel);
+	memcpy(d->hex, hex, 41);
+	d->mark = mark;
+}
+
 /* A step whose kernel image is byte for byte that of an end or of a
  * commit this run decided: the same kernel under the same job, so its
  * mark is inherited and nothing boots (klab's builds are reproducible:
@@ -1052,22 +1065,15 @@ static int inherit_identical(struct bisect_run *r, const struct step *s, const c
 		out->result = mark;
 		out->test_ms = now_ms() - t0;
 		free(text);
+		/* decided too, as inherit_treesame's steps are: its own source
+		 * set serves the commits near it (without it, treesame-build
+		 * could only look as far as the ends, and on a range of comment
+		 * and driver changes every step was built:
+		 * tests/bench/treesame-range.sh) */
+		remember_decided(p, s->hash, kernel, mark);
 		return 1;
 	}
 	return 0;
-}
-
-static void remember_decided(struct perf *p, const char *hex, const char *kernel, enum bisect_mark mark)
-{
-	struct perf_decided *d;
-
-	if (mark != BISECT_GOOD && mark != BISECT_BAD)
-		return;
-	ALLOC_GROW(p->decided, p->nr_decided + 1, p->alloc_decided);
-	d = &p->decided[p->nr_decided++];
-	d->kernel = xstrdup(kernel);
-	memcpy(d->hex, hex, 41);
-	d->mark = mark;
 }
 
 /* The end or decided commit whose kernel commit hex cannot differ from
@@ -1174,11 +1180,6 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	}
 	kernel_result_release(&kr);
 	if (kernel && inherit_identical(r, s, kernel, out)) {
-		/* decided too: its own source set serves the commits near it
-		 * (without it, treesame-build could only look as far as the
-		 * ends, and on a range of comment and driver changes every
-		 * step was built: tests/bench/treesame-range.sh) */
-		remember_decided(perf_of(r), s->hash, kernel, out->result);
 		free(kernel);
 		return;
 	}

@@ -2,7 +2,7 @@
 # Provides: $KLAB, $T (a temp dir removed on success), ok/fail/check,
 # require_tools, require_libvirt, quiet git identity, make_linear_repo,
 # the fast-import stream writers gen_commit/gen_file; for the guest tests
-# k/q on $lab, kernel_lab, demo_lab, demo_history and the loopback
+# k/q on $lab, kernel_lab, demo_lab, trust_lab, demo_history and the loopback
 # libvirt listener.
 
 : "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -141,6 +141,22 @@ demo_lab() {
 	. "$KLAB_SRCDIR/tests/demo-kernels.sh"
 	guest_cpus_lock shared
 	kernel_lab
+}
+
+# trust_lab: demo_lab's twin for the trust history (tests/trust-kernels.sh):
+# the same shared hold and test lab, then $T/linux, a clone of the cached
+# history with its tags, and $T/malloc1.yaml, will-it-scale malloc1 at
+# 3 s a run without profile runs (t-trust, t-trust-host).
+trust_lab() {
+	. "$KLAB_SRCDIR/tests/kernel-tree.sh"
+	. "$KLAB_SRCDIR/tests/guest-kernel.sh"
+	. "$KLAB_SRCDIR/tests/trust-kernels.sh"
+	guest_cpus_lock shared
+	kernel_lab
+	git clone -q --shared "$KTRUST" "$T/linux"
+	git -C "$T/linux" fetch -q "$KTRUST" 'refs/tags/*:refs/tags/*'
+	sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
+	echo 'profile_runs: 0' >> "$T/malloc1.yaml"
 }
 
 # demo_history DIR [N]: the demo history of N commits (8) generated in

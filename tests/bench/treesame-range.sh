@@ -22,14 +22,10 @@ export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 . "$KLAB_SRCDIR/tests/demo-kernels.sh"
+. "$KLAB_SRCDIR/tests/bench/bench-lab.sh"
 M=${KLAB_BENCH_COMMITS:-193}
-B=$(mktemp -d /var/tmp/klab-bench-treesame.XXXXXX)
-chmod 755 "$B"
-trap 'rm -rf "$B"' EXIT
-lab=$B/lab
-"$KLAB" --state "$lab" init >/dev/null
-printf 'ccache_dir = %s\nartifact_store = %s\n' "$KCCACHE" "$KSTORE" >> "$lab/klab.conf"
-q() { sqlite3 "$lab/klab.db" "$1"; }
+# the history is made here, into $B/linux
+bench_lab treesame
 
 t0=$(date +%s)
 planted=$(DEMO_OUTSIDE=$M sh "$KLAB_SRCDIR/tests/demo/make-kernel-history.sh" "$KTREE" "$B/linux" 7)

@@ -20,17 +20,8 @@
 # Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
-. "$KLAB_SRCDIR/tests/kernel-tree.sh"
-. "$KLAB_SRCDIR/tests/guest-kernel.sh"
-. "$KLAB_SRCDIR/tests/trust-kernels.sh"
-# shared: the stall stops this test's guests only
-guest_cpus_lock shared
-kernel_lab
-
-git clone -q --shared "$KTRUST" "$T/linux"
-git -C "$T/linux" fetch -q "$KTRUST" 'refs/tags/*:refs/tags/*'
-sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
-echo 'profile_runs: 0' >> "$T/malloc1.yaml"
+# (the guests' CPUs shared: the stall stops this test's guests only)
+trust_lab
 
 bad=$(git -C "$T/linux" rev-parse harmless-bad)
 # stall_while_bad ID: while bisection ID's bad end is being measured in

@@ -16,19 +16,11 @@
 # Fails (never skips) when libvirt does not answer.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
-. "$KLAB_SRCDIR/tests/kernel-tree.sh"
-. "$KLAB_SRCDIR/tests/guest-kernel.sh"
-. "$KLAB_SRCDIR/tests/trust-kernels.sh"
-# shared: t-trust-host.sh's stall stops only its own lab's guests
-guest_cpus_lock shared
-kernel_lab
-
-git clone -q --shared "$KTRUST" "$T/linux"
-git -C "$T/linux" fetch -q "$KTRUST" 'refs/tags/*:refs/tags/*'
+# (the guests' CPUs shared: t-trust-host.sh's stall stops only its own
+# lab's guests)
+trust_lab
 first=$(git -C "$T/linux" rev-parse two-first)
 second=$(git -C "$T/linux" rev-parse two-second)
-sed -e 's/^runtime:.*/runtime: 3s/' "$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/malloc1.yaml"
-echo 'profile_runs: 0' >> "$T/malloc1.yaml"
 
 # ---- 1. two changes ---------------------------------------------------------
 k bisect start --repo "$T/linux" --good two-good --bad two-bad --job "$T/malloc1.yaml" > "$T/two.out" 2>&1
