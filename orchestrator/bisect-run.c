@@ -838,6 +838,30 @@ static int loop_round(struct bisect_run *r, struct loop *l, const struct bisect_
 	return 0;
 }
 
+/* The commits the search tests after hex, good or bad, for a tester that
+ * works ahead (br->next). */
+static void loop_next(struct bisect_run *r, struct loop *l, const char *hex)
+{
+	unsigned char oid[20];
+	int next[2], at;
+
+	memset(r->next, 0, sizeof(r->next));
+	if (!r->tester->settle || hex_to_oid(hex, oid) < 0 || (at = bisect_dag_find(&l->dag, oid)) < 0)
+		return;
+	bisect_next_both(&l->dag, &l->st, at, next);
+	for (int i = 0; i < 2; i++)
+		if (next[i] >= 0)
+			oid_to_hex41(l->dag.commits[next[i]].oid, r->next[i]);
+}
+
+/* Before the loop tests hex (NULL: it leaves its steps): the tester's
+ * work ahead settled. */
+static void loop_settle(struct bisect_run *r, const char *hex)
+{
+	if (r->tester->settle)
+		r->tester->settle(r, hex);
+}
+
 /* One step (one slot).  0 go on, or an exit code. */
 static int loop_step(struct bisect_run *r, struct loop *l, const struct bisect_choice *ch, const char *hex,
 		     int64_t choose_ms)
@@ -849,8 +873,10 @@ static int loop_step(struct bisect_run *r, struct loop *l, const struct bisect_c
 	       ch->remaining == 1 ? "" : "s", ch->steps, ch->steps == 1 ? "" : "s");
 	print_progress(r, l->nr_tested, ch->steps);
 	print_commit_line(r, hex);
+	loop_next(r, l, hex);
 	t0 = now_ms();
 	l->res[0] = run_step(r, hex, STEP_PHASE_BISECT, ch->all, choose_ms);
+	memset(r->next, 0, sizeof(r->next));
 	r->step_ms_sum += now_ms() - t0;
 	r->steps_timed++;
 	l->nr_tested++;
@@ -907,12 +933,15 @@ static int bisect_loop(struct bisect_run *r)
 		/* with one slot exactly bisect_choose */
 		npicks = bisect_choose_k(&l.dag, &l.st, r->slots, &ch, l.picks);
 		choose_ms = now_ms() - t0;
+		if (ch.outcome == BISECT_NO_TESTABLE || ch.outcome == BISECT_SKIPPED_ONLY)
+			loop_settle(r, NULL);
 		if (ch.outcome == BISECT_NO_TESTABLE) {
 			ret = bisect_run_fail(r, "no testable commit found: do the paths exist in the range?");
 		} else if (ch.outcome == BISECT_SKIPPED_ONLY) {
 			ret = loop_skipped_only(r, &l, &ch);
 		} else {
 			oid_to_hex41(l.dag.commits[ch.commit].oid, hex);
+			loop_settle(r, ch.outcome == BISECT_TEST && r->slots <= 1 ? hex : NULL);
 			if (ch.outcome == BISECT_FOUND) {
 				ret = loop_found(r, hex);
 			} else {
@@ -930,6 +959,7 @@ static int bisect_loop(struct bisect_run *r)
 		if (!go_on)
 			break;
 	}
+	loop_settle(r, NULL);
 out:
 	if (st_ok)
 		bisect_state_release(&l.st);
@@ -1117,6 +1147,31 @@ static int pass2_refused(struct bisect_run *r, const char *why)
 	return ret;
 }
 
+/* A fresh start of a range without merge bases to test: its first step's
+ * commit is known before the tester's begin (both r->next; the same
+ * commit whatever the references say), so a job's reference runs can
+ * have it built beside them. */
+static void first_pick(struct bisect_run *r)
+{
+	struct bisect_state st;
+	struct bisect_choice ch;
+	unsigned char oid[20];
+	int bad;
+
+	memset(r->next, 0, sizeof(r->next));
+	if (!r->tester->settle || !r->dag || r->pass != 1 || r->half || r->split[0] || r->slots > 1 ||
+	    need_merge_bases(r) != 0 || hex_to_oid(r->b->bad, oid) < 0 || (bad = bisect_dag_find(r->dag, oid)) < 0)
+		return;
+	bisect_state_init(&st, r->dag, bad);
+	bisect_choose(r->dag, &st, &ch);
+	if (ch.outcome == BISECT_TEST) {
+		oid_to_hex41(r->dag->commits[ch.commit].oid, r->next[0]);
+		memcpy(r->next[1], r->next[0], 41);
+	}
+	bisect_choice_release(&ch);
+	bisect_state_release(&st);
+}
+
 int bisect_run(struct bisect_run *r)
 {
 	int ret;
@@ -1125,8 +1180,11 @@ int bisect_run(struct bisect_run *r)
 		if (r->tester->begin) {
 			char *msg = NULL;
 			int64_t t0 = now_ms();
-			int rc = r->tester->begin(r, &msg);
+			int rc;
 
+			first_pick(r);
+			rc = r->tester->begin(r, &msg);
+			memset(r->next, 0, sizeof(r->next));
 			r->ref_ms = now_ms() - t0;
 			if (rc > 0 && r->pass == 2) {
 				ret = pass2_refused(r, msg);

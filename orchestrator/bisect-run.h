@@ -87,6 +87,11 @@ struct step_tester_ops {
 	void (*round_release)(struct bisect_run *br, int n);
 	/* Told after a step's verdict is stored.  Optional (tests stop there). */
 	void (*step_done)(struct bisect_run *br, const struct step *s);
+	/* Work a tester started ahead of the loop (a job's speculative
+	 * builds of br->next): the loop is about to test `hex`, or (NULL)
+	 * leaves its steps.  Settle it before anything else uses klab's
+	 * worktree.  Optional. */
+	void (*settle)(struct bisect_run *br, const char *hex);
 };
 
 struct bisect_run {
@@ -119,6 +124,9 @@ struct bisect_run {
 	int64_t step_ms_sum, ref_ms;	/* the remaining-time estimate */
 	int steps_timed;
 	pid_t parent;			/* the bisection's process, for a round's children */
+	/* one slot: what the loop tests after the current step if it is good
+	 * (next[0]) or bad (next[1]); "" when the search would end then */
+	char next[2][41];
 };
 
 /* Set up br for bisection b (slots and recipe from the database).

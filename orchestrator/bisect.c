@@ -87,6 +87,24 @@ void bisect_choice_release(struct bisect_choice *c)
 	c->nr_candidates = 0;
 }
 
+void bisect_next_both(const struct bisect_dag *dag, struct bisect_state *st, int commit, int next[2])
+{
+	static const enum bisect_mark as[2] = { BISECT_GOOD, BISECT_BAD };
+	unsigned char was = st->marks[commit];
+	int bad = st->bad;
+
+	for (int i = 0; i < 2; i++) {
+		struct bisect_choice c;
+
+		bisect_mark(st, commit, as[i]);
+		bisect_choose(dag, st, &c);
+		next[i] = c.outcome == BISECT_TEST ? c.commit : -1;
+		bisect_choice_release(&c);
+		st->marks[commit] = was;
+		st->bad = bad;
+	}
+}
+
 int bisect_estimate_steps(int all)
 {
 	int n = 0, e, x;

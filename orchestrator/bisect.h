@@ -74,6 +74,10 @@ void bisect_mark(struct bisect_state *st, int commit, enum bisect_mark mark);
 void bisect_choose(const struct bisect_dag *dag, const struct bisect_state *st,
 		   struct bisect_choice *out);
 void bisect_choice_release(struct bisect_choice *c);
+/* What bisect_choose would test after `commit` is marked: next[0] when it
+ * is good, next[1] when it is bad; -1 where the search would not test a
+ * commit then (found, skipped only).  st is left as it was. */
+void bisect_next_both(const struct bisect_dag *dag, struct bisect_state *st, int commit, int next[2]);
 
 /* git's estimate of the steps left for `all` candidates. */
 int bisect_estimate_steps(int all);

@@ -265,6 +265,42 @@ int guest_env_pinned(const struct guest_env *ge)
 	return ge->pin;
 }
 
+int guest_env_vcpu_cpus(struct guest_env *ge, unsigned char **vcpus, size_t *nr, const char **why)
+{
+	const struct job *job = ge->job;
+	struct guest_shape shape = { job->guest.vcpus, job->guest.numa_nodes, job->guest.memory_mb };
+	struct guest_plan plan = { 0 };
+
+	*vcpus = NULL;
+	*nr = 0;
+	if (vm_uri_is_remote(ge->vm.uri)) {
+		*why = "the guests run on another host";
+		return 1;
+	}
+	if (!ge->pin) {
+		*why = "the guests are not pinned";
+		return 1;
+	}
+	if (topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, NULL, 0) < 0)
+		return -1;
+	/* the vCPUs only: the emulator threads are mostly idle, and an
+	 * idle-priority build gives way to them */
+	for (unsigned i = 0; i < plan.vcpus; i++) {
+		size_t cpu = (size_t)plan.vcpu_pin[i];
+
+		if (plan.vcpu_pin[i] < 0)
+			continue;
+		if (cpu >= *nr) {
+			*vcpus = xrealloc(*vcpus, cpu + 1);
+			memset(*vcpus + *nr, 0, cpu + 1 - *nr);
+			*nr = cpu + 1;
+		}
+		(*vcpus)[cpu] = 1;
+	}
+	guest_plan_release(&plan);
+	return 0;
+}
+
 const char *guest_env_initrd(const struct guest_env *ge)
 {
 	return ge->initrd;

@@ -91,6 +91,10 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 		set_string(&lab->accel, val);
 	} else if (!strcmp(key, "guest_cpus")) {
 		set_optional(&lab->guest_cpus, val);
+	} else if (!strcmp(key, "speculative_builds")) {
+		if (!one_of(val, (const char *const[]){ "auto", "no", NULL }))
+			return "speculative_builds must be auto or no";
+		lab->speculative_builds = !strcmp(val, "auto");
 	} else if (!strcmp(key, "compiler_wrapper")) {
 		set_optional(&lab->compiler_wrapper, val);
 	} else if (!strcmp(key, "notify_mail_to")) {
@@ -153,6 +157,7 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 	lab->libvirt_uri = xstrdup("qemu:///system");
 	lab->accel = xstrdup("auto");
 	lab->build_jobs = 0;
+	lab->speculative_builds = 1;
 	lab->smtp_url = xstrdup("smtp://localhost:25");
 	lab->smtp_tls = xstrdup("try");
 	lab->notify_timeout = 30;

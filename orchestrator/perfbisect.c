@@ -81,6 +81,7 @@ static void perf_end_release(struct perf_end *e)
 
 void perf_release(struct perf *p)
 {
+	speculate_settle(&p->spec, NULL, NULL);
 	guest_env_free(p->ge);
 	job_release(&p->job);
 	forget_references(p);
@@ -250,6 +251,7 @@ static void store_verdict(struct bisect_run *r, int64_t step_id, const struct ve
 }
 
 static int build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id);
+static void speculate_next(struct bisect_run *r, const struct step *s, const char *kernel);
 
 /* One more run of a reference end, taken between a commit's extra runs:
  * a commit is ambiguous when the host drifts as often as when the commit
@@ -582,6 +584,8 @@ static int reference_phase(struct bisect_run *r, char **message)
 		ret = rc > 0 ? 0 : -1;
 		goto out;
 	}
+	if (good.kernel)
+		speculate_next(r, &good.s, good.kernel);
 	for (;;) {
 		struct verdict_runs G, B;
 
@@ -1157,6 +1161,111 @@ static int inherit_treesame(struct bisect_run *r, const struct step *s, struct s
 	return 1;
 }
 
+/* ---- speculative builds (speculate.h) ---------------------------------- */
+
+/* In the builder: its own database connection (the parent's stays the
+ * parent's, as a round's children do). */
+static int spec_setup(void *data)
+{
+	struct bisect_run *r = data;
+	sqlite3 *db;
+
+	if (db_open(&db, r->lab->db_path, 0) < 0)
+		return -1;
+	r->lab->db = db;
+	return 0;
+}
+
+static void spec_build(void *data, const char *hex, int jobs)
+{
+	struct bisect_run *r = data;
+	struct kernel_request rq = bisect_run_kernel_request(r, hex);
+	struct kernel_result kr;
+
+	rq.jobs = jobs;
+	rq.progress = PROGRESS_LINES;
+	rq.indent = "";
+	kernel_for_commit(&rq, &kr);
+	printf("klab: %.12s: %s\n", hex, kr.message ? kr.message : "klab could not build it");
+	kernel_result_release(&kr);
+}
+
+/* While step s's guests run on `kernel`: the commits the next step may
+ * test (r->next) built on the CPUs that hold no vCPU of them. */
+static void speculate_next(struct bisect_run *r, const struct step *s, const char *kernel)
+{
+	static const char *const if_[2] = { "if good", "if bad" };
+	struct perf *p = perf_of(r);
+	const struct speculate_ops ops = { spec_setup, spec_build, r };
+	char hex[2][41], *log = NULL;
+	const char *why = NULL, *as[2];
+	unsigned char *vcpus = NULL, *spare = NULL;
+	size_t nr_vcpus = 0, nr_spare = 0, n_spare = 0;
+	int n = 0, rc;
+
+	if (!r->b->build || r->slots > 1 || !p->lab->speculative_builds || p->spec.pid)
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct strbuf touched = STRBUF_INIT;
+
+		/* the reference phase: the first step's commit, either way */
+		if (i == 1 && !strcmp(r->next[0], r->next[1]))
+			as[0] = "the first step";
+
+		/* a commit the next step would inherit by its sources needs
+		 * no build */
+		if (r->next[i][0] && (n == 0 || strcmp(hex[0], r->next[i])) && treesame_with(r, r->next[i], &touched) < 0) {
+			memcpy(hex[n], r->next[i], 41);
+			as[n++] = if_[i];
+		}
+		strbuf_release(&touched);
+	}
+	if (!n || use_kernel(p, kernel, s->id) < 0)
+		return;
+	rc = guest_env_vcpu_cpus(p->ge, &vcpus, &nr_vcpus, &why);
+	if (rc == 0 && !(n_spare = speculate_spare_cpus(vcpus, nr_vcpus, &spare, &nr_spare)))
+		why = "no CPU outside the guests' vCPUs";
+	if (rc < 0 || !n_spare) {
+		if (!p->spec_said)
+			printf("  speculative builds: off (%s)\n", why ? why : "the guests' CPUs are not known");
+		p->spec_said = 1;
+		goto out;
+	}
+	log = xstrfmt("%s/speculative-builds.log", r->log_dir);
+	if (speculate_start(&p->spec, (const char (*)[41])hex, n, spare, nr_spare, log, &ops) == 0) {
+		printf("  speculative build%s while the guests run: %.12s (%s)", n > 1 ? "s" : "", hex[0], as[0]);
+		if (n > 1)
+			printf(", %.12s (%s)", hex[1], as[1]);
+		printf(" on CPU %s at idle priority (%s)\n", p->spec.cpus, log);
+	}
+out:
+	free(log);
+	free(vcpus);
+	free(spare);
+}
+
+/* The job tester's settle: the builder waited for or stopped. */
+static void perf_settle(struct bisect_run *r, const char *hex)
+{
+	struct perf *p = perf_of(r);
+	struct strbuf line = STRBUF_INIT;
+
+	if (!p->spec.pid)
+		return;
+	/* a commit the step inherits by its sources is never built: no wait */
+	if (hex) {
+		struct strbuf touched = STRBUF_INIT;
+
+		if (treesame_with(r, hex, &touched) >= 0)
+			hex = NULL;
+		strbuf_release(&touched);
+	}
+	speculate_settle(&p->spec, hex, &line);
+	if (line.len)
+		printf("  %s\n", line.buf);
+	strbuf_release(&line);
+}
+
 /* A step of a job bisection: the commit's kernel (checked out only on a
  * store miss), then, unless its image is one already decided, runs until
  * the rules decide. */
@@ -1183,6 +1292,8 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 		free(kernel);
 		return;
 	}
+	if (kernel)
+		speculate_next(r, s, kernel);
 	t0 = now_ms();
 	out->result = perf_step(r, s, kernel, build_id, &out->reason, &out->between);
 	out->test_ms = now_ms() - t0;
@@ -1438,4 +1549,5 @@ const struct step_tester_ops perf_tester = {
 	.slot_test = perf_slot_test,
 	.round_rest = perf_round_rest,
 	.round_release = perf_round_release,
+	.settle = perf_settle,
 };

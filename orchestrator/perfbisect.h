@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "job.h"
 #include "guest.h"
+#include "speculate.h"
 #include "verdict.h"
 
 struct lab;
@@ -59,6 +60,9 @@ struct perf {
 		int64_t step, build;
 		char *kernel;
 	} outer;
+	/* the next step's possible commits, built beside a step's guests */
+	struct speculation spec;
+	int spec_said;		/* "speculative builds: off" was printed */
 };
 
 struct step_tester_ops;

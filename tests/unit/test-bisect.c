@@ -134,6 +134,52 @@ static void test_bisect__linear_finds_every_culprit_in_log2_steps(void **state)
 	bisect_dag_release(&dag);
 }
 
+/* Speculative builds ask for both possible next commits: each is what
+ * bisect_choose picks once the commit is marked so, and the state is left
+ * untouched (the real mark still moves the search). */
+static void test_bisect__next_both_is_the_choice_after_either_mark(void **state)
+{
+	struct bisect_dag dag;
+	struct bisect_state st;
+	struct bisect_choice ch;
+	int next[2];
+
+	linear(&dag, 10);
+	bisect_state_init(&st, &dag, 9);
+	bisect_choose(&dag, &st, &ch);
+	assert_int_equal(ch.commit, 4);
+	bisect_next_both(&dag, &st, 4, next);
+	assert_int_equal(st.bad, 9);
+	assert_int_equal(st.marks[4], BISECT_UNMARKED);
+	for (int i = 0; i < 2; i++) {
+		struct bisect_state real;
+		struct bisect_choice after;
+
+		bisect_state_init(&real, &dag, 9);
+		bisect_mark(&real, 4, i ? BISECT_BAD : BISECT_GOOD);
+		bisect_choose(&dag, &real, &after);
+		assert_int_equal(after.outcome, BISECT_TEST);
+		assert_int_equal(next[i], after.commit);
+		bisect_choice_release(&after);
+		bisect_state_release(&real);
+	}
+	assert_true(next[0] > 4 && next[1] < 4);
+	bisect_choice_release(&ch);
+	/* two commits left: the next mark ends the search either way */
+	bisect_mark(&st, 4, BISECT_GOOD);
+	bisect_mark(&st, 6, BISECT_GOOD);
+	bisect_mark(&st, 8, BISECT_BAD);
+	bisect_choose(&dag, &st, &ch);
+	assert_int_equal(ch.outcome, BISECT_TEST);
+	bisect_next_both(&dag, &st, ch.commit, next);
+	assert_int_equal(next[0], -1);
+	assert_int_equal(next[1], -1);
+	assert_int_equal(st.bad, 8);
+	bisect_choice_release(&ch);
+	bisect_state_release(&st);
+	bisect_dag_release(&dag);
+}
+
 static void test_bisect__single_candidate_is_the_culprit(void **state)
 {
 	struct bisect_dag dag;
@@ -640,6 +686,7 @@ int main(void)
 		cmocka_unit_test(test_bisect__linear_first_choice_is_halfway),
 		cmocka_unit_test(test_bisect__linear_finds_every_culprit_in_log2_steps),
 		cmocka_unit_test(test_bisect__single_candidate_is_the_culprit),
+		cmocka_unit_test(test_bisect__next_both_is_the_choice_after_either_mark),
 		cmocka_unit_test(test_bisect__merges_find_every_culprit),
 		cmocka_unit_test(test_bisect__merge_weight_counts_shared_ancestors_once),
 		cmocka_unit_test(test_bisect__criss_cross_finds_every_culprit),
