@@ -1,7 +1,9 @@
 /* Speculative builds: a child process that builds the next step's
  * possible commits beside the guests (speculate.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -60,6 +62,9 @@ static void builder(const struct speculation *sp, int wfd, const unsigned char *
 	/* inherited by make and every compiler it starts */
 	if (sched_setaffinity(0, sizeof(set), &set) < 0 || sched_setscheduler(0, SCHED_IDLE, &prio) < 0)
 		_exit(1);
+	/* confined: the parent may boost us from now on */
+	if (write(wfd, "r", 1) != 1)
+		_exit(1);
 	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		dup2(fd, 1);
@@ -89,7 +94,8 @@ int speculate_start(struct speculation *sp, const char (*hex)[41], int n, const 
 		    const char *log_path, const struct speculate_ops *ops)
 {
 	struct strbuf list = STRBUF_INIT;
-	int pfd[2], jobs = 0;
+	cpu_set_t mine;
+	int pfd[2], spare = 0, jobs;
 	pid_t parent = getpid();
 
 	memset(sp, 0, sizeof(*sp));
@@ -97,9 +103,15 @@ int speculate_start(struct speculation *sp, const char (*hex)[41], int n, const 
 	if (n < 1 || n > 2)
 		return -1;
 	for (size_t cpu = 0; cpu < nr; cpu++)
-		jobs += cpus[cpu] != 0;
-	if (!jobs)
+		spare += cpus[cpu] != 0;
+	if (!spare)
 		return -1;
+	/* one make job per CPU klab may use, not per spare one: confined,
+	 * the jobs share the spare CPUs; boosted (a step waits for the
+	 * build), they take every CPU */
+	jobs = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? CPU_COUNT(&mine) : spare;
+	if (jobs < spare)
+		jobs = spare;
 	for (int i = 0; i < n; i++)
 		memcpy(sp->hex[i], hex[i], 41);
 	sp->n = n;
@@ -125,7 +137,93 @@ int speculate_start(struct speculation *sp, const char (*hex)[41], int n, const 
 	close(pfd[1]);
 	sp->fd = pfd[0];
 	sp->started_ms = now_ms();
+	/* the builder's first byte: it runs confined (a boost before that
+	 * would be undone) */
+	{
+		struct pollfd pfd1 = { .fd = sp->fd, .events = POLLIN };
+		char c = 0;
+		int rc;
+
+		do
+			rc = poll(&pfd1, 1, 10000);
+		while (rc < 0 && errno == EINTR);
+		if (rc != 1 || read(sp->fd, &c, 1) != 1 || c != 'r') {
+			error("speculative builds: the builder did not start");
+			speculate_settle(sp, NULL, NULL);
+			return -1;
+		}
+	}
 	return 0;
+}
+
+/* The builder and everything it started (make, the compilers): klab's
+ * own CPUs and the normal policy from now on.  A process forked meanwhile
+ * inherits its parent's settings, changed here or not: a compiler that
+ * stays idle-priority ends with its file. */
+static void boost(pid_t root)
+{
+	struct sched_param prio = { 0 };
+	cpu_set_t all;
+	pid_t *tree = xmalloc(sizeof(pid_t));
+	size_t n = 1, alloc = 1;
+	int grew = 1;
+
+	if (sched_getaffinity(0, sizeof(all), &all) < 0) {
+		free(tree);
+		return;
+	}
+	tree[0] = root;
+	/* descendants by parent id, to a fixpoint (a make -j tree is shallow) */
+	for (int pass = 0; grew && pass < 8; pass++) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		grew = 0;
+		while (d && (de = readdir(d))) {
+			char path[64], buf[512], *close_paren;
+			long pid, ppid;
+			int fd, found = 0;
+			ssize_t k;
+
+			pid = strtol(de->d_name, &close_paren, 10);
+			if (*close_paren || pid <= 1)
+				continue;
+			for (size_t i = 0; i < n && !found; i++)
+				found = tree[i] == (pid_t)pid;
+			if (found)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			k = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (k <= 0)
+				continue;
+			buf[k] = '\0';
+			/* "pid (comm) state ppid ...": comm may hold anything */
+			close_paren = strrchr(buf, ')');
+			if (!close_paren || sscanf(close_paren + 1, " %*c %ld", &ppid) != 1)
+				continue;
+			for (size_t i = 0; i < n && !found; i++)
+				found = tree[i] == (pid_t)ppid;
+			if (!found)
+				continue;
+			if (n == alloc) {
+				alloc *= 2;
+				tree = xrealloc(tree, alloc * sizeof(pid_t));
+			}
+			tree[n++] = (pid_t)pid;
+			grew = 1;
+		}
+		if (d)
+			closedir(d);
+	}
+	for (size_t i = 0; i < n; i++) {
+		sched_setaffinity(tree[i], sizeof(all), &all);
+		sched_setscheduler(tree[i], SCHED_OTHER, &prio);
+	}
+	free(tree);
 }
 
 /* Count what the builder finished; block: wait for one more (or its end).
@@ -168,6 +266,12 @@ int speculate_settle(struct speculation *sp, const char *want, struct strbuf *li
 	/* building the commit wanted now: let it finish (what it compiled
 	 * so far is not lost either way, but a stop and a new make cost the
 	 * tree walk again) */
+	if (idx >= 0 && sp->done == idx && !gone) {
+		/* the guests are done: the build the step waits for gets
+		 * every CPU */
+		boost(sp->pid);
+		sp->boosted = 1;
+	}
 	while (idx >= 0 && sp->done == idx && !gone)
 		gone = drain(sp, 1);
 	got = idx >= 0 && sp->done > idx;
@@ -180,7 +284,8 @@ int speculate_settle(struct speculation *sp, const char *want, struct strbuf *li
 	if (line) {
 		if (got)
 			strbuf_addf(line, "speculative build of %.12s ready: built beside the guests on CPU %s "
-				    "(%s since it began)", want, sp->cpus, took);
+				    "(%s since it began%s)", want, sp->cpus, took,
+				    sp->boosted ? "; the step waited for its end, on every CPU" : "");
 		else if (idx >= 0)
 			strbuf_addf(line, "speculative build of %.12s stopped before it was done (the builder had "
 				    "begun with the other commit; %s): built here", want, took);

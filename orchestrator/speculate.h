@@ -21,6 +21,7 @@ struct speculation {
 	int fd;			/* read end of its pipe: one byte per commit done */
 	char hex[2][41];	/* what it builds, in order */
 	int n, done;
+	int boosted;		/* a step waited: the builder was given every CPU */
 	int64_t started_ms;
 	char cpus[64];		/* the CPU list it runs on, for the lines */
 };
@@ -41,13 +42,14 @@ struct speculate_ops {
 size_t speculate_spare_cpus(const unsigned char *busy, size_t nr_busy, unsigned char **spare, size_t *nr_spare);
 
 /* Fork the builder for hex[0..n) (n <= 2) on the CPUs set in
- * cpus[0..nr), building with one make job per CPU, its output appended to
- * log_path.  0 started, -1 not (error printed; nothing to settle). */
+ * cpus[0..nr), at SCHED_IDLE, building with one make job per CPU klab may
+ * use, its output appended to log_path.  0 started, -1 not (error printed; nothing to settle). */
 int speculate_start(struct speculation *sp, const char (*hex)[41], int n, const unsigned char *cpus, size_t nr,
 		    const char *log_path, const struct speculate_ops *ops);
 
 /* The parent is about to test `want` (NULL: nothing more is built ahead):
- * waits while the builder builds `want`, then stops it.  Returns 1 when
+ * waits while the builder builds `want` (the builder and its make then
+ * run on every CPU klab may use, at the normal policy), then stops it.  Returns 1 when
  * the builder finished `want` (its kernel is stored, or its failure
  * recorded), else 0; *line (when not NULL) says what became of the
  * builder's work.  No builder: 0 and nothing said. */

@@ -23,6 +23,7 @@
 #include "util/util.h"
 
 static char dir[] = "/tmp/klab-test-speculate.XXXXXX";
+static int expected_jobs;	/* the CPUs this process may use */
 
 static int exists(const char *name)
 {
@@ -53,11 +54,23 @@ static void fake_build(void *data, const char *hex, int jobs)
 	(void)data;
 	snprintf(name, sizeof(name), "%.8s.started", hex);
 	touch(name);
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) == jobs)
-		touch("jobs-match-cpus");
+	snprintf(name, sizeof(name), "%.8s.jobs-match-cpus", hex);
+	if (jobs == expected_jobs)
+		touch(name);
+	snprintf(name, sizeof(name), "%.8s.idle", hex);
 	if (sched_getscheduler(0) == SCHED_IDLE)
-		touch("idle-policy");
-	usleep(hex[0] == '1' ? 200 * 1000 : 60 * 1000 * 1000);
+		touch(name);
+	if (hex[0] == '1') {
+		/* the parent waits for this one: it is given every CPU and
+		 * the normal policy while it runs */
+		for (int i = 0; i < 250 && sched_getscheduler(0) == SCHED_IDLE; i++)
+			usleep(20 * 1000);
+		if (sched_getscheduler(0) == SCHED_OTHER && sched_getaffinity(0, sizeof(set), &set) == 0 &&
+		    CPU_COUNT(&set) == expected_jobs)
+			touch("boosted");
+	} else {
+		usleep(60 * 1000 * 1000);
+	}
 	snprintf(name, sizeof(name), "%.8s.done", hex);
 	touch(name);
 }
@@ -128,8 +141,8 @@ static void test_speculate__waits_for_the_wanted_commit_and_stops_the_other(void
 	assert_int_equal(sp.pid, 0);
 	assert_true(kill(pid, 0) < 0 && errno == ESRCH);
 	assert_non_null(strstr(line.buf, "speculative build of 111111111111 ready"));
-	assert_true(exists("jobs-match-cpus"));
-	assert_true(exists("idle-policy"));
+	assert_true(exists("boosted"));
+	assert_non_null(strstr(line.buf, "on every CPU"));
 	strbuf_release(&line);
 }
 
@@ -146,6 +159,10 @@ static void test_speculate__stops_a_builder_busy_with_the_other_commit(void **st
 	start(&sp, h);
 	pid = sp.pid;
 	await("33333333.started");
+	/* confined while nobody waits: idle policy, one make job per CPU of
+	 * klab's (they share the spare ones) */
+	await("33333333.idle");
+	assert_true(exists("33333333.jobs-match-cpus"));
 	assert_int_equal(speculate_settle(&sp, h[1], &line), 0);
 	assert_false(exists("33333333.done"));
 	assert_false(exists("44444444.started"));
@@ -189,6 +206,13 @@ int main(void)
 
 	if (!mkdtemp(dir))
 		return 1;
+	{
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set) < 0)
+			return 1;
+		expected_jobs = CPU_COUNT(&set);
+	}
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	{
 		char *cmd[] = { "rm", "-rf", dir, NULL };
