@@ -24,6 +24,10 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+/* speculative builds, at the end of the file */
+static void spec_first_run(struct perf *p, int64_t step_id, double v);
+static void spec_drop(struct perf *p);
+
 int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char *job_text, const char *kpi)
 {
 	memset(p, 0, sizeof(*p));
@@ -82,6 +86,7 @@ static void perf_end_release(struct perf_end *e)
 void perf_release(struct perf *p)
 {
 	speculate_settle(&p->spec, NULL, NULL);
+	spec_drop(p);
 	guest_env_free(p->ge);
 	job_release(&p->job);
 	forget_references(p);
@@ -156,6 +161,7 @@ int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int
 		       fmt_duration(gr.hello_ms, buf, sizeof(buf)));
 		fflush(stdout);
 		guest_result_release(&gr);
+		spec_first_run(p, step_id, v);
 	}
 	ret = 0;
 out:
@@ -252,6 +258,8 @@ static void store_verdict(struct bisect_run *r, int64_t step_id, const struct ve
 
 static int build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id);
 static void speculate_next(struct bisect_run *r, const struct step *s, const char *kernel);
+static void spec_go(struct bisect_run *r, char (*hex)[41], const char *const *as, int n, const unsigned char *cpus,
+		    size_t nr_cpus, const char *why_order);
 
 /* One more run of a reference end, taken between a commit's extra runs:
  * a commit is ambiguous when the host drifts as often as when the commit
@@ -1196,8 +1204,7 @@ static void speculate_next(struct bisect_run *r, const struct step *s, const cha
 {
 	static const char *const if_[2] = { "if good", "if bad" };
 	struct perf *p = perf_of(r);
-	const struct speculate_ops ops = { spec_setup, spec_build, r };
-	char hex[2][41], *log = NULL;
+	char hex[2][41];
 	const char *why = NULL, *as[2];
 	unsigned char *vcpus = NULL, *spare = NULL;
 	size_t nr_vcpus = 0, nr_spare = 0, n_spare = 0;
@@ -1231,17 +1238,66 @@ static void speculate_next(struct bisect_run *r, const struct step *s, const cha
 		p->spec_said = 1;
 		goto out;
 	}
-	log = xstrfmt("%s/speculative-builds.log", r->log_dir);
-	if (speculate_start(&p->spec, (const char (*)[41])hex, n, spare, nr_spare, log, &ops) == 0) {
+	if (n == 2) {
+		/* a step: its first run says which successor is likelier */
+		spec_drop(p);
+		p->spec_wait.r = r;
+		p->spec_wait.step = s->id;
+		memcpy(p->spec_wait.hex, hex, sizeof(hex));
+		p->spec_wait.cpus = spare;
+		p->spec_wait.nr_cpus = nr_spare;
+		spare = NULL;
+		goto out;
+	}
+	spec_go(r, hex, as, n, spare, nr_spare, NULL);
+out:
+	free(vcpus);
+	free(spare);
+}
+
+/* Start the builder for hex[0..n) (as: what each is) and say so. */
+static void spec_go(struct bisect_run *r, char (*hex)[41], const char *const *as, int n, const unsigned char *cpus,
+		    size_t nr_cpus, const char *why_order)
+{
+	struct perf *p = perf_of(r);
+	const struct speculate_ops ops = { spec_setup, spec_build, r };
+	char *log = xstrfmt("%s/speculative-builds.log", r->log_dir);
+
+	if (speculate_start(&p->spec, (const char (*)[41])hex, n, cpus, nr_cpus, log, &ops) == 0) {
 		printf("  speculative build%s while the guests run: %.12s (%s)", n > 1 ? "s" : "", hex[0], as[0]);
 		if (n > 1)
 			printf(", %.12s (%s)", hex[1], as[1]);
-		printf(" on CPU %s at idle priority (%s)\n", p->spec.cpus, log);
+		printf(" on CPU %s at idle priority%s%s (%s)\n", p->spec.cpus, why_order ? "; " : "",
+		       why_order ? why_order : "", log);
 	}
-out:
 	free(log);
-	free(vcpus);
-	free(spare);
+}
+
+static void spec_drop(struct perf *p)
+{
+	free(p->spec_wait.cpus);
+	memset(&p->spec_wait, 0, sizeof(p->spec_wait));
+}
+
+/* A run of step_id stored: if it is the step whose successors wait, build
+ * them, the likelier first (speculate_bad_first against the ends). */
+static void spec_first_run(struct perf *p, int64_t step_id, double v)
+{
+	static const char *const if_[2] = { "if good", "if bad" };
+	struct spec_pending *w = &p->spec_wait;
+	char hex[2][41];
+	const char *as[2];
+	int bad;
+
+	if (!w->r || w->step != step_id)
+		return;
+	bad = speculate_bad_first(v, stats_median(p->good, p->ng), stats_median(p->bad, p->nb));
+	memcpy(hex[0], w->hex[bad], 41);
+	memcpy(hex[1], w->hex[!bad], 41);
+	as[0] = if_[bad];
+	as[1] = if_[!bad];
+	spec_go(w->r, hex, as, 2, w->cpus, w->nr_cpus, bad ? "run 1 is nearer bad" : "run 1 is nearer good");
+	spec_drop(p);
 }
 
 /* The job tester's settle: the builder waited for or stopped. */
@@ -1250,6 +1306,8 @@ static void perf_settle(struct bisect_run *r, const char *hex)
 	struct perf *p = perf_of(r);
 	struct strbuf line = STRBUF_INIT;
 
+	/* successors still waiting for their step's first run: not needed */
+	spec_drop(p);
 	if (!p->spec.pid)
 		return;
 	/* a commit the step inherits by its sources is never built: no wait */

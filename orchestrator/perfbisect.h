@@ -63,6 +63,15 @@ struct perf {
 	/* the next step's possible commits, built beside a step's guests */
 	struct speculation spec;
 	int spec_said;		/* "speculative builds: off" was printed */
+	/* a step's two possible successors, waiting for the step's first
+	 * run to say which to build first */
+	struct spec_pending {
+		void *r;		/* the bisection (struct bisect_run); NULL: none */
+		int64_t step;
+		char hex[2][41];	/* after a good verdict, after a bad one */
+		unsigned char *cpus;
+		size_t nr_cpus;
+	} spec_wait;
 };
 
 struct step_tester_ops;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <poll.h>
 #include <sched.h>
@@ -39,6 +40,13 @@ size_t speculate_spare_cpus(const unsigned char *busy, size_t nr_busy, unsigned 
 		n++;
 	}
 	return n;
+}
+
+int speculate_bad_first(double v, double good, double bad)
+{
+	if (!(v > 0) || !(good > 0) || !(bad > 0))
+		return 0;
+	return fabs(log(v) - log(bad)) < fabs(log(v) - log(good));
 }
 
 static void builder(const struct speculation *sp, int wfd, const unsigned char *cpus, size_t nr, int jobs,

@@ -41,6 +41,12 @@ struct speculate_ops {
  * returning how many. */
 size_t speculate_spare_cpus(const unsigned char *busy, size_t nr_busy, unsigned char **spare, size_t *nr_spare);
 
+/* Which of a step's two successors to build first, from the step's first
+ * KPI value v and the ends' medians: 1 when v is nearer the bad end (on
+ * the log scale: the after-a-bad-verdict commit first), 0 otherwise (also
+ * when a value is not positive). */
+int speculate_bad_first(double v, double good, double bad);
+
 /* Fork the builder for hex[0..n) (n <= 2) on the CPUs set in
  * cpus[0..nr), at SCHED_IDLE, building with one make job per CPU klab may
  * use, its output appended to log_path.  0 started, -1 not (error printed; nothing to settle). */

@@ -194,9 +194,24 @@ static void test_speculate__stops_when_neither_commit_is_next(void **state)
 	assert_int_equal((int)line.len, 0);
 }
 
+/* A step's first run orders its successors: nearer the bad end on the log
+ * scale, the after-a-bad-verdict commit first; either direction of KPI. */
+static void test_speculate__first_run_orders_the_successors(void **state)
+{
+	assert_int_equal(speculate_bad_first(350, 11000, 340), 1);	/* higher is better */
+	assert_int_equal(speculate_bad_first(9000, 11000, 340), 0);
+	assert_int_equal(speculate_bad_first(1900, 11000, 340), 1);	/* log midpoint ~1934 */
+	assert_int_equal(speculate_bad_first(2000, 11000, 340), 0);
+	assert_int_equal(speculate_bad_first(150, 130, 160), 1);	/* lower is better */
+	assert_int_equal(speculate_bad_first(131, 130, 160), 0);
+	assert_int_equal(speculate_bad_first(0, 130, 160), 0);	/* not positive: keep the order */
+	assert_int_equal(speculate_bad_first(140, -1, 160), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_speculate__first_run_orders_the_successors),
 		cmocka_unit_test(test_speculate__spare_cpus_leave_out_the_busy_ones),
 		cmocka_unit_test(test_speculate__waits_for_the_wanted_commit_and_stops_the_other),
 		cmocka_unit_test(test_speculate__stops_a_builder_busy_with_the_other_commit),
