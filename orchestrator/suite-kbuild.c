@@ -91,6 +91,13 @@ static int check_toolchain(const char *what, const char *dir)
 	return 0;
 }
 
+/* params.warmup: yes (LKP's warm-up build first) or no; true and false as
+ * revert_check takes them. */
+static int warmup_off(const char *v)
+{
+	return !strcmp(v, "no") || !strcmp(v, "false");
+}
+
 static int check_param(const struct job *job, const struct job_kv *kv, const char *path, int line)
 {
 	char *what = xstrfmt("%s:%d: params.%s", path, line, kv->key);
@@ -115,7 +122,7 @@ static int check_param(const struct job *job, const struct job_kv *kv, const cha
 			goto out;
 		}
 	} else if (!strcmp(kv->key, "warmup")) {
-		if (!kv->value || (strcmp(kv->value, "yes") && strcmp(kv->value, "no"))) {
+		if (!kv->value || (strcmp(kv->value, "yes") && strcmp(kv->value, "true") && !warmup_off(kv->value))) {
 			error("%s: expected yes or no, got '%s'", what, kv->value ? kv->value : "");
 			goto out;
 		}
@@ -218,7 +225,7 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 		return -1;
 	if (job_conf_argv_uint(sb, "--build-timeout", timeout) < 0)
 		return -1;
-	return warmup && !strcmp(warmup, "no") ? JOB_CONF_ARGV(sb, "--no-warmup") : 0;
+	return warmup && warmup_off(warmup) ? JOB_CONF_ARGV(sb, "--no-warmup") : 0;
 }
 
 /*

@@ -374,6 +374,15 @@ static void test_job__kbuild_job_shares_its_tree_and_toolchain(void **state)
 	strbuf_release(&sb);
 	job_release(&job);
 	free(text);
+
+	/* false as revert_check takes it */
+	text = xstrfmt("suite: kbuild\ntestcase: defconfig\nparams: { source: %s, warmup: false }\n", tree);
+	parse_job(&job, text);
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_contains_all(sb.buf, "argv --no-warmup\n");
+	strbuf_release(&sb);
+	job_release(&job);
+	free(text);
 	free(real_tree);
 	free(tree);
 }
