@@ -265,11 +265,12 @@ int guest_env_pinned(const struct guest_env *ge)
 	return ge->pin;
 }
 
-int guest_env_vcpu_cpus(struct guest_env *ge, unsigned char **vcpus, size_t *nr, const char **why)
+int guest_env_vcpu_cpus(struct guest_env *ge, int now, unsigned char **vcpus, size_t *nr, const char **why)
 {
 	const struct job *job = ge->job;
 	struct guest_shape shape = { job->guest.vcpus, job->guest.numa_nodes, job->guest.memory_mb };
 	struct guest_plan plan = { 0 };
+	int hold, rc;
 
 	*vcpus = NULL;
 	*nr = 0;
@@ -281,8 +282,16 @@ int guest_env_vcpu_cpus(struct guest_env *ge, unsigned char **vcpus, size_t *nr,
 		*why = "the guests are not pinned";
 		return 1;
 	}
-	if (topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, NULL, 0) < 0)
+	/* now: beside the other klab guests running, as the boot will plan */
+	if (now && (vm_ensure_connected(&ge->vm) < 0 || vm_busy_cpus(&ge->vm, vcpus, nr) < 0))
 		return -1;
+	hold = error_hold(1);
+	rc = topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, *vcpus, *nr);
+	error_hold(hold);
+	if (rc < 0) {
+		*why = "other klab guests use the CPUs now";
+		return 2;
+	}
 	/* the vCPUs only: the emulator threads are mostly idle, and an
 	 * idle-priority build gives way to them */
 	for (unsigned i = 0; i < plan.vcpus; i++) {

@@ -58,11 +58,13 @@ const char *guest_env_accel_why(const struct guest_env *ge);
 const char *guest_env_uri(const struct guest_env *ge);
 int guest_env_pinned(const struct guest_env *ge);
 const char *guest_env_initrd(const struct guest_env *ge);
-/* The host CPUs the vCPUs of the env's next guest would be pinned to,
- * planned as if no other guest ran (a bitmap into *vcpus, caller frees):
- * 0; or 1 with *why when the guests' CPUs are not this machine's to know
- * (another host, or guests not pinned); -1 error. */
-int guest_env_vcpu_cpus(struct guest_env *ge, unsigned char **vcpus, size_t *nr, const char **why);
+/* The host CPUs the env's next guest would take: its vCPUs as a boot
+ * pins them, planned alone (now 0) or beside the other klab guests
+ * running (now 1: their CPUs are in the set too); a bitmap into *vcpus,
+ * caller frees.  0; 1 with *why when they are not this machine's to know
+ * (another host, guests not pinned); 2 with *why when the guest would not
+ * fit now; -1 error. */
+int guest_env_vcpu_cpus(struct guest_env *ge, int now, unsigned char **vcpus, size_t *nr, const char **why);
 int guest_env_base_hit(const struct guest_env *ge);	/* the initramfs base was cached */
 
 struct guest_result {

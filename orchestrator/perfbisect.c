@@ -1229,13 +1229,24 @@ static void speculate_next(struct bisect_run *r, const struct step *s, const cha
 	}
 	if (!n || use_kernel(p, kernel, s->id) < 0)
 		return;
-	rc = guest_env_vcpu_cpus(p->ge, &vcpus, &nr_vcpus, &why);
+	/* the job's shape on this host first: off for good, said once */
+	rc = guest_env_vcpu_cpus(p->ge, 0, &vcpus, &nr_vcpus, &why);
 	if (rc == 0 && !(n_spare = speculate_spare_cpus(vcpus, nr_vcpus, &spare, &nr_spare)))
 		why = "no CPU outside the guests' vCPUs";
-	if (rc < 0 || !n_spare) {
+	if (rc != 0 || !n_spare) {
 		if (!p->spec_said)
 			printf("  speculative builds: off (%s)\n", why ? why : "the guests' CPUs are not known");
 		p->spec_said = 1;
+		goto out;
+	}
+	/* then beside the other klab guests running now: never on theirs */
+	FREE_MANY(vcpus, spare);
+	vcpus = spare = NULL;
+	rc = guest_env_vcpu_cpus(p->ge, 1, &vcpus, &nr_vcpus, &why);
+	if (rc == 0 && !(n_spare = speculate_spare_cpus(vcpus, nr_vcpus, &spare, &nr_spare)))
+		why = "other klab guests use the spare CPUs now";
+	if (rc != 0 || !n_spare) {
+		printf("  speculative builds: none for this step (%s)\n", why ? why : "the guests' CPUs are not known");
 		goto out;
 	}
 	if (n == 2) {
