@@ -157,7 +157,7 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 	lab->libvirt_uri = xstrdup("qemu:///system");
 	lab->accel = xstrdup("auto");
 	lab->build_jobs = 0;
-	lab->speculative_builds = 1;
+	lab->speculative_builds = 0;
 	lab->smtp_url = xstrdup("smtp://localhost:25");
 	lab->smtp_tls = xstrdup("try");
 	lab->notify_timeout = 30;

@@ -19,7 +19,7 @@ struct lab {
 	char *compiler_wrapper;	/* e.g. distcc or icecc (CCACHE_PREFIX) */
 	char *accel;		/* auto | kvm | tcg */
 	char *guest_cpus;	/* CPU list guests may use, NULL = all */
-	int speculative_builds;	/* build the next step's commits beside the guests (default 1) */
+	int speculative_builds;	/* build the next step's commits beside the guests (default 0: no) */
 	/* notifications (notify.c); NULL = off */
 	char *notify_mail_to;	/* "a@x, b@y" */
 	char *notify_mail_from;	/* NULL: klab@<host name> */
