@@ -294,18 +294,8 @@ int guest_env_vcpu_cpus(struct guest_env *ge, int now, unsigned char **vcpus, si
 	}
 	/* the vCPUs only: the emulator threads are mostly idle, and an
 	 * idle-priority build gives way to them */
-	for (unsigned i = 0; i < plan.vcpus; i++) {
-		size_t cpu = (size_t)plan.vcpu_pin[i];
-
-		if (plan.vcpu_pin[i] < 0)
-			continue;
-		if (cpu >= *nr) {
-			*vcpus = xrealloc(*vcpus, cpu + 1);
-			memset(*vcpus + *nr, 0, cpu + 1 - *nr);
-			*nr = cpu + 1;
-		}
-		(*vcpus)[cpu] = 1;
-	}
+	for (unsigned i = 0; i < plan.vcpus; i++)
+		cpu_bitmap_set(vcpus, nr, plan.vcpu_pin[i]);
 	guest_plan_release(&plan);
 	return 0;
 }

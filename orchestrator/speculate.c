@@ -31,12 +31,7 @@ size_t speculate_spare_cpus(const unsigned char *busy, size_t nr_busy, unsigned 
 	for (size_t cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &mine) || (cpu < nr_busy && busy[cpu]))
 			continue;
-		if (cpu >= *nr_spare) {
-			*spare = xrealloc(*spare, cpu + 1);
-			memset(*spare + *nr_spare, 0, cpu + 1 - *nr_spare);
-			*nr_spare = cpu + 1;
-		}
-		(*spare)[cpu] = 1;
+		cpu_bitmap_set(spare, nr_spare, (int)cpu);
 		n++;
 	}
 	return n;

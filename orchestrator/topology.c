@@ -679,26 +679,26 @@ void guest_plan_release(struct guest_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void mark(unsigned char **busy, size_t *nr_busy, int cpu)
+void cpu_bitmap_set(unsigned char **set, size_t *n, int cpu)
 {
 	size_t id = (size_t)cpu;
 
 	if (cpu < 0)
 		return;
-	if (id >= *nr_busy) {
-		*busy = xrealloc(*busy, id + 1);
-		memset(*busy + *nr_busy, 0, id + 1 - *nr_busy);
-		*nr_busy = id + 1;
+	if (id >= *n) {
+		*set = xrealloc(*set, id + 1);
+		memset(*set + *n, 0, id + 1 - *n);
+		*n = id + 1;
 	}
-	(*busy)[id] = 1;
+	(*set)[id] = 1;
 }
 
 void guest_plan_mark_busy(const struct guest_plan *p, unsigned char **busy, size_t *nr_busy)
 {
 	for (unsigned i = 0; i < p->vcpus; i++)
-		mark(busy, nr_busy, p->vcpu_pin[i]);
+		cpu_bitmap_set(busy, nr_busy, p->vcpu_pin[i]);
 	for (size_t i = 0; i < p->nr_emulator_cpus; i++)
-		mark(busy, nr_busy, p->emulator_cpus[i]);
+		cpu_bitmap_set(busy, nr_busy, p->emulator_cpus[i]);
 }
 
 /* Where a plan puts something: fmt with the host CPU or node, or "any"

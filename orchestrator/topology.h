@@ -49,6 +49,9 @@ struct strbuf;
 /* Append the ids set in set[0..n) as a CPU list ("0-3,8"); nothing when
  * none is set. */
 void cpulist_format(struct strbuf *out, const unsigned char *set, size_t n);
+/* Set CPU cpu in the bitmap set[0..*n), growing it (zeroed) as needed;
+ * a negative cpu (unpinned) is ignored. */
+void cpu_bitmap_set(unsigned char **set, size_t *n, int cpu);
 
 struct guest_shape {
 	unsigned vcpus;
