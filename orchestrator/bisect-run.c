@@ -933,26 +933,23 @@ static int bisect_loop(struct bisect_run *r)
 		/* with one slot exactly bisect_choose */
 		npicks = bisect_choose_k(&l.dag, &l.st, r->slots, &ch, l.picks);
 		choose_ms = now_ms() - t0;
-		if (ch.outcome == BISECT_NO_TESTABLE || ch.outcome == BISECT_SKIPPED_ONLY)
-			loop_settle(r, NULL);
+		if (ch.outcome == BISECT_TEST || ch.outcome == BISECT_FOUND)
+			oid_to_hex41(l.dag.commits[ch.commit].oid, hex);
+		loop_settle(r, ch.outcome == BISECT_TEST && r->slots <= 1 ? hex : NULL);
 		if (ch.outcome == BISECT_NO_TESTABLE) {
 			ret = bisect_run_fail(r, "no testable commit found: do the paths exist in the range?");
 		} else if (ch.outcome == BISECT_SKIPPED_ONLY) {
 			ret = loop_skipped_only(r, &l, &ch);
+		} else if (ch.outcome == BISECT_FOUND) {
+			ret = loop_found(r, hex);
 		} else {
-			oid_to_hex41(l.dag.commits[ch.commit].oid, hex);
-			loop_settle(r, ch.outcome == BISECT_TEST && r->slots <= 1 ? hex : NULL);
-			if (ch.outcome == BISECT_FOUND) {
-				ret = loop_found(r, hex);
-			} else {
-				ret = r->slots > 1 ? loop_round(r, &l, &ch, npicks, choose_ms)
-						   : loop_step(r, &l, &ch, hex, choose_ms);
-				go_on = !ret;
-				if (go_on && loop_split(r) != 0) {
-					ret = r->split[0] ? LOOP_SPLIT
-							  : bisect_run_stop(r, "cannot read the commit that split the range");
-					go_on = 0;
-				}
+			ret = r->slots > 1 ? loop_round(r, &l, &ch, npicks, choose_ms)
+					   : loop_step(r, &l, &ch, hex, choose_ms);
+			go_on = !ret;
+			if (go_on && loop_split(r) != 0) {
+				ret = r->split[0] ? LOOP_SPLIT
+						  : bisect_run_stop(r, "cannot read the commit that split the range");
+				go_on = 0;
 			}
 		}
 		bisect_choice_release(&ch);

@@ -1121,6 +1121,17 @@ static int treesame_with(struct bisect_run *r, const char *hex, struct strbuf *t
 	return found;
 }
 
+/* Whether commit hex would take a known kernel's mark by its sources
+ * (treesame_with), for callers that need no more than that: no build. */
+static int inherits_by_sources(struct bisect_run *r, const char *hex)
+{
+	struct strbuf touched = STRBUF_INIT;
+	int found = treesame_with(r, hex, &touched) >= 0;
+
+	strbuf_release(&touched);
+	return found;
+}
+
 /* A step whose commit cannot change an end's or a decided commit's
  * kernel (treesame_with) inherits that commit's mark, with no build and
  * no boot, and says so.  Only before the commit has runs of its own.  1
@@ -1171,6 +1182,9 @@ static int inherit_treesame(struct bisect_run *r, const struct step *s, struct s
 
 /* ---- speculative builds (speculate.h) ---------------------------------- */
 
+/* what r->next[i] is, in the lines */
+static const char *const spec_if[2] = { "if good", "if bad" };
+
 /* In the builder: its own database connection (the parent's stays the
  * parent's, as a round's children do). */
 static int spec_setup(void *data)
@@ -1202,7 +1216,6 @@ static void spec_build(void *data, const char *hex, int jobs)
  * test (r->next) built on the CPUs that hold no vCPU of them. */
 static void speculate_next(struct bisect_run *r, const struct step *s, const char *kernel)
 {
-	static const char *const if_[2] = { "if good", "if bad" };
 	struct perf *p = perf_of(r);
 	char hex[2][41];
 	const char *why = NULL, *as[2];
@@ -1210,22 +1223,20 @@ static void speculate_next(struct bisect_run *r, const struct step *s, const cha
 	size_t nr_vcpus = 0, nr_spare = 0, n_spare = 0;
 	int n = 0, rc;
 
-	if (!r->b->build || r->slots > 1 || !p->lab->speculative_builds || p->spec.pid)
+	/* (spec_off: the job's shape leaves no CPU on this host) */
+	if (!r->b->build || r->slots > 1 || !p->lab->speculative_builds || p->spec.pid || p->spec_off)
 		return;
 	for (int i = 0; i < 2; i++) {
-		struct strbuf touched = STRBUF_INIT;
-
 		/* the reference phase: the first step's commit, either way */
 		if (i == 1 && !strcmp(r->next[0], r->next[1]))
 			as[0] = "the first step";
 
 		/* a commit the next step would inherit by its sources needs
 		 * no build */
-		if (r->next[i][0] && (n == 0 || strcmp(hex[0], r->next[i])) && treesame_with(r, r->next[i], &touched) < 0) {
+		if (r->next[i][0] && (n == 0 || strcmp(hex[0], r->next[i])) && !inherits_by_sources(r, r->next[i])) {
 			memcpy(hex[n], r->next[i], 41);
-			as[n++] = if_[i];
+			as[n++] = spec_if[i];
 		}
-		strbuf_release(&touched);
 	}
 	if (!n || use_kernel(p, kernel, s->id) < 0)
 		return;
@@ -1234,9 +1245,8 @@ static void speculate_next(struct bisect_run *r, const struct step *s, const cha
 	if (rc == 0 && !(n_spare = speculate_spare_cpus(vcpus, nr_vcpus, &spare, &nr_spare)))
 		why = "no CPU outside the guests' vCPUs";
 	if (rc != 0 || !n_spare) {
-		if (!p->spec_said)
-			printf("  speculative builds: off (%s)\n", why ? why : "the guests' CPUs are not known");
-		p->spec_said = 1;
+		printf("  speculative builds: off (%s)\n", why ? why : "the guests' CPUs are not known");
+		p->spec_off = 1;
 		goto out;
 	}
 	/* then beside the other klab guests running now: never on theirs */
@@ -1294,7 +1304,6 @@ static void spec_drop(struct perf *p)
  * them, the likelier first (speculate_bad_first against the ends). */
 static void spec_first_run(struct perf *p, int64_t step_id, double v)
 {
-	static const char *const if_[2] = { "if good", "if bad" };
 	struct spec_pending *w = &p->spec_wait;
 	char hex[2][41];
 	const char *as[2];
@@ -1305,8 +1314,8 @@ static void spec_first_run(struct perf *p, int64_t step_id, double v)
 	bad = speculate_bad_first(v, stats_median(p->good, p->ng), stats_median(p->bad, p->nb));
 	memcpy(hex[0], w->hex[bad], 41);
 	memcpy(hex[1], w->hex[!bad], 41);
-	as[0] = if_[bad];
-	as[1] = if_[!bad];
+	as[0] = spec_if[bad];
+	as[1] = spec_if[!bad];
 	spec_go(w->r, hex, as, 2, w->cpus, w->nr_cpus, bad ? "run 1 is nearer bad" : "run 1 is nearer good");
 	spec_drop(p);
 }
@@ -1322,13 +1331,8 @@ static void perf_settle(struct bisect_run *r, const char *hex)
 	if (!p->spec.pid)
 		return;
 	/* a commit the step inherits by its sources is never built: no wait */
-	if (hex) {
-		struct strbuf touched = STRBUF_INIT;
-
-		if (treesame_with(r, hex, &touched) >= 0)
-			hex = NULL;
-		strbuf_release(&touched);
-	}
+	if (hex && inherits_by_sources(r, hex))
+		hex = NULL;
 	speculate_settle(&p->spec, hex, &line);
 	if (line.len)
 		printf("  %s\n", line.buf);
@@ -1540,14 +1544,11 @@ static int perf_round_prepare(struct bisect_run *r, char (*hex)[41], int n, int 
 	p->slot_kernel = xcalloc(n, sizeof(char *));
 	p->slot_build = xcalloc(n, sizeof(int64_t));
 	for (int i = 0; i < n; i++) {
-		struct strbuf touched = STRBUF_INIT;
-
 		/* a commit that cannot change a known kernel gets no build and
 		 * no child: the parent's perf_test inherits its mark */
-		if (treesame_with(r, hex[i], &touched) < 0)
+		if (!inherits_by_sources(r, hex[i]))
 			round_prebuild(r, hex[i], &p->slot_kernel[i], &p->slot_build[i]);
 		fork_slot[i] = p->slot_kernel[i] != NULL;
-		strbuf_release(&touched);
 	}
 	/* A libvirt connection must not be shared with children (their
 	 * event loops would read its socket): closed here, opened again

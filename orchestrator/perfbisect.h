@@ -62,7 +62,7 @@ struct perf {
 	} outer;
 	/* the next step's possible commits, built beside a step's guests */
 	struct speculation spec;
-	int spec_said;		/* "speculative builds: off" was printed */
+	int spec_off;		/* off for this bisection (said once): no CPU for them */
 	/* a step's two possible successors, waiting for the step's first
 	 * run to say which to build first */
 	struct spec_pending {

@@ -3,8 +3,8 @@
 # history's mmapaddr range (tests/demo/make-trust-history.sh: every
 # commit between the ends changes the kernel image, so every step boots)
 # bisected twice with will-it-scale malloc1 in 1-vCPU guests on this
-# host: once with `speculative_builds = no`, once with the default
-# (auto: the next step's possible commits built on the CPU the guest's
+# host: once with `speculative_builds = no` (the default), once with
+# `auto` (the next step's possible commits built on the CPU the guest's
 # vCPU leaves free, at idle priority, while the guests run).  Each lab
 # takes the shared ccache but keeps its own artifact store and worktree,
 # so both compile every kernel they test (from ccache); the first build of
