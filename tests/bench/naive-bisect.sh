@@ -20,7 +20,9 @@
 # cold: a new lab with an empty ccache for klab, a tree never built for
 # the script.  warm: the same again on a machine that built this tree
 # before: klab in a new lab with the cold run's ccache, the script in its
-# cold run's build tree.  Same culprit required.  Prints wall time,
+# cold run's build tree; and klab's cold lab once more (its artifact store
+# and worktree: a lab that built these kernels before).  Same culprit
+# required.  Prints wall time,
 # builds, boots and runs of each and the ratios (targets: klab >= 3x
 # faster than the careful script cold, >= 6x warm).  Never fails on time.
 #   KLAB_BENCH_DIR  work directory (default /var/tmp/klab-bench/naive)
@@ -74,6 +76,25 @@ klab_half() {
 	k_boots=$(kq "SELECT count(*) FROM boots")
 	k_runs=$(kq "SELECT count(*) FROM runs")
 	echo "bench: $1 klab done in ${k_time} s (culprit ${k_culprit:-none})"
+}
+
+# klab_again: the cold phase's lab bisects the range once more, as a
+# developer's lab that built these kernels before does (its artifact store
+# and worktree kept); sets the same k_* as klab_half.
+klab_again() {
+	lab=$W/cold-lab
+	t0=$(date +%s)
+	"$KLAB" --state "$lab" bisect start --repo "$W/linux" --good demo-good --bad demo-bad \
+		--job "$W/job.yaml" --no-revert-check > "$W/again-klab.out" 2>&1 || true
+	k_time=$(($(date +%s) - t0))
+	kq() { sqlite3 "$lab/klab.db" "$1"; }
+	id=$(kq "SELECT max(id) FROM bisections")
+	since=$(kq "SELECT created_at FROM bisections WHERE id = $id")
+	k_culprit=$(kq "SELECT coalesce(culprit, '') FROM bisections WHERE id = $id")
+	k_builds=$(kq "SELECT count(*) FROM builds WHERE status IN ('ok', 'build-failed') AND started_at >= $since")
+	k_boots=$(kq "SELECT count(*) FROM boots WHERE started_at >= $since")
+	k_runs=$(kq "SELECT count(*) FROM runs WHERE started_at >= $since")
+	echo "bench: klab again in the cold lab done in ${k_time} s (culprit ${k_culprit:-none})"
 }
 
 # ---- the bare-QEMU guest both scripts boot ---------------------------------
@@ -225,14 +246,26 @@ for phase in $PHASES; do
 		[ -s "$W/config" ] || { echo "bench: no .config from klab's builds" >&2; exit 1; }
 	else
 		klab_half warm "$W/ccache"
+		w_time=$k_time w_builds=$k_builds w_boots=$k_boots w_runs=$k_runs w_culprit=$k_culprit
 	fi
 	careful_half "$phase"
+	if [ "$phase" = warm ] && [ -d "$W/cold-lab" ]; then
+		klab_again
+		a_time=$k_time a_builds=$k_builds a_boots=$k_boots a_runs=$k_runs a_culprit=$k_culprit
+		kq() { sqlite3 "$W/warm-lab/klab.db" "$1"; }
+		k_time=$w_time k_builds=$w_builds k_boots=$w_boots k_runs=$w_runs k_culprit=$w_culprit
+	fi
 	echo
 	echo "$phase:"
 	printf '%-14s %9s %7s %6s %5s  %s\n' "" "wall(s)" "builds" "boots" "runs" "culprit"
 	row klab "$k_time" "$k_builds" "$k_boots" "$k_runs" "$k_culprit"
 	row careful "$c_time" "$c_builds" "$c_boots" "$c_runs" "$c_culprit"
 	echo "careful/klab wall time, $phase: $(ratio "$c_time" "$k_time") (target >= $([ "$phase" = cold ] && echo 3 || echo 6))"
+	if [ "$phase" = warm ] && [ -n "${a_time:-}" ]; then
+		row "klab, same lab" "$a_time" "$a_builds" "$a_boots" "$a_runs" "$a_culprit"
+		echo "careful/klab wall time, warm, klab's cold lab again: $(ratio "$c_time" "$a_time")"
+		[ "$a_culprit" = "$planted" ] || ok=0
+	fi
 	if [ "$phase" = cold ] && [ "${NAIVE_CLEAN:-0}" = 1 ]; then
 		clean_half
 		row "clean builds" "$n_time" "$n_builds" "$n_boots" "$n_boots" "$n_culprit"
