@@ -315,7 +315,44 @@ struct bisection {
 	unsigned turn;
 	int reuse;		/* the confirmation starts from the runs already taken */
 	unsigned fresh;		/* ... and adds this many fresh runs of each (0: repeat) */
+	unsigned sides_age;	/* the cell's sides_age (bisect-sim.h) */
 };
+
+/* The references of one side of a range: its end and the commits decided
+ * like it, their runs merged in time order into m. */
+struct side {
+	const struct series *of[SIM_MAX_COMMITS];
+	size_t n;
+	struct series m;
+};
+
+static void side_merge(struct side *sd)
+{
+	size_t idx[SIM_MAX_COMMITS] = { 0 };
+
+	sd->m.n = 0;
+	for (;;) {
+		int best = -1;
+		for (size_t i = 0; i < sd->n; i++)
+			if (idx[i] < sd->of[i]->n &&
+			    (best < 0 || sd->of[i]->t[idx[i]] < sd->of[best]->t[idx[best]]))
+				best = (int)i;
+		if (best < 0 || sd->m.n >= SIM_MAX_REFS)
+			break;
+		sd->m.v[sd->m.n] = sd->of[best]->v[idx[best]];
+		sd->m.t[sd->m.n++] = sd->of[best]->t[idx[best]];
+		idx[best]++;
+	}
+}
+
+static double side_latest(const struct side *sd)
+{
+	double t = -1;
+	for (size_t i = 0; i < sd->n; i++)
+		if (sd->of[i]->n && sd->of[i]->t[sd->of[i]->n - 1] > t)
+			t = sd->of[i]->t[sd->of[i]->n - 1];
+	return t;
+}
 
 /* reference_run(): one more run of the good or the bad end, in turn */
 static void fresh_reference_run(struct bisection *B, struct series *g, struct series *b)
@@ -403,8 +440,10 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 /* perf_step(): a commit's runs until verdict_classify_timed decides.
  * Without drift the first runs in one go, extra runs one by one, each
  * after a fresh reference run; with drift a fresh reference run before
- * every run. */
-static enum verdict_kind step(struct bisection *B, struct series *g, struct series *b, struct series *c)
+ * every run (the -A experiment: sides' runs as references, an end's run
+ * only when its side has none recent). */
+static enum verdict_kind step(struct bisection *B, struct series *g, struct series *b, struct series *c,
+			      struct side *sides)
 {
 	const struct verdict_policy *p = B->p;
 	size_t want = p->ladder[0];
@@ -416,7 +455,15 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 		size_t next = c->n >= want ? c->n + 1 : want;
 
 		while (c->n < next) {
-			if (B->drift || c->n >= p->ladder[0]) {
+			if (B->drift && B->sides_age && sides) {
+				/* an end runs again only when its side has no recent run */
+				for (int k = 0; k < 2; k++)
+					if ((double)B->h->runs - side_latest(&sides[k]) > (double)B->sides_age) {
+						run_into(B->h, B->hs, k ? b : g);
+						B->res->fresh_ref_runs++;
+						B->res->fresh_ref_drift++;
+					}
+			} else if (B->drift || c->n >= p->ladder[0]) {
 				fresh_reference_run(B, g, b);
 				B->res->fresh_ref_drift += B->drift;
 			}
@@ -426,6 +473,12 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 			continue;
 		G = runs_of(g);
 		Bd = runs_of(b);
+		if (B->drift && B->sides_age && sides) {
+			side_merge(&sides[0]);
+			side_merge(&sides[1]);
+			G = runs_of(&sides[0].m);
+			Bd = runs_of(&sides[1].m);
+		}
 		C = runs_of(c);
 		if (verdict_classify_timed(&v, p, &G, &Bd, &C, B->drift, B->h->cell->direction) < 0)
 			abort();
@@ -468,7 +521,12 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 	unsigned char skipped[SIM_MAX_COMMITS] = { 0 };
 	int lo = g->commit, hi = b->commit;
 	struct series *glo = g, *bhi = b;
+	static struct side sides_at[2][2];	/* per depth: the whole range, a half */
+	struct side *sides = sides_at[split ? 0 : 1];
 
+	sides[0].n = sides[1].n = 0;
+	sides[0].of[sides[0].n++] = g;
+	sides[1].of[sides[1].n++] = b;
 	while (hi - lo > 1) {
 		int m = pick(lo, hi, skipped);
 		struct series *c;
@@ -480,11 +538,13 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 		c->commit = m;
 		c->stamp = stamp;
 		c->n = 0;
-		k = step(B, glo, bhi, c);
+		k = step(B, glo, bhi, c, sides);
 		if (k == VERDICT_GOOD) {
 			lo = m;
+			sides[0].of[sides[0].n++] = c;
 		} else if (k == VERDICT_BAD) {
 			hi = m;
+			sides[1].of[sides[1].n++] = c;
 		} else if (k == VERDICT_BETWEEN && split) {
 			/* two changes: one in (lo, m], one in (m, hi]; m is the
 			 * bad end of the first half and the good end of the second */
@@ -663,7 +723,7 @@ void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,
 		struct history hs = { cell->shape, 1 + (int)(sim_rng_uniform(rng) * (double)(n - 1)), 0 };
 		int sign = sim_rng_uniform(rng) < 0.5 ? -1 : 1;
 		struct host h = { cell, rng, 0, sign, 0, 0 };
-		struct bisection B = { res, p, &h, &hs, 0, 0, cell->reuse, cell->fresh };
+		struct bisection B = { res, p, &h, &hs, 0, 0, cell->reuse, cell->fresh, cell->sides_age };
 
 		if (cell->shape != SIM_ONE) {
 			do

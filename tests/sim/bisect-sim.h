@@ -48,6 +48,10 @@ struct sim_cell {
 	int verbose;		/* trace refusals and wrong culprits on stderr */
 	int reuse;		/* the confirmation counts the step runs of parent and culprit */
 	unsigned fresh;		/* ... and then adds this many fresh runs of each (0: repeat) */
+	unsigned sides_age;	/* an experiment, not what klab does (-A): under drift, decided
+				 * commits' runs join their side's references and an end runs
+				 * again only when its side's latest run is older than this many
+				 * runs (0: a reference run before every run of a commit) */
 };
 
 struct sim_result {
