@@ -110,11 +110,12 @@ loopback_listener() {
 k() { "$KLAB" --state "$lab" "$@"; }
 q() { sqlite3 "$lab/klab.db" "$1"; }
 
-# boots_summary: a diagnostic line with the boots of every lab under $T
-# and their wall time (what a guest test costs CI, docs/testing.md).
+# boots_summary [DIR...]: a diagnostic line with the boots of every lab
+# under $T (and under each DIR) and their wall time (what a guest test
+# costs CI, docs/testing.md).
 boots_summary() {
 	n=0 s=0
-	for db in $(find "$T" -maxdepth 3 -name klab.db 2>/dev/null); do
+	for db in $(find "$T" "$@" -maxdepth 3 -name klab.db 2>/dev/null); do
 		set -- $(sqlite3 -separator ' ' "$db" \
 			"SELECT count(*), coalesce(sum(finished_at - started_at), 0) FROM boots" 2>/dev/null) 0 0
 		n=$((n + $1)) s=$((s + $2))
