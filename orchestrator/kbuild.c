@@ -1219,6 +1219,17 @@ static void make_env(struct build *b)
 	b->env[b->nenv++] = xstrfmt("CCACHE_BASEDIR=%s", base ? base : b->req->src_dir);
 	free(base);
 	b->env[b->nenv++] = xstrdup("CCACHE_NOHASHDIR=1");
+	/* Depend mode: a miss runs the compiler once and takes the headers
+	 * from its -MMD output, instead of running the preprocessor first to
+	 * look for a preprocessed hit (which klab's path-independent compile
+	 * lines make rare: the hits are direct ones).  80 kernel objects,
+	 * one by one: a miss cost 18% over plain gcc instead of 47%, a hit
+	 * the same, and the direct hits of a cache filled either way serve
+	 * the other; a whole cold build 470 s instead of 688 s.  The price:
+	 * a comment-only change of a .c file is a miss, not a preprocessed
+	 * hit (docs/architecture.md).  The user's CCACHE_(NO)DEPEND wins. */
+	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
+		b->env[b->nenv++] = xstrdup("CCACHE_DEPEND=1");
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
