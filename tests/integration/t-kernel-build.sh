@@ -122,6 +122,9 @@ cd "$KLAB_SRCDIR"
 out=$(k build --repo "$T/linux" --rev "$c_wrap" 2>&1); rc=$?
 check "build through the wrapper succeeds" test "$rc" -eq 0
 grep -q "gcc.*mm/mmap.c" "$T/wrapper.log" 2>/dev/null && ok "the wrapper compiled mm/mmap.c" || fail "wrapper not used: $(head -3 "$T/wrapper.log" 2>/dev/null)"
+# (ccache in depend mode: a miss compiles once, no preprocessing first)
+check "ccache ran in depend mode" grep -q "CCACHE_DEPEND=1" \
+	"$(q "select artifact_dir from builds where commit_hash = '$c_wrap' and status = 'ok'")/build.log"
 sed -i "s|^compiler_wrapper =.*|compiler_wrapper =|" "$lab/klab.conf"
 
 # 7. bisection with --build: the broken commit is skipped with its error
