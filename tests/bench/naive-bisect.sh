@@ -59,42 +59,31 @@ echo "bench: $(git -C "$W/linux" rev-list --count demo-good..demo-bad) commits, 
 echo "bench: tree import ${t_import} s, history ${t_hist} s (each lab checks the tree out again)"
 
 # ---- klab ------------------------------------------------------------------
-# klab_half NAME CCACHE: a new lab $W/NAME-lab building with CCACHE bisects
-# the range; sets k_time k_builds k_boots k_runs k_culprit.
-klab_half() {
-	lab=$W/$1-lab
-	rm -rf "$lab"
-	"$KLAB" --state "$lab" init >/dev/null
-	printf 'ccache_dir = %s\n' "$2" >> "$lab/klab.conf"
+# klab_bisect LAB NAME: LAB bisects the range (output in $W/NAME-klab.out);
+# sets k_time and what that bisection took: k_builds k_boots k_runs (the
+# lab's rows since it was created) and k_culprit.
+klab_bisect() {
 	t0=$(date +%s)
-	"$KLAB" --state "$lab" bisect start --repo "$W/linux" --good demo-good --bad demo-bad \
-		--job "$W/job.yaml" --no-revert-check > "$W/$1-klab.out" 2>&1 || true
+	"$KLAB" --state "$1" bisect start --repo "$W/linux" --good demo-good --bad demo-bad \
+		--job "$W/job.yaml" --no-revert-check > "$W/$2-klab.out" 2>&1 || true
 	k_time=$(($(date +%s) - t0))
-	kq() { sqlite3 "$lab/klab.db" "$1"; }
-	k_culprit=$(kq "SELECT coalesce(culprit, '') FROM bisections WHERE id = 1")
-	k_builds=$(kq "SELECT count(*) FROM builds WHERE status IN ('ok', 'build-failed')")
-	k_boots=$(kq "SELECT count(*) FROM boots")
-	k_runs=$(kq "SELECT count(*) FROM runs")
-	echo "bench: $1 klab done in ${k_time} s (culprit ${k_culprit:-none})"
+	kq() { sqlite3 "$1/klab.db" "$2"; }
+	id=$(kq "$1" "SELECT max(id) FROM bisections")
+	since=$(kq "$1" "SELECT created_at FROM bisections WHERE id = $id")
+	k_culprit=$(kq "$1" "SELECT coalesce(culprit, '') FROM bisections WHERE id = $id")
+	k_builds=$(kq "$1" "SELECT count(*) FROM builds WHERE status IN ('ok', 'build-failed') AND started_at >= $since")
+	k_boots=$(kq "$1" "SELECT count(*) FROM boots WHERE started_at >= $since")
+	k_runs=$(kq "$1" "SELECT count(*) FROM runs WHERE started_at >= $since")
+	echo "bench: $2 klab done in ${k_time} s (culprit ${k_culprit:-none})"
 }
 
-# klab_again: the cold phase's lab bisects the range once more, as a
-# developer's lab that built these kernels before does (its artifact store
-# and worktree kept); sets the same k_* as klab_half.
-klab_again() {
-	lab=$W/cold-lab
-	t0=$(date +%s)
-	"$KLAB" --state "$lab" bisect start --repo "$W/linux" --good demo-good --bad demo-bad \
-		--job "$W/job.yaml" --no-revert-check > "$W/again-klab.out" 2>&1 || true
-	k_time=$(($(date +%s) - t0))
-	kq() { sqlite3 "$lab/klab.db" "$1"; }
-	id=$(kq "SELECT max(id) FROM bisections")
-	since=$(kq "SELECT created_at FROM bisections WHERE id = $id")
-	k_culprit=$(kq "SELECT coalesce(culprit, '') FROM bisections WHERE id = $id")
-	k_builds=$(kq "SELECT count(*) FROM builds WHERE status IN ('ok', 'build-failed') AND started_at >= $since")
-	k_boots=$(kq "SELECT count(*) FROM boots WHERE started_at >= $since")
-	k_runs=$(kq "SELECT count(*) FROM runs WHERE started_at >= $since")
-	echo "bench: klab again in the cold lab done in ${k_time} s (culprit ${k_culprit:-none})"
+# klab_half NAME CCACHE: a new lab $W/NAME-lab building with CCACHE bisects
+# the range (klab_bisect's k_*).
+klab_half() {
+	rm -rf "$W/$1-lab"
+	"$KLAB" --state "$W/$1-lab" init >/dev/null
+	printf 'ccache_dir = %s\n' "$2" >> "$W/$1-lab/klab.conf"
+	klab_bisect "$W/$1-lab" "$1"
 }
 
 # ---- the bare-QEMU guest both scripts boot ---------------------------------
@@ -246,25 +235,22 @@ for phase in $PHASES; do
 		[ -s "$W/config" ] || { echo "bench: no .config from klab's builds" >&2; exit 1; }
 	else
 		klab_half warm "$W/ccache"
-		w_time=$k_time w_builds=$k_builds w_boots=$k_boots w_runs=$k_runs w_culprit=$k_culprit
 	fi
 	careful_half "$phase"
-	if [ "$phase" = warm ] && [ -d "$W/cold-lab" ]; then
-		klab_again
-		a_time=$k_time a_builds=$k_builds a_boots=$k_boots a_runs=$k_runs a_culprit=$k_culprit
-		kq() { sqlite3 "$W/warm-lab/klab.db" "$1"; }
-		k_time=$w_time k_builds=$w_builds k_boots=$w_boots k_runs=$w_runs k_culprit=$w_culprit
-	fi
 	echo
 	echo "$phase:"
 	printf '%-14s %9s %7s %6s %5s  %s\n' "" "wall(s)" "builds" "boots" "runs" "culprit"
 	row klab "$k_time" "$k_builds" "$k_boots" "$k_runs" "$k_culprit"
 	row careful "$c_time" "$c_builds" "$c_boots" "$c_runs" "$c_culprit"
 	echo "careful/klab wall time, $phase: $(ratio "$c_time" "$k_time") (target >= $([ "$phase" = cold ] && echo 3 || echo 6))"
-	if [ "$phase" = warm ] && [ -n "${a_time:-}" ]; then
-		row "klab, same lab" "$a_time" "$a_builds" "$a_boots" "$a_runs" "$a_culprit"
-		echo "careful/klab wall time, warm, klab's cold lab again: $(ratio "$c_time" "$a_time")"
-		[ "$a_culprit" = "$planted" ] || ok=0
+	[ "$k_culprit" = "$planted" ] && [ "$c_culprit" = "$planted" ] || ok=0
+	if [ "$phase" = warm ] && [ -d "$W/cold-lab" ]; then
+		# the cold phase's lab once more: a lab that built these kernels
+		# before (its artifact store and worktree)
+		klab_bisect "$W/cold-lab" again
+		row "klab, same lab" "$k_time" "$k_builds" "$k_boots" "$k_runs" "$k_culprit"
+		echo "careful/klab wall time, warm, klab's cold lab again: $(ratio "$c_time" "$k_time")"
+		[ "$k_culprit" = "$planted" ] || ok=0
 	fi
 	if [ "$phase" = cold ] && [ "${NAIVE_CLEAN:-0}" = 1 ]; then
 		clean_half
@@ -273,7 +259,6 @@ for phase in $PHASES; do
 		[ "$n_culprit" = "$planted" ] || ok=0
 	fi
 	echo
-	[ "$k_culprit" = "$planted" ] && [ "$c_culprit" = "$planted" ] || ok=0
 done
 echo "klab cold demo (import + history + bisection) would add ${t_import} + ${t_hist} s"
 [ "$ok" = 1 ]

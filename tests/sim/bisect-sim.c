@@ -455,7 +455,7 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 		size_t next = c->n >= want ? c->n + 1 : want;
 
 		while (c->n < next) {
-			if (B->drift && B->sides_age && sides) {
+			if (B->drift && B->sides_age) {
 				/* an end runs again only when its side has no recent run */
 				for (int k = 0; k < 2; k++)
 					if ((double)B->h->runs - side_latest(&sides[k]) > (double)B->sides_age) {
@@ -473,7 +473,7 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 			continue;
 		G = runs_of(g);
 		Bd = runs_of(b);
-		if (B->drift && B->sides_age && sides) {
+		if (B->drift && B->sides_age) {
 			side_merge(&sides[0]);
 			side_merge(&sides[1]);
 			G = runs_of(&sides[0].m);
