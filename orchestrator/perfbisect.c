@@ -68,6 +68,8 @@ static void forget_references(struct perf *p)
 	p->good_step = p->bad_step = 0;
 	p->good_build = p->bad_build = 0;
 	p->ref_turn = 0;
+	runs_buf_release(&p->side[0]);
+	runs_buf_release(&p->side[1]);
 	for (size_t i = 0; i < p->nr_decided; i++)
 		free(p->decided[i].kernel);
 	p->nr_decided = 0;
@@ -124,6 +126,9 @@ int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int
 	*reason = NULL;
 	if (db_step_metric_runs(p->lab->db, step_id, p->job.kpi, vals, &t, n) < 0)
 		return -1;
+	for (size_t i = 0; i < *n; i++)
+		if (t[i] > p->last_run)
+			p->last_run = t[i];
 	if (*n < want && use_kernel(p, kernel, step_id) < 0)
 		goto out;
 	while (*n < want) {
@@ -156,6 +161,8 @@ int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int
 		*vals = xrealloc(*vals, (*n + 1) * sizeof(double));
 		t = xrealloc(t, (*n + 1) * sizeof(double));
 		t[*n] = (double)gr.run_id;
+		if (t[*n] > p->last_run)
+			p->last_run = t[*n];
 		(*vals)[(*n)++] = v;
 		printf("%srun %zu: %s = %g (agent after %s)\n", label, *n, p->job.kpi, v,
 		       fmt_duration(gr.hello_ms, buf, sizeof(buf)));
@@ -186,6 +193,48 @@ struct verdict_runs perf_good_runs(const struct perf *p)
 struct verdict_runs perf_bad_runs(const struct perf *p)
 {
 	return (struct verdict_runs){ p->bad, p->bad_t, p->nb };
+}
+
+void perf_side_add(struct perf *p, int bad_side, const double *v, const double *t, size_t n)
+{
+	struct runs_buf *b = &p->side[bad_side != 0];
+
+	b->v = xrealloc(b->v, (b->n + n + 1) * sizeof(double));
+	b->t = xrealloc(b->t, (b->n + n + 1) * sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		/* in time order, whatever order the commits were decided in */
+		size_t k = b->n++;
+		for (; k && b->t[k - 1] > t[i]; k--) {
+			b->v[k] = b->v[k - 1];
+			b->t[k] = b->t[k - 1];
+		}
+		b->v[k] = v[i];
+		b->t[k] = t[i];
+	}
+}
+
+void perf_side_refs(const struct perf *p, int bad_side, struct runs_buf *out)
+{
+	const struct runs_buf *b = &p->side[bad_side != 0];
+	struct verdict_runs sets[2] = { bad_side ? perf_bad_runs(p) : perf_good_runs(p), { b->v, b->t, b->n } };
+	size_t cap = sets[0].n + sets[1].n;
+
+	out->v = xrealloc(out->v, (cap + 1) * sizeof(double));
+	out->t = xrealloc(out->t, (cap + 1) * sizeof(double));
+	out->n = verdict_runs_merge(sets, 2, out->v, out->t, cap);
+}
+
+int perf_side_stale(const struct perf *p, int bad_side)
+{
+	const struct runs_buf *b = &p->side[bad_side != 0];
+	struct verdict_runs e = bad_side ? perf_bad_runs(p) : perf_good_runs(p);
+	double latest = -1;
+
+	if (e.n)
+		latest = e.t[e.n - 1];
+	if (b->n && b->t[b->n - 1] > latest)
+		latest = b->t[b->n - 1];
+	return latest < 0 || p->last_run - latest >= (double)p->pol.side_age;
 }
 
 void perf_reference_run(struct perf *p, int bad_end, const char *hex)
@@ -266,10 +315,9 @@ static void spec_go(struct bisect_run *r, char (*hex)[41], const char *const *as
  * sits between the ends, and reference runs from the same minutes keep
  * the comparison fair.  A failure is a warning: the reference runs
  * measured so far still hold. */
-static void reference_run(struct bisect_run *r)
+static void reference_run_of(struct bisect_run *r, int bad_end)
 {
 	struct perf *p = perf_of(r);
-	int bad_end = p->ref_turn++ & 1;
 	const char *hex = end_hex(r, bad_end);
 
 	if (!(bad_end ? p->bad_kernel : p->good_kernel) &&
@@ -281,8 +329,15 @@ static void reference_run(struct bisect_run *r)
 	perf_reference_run(p, bad_end, hex);
 }
 
-/* Drift seen by a verdict: from now on time-local references and a
- * reference run before every run of a commit; stored so that a resumed
+/* ... of the good and the bad end in turn. */
+static void reference_run(struct bisect_run *r)
+{
+	reference_run_of(r, perf_of(r)->ref_turn++ & 1);
+}
+
+/* Drift seen by a verdict: from now on time-local references (each
+ * side's latest runs, pol.side_age) and a commit's runs one by one;
+ * stored so that a resumed
  * bisection goes on the same way (a failure to store is a warning). */
 static void note_drift(struct bisect_run *r, const struct verdict *v)
 {
@@ -291,25 +346,36 @@ static void note_drift(struct bisect_run *r, const struct verdict *v)
 	if (!v->drift || p->drift)
 		return;
 	p->drift = 1;
-	printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); from here on each commit "
-	       "is judged against the latest runs of the ends, with a reference run before each of its runs\n",
-	       v->drift_percent, v->drift_z);
+	if (p->pol.side_age)
+		printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); from here on each commit "
+		       "is judged against the latest runs of each side (its end and the commits decided like it), "
+		       "an end running again when its side has no run among the last %u\n",
+		       v->drift_percent, v->drift_z, p->pol.side_age);
+	else
+		printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); from here on each commit "
+		       "is judged against the latest runs of the ends, with a reference run before each of its runs\n",
+		       v->drift_percent, v->drift_z);
 	if (db_bisection_set_drift(r->lab->db, r->b->id, v->drift_percent) < 0)
 		warning("the drift is not stored: a resumed bisection will test for it again");
 }
 
 /* A commit's runs until the rules decide (verdict_classify_timed): the
  * first runs in one go and extra runs one by one, each after a fresh
- * reference run (good and bad in turn); under drift a reference run
- * before every run.  References that look stale (the commit clearly
- * outside both ends) get one fresh run of each end, once.  A skip when
- * the guest fails (with its reason) or the cap is reached, and when the
- * commit is between the ends (*between: two changes, the loop splits). */
+ * reference run (good and bad in turn).  Under drift the runs go one by
+ * one, judged against each side's latest runs (its end's and those of
+ * the commits decided like it), an end running again first when its side
+ * has none among the last pol.side_age runs (with side_age 0: a
+ * reference run before every run).  References that look stale (the
+ * commit clearly outside both ends) get one fresh run of each end, once.
+ * A skip when the guest fails (with its reason) or the cap is reached,
+ * and when the commit is between the ends (*between: two changes, the
+ * loop splits). */
 static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
 				  struct strbuf *reason, int *between)
 {
 	struct perf *p = perf_of(r);
 	struct verdict v;
+	struct runs_buf side[2] = { { 0 } };
 	double *vals = NULL, *t = NULL;
 	size_t n = 0, want = p->pol.ladder[0];
 	char *why = NULL;
@@ -324,11 +390,16 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		/* a step resumed after a crash has its runs: `next` from them */
 		size_t next = n >= want ? n + 1 : want;
 		struct verdict_runs G, B, C;
-		int rc = 0;
+		int rc = 0, sides = p->drift && p->pol.side_age;
 
 		do {
 			size_t upto = next;
-			if (p->drift || n >= p->pol.ladder[0]) {
+			if (sides) {
+				for (int k = 0; k < 2; k++)
+					if (perf_side_stale(p, k))
+						reference_run_of(r, k);
+				upto = n + 1;
+			} else if (p->drift || n >= p->pol.ladder[0]) {
 				reference_run(r);
 				upto = n + 1;
 			}
@@ -347,6 +418,12 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		}
 		G = perf_good_runs(p);
 		B = perf_bad_runs(p);
+		if (sides) {
+			perf_side_refs(p, 0, &side[0]);
+			perf_side_refs(p, 1, &side[1]);
+			G = (struct verdict_runs){ side[0].v, side[0].t, side[0].n };
+			B = (struct verdict_runs){ side[1].v, side[1].t, side[1].n };
+		}
 		C = (struct verdict_runs){ vals, t, n };
 		if (verdict_classify_timed(&v, &p->pol, &G, &B, &C, p->drift, p->job.direction) < 0)
 			goto out;
@@ -360,15 +437,24 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		note_drift(r, &v);
 		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= n)
 			break;
-		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
+		if (p->drift && p->pol.side_age)
+			printf("  %s: %u runs needed, an end's run first when its side has none recent\n", v.text,
+			       v.next_runs);
+		else
+			printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
 		want = v.next_runs;
 	}
 	store_verdict(r, s->id, &v);
 	strbuf_addf(reason, "%s: %s", v.rule, v.text);
 	res = verdict_mark(v.kind);
+	/* its runs join its side's references (used under drift) */
+	if (res == BISECT_GOOD || res == BISECT_BAD)
+		perf_side_add(p, res == BISECT_BAD, vals, t, n);
 	/* a skip; the loop splits the range there (the whole range only) */
 	*between = v.kind == VERDICT_BETWEEN;
 out:
+	runs_buf_release(&side[0]);
+	runs_buf_release(&side[1]);
 	free(why);
 	free(vals);
 	free(t);
@@ -793,13 +879,7 @@ static int same_kernel(const char *a, const char *b)
 	return !strcmp(a, b) || files_identical(a, b) == 1;
 }
 
-/* Runs and their times, owned. */
-struct runs_buf {
-	double *v, *t;
-	size_t n;
-};
-
-static void runs_buf_release(struct runs_buf *b)
+void runs_buf_release(struct runs_buf *b)
 {
 	free(b->v);
 	free(b->t);
@@ -1490,6 +1570,9 @@ static int perf_half(struct bisect_run *r, int half, const char *split)
 	for (size_t i = 0; i < p->nr_decided; i++)
 		free(p->decided[i].kernel);
 	p->nr_decided = 0;
+	/* the commits decided against the other half's ends, too */
+	runs_buf_release(&p->side[0]);
+	runs_buf_release(&p->side[1]);
 	{
 		struct strbuf gs = STRBUF_INIT, bs = STRBUF_INIT;
 		perf_describe(&gs, p->good, p->ng);

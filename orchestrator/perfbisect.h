@@ -16,6 +16,12 @@
 
 struct lab;
 
+/* Runs and their times (run ids), owned. */
+struct runs_buf {
+	double *v, *t;
+	size_t n;
+};
+
 struct perf {
 	struct lab *lab;
 	struct job job;
@@ -25,13 +31,19 @@ struct perf {
 	double *good_t, *bad_t;	/* ... and when each was taken (run ids) */
 	size_t ng, nb;
 	/* the host drifted (a verdict saw the ends' runs trend): time-local
-	 * references, a reference run before every run of a commit */
+	 * references (the sides' latest runs, pol.side_age), a commit's runs
+	 * one by one */
 	int drift;
 	int64_t good_step, bad_step;
 	/* the ends' kernels, once known: fresh reference runs boot them */
 	char *good_kernel, *bad_kernel;
 	int64_t good_build, bad_build;
 	unsigned ref_turn;	/* which end the next fresh run measures */
+	/* the runs of the commits this pass (or half) decided good [0] and
+	 * bad [1], in time order: under drift they join their end's as the
+	 * side's references (pol.side_age) */
+	struct runs_buf side[2];
+	double last_run;	/* the time (run id) of the latest run taken */
 	/* kernels this run decided, for steps whose image is byte for byte
 	 * one of them (perf_test inherits the mark, booting nothing) */
 	struct perf_decided {
@@ -102,6 +114,21 @@ void perf_reference_run(struct perf *p, int bad_end, const char *hex);
 /* The runs of the good end, the bad end, as the _timed verdicts take them. */
 struct verdict_runs perf_good_runs(const struct perf *p);
 struct verdict_runs perf_bad_runs(const struct perf *p);
+
+/* The runs of a commit decided good (bad_side 0) or bad (1), kept
+ * beside that side's end, in time order. */
+void perf_side_add(struct perf *p, int bad_side, const double *v, const double *t, size_t n);
+
+/* A side's references under drift: its end's runs and those of the
+ * commits decided like it, merged in time order into *out (released
+ * first by the caller's runs_buf_release when reused). */
+void perf_side_refs(const struct perf *p, int bad_side, struct runs_buf *out);
+
+/* 1 when a side has no run among the last pol.side_age runs taken (its
+ * end must run again before a commit's next run under drift). */
+int perf_side_stale(const struct perf *p, int bad_side);
+
+void runs_buf_release(struct runs_buf *b);
 
 /* "9300 ±2%" style: median and %stddev of values. */
 void perf_describe(struct strbuf *sb, const double *v, size_t n);

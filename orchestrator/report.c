@@ -1015,8 +1015,9 @@ void report_render_bisection(struct strbuf *out, const struct report_bisection *
 		kpi_table(&body, b, parent, cul);
 		if (b->drift)
 			strbuf_addf(&body, "<p class=\"muted\" id=\"drift\">Drift: the host trended by %+.2f%% per run "
-				    "while measuring; verdicts used the ends' latest runs, with a reference run before "
-				    "each run of a commit.</p>\n", b->drift_percent);
+				    "while measuring; each commit was judged against the latest runs of its side (the end and "
+				    "the commits decided like it), an end running again when its side had none recent."
+				    "</p>\n", b->drift_percent);
 		revert_section(&body, b);
 		if (parent && cul)
 			comparison_table(&body, b, parent, cul, prof_parent, prof_cul);

@@ -75,6 +75,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->log_scale = 1;
 	p->alpha_drift = 0.01;
 	p->local_refs = 6;
+	p->side_age = 6;
 	p->min_runs_between = 12;
 	p->stale_outside = 0.5;
 	p->alpha_fresh = 0.01;
@@ -857,6 +858,24 @@ int verdict_reproduce_timed(struct verdict *out, const struct verdict_policy *p,
 	free(g);
 	free(b);
 	return rc;
+}
+
+size_t verdict_runs_merge(const struct verdict_runs *sets, size_t nsets, double *v, double *t, size_t cap)
+{
+	size_t n = 0, *idx = xcalloc(nsets ? nsets : 1, sizeof(*idx));
+
+	while (n < cap) {
+		size_t best = nsets;
+		for (size_t i = 0; i < nsets; i++)
+			if (idx[i] < sets[i].n && (best == nsets || sets[i].t[idx[i]] < sets[best].t[idx[best]]))
+				best = i;
+		if (best == nsets)
+			break;
+		v[n] = sets[best].v[idx[best]];
+		t[n++] = sets[best].t[idx[best]++];
+	}
+	free(idx);
+	return n;
 }
 
 /* The last p->local_refs runs of r. */

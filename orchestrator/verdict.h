@@ -87,6 +87,14 @@ struct verdict_policy {
 	/* Under drift, the time-local references: this many most recent
 	 * runs of each end. */
 	unsigned local_refs;
+	/* Under drift, the runs of the commits decided good (bad) join the
+	 * good (bad) end's as that side's references (verdict_runs_merge),
+	 * and an end runs again before a commit's run only when its side has
+	 * no run among the last side_age runs: the simulation's drift cells
+	 * took 79% of the runs of a reference run before every run, right
+	 * culprits within 1-4 points (tests/sim/README.md).  0: a reference
+	 * run before every run of a commit, the ends' own runs only. */
+	unsigned side_age;
 	/* A commit is "between" (VERDICT_BETWEEN) only from this many runs. */
 	unsigned min_runs_between;
 	/* A commit clearly this share of the gap beyond an end (position
@@ -201,7 +209,8 @@ struct verdict {
 	 * run was adjusted to the time of the latest by that trend and, for
 	 * a commit, only the time-local references were used (local: the
 	 * last local_refs runs of each end).  The tester stores drift and
-	 * from then on puts a reference run before every run of a commit. */
+	 * from then on judges a commit against each side's latest runs
+	 * (side_age). */
 	int drift, local;
 	double drift_percent, drift_z;
 	/* verdict_classify_timed without drift: the commit is clearly
@@ -255,6 +264,12 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 int verdict_trend(struct verdict_trend *out, const struct verdict_policy *p,
 		  const struct verdict_runs *sets, size_t nsets);
 
+/* The runs of sets (each in time order) merged in time order into v and
+ * t, at most cap of them, the earliest first; returns how many.  A side's
+ * references under drift: its end's runs and those of the commits decided
+ * like it (verdict_policy.side_age). */
+size_t verdict_runs_merge(const struct verdict_runs *sets, size_t nsets, double *v, double *t, size_t cap);
+
 /* The same verdicts for runs in time order, robust to a host that drifts
  * while a bisection measures (a trend of a few percent over the ends'
  * runs refuses a real regression, and a commit measured later than the
@@ -270,9 +285,11 @@ int verdict_trend(struct verdict_trend *out, const struct verdict_policy *p,
  * tested again here.  With drift, the references are the last
  * p->local_refs runs of each end (time-local), the trend is that of those
  * and the commit's runs, every run adjusted to the commit's latest, then
- * verdict_classify.  The tester then takes a reference run (the ends in
- * turn) before every run of a commit, so that each commit has references
- * from its own time.
+ * verdict_classify.  The tester then passes as an end's runs those of
+ * its side (the end's and the commits decided like it, merged in time
+ * order: verdict_runs_merge) and runs an end again before a commit's run
+ * when its side has none among the last side_age runs, so that each
+ * commit has references from its own time.
  *
  * verdict_confirm_timed: the trend of parent and culprit (interleaved)
  * and, with drift, both adjusted by it; the ends' gap likewise, then

@@ -315,7 +315,6 @@ struct bisection {
 	unsigned turn;
 	int reuse;		/* the confirmation starts from the runs already taken */
 	unsigned fresh;		/* ... and adds this many fresh runs of each (0: repeat) */
-	unsigned sides_age;	/* the cell's sides_age (bisect-sim.h) */
 };
 
 /* The references of one side of a range: its end and the commits decided
@@ -328,21 +327,11 @@ struct side {
 
 static void side_merge(struct side *sd)
 {
-	size_t idx[SIM_MAX_COMMITS] = { 0 };
+	struct verdict_runs sets[SIM_MAX_COMMITS];
 
-	sd->m.n = 0;
-	for (;;) {
-		int best = -1;
-		for (size_t i = 0; i < sd->n; i++)
-			if (idx[i] < sd->of[i]->n &&
-			    (best < 0 || sd->of[i]->t[idx[i]] < sd->of[best]->t[idx[best]]))
-				best = (int)i;
-		if (best < 0 || sd->m.n >= SIM_MAX_REFS)
-			break;
-		sd->m.v[sd->m.n] = sd->of[best]->v[idx[best]];
-		sd->m.t[sd->m.n++] = sd->of[best]->t[idx[best]];
-		idx[best]++;
-	}
+	for (size_t i = 0; i < sd->n; i++)
+		sets[i] = runs_of(sd->of[i]);
+	sd->m.n = verdict_runs_merge(sets, sd->n, sd->m.v, sd->m.t, SIM_MAX_REFS);
 }
 
 static double side_latest(const struct side *sd)
@@ -440,7 +429,7 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 /* perf_step(): a commit's runs until verdict_classify_timed decides.
  * Without drift the first runs in one go, extra runs one by one, each
  * after a fresh reference run; with drift a fresh reference run before
- * every run (the -A experiment: sides' runs as references, an end's run
+ * every run (side_age: sides' runs as references, an end's run
  * only when its side has none recent). */
 static enum verdict_kind step(struct bisection *B, struct series *g, struct series *b, struct series *c,
 			      struct side *sides)
@@ -455,10 +444,10 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 		size_t next = c->n >= want ? c->n + 1 : want;
 
 		while (c->n < next) {
-			if (B->drift && B->sides_age) {
+			if (B->drift && p->side_age) {
 				/* an end runs again only when its side has no recent run */
 				for (int k = 0; k < 2; k++)
-					if ((double)B->h->runs - side_latest(&sides[k]) > (double)B->sides_age) {
+					if ((double)B->h->runs - side_latest(&sides[k]) > (double)p->side_age) {
 						run_into(B->h, B->hs, k ? b : g);
 						B->res->fresh_ref_runs++;
 						B->res->fresh_ref_drift++;
@@ -473,7 +462,7 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 			continue;
 		G = runs_of(g);
 		Bd = runs_of(b);
-		if (B->drift && B->sides_age) {
+		if (B->drift && p->side_age) {
 			side_merge(&sides[0]);
 			side_merge(&sides[1]);
 			G = runs_of(&sides[0].m);
@@ -723,7 +712,7 @@ void sim_run_cell(struct sim_result *res, const struct verdict_policy *p,
 		struct history hs = { cell->shape, 1 + (int)(sim_rng_uniform(rng) * (double)(n - 1)), 0 };
 		int sign = sim_rng_uniform(rng) < 0.5 ? -1 : 1;
 		struct host h = { cell, rng, 0, sign, 0, 0 };
-		struct bisection B = { res, p, &h, &hs, 0, 0, cell->reuse, cell->fresh, cell->sides_age };
+		struct bisection B = { res, p, &h, &hs, 0, 0, cell->reuse, cell->fresh };
 
 		if (cell->shape != SIM_ONE) {
 			do

@@ -1,8 +1,9 @@
 /* A simulated performance bisection: synthetic runs with their times, no
  * VMs, the real (timed) verdict rules, in the run order the job tester
  * should take (tests/sim/README.md: interleaved references, a fresh
- * reference run before every extra run of a commit and before every run
- * under drift, both halves of a commit between the ends, the
+ * reference run before every extra run of a commit; under drift each
+ * side's latest runs, the end's and the decided commits', an end running
+ * again when its side has none recent (side_age), both halves of a commit between the ends, the
  * confirmation of parent and culprit from their step runs).  Used by
  * tests/unit/test-verdict.c (a few cells, fixed seed, asserts) and
  * tests/sim/verdict-sim.c (the full table). */
@@ -48,10 +49,6 @@ struct sim_cell {
 	int verbose;		/* trace refusals and wrong culprits on stderr */
 	int reuse;		/* the confirmation counts the step runs of parent and culprit */
 	unsigned fresh;		/* ... and then adds this many fresh runs of each (0: repeat) */
-	unsigned sides_age;	/* an experiment, not what klab does (-A): under drift, decided
-				 * commits' runs join their side's references and an end runs
-				 * again only when its side's latest run is older than this many
-				 * runs (0: a reference run before every run of a commit) */
 };
 
 struct sim_result {
@@ -68,7 +65,7 @@ struct sim_result {
 	size_t steps, step_runs, skips;
 	size_t ref_runs;	/* the ends before bisecting */
 	size_t fresh_ref_runs;	/* reference runs between a commit's extra runs */
-	/* ... of which under drift (before every run of a commit), and for
+	/* ... of which under drift (a side with no recent run), and for
 	 * stale references */
 	size_t fresh_ref_drift, fresh_ref_stale;
 	/* commits decided from their first ladder[0] runs */

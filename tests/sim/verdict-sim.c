@@ -23,11 +23,10 @@ static const char *const usage[] = {
 	"\t[-R ratio] [-V cv] [-S scenario]   (one cell or a few)",
 	"\t-F: the confirmation from fresh runs only (not the step runs of parent and culprit)",
 	"\t-f N: with step runs of both, N fresh runs of each to start the confirmation (default: repeat)",
-	"\t-A N: an experiment, not klab's rule: under drift, decided commits' runs join their side's",
-	"\t      references and an end runs again only when its side has no run among the last N",
 	"\t-b: under each cell, where its runs go (per bisection)",
 	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
-	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, min_runs_between,",
+	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, side_age,",
+	"\t                  min_runs_between,",
 	"\t                  min_gap_z_drift, stale_outside, alpha_fresh, alpha_rank, revert_band, ladder=3,5,8,12",
 	NULL,
 };
@@ -70,6 +69,7 @@ static int set_policy(struct verdict_policy *p, const char *arg)
 	SET(alpha_reproduce, v)
 	SET(alpha_drift, v)
 	SET(local_refs, (unsigned)v)
+	SET(side_age, (unsigned)v)
 	SET(min_runs_between, (unsigned)v)
 	SET(min_gap_z_drift, v)
 	SET(stale_outside, v)
@@ -141,7 +141,6 @@ int main(int argc, char **argv)
 		{ "breakdown", no_argument, NULL, 'b' },
 		{ "fresh-confirmation", no_argument, NULL, 'F' },
 		{ "fresh-runs", required_argument, NULL, 'f' },
-		{ "sides-age", required_argument, NULL, 'A' },
 		{ "ratio", required_argument, NULL, 'R' },
 		{ "cv", required_argument, NULL, 'V' },
 		{ "scenario", required_argument, NULL, 'S' },
@@ -154,14 +153,14 @@ int main(int argc, char **argv)
 	size_t n = 1000, commits = 30, targets_missed = 0;
 	unsigned long long seed = 20261130;
 	int direction = 1, c, broken = 0, verbose = 0, reuse = 1, breakdown = 0;
-	unsigned fresh = 2, sides_age = 0;
+	unsigned fresh = 2;
 	double only_ratio = 0, only_cv = 0;
 	const char *only = NULL;
 	double slow_rate = 0.03;
 	int64_t t0 = now_ms();
 
 	verdict_policy_init(&policy);
-	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vbFf:A:R:V:S:P:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vbFf:R:V:S:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 10);
@@ -186,9 +185,6 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			reuse = 0;
-			break;
-		case 'A':
-			sides_age = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'f':
 			fresh = (unsigned)strtoul(optarg, NULL, 10);
@@ -224,10 +220,11 @@ int main(int argc, char **argv)
 		printf("adaptive confirmation: the step runs of parent and culprit and %u fresh runs of each\n\n", fresh);
 	else
 		printf("adaptive confirmation: fresh runs only (-F)\n\n");
-	if (sides_age)
-		printf("experiment (-A %u, not klab's rule): under drift decided commits' runs join their side's "
-		       "references; an end runs again only when its side has no run among the last %u\n\n",
-		       sides_age, sides_age);
+	if (policy.side_age)
+		printf("under drift decided commits' runs join their side's references; an end runs again only "
+		       "when its side has no run among the last %u (side_age)\n\n", policy.side_age);
+	else
+		printf("under drift a reference run before every run of a commit (side_age=0)\n\n");
 	printf("%-14s %6s %4s %4s | %6s %6s %5s %6s %6s %6s | %5s %5s %6s | %6s %6s | %6s | %s\n", "scenario",
 	       "effect", "cv", "e/cv", "wrong%", "right%", "part%", "incon%", "uncnf%", "refus%", "runs%", "steps",
 	       "drift%", "cfRt%", "cfWr%", "fixwr%", "");
@@ -245,7 +242,7 @@ int main(int argc, char **argv)
 					.drift_percent = scenarios[s].drift_percent,
 					.walk_percent = scenarios[s].walk_percent, .direction = direction,
 					.bisections = n, .commits = commits, .slow_rate = slow_rate, .repeat = 3,
-					.verbose = verbose, .reuse = reuse, .fresh = fresh, .sides_age = sides_age,
+					.verbose = verbose, .reuse = reuse, .fresh = fresh,
 				};
 				struct sim_result r = { 0 };
 				struct sim_rng rng;
@@ -304,7 +301,7 @@ int main(int argc, char **argv)
 	       "part = one);\nincon(clusive: only skipped commits left); uncnf = unconfirmed (the confirmation "
 	       "failed);\nrefus(ed: not reproduced); all in %% of bisections.\nruns%% = every run (ends, fresh reference runs, commits, confirmation) in %% of the "
 	       "fixed policy's\n(5 runs of each end and commit, 5 + 5 confirmation); steps = commits tested per "
-	       "bisection;\ndrift = bisections that saw drift (then a reference run before every run of a commit);\ncfRt/cfWr = the confirmation passed the right / a wrong culprit, %% of the "
+	       "bisection;\ndrift = bisections that saw drift (then the sides' latest runs, side_age);\ncfRt/cfWr = the confirmation passed the right / a wrong culprit, %% of the "
 	       "bisections that found one;\nfixwr%% = wrong culprits of the fixed policy.  Targets (issue 17): "
 	       "effect >= 4 cv: wrong <= 1%%, cfWr <= 1%%,\ncfRt >= 95%%, runs <= 80%% (two-halves: no runs target; at 8 cv, each change 4 cv,\nboth named >= 90%% and cfRt >= 95%%); 3 cv: wrong <= 3%%;\n"
 	       "none: wrong <= 1%%.\n\n");

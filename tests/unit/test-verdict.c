@@ -920,6 +920,23 @@ static void test_verdict__simulated_revert_check_runs_are_counted(void **state)
 	assert_true(sim_runs(&all) <= all.fixed_runs);
 }
 
+/* Sets of runs merged in time order, capped, the earliest first. */
+static void test_verdict__runs_merge_in_time_order(void **state)
+{
+	const double av[] = { 1, 2, 3 }, at[] = { 1, 5, 9 }, bv[] = { 10, 20 }, bt[] = { 2, 7 }, cv[] = { 100 },
+		     ct[] = { 3 };
+	struct verdict_runs sets[] = { { av, at, 3 }, { bv, bt, 2 }, { cv, ct, 1 }, { NULL, NULL, 0 } };
+	double v[8], t[8];
+
+	(void)state;
+	assert_int_equal(verdict_runs_merge(sets, 4, v, t, 8), 6);
+	assert_true(v[0] == 1 && v[1] == 10 && v[2] == 100 && v[3] == 2 && v[4] == 20 && v[5] == 3);
+	assert_true(t[0] == 1 && t[5] == 9);
+	assert_int_equal(verdict_runs_merge(sets, 4, v, t, 2), 2);
+	assert_true(v[0] == 1 && v[1] == 10);
+	assert_int_equal(verdict_runs_merge(sets, 0, v, t, 8), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -962,6 +979,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__confirmation_needs_the_runs_apart_by_ranks, setup),
 		cmocka_unit_test_setup(test_verdict__evidence_is_formatted_for_bisect_show, setup),
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
+		cmocka_unit_test_setup(test_verdict__runs_merge_in_time_order, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
 		cmocka_unit_test_setup(test_verdict__simulated_bisections_rarely_blame_the_wrong_commit, setup),
 	};
