@@ -572,7 +572,7 @@ static void compose_text(const struct notify_facts *f, const char *subject, stru
 	}
 	if (f->drift)
 		strbuf_addf(sb, "\ndrift: the host trended by %+.2f%% per run while measuring; verdicts used the "
-			    "ends' latest runs\n", f->drift_percent);
+			    "latest runs of each side (its end and the commits decided like it)\n", f->drift_percent);
 	if (f->revert) {
 		struct strbuf line = STRBUF_INIT;
 
