@@ -157,10 +157,9 @@ static void say(const struct revert_env *env, const struct revert_check *rc)
  * reference_run, which this mirrors: an ambiguous result is as often a
  * drifting host as a kernel between the ends).  A failure is a warning:
  * the references measured so far still hold. */
-static void fresh_reference_run(const struct revert_env *env)
+static void fresh_reference_run_of(const struct revert_env *env, int bad_end)
 {
 	struct perf *p = env->perf;
-	int bad_end = p->ref_turn++ & 1;
 	const char *hex = bad_end ? env->bad : env->good;
 	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
 	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
@@ -196,15 +195,38 @@ static void fresh_reference_run(const struct revert_env *env)
 	perf_reference_run(p, bad_end, hex);
 }
 
+static void fresh_reference_run(const struct revert_env *env)
+{
+	fresh_reference_run_of(env, env->perf->ref_turn++ & 1);
+}
+
+/* Under drift: 1 when an end has no run among the last pol.side_age runs
+ * taken (the revert is compared with the ends' own runs only). */
+static int end_stale(const struct perf *p, int bad_end)
+{
+	struct verdict_runs e = bad_end ? perf_bad_runs(p) : perf_good_runs(p);
+
+	return !e.n || p->last_run - e.t[e.n - 1] >= (double)p->pol.side_age;
+}
+
 /* Runs of the reverted kernel under a 'revert' step until the rules
- * decide.  0 decided or the guests failed (rc filled), -1 klab failed. */
+ * decide.  Under drift (the bisection saw the host trend) the revert is
+ * measured as a commit is, one run at a time, an end running first when
+ * it has no run among the last side_age, and compared with the ends'
+ * latest runs, every run brought to the latest time by the trend
+ * (verdict_local): it is measured last, and a drifting host would make
+ * it look short of the good end's early runs, or, with a trend
+ * extrapolated over many runs, far from both.  0 decided or the guests failed (rc filled), -1
+ * klab failed. */
 static int measure(const struct revert_env *env, const char *kernel, int64_t build_id, struct revert_check *rc)
 {
 	struct perf *p = env->perf;
+	struct verdict_local loc = { 0 };
 	struct step s;
 	struct verdict v;
-	double *vals = NULL;
-	size_t n = 0, want = p->job.repeat ? p->job.repeat : 3;
+	double *vals = NULL, *t = NULL;
+	const double *g = NULL, *b = NULL, *c = NULL;
+	size_t n = 0, ng = 0, nb = 0, nc = 0, want = p->job.repeat ? p->job.repeat : 3;
 	char *why = NULL, label[64];
 	int ret = -1, d;
 
@@ -215,16 +237,26 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 	if (db_step_begin(env->lab->db, env->bisection_id, &s) < 0)
 		return -1;
 	snprintf(label, sizeof(label), "  revert %.12s ", rc->commit);
+	if (p->drift)
+		printf("  (drift: the revert runs one at a time, an end first when it has no run among the last %u, "
+		       "and is judged against the ends' latest runs, adjusted by the trend)\n", p->pol.side_age);
 	for (;;) {
 		/* the first runs in one go, extra runs one by one */
 		size_t next = n ? n + 1 : want;
 		int m;
 
-		if (n)
+		if (p->drift) {
+			for (int k = 0; k < 2; k++)
+				if (end_stale(p, k))
+					fresh_reference_run_of(env, k);
+			next = n + 1;
+		} else if (n) {
 			fresh_reference_run(env);
+		}
 		free(vals);
-		vals = NULL;
-		m = perf_measure_to(p, kernel, build_id, s.id, label, next, &vals, &n, &why);
+		free(t);
+		vals = t = NULL;
+		m = perf_measure_timed(p, kernel, build_id, s.id, label, next, &vals, &t, &n, &why);
 
 		if (m < 0)
 			goto out;
@@ -238,19 +270,34 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		}
 		if (n < want)
 			continue;
-		d = revert_decide(&v, &rc->outcome, &p->pol, p->good, p->ng, p->bad, p->nb, vals, n, p->job.direction);
+		/* the pooled runs as they are, or under drift the local ones */
+		g = p->good, b = p->bad, c = vals;
+		ng = p->ng, nb = p->nb, nc = n;
+		verdict_local_release(&loc);
+		if (p->drift) {
+			struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p), C = { vals, t, n };
+			if (verdict_local(&loc, &p->pol, &G, &B, &C) < 0)
+				goto out;
+			g = loc.good, b = loc.bad, c = loc.cand;
+			ng = loc.ng, nb = loc.nb, nc = loc.nc;
+		}
+		d = revert_decide(&v, &rc->outcome, &p->pol, g, ng, b, nb, c, nc, p->job.direction);
 		if (d < 0)
 			goto out;
 		if (d == 0)
 			break;
-		printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
+		printf("  %s: %u runs needed, %s\n", v.text, v.next_runs,
+		       p->drift ? "an end's run first when it has none recent" : "each after a fresh reference run");
 		want = v.next_runs;
 	}
+	/* as measured (under drift the ends' runs the revert was judged
+	 * against, before the trend's adjustment: the values a developer
+	 * sees in the runs) */
 	rc->runs = n;
 	rc->median = stats_median(vals, n);
 	rc->cv_percent = stats_cv_percent(vals, n);
-	rc->good_median = stats_median(p->good, p->ng);
-	rc->bad_median = stats_median(p->bad, p->nb);
+	rc->good_median = stats_median(p->good + (p->ng - ng), ng);
+	rc->bad_median = stats_median(p->bad + (p->nb - nb), nb);
 	rc->detail = xstrfmt("%s: %s", v.rule, v.text);
 	{
 		struct strbuf sb = STRBUF_INIT;
@@ -262,8 +309,10 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 	s.reason = rc->detail;
 	ret = db_step_finish(env->lab->db, &s);
 out:
+	verdict_local_release(&loc);
 	free(why);
 	free(vals);
+	free(t);
 	return ret;
 }
 

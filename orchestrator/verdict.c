@@ -886,13 +886,40 @@ static struct verdict_runs recent(const struct verdict_runs *r, const struct ver
 	return (struct verdict_runs){ r->v + (r->n - k), r->t + (r->n - k), k };
 }
 
+int verdict_local(struct verdict_local *out, const struct verdict_policy *p, const struct verdict_runs *good,
+		  const struct verdict_runs *bad, const struct verdict_runs *cand)
+{
+	struct verdict_runs sets[3] = { recent(good, p), recent(bad, p), *cand };
+	double t0;
+
+	memset(out, 0, sizeof(*out));
+	if (verdict_trend(&out->trend, p, sets, 3) < 0)
+		return -1;
+	t0 = latest(sets, 3);
+	out->good = detrend(&sets[0], &out->trend, t0);
+	out->bad = detrend(&sets[1], &out->trend, t0);
+	out->cand = detrend(cand, &out->trend, t0);
+	out->ng = sets[0].n;
+	out->nb = sets[1].n;
+	out->nc = cand->n;
+	return 0;
+}
+
+void verdict_local_release(struct verdict_local *l)
+{
+	free(l->good);
+	free(l->bad);
+	free(l->cand);
+	memset(l, 0, sizeof(*l));
+}
+
 int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
 			   const struct verdict_runs *good, const struct verdict_runs *bad,
 			   const struct verdict_runs *cand, int drift, int direction)
 {
-	struct verdict_runs ends[2] = { *good, *bad }, sets[3];
+	struct verdict_runs ends[2] = { *good, *bad };
+	struct verdict_local loc;
 	struct verdict_trend tr;
-	double *g, *b, *c, t0;
 	int rc;
 
 	if (check_runs(good, "good end") < 0 || check_runs(bad, "bad end") < 0 ||
@@ -908,21 +935,12 @@ int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
 			     (fabs(out->z_good) >= out->threshold && fabs(out->z_bad) >= out->threshold);
 		return rc;
 	}
-	sets[0] = recent(good, p);
-	sets[1] = recent(bad, p);
-	sets[2] = *cand;
-	if (verdict_trend(&tr, p, sets, 3) < 0)
+	if (verdict_local(&loc, p, good, bad, cand) < 0)
 		return -1;
-	t0 = latest(sets, 3);
-	g = detrend(&sets[0], &tr, t0);
-	b = detrend(&sets[1], &tr, t0);
-	c = detrend(cand, &tr, t0);
-	rc = verdict_classify(out, p, g, sets[0].n, b, sets[1].n, c, cand->n, direction);
-	note_trend(out, &tr, 1);
+	rc = verdict_classify(out, p, loc.good, loc.ng, loc.bad, loc.nb, loc.cand, loc.nc, direction);
+	note_trend(out, &loc.trend, 1);
 	out->local = 1;
-	free(g);
-	free(b);
-	free(c);
+	verdict_local_release(&loc);
 	return rc;
 }
 

@@ -264,6 +264,19 @@ int verdict_confirm(struct verdict *out, const struct verdict_policy *p,
 int verdict_trend(struct verdict_trend *out, const struct verdict_policy *p,
 		  const struct verdict_runs *sets, size_t nsets);
 
+/* Under drift, what a commit is compared with: the last local_refs runs
+ * of each end and the commit's runs, every run brought to the time of
+ * the latest by the trend the three share (verdict_classify_timed's
+ * drift branch; the revert check's under drift). */
+struct verdict_local {
+	double *good, *bad, *cand;
+	size_t ng, nb, nc;
+	struct verdict_trend trend;
+};
+int verdict_local(struct verdict_local *out, const struct verdict_policy *p, const struct verdict_runs *good,
+		  const struct verdict_runs *bad, const struct verdict_runs *cand);
+void verdict_local_release(struct verdict_local *l);
+
 /* The runs of sets (each in time order) merged in time order into v and
  * t, at most cap of them, the earliest first; returns how many.  A side's
  * references under drift: its end's runs and those of the commits decided

@@ -15,7 +15,10 @@
 # Prints the bisection's steps, the drift klab saw, where the runs went
 # (the ends' first runs, the fresh reference runs, the commits, the
 # confirmation, the revert check), then what it checks: drift was seen;
-# the culprit is the planted commit, confirmed.  Exits 1 when one of
+# the culprit is the planted commit, confirmed; its revert restores good
+# (judged, as the commits are, against the ends' latest runs adjusted by
+# the trend: session 17's first run, before that, said "does not
+# restore", 12 runs, 71% of the gap).  Exits 1 when one of
 # those does not hold (a bench's outcome, not a test's: about 15-20
 # minutes of guests, not in `make check` for CI time).
 set -eu
@@ -94,5 +97,7 @@ drift=$(q "SELECT CASE drift WHEN 1 THEN printf('%+.2f', drift_percent) ELSE '' 
 [ -n "$drift" ] || { echo "no drift seen"; fail=1; }
 result=$(q "SELECT result || ':' || coalesce(culprit, '') FROM bisections WHERE id = 1")
 [ "$result" = "culprit:$planted" ] || { echo "not the planted commit, confirmed: $result"; fail=1; }
-[ "$fail" -eq 0 ] && echo "drift: seen ($drift% per run); the planted commit, confirmed"
+revert=$(q "SELECT coalesce(revert_outcome, '') FROM bisections WHERE id = 1")
+[ "$revert" = restores-good ] || { echo "revert check: '$revert', not restores-good"; fail=1; }
+[ "$fail" -eq 0 ] && echo "drift: seen ($drift% per run); the planted commit, confirmed; its revert restores good"
 exit "$fail"

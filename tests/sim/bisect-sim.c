@@ -559,7 +559,7 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 static int revert_check(struct bisection *B, struct series *g, struct series *b, int culprit)
 {
 	const struct history *hs = B->hs;
-	double v[SIM_MAX_RUNS];
+	double v[SIM_MAX_RUNS], t[SIM_MAX_RUNS];
 	double level = level_of(hs, (int)B->h->cell->commits - 1) - (level_of(hs, culprit) - level_of(hs, culprit - 1));
 	size_t n = 0, want = B->h->cell->repeat;
 	enum revert_outcome o;
@@ -569,13 +569,38 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 	for (;;) {
 		size_t next = n ? n + 1 : want;
 
-		if (n)
+		if (B->drift) {
+			/* as measure() in revert.c: one run at a time, an end
+			 * first when it has no run among the last side_age */
+			struct series *e[2] = { g, b };
+			for (int k = 0; k < 2; k++)
+				if (!e[k]->n || (double)B->h->runs - e[k]->t[e[k]->n - 1] > (double)B->p->side_age) {
+					run_into(B->h, B->hs, e[k]);
+					B->res->fresh_ref_runs++;
+				}
+			next = n + 1;
+		} else if (n) {
 			fresh_reference_run(B, g, b);
-		while (n < next && n < SIM_MAX_RUNS)
+		}
+		while (n < next && n < SIM_MAX_RUNS) {
+			t[n] = (double)B->h->runs;
 			v[n++] = run_once(B->h, level);
+		}
 		if (n < want)
 			continue;
-		rc = revert_decide(&vd, &o, B->p, g->v, g->n, b->v, b->n, v, n, B->h->cell->direction);
+		if (B->drift) {
+			/* as measure() in revert.c: the ends' latest runs, detrended */
+			struct verdict_runs G = runs_of(g), Bd = runs_of(b), C = { v, t, n };
+			struct verdict_local loc;
+
+			if (verdict_local(&loc, B->p, &G, &Bd, &C) < 0)
+				abort();
+			rc = revert_decide(&vd, &o, B->p, loc.good, loc.ng, loc.bad, loc.nb, loc.cand, loc.nc,
+					   B->h->cell->direction);
+			verdict_local_release(&loc);
+		} else {
+			rc = revert_decide(&vd, &o, B->p, g->v, g->n, b->v, b->n, v, n, B->h->cell->direction);
+		}
 		if (rc < 0)
 			abort();
 		if (rc == 0 || n >= SIM_MAX_RUNS)

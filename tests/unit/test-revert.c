@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,6 +483,45 @@ static void test_revert__half_way_does_not_restore_at_the_cap(void **state)
 	assert_decides(rev, ARRAY_SIZE(rev), REVERT_NO_RESTORE, 0);
 }
 
+/* A host that drifts (-1.5% a run): the ends measured first, the revert
+ * last, at the good end's level.  Against the pooled runs it looks short
+ * of good and does not restore; against the ends' latest runs brought to
+ * its time by the trend they share (verdict_local, as measure() does
+ * under drift) it restores good. */
+static void test_revert__under_drift_judged_against_the_local_runs(void **state)
+{
+	static const double wobble[] = { 0.004, -0.003, 0.002, -0.005, 0.001, 0.003, -0.002 };
+	double gv[5], gt[5], bv[5], bt[5], rv[5], rt[5];
+	struct verdict_runs G = { gv, gt, 5 }, B = { bv, bt, 5 }, C = { rv, rt, 5 };
+	struct verdict_policy pol;
+	struct verdict_local loc;
+	struct verdict v;
+	enum revert_outcome o;
+
+	(void)state;
+	/* good and bad interleaved at times 0-7, a fresh run of each at 20
+	 * and 21, the revert at 22-26 */
+	for (int i = 0; i < 5; i++) {
+		gt[i] = i < 4 ? 2 * i : 20;
+		bt[i] = i < 4 ? 2 * i + 1 : 21;
+		rt[i] = 22 + i;
+		gv[i] = 12400 * exp(-0.015 * gt[i]) * (1 + wobble[i]);
+		bv[i] = 9000 * exp(-0.015 * bt[i]) * (1 + wobble[i + 1]);
+		rv[i] = 12400 * exp(-0.015 * rt[i]) * (1 + wobble[i + 2]);
+	}
+	verdict_policy_init(&pol);
+	assert_int_equal(revert_decide(&v, &o, &pol, gv, 5, bv, 5, rv, 5, 1), 0);
+	assert_int_equal(o, REVERT_NO_RESTORE);
+
+	assert_int_equal(verdict_local(&loc, &pol, &G, &B, &C), 0);
+	assert_true(loc.trend.drift);
+	assert_true(loc.trend.percent < -1.2 && loc.trend.percent > -1.8);
+	assert_int_equal(loc.nc, 5);
+	assert_int_equal(revert_decide(&v, &o, &pol, loc.good, loc.ng, loc.bad, loc.nb, loc.cand, loc.nc, 1), 0);
+	assert_int_equal(o, REVERT_RESTORES_GOOD);
+	verdict_local_release(&loc);
+}
+
 /* One of two changes reverted alone lands between the ends: clearly
  * apart from good by a real part of the gap, which 5 runs show, so it
  * does not restore without waiting for the cap; 3 runs are not enough. */
@@ -623,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_revert__like_good_restores_good),
 		cmocka_unit_test(test_revert__like_bad_does_not_restore),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_at_the_cap),
+		cmocka_unit_test(test_revert__under_drift_judged_against_the_local_runs),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_from_five_runs),
 		cmocka_unit_test(test_revert__nearly_good_is_not_decided_early),
 		cmocka_unit_test(test_revert__short_of_good_behind_a_noisy_good_end),
