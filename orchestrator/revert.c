@@ -209,6 +209,28 @@ static int end_stale(const struct perf *p, int bad_end)
 	return !e.n || p->last_run - e.t[e.n - 1] >= (double)p->pol.side_age;
 }
 
+/* The ends' runs trend (the fresh reference runs between the revert's
+ * runs show the host drifting that the bisection had not seen): from
+ * here on as under drift, stored as the bisection's (a failure to store
+ * is a warning).  -1 after error(). */
+static int note_drift(const struct revert_env *env)
+{
+	struct perf *p = env->perf;
+	struct verdict_runs ends[2] = { perf_good_runs(p), perf_bad_runs(p) };
+	struct verdict_trend tr;
+
+	if (verdict_trend(&tr, &p->pol, ends, 2) < 0)
+		return -1;
+	if (!tr.drift)
+		return 0;
+	p->drift = 1;
+	printf("  drift: the ends' runs trended by %+.2f%% per run (%.1f standard errors); the revert from here "
+	       "on one run at a time, judged against the ends' latest runs\n", tr.percent, tr.z);
+	if (db_bisection_set_drift(env->lab->db, env->bisection_id, tr.percent) < 0)
+		warning("the drift is not stored");
+	return 0;
+}
+
 /* Runs of the reverted kernel under a 'revert' step until the rules
  * decide.  Under drift (the bisection saw the host trend) the revert is
  * measured as a commit is, one run at a time, an end running first when
@@ -270,10 +292,14 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		}
 		if (n < want)
 			continue;
-		/* the pooled runs as they are, or under drift the local ones */
+		/* the pooled runs as they are, or under drift the local ones;
+		 * the revert is measured last, after the fresh reference runs
+		 * of its own extra runs, so the ends' trend is tested again */
 		g = p->good, b = p->bad, c = vals;
 		ng = p->ng, nb = p->nb, nc = n;
 		verdict_local_release(&loc);
+		if (!p->drift && note_drift(env) < 0)
+			goto out;
 		if (p->drift) {
 			struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p), C = { vals, t, n };
 			if (verdict_local(&loc, &p->pol, &G, &B, &C) < 0)

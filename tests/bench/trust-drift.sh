@@ -78,7 +78,7 @@ rc=0
 	> "$B/drift.out" 2>&1 || rc=$?
 kill $staller 2>/dev/null || :
 wait $staller 2>/dev/null || :
-grep -E "regression reproduced|not reproduced|drift:|^step [0-9]+:|confirmed: parent|^revert check|^bisection" \
+grep -E "regression reproduced|not reproduced|drift:|^step [0-9]+:|confirmed: parent|^revert check|^  revert |^bisection" \
 	"$B/drift.out" | cut -c1-220
 echo "exit $rc after $(($(date +%s) - t0)) s; $(wc -l < "$B/stalls") boots stalled, the last at $(tail -n 1 "$B/stalls" |
 	cut -d' ' -f2)"

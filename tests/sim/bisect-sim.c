@@ -588,6 +588,15 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 		}
 		if (n < want)
 			continue;
+		if (!B->drift) {
+			/* note_drift() in revert.c: the ends' trend tested again */
+			struct verdict_runs ends[2] = { runs_of(g), runs_of(b) };
+			struct verdict_trend tr;
+
+			if (verdict_trend(&tr, B->p, ends, 2) < 0)
+				abort();
+			B->drift = tr.drift;
+		}
 		if (B->drift) {
 			/* as measure() in revert.c: the ends' latest runs, detrended */
 			struct verdict_runs G = runs_of(g), Bd = runs_of(b), C = { v, t, n };
