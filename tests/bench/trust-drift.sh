@@ -14,13 +14,16 @@
 #
 # Prints the bisection's steps, the drift klab saw, where the runs went
 # (the ends' first runs, the fresh reference runs, the commits, the
-# confirmation, the revert check), then what it checks: drift was seen;
-# the culprit is the planted commit, confirmed; its revert restores good
+# confirmation, the revert check), whether drift was seen (a stall
+# growing 1% a boot is not always significant in the ends' first runs),
+# then what it checks: the culprit is the planted commit, confirmed; its
+# revert restores good
 # (judged, as the commits are, against the ends' latest runs adjusted by
 # the trend: session 17's first run, before that, said "does not
 # restore", 12 runs, 71% of the gap).  Exits 1 when one of
 # those does not hold (a bench's outcome, not a test's: about 15-20
-# minutes of guests, not in `make check` for CI time).
+# minutes of guests the first time, 3-5 once its kernels are in the
+# store; not in `make check` for CI time).
 set -eu
 KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
@@ -94,10 +97,11 @@ q "SELECT 'runs: ends first ' || sum(s.phase = 'reference' AND r.id < $first_com
 	FROM runs r JOIN steps s ON s.id = r.step_id WHERE s.bisection_id = 1 AND r.status = 'ok'"
 fail=0
 drift=$(q "SELECT CASE drift WHEN 1 THEN printf('%+.2f', drift_percent) ELSE '' END FROM bisections WHERE id = 1")
-[ -n "$drift" ] || { echo "no drift seen"; fail=1; }
+[ -n "$drift" ] && echo "drift: seen ($drift% per run)" ||
+	echo "drift: not seen (the ends' first runs showed no significant trend)"
 result=$(q "SELECT result || ':' || coalesce(culprit, '') FROM bisections WHERE id = 1")
 [ "$result" = "culprit:$planted" ] || { echo "not the planted commit, confirmed: $result"; fail=1; }
 revert=$(q "SELECT coalesce(revert_outcome, '') FROM bisections WHERE id = 1")
 [ "$revert" = restores-good ] || { echo "revert check: '$revert', not restores-good"; fail=1; }
-[ "$fail" -eq 0 ] && echo "drift: seen ($drift% per run); the planted commit, confirmed; its revert restores good"
+[ "$fail" -eq 0 ] && echo "the planted commit, confirmed; its revert restores good"
 exit "$fail"
