@@ -125,8 +125,10 @@ void perf_side_add(struct perf *p, int bad_side, const double *v, const double *
 void perf_side_refs(const struct perf *p, int bad_side, struct runs_buf *out);
 
 /* 1 when a side has no run among the last pol.side_age runs taken (its
- * end must run again before a commit's next run under drift). */
-int perf_side_stale(const struct perf *p, int bad_side);
+ * end must run again before a commit's next run under drift): the end's
+ * runs and, with decided, those of the commits decided like it (the
+ * revert check, judged against the ends only, counts the end's alone). */
+int perf_side_stale(const struct perf *p, int bad_side, int decided);
 
 void runs_buf_release(struct runs_buf *b);
 

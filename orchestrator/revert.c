@@ -200,15 +200,6 @@ static void fresh_reference_run(const struct revert_env *env)
 	fresh_reference_run_of(env, env->perf->ref_turn++ & 1);
 }
 
-/* Under drift: 1 when an end has no run among the last pol.side_age runs
- * taken (the revert is compared with the ends' own runs only). */
-static int end_stale(const struct perf *p, int bad_end)
-{
-	struct verdict_runs e = bad_end ? perf_bad_runs(p) : perf_good_runs(p);
-
-	return !e.n || p->last_run - e.t[e.n - 1] >= (double)p->pol.side_age;
-}
-
 /* The ends' runs trend (the fresh reference runs between the revert's
  * runs show the host drifting that the bisection had not seen): from
  * here on as under drift, stored as the bisection's (a failure to store
@@ -269,7 +260,7 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 
 		if (p->drift) {
 			for (int k = 0; k < 2; k++)
-				if (end_stale(p, k))
+				if (perf_side_stale(p, k, 0))
 					fresh_reference_run_of(env, k);
 			next = n + 1;
 		} else if (n) {

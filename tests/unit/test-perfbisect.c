@@ -190,10 +190,15 @@ static void test_perfbisect__decided_commits_join_their_side_under_drift(void **
 
 	/* the good side ran at 30, the bad end at 12 */
 	p->last_run = 35;
-	assert_false(perf_side_stale(p, 0));
-	assert_true(perf_side_stale(p, 1));
+	assert_false(perf_side_stale(p, 0, 1));
+	assert_true(perf_side_stale(p, 1, 1));
 	p->last_run = 36;
-	assert_true(perf_side_stale(p, 0));
+	assert_true(perf_side_stale(p, 0, 1));
+	/* the good end alone last ran at 6 */
+	p->last_run = 11;
+	assert_false(perf_side_stale(p, 0, 0));
+	p->last_run = 12;
+	assert_true(perf_side_stale(p, 0, 0));
 
 	/* a half judges against its own ends only */
 	assert_int_equal(perf_tester.half(&f.br, 1, SPLIT), 0);
