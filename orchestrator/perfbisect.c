@@ -224,7 +224,7 @@ void perf_side_refs(const struct perf *p, int bad_side, struct runs_buf *out)
 	out->n = verdict_runs_merge(sets, 2, out->v, out->t, cap);
 }
 
-int perf_side_stale(const struct perf *p, int bad_side, int decided)
+int perf_side_stale(const struct perf *p, int bad_side, int decided, unsigned age)
 {
 	const struct runs_buf *b = &p->side[bad_side != 0];
 	struct verdict_runs e = bad_side ? perf_bad_runs(p) : perf_good_runs(p);
@@ -234,7 +234,7 @@ int perf_side_stale(const struct perf *p, int bad_side, int decided)
 		latest = e.t[e.n - 1];
 	if (decided && b->n && b->t[b->n - 1] > latest)
 		latest = b->t[b->n - 1];
-	return latest < 0 || p->last_run - latest >= (double)p->pol.side_age;
+	return latest < 0 || p->last_run - latest >= (double)age;
 }
 
 void perf_reference_run(struct perf *p, int bad_end, const char *hex)
@@ -396,7 +396,7 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 			size_t upto = next;
 			if (sides) {
 				for (int k = 0; k < 2; k++)
-					if (perf_side_stale(p, k, 1))
+					if (perf_side_stale(p, k, 1, p->pol.side_age))
 						reference_run_of(r, k);
 				upto = n + 1;
 			} else if (p->drift || n >= p->pol.ladder[0]) {

@@ -124,11 +124,12 @@ void perf_side_add(struct perf *p, int bad_side, const double *v, const double *
  * first by the caller's runs_buf_release when reused). */
 void perf_side_refs(const struct perf *p, int bad_side, struct runs_buf *out);
 
-/* 1 when a side has no run among the last pol.side_age runs taken (its
- * end must run again before a commit's next run under drift): the end's
- * runs and, with decided, those of the commits decided like it (the
- * revert check, judged against the ends only, counts the end's alone). */
-int perf_side_stale(const struct perf *p, int bad_side, int decided);
+/* 1 when a side has no run among the last age runs taken (pol.side_age:
+ * its end must run again before a commit's next run under drift; 1: the
+ * latest run is not its): the end's runs and, with decided, those of the
+ * commits decided like it (the revert check, judged against the ends
+ * only, counts the end's alone). */
+int perf_side_stale(const struct perf *p, int bad_side, int decided, unsigned age);
 
 void runs_buf_release(struct runs_buf *b);
 

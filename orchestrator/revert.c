@@ -122,6 +122,13 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 	return 0;
 }
 
+unsigned revert_fresh_ends(enum revert_outcome o, int drift, size_t fresh_good, size_t fresh_bad)
+{
+	if (o != REVERT_NO_RESTORE || drift)
+		return 0;
+	return (fresh_good < REVERT_FRESH_END_RUNS ? 1u : 0u) | (fresh_bad < REVERT_FRESH_END_RUNS ? 2u : 0u);
+}
+
 void revert_check_line(struct strbuf *sb, const struct revert_check *rc)
 {
 	strbuf_addf(sb, "revert check: %s", revert_outcome_text(rc->outcome));
@@ -222,15 +229,28 @@ static int note_drift(const struct revert_env *env)
 	return 0;
 }
 
+/* How many of an end's runs came after time t0. */
+static size_t runs_after(const double *t, size_t n, double t0)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += t[i] > t0;
+	return k;
+}
+
 /* Runs of the reverted kernel under a 'revert' step until the rules
- * decide.  Under drift (the bisection saw the host trend) the revert is
- * measured as a commit is, one run at a time, an end running first when
- * it has no run among the last side_age, and compared with the ends'
- * latest runs, every run brought to the latest time by the trend
- * (verdict_local): it is measured last, and a drifting host would make
- * it look short of the good end's early runs, or, with a trend
- * extrapolated over many runs, far from both.  0 decided or the guests failed (rc filled), -1
- * klab failed. */
+ * decide.  Under drift (the bisection saw the host trend, or the ends'
+ * runs during the check show it: note_drift) the revert runs one at a
+ * time, each right after a run of the good end, the bad end running
+ * first when it has no run among the last side_age, and is compared with
+ * the ends' latest runs, every run brought to the latest time by the
+ * trend (verdict_local): it is measured last, and a drifting host would
+ * make it look short of the good end's early runs, or, with a trend
+ * extrapolated over several runs, far from both.  Outside drift,
+ * "does not restore" waits for REVERT_FRESH_END_RUNS runs of each end
+ * beside the revert's (revert_fresh_ends).  0 decided or the guests
+ * failed (rc filled), -1 klab failed. */
 static int measure(const struct revert_env *env, const char *kernel, int64_t build_id, struct revert_check *rc)
 {
 	struct perf *p = env->perf;
@@ -241,8 +261,15 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 	const double *g = NULL, *b = NULL, *c = NULL;
 	size_t n = 0, ng = 0, nb = 0, nc = 0, want = p->job.repeat ? p->job.repeat : 3;
 	char *why = NULL, label[64];
-	int ret = -1, d;
+	int ret = -1, d, told = 0, stuck = 0;
+	unsigned ends = 0;	/* ends to run again before deciding again (revert_fresh_ends) */
+	/* the check begins after the ends' runs so far */
+	double t0 = p->last_run;
 
+	if (p->ng && p->good_t[p->ng - 1] > t0)
+		t0 = p->good_t[p->ng - 1];
+	if (p->nb && p->bad_t[p->nb - 1] > t0)
+		t0 = p->bad_t[p->nb - 1];
 	memset(&s, 0, sizeof(s));
 	memcpy(s.hash, rc->commit, 41);
 	s.phase = "revert";
@@ -251,17 +278,34 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		return -1;
 	snprintf(label, sizeof(label), "  revert %.12s ", rc->commit);
 	if (p->drift)
-		printf("  (drift: the revert runs one at a time, an end first when it has no run among the last %u, "
-		       "and is judged against the ends' latest runs, adjusted by the trend)\n", p->pol.side_age);
+		printf("  (drift: the revert runs one at a time, each after a run of the good end, the bad end's when it "
+		       "has none among the last %u, and is judged against the ends' latest runs, adjusted by the "
+		       "trend)\n", p->pol.side_age);
 	for (;;) {
 		/* the first runs in one go, extra runs one by one */
 		size_t next = n ? n + 1 : want;
 		int m;
 
-		if (p->drift) {
+		if (ends) {
+			/* the ends beside the revert, the revert's runs as they are */
+			size_t before = p->ng + p->nb;
+
 			for (int k = 0; k < 2; k++)
-				if (perf_side_stale(p, k, 0))
+				if (ends & (1u << k))
 					fresh_reference_run_of(env, k);
+			stuck = p->ng + p->nb == before;
+			ends = 0;
+			next = n;
+		} else if (p->drift) {
+			/* the good end right before each run (whether the
+			 * revert is like good is the question: the trend
+			 * estimated from a few runs, carried over several,
+			 * made a full revert look short of good), the bad end
+			 * when it has no run among the last side_age */
+			if (perf_side_stale(p, 0, 0, 1))
+				fresh_reference_run_of(env, 0);
+			if (perf_side_stale(p, 1, 0, p->pol.side_age))
+				fresh_reference_run_of(env, 1);
 			next = n + 1;
 		} else if (n) {
 			fresh_reference_run(env);
@@ -301,10 +345,19 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		d = revert_decide(&v, &rc->outcome, &p->pol, g, ng, b, nb, c, nc, p->job.direction);
 		if (d < 0)
 			goto out;
-		if (d == 0)
-			break;
+		if (d == 0) {
+			ends = stuck ? 0 : revert_fresh_ends(rc->outcome, p->drift, runs_after(p->good_t, p->ng, t0),
+							      runs_after(p->bad_t, p->nb, t0));
+			if (!ends)
+				break;
+			if (!told++)
+				printf("  %s: before \"does not restore\", %d runs of each end beside the revert's\n",
+				       v.text, REVERT_FRESH_END_RUNS);
+			rc->outcome = REVERT_NONE;
+			continue;
+		}
 		printf("  %s: %u runs needed, %s\n", v.text, v.next_runs,
-		       p->drift ? "an end's run first when it has none recent" : "each after a fresh reference run");
+		       p->drift ? "each after a run of the good end" : "each after a fresh reference run");
 		want = v.next_runs;
 	}
 	/* as measured (under drift the ends' runs the revert was judged

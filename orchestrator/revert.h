@@ -62,6 +62,21 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
 		  const double *good, size_t ng, const double *bad, size_t nb, const double *rev, size_t nr,
 		  int direction);
 
+/* Runs of each end taken during the check that "does not restore" needs
+ * when the bisection saw no drift. */
+#define REVERT_FRESH_END_RUNS 3
+
+/* Which ends run again before outcome o stands, from the runs of each
+ * end taken since the check began: bit 0 the good end, bit 1 the bad; 0
+ * when it stands.  "Does not restore" contradicts a culprit just
+ * confirmed, so outside drift (drift != 0: the revert is judged against
+ * the ends' latest runs already) it is said only with
+ * REVERT_FRESH_END_RUNS runs of each end beside the revert's: a host
+ * drifting too slowly for the ends' first runs to show it makes a revert
+ * measured last look short of the good end's early runs, and the fresh
+ * runs both move the references and let the trend test see the drift. */
+unsigned revert_fresh_ends(enum revert_outcome o, int drift, size_t fresh_good, size_t fresh_bad);
+
 /* "revert check: revert restores good (12345 ±1% vs good 12400, bad
  * 9000; 3 runs)", "revert check: revert does not restore (10000 ±2% vs
  * good 12400, bad 9000; 5 runs; it recovers 29% of the gap)", "revert

@@ -100,6 +100,7 @@ void sim_result_add(struct sim_result *a, const struct sim_result *b)
 	a->steps_first += b->steps_first;
 	a->confirm_runs += b->confirm_runs;
 	a->revert_runs += b->revert_runs;
+	a->revert_ref_runs += b->revert_ref_runs;
 	a->revert_checked_right += b->revert_checked_right;
 	a->revert_restored_right += b->revert_restored_right;
 	a->revert_checked_wrong += b->revert_checked_wrong;
@@ -551,6 +552,15 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 	return 1;
 }
 
+static size_t runs_after(const struct series *s, double t0)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		k += s->t[i] > t0;
+	return k;
+}
+
 /* revert_check_run(): the bad end with the culprit's change taken out,
  * `repeat` runs and more while revert_decide asks, each extra one after a
  * fresh reference run, against the references.  With one change point the
@@ -564,17 +574,36 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 	size_t n = 0, want = B->h->cell->repeat;
 	enum revert_outcome o;
 	struct verdict vd;
-	int rc;
+	int rc, stuck = 0;
+	unsigned again = 0;
+	double t0 = (double)B->h->runs - 0.5;	/* runs from here on are the check's */
+	size_t f0 = B->res->fresh_ref_runs;
 
 	for (;;) {
 		size_t next = n ? n + 1 : want;
 
-		if (B->drift) {
-			/* as measure() in revert.c: one run at a time, an end
-			 * first when it has no run among the last side_age */
-			struct series *e[2] = { g, b };
+		if (again) {
+			/* as measure() in revert.c: the ends beside the revert
+			 * before "does not restore" (revert_fresh_ends) */
+			size_t before = g->n + b->n;
+
 			for (int k = 0; k < 2; k++)
-				if (!e[k]->n || (double)B->h->runs - e[k]->t[e[k]->n - 1] > (double)B->p->side_age) {
+				if (again & (1u << k)) {
+					run_into(B->h, B->hs, k ? b : g);
+					B->res->fresh_ref_runs++;
+				}
+			stuck = g->n + b->n == before;
+			again = 0;
+			next = n;
+		} else if (B->drift) {
+			/* as measure() in revert.c: one run at a time, the good
+			 * end right before each, the bad end first when it has
+			 * no run among the last side_age */
+			struct series *e[2] = { g, b };
+			double age[2] = { 1, (double)B->p->side_age };
+
+			for (int k = 0; k < 2; k++)
+				if (!e[k]->n || (double)B->h->runs - e[k]->t[e[k]->n - 1] > age[k]) {
 					run_into(B->h, B->hs, e[k]);
 					B->res->fresh_ref_runs++;
 				}
@@ -612,11 +641,21 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 		}
 		if (rc < 0)
 			abort();
-		if (rc == 0 || n >= SIM_MAX_RUNS)
+		if (rc == 0) {
+			again = stuck ? 0 : revert_fresh_ends(o, B->drift, runs_after(g, t0), runs_after(b, t0));
+			if (!again)
+				break;
+			continue;
+		}
+		if (n >= SIM_MAX_RUNS)
 			break;
 		want = vd.next_runs;
 	}
+	if (B->h->cell->verbose && o != REVERT_RESTORES_GOOD)
+		printf("revert: %s (%s) after %zu runs, ends %zu + %zu runs, drift %d\n", vd.rule, vd.text, n, g->n,
+		       b->n, B->drift);
 	B->res->revert_runs += n;
+	B->res->revert_ref_runs += B->res->fresh_ref_runs - f0;
 	return o == REVERT_RESTORES_GOOD;
 }
 

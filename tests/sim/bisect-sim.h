@@ -72,8 +72,10 @@ struct sim_result {
 	size_t steps_first;
 	size_t confirm_runs;
 	/* the revert check: its runs, and how often the revert of a right
-	 * (wrong) confirmed culprit was checked and said "restores good" */
-	size_t revert_runs, revert_checked_right, revert_restored_right, revert_checked_wrong,
+	 * (wrong) confirmed culprit was checked and said "restores good";
+	 * revert_ref_runs: the ends' runs during the checks (also in
+	 * fresh_ref_runs) */
+	size_t revert_runs, revert_ref_runs, revert_checked_right, revert_restored_right, revert_checked_wrong,
 		revert_restored_wrong;
 	/* the same histories, fixed 5 runs per commit, nearest median, and a
 	 * 5 + 5 confirmation of parent and culprit (and 5 runs of the revert

@@ -24,6 +24,7 @@ static const char *const usage[] = {
 	"\t-F: the confirmation from fresh runs only (not the step runs of parent and culprit)",
 	"\t-f N: with step runs of both, N fresh runs of each to start the confirmation (default: repeat)",
 	"\t-b: under each cell, where its runs go (per bisection)",
+	"\t-X: the revert check after every confirmed culprit (revert.c's rule), its outcomes under each cell",
 	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
 	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, side_age,",
 	"\t                  min_runs_between,",
@@ -51,6 +52,19 @@ static void print_breakdown(const char *indent, const struct sim_result *r)
 	if (r->splits)
 		printf("; split %.0f%%", pct(r->splits, r->bisections));
 	printf("\n");
+}
+
+/* The revert check's outcomes (-X). */
+static void print_revert(const char *indent, const struct sim_result *r)
+{
+	size_t checks = r->revert_checked_right + r->revert_checked_wrong;
+
+	printf("%srevert check: the right culprit's restores good %.1f%% of %zu, a wrong one's %.1f%% of %zu; "
+	       "%.1f revert runs and %.1f of the ends a check\n", indent,
+	       pct(r->revert_restored_right, r->revert_checked_right), r->revert_checked_right,
+	       pct(r->revert_restored_wrong, r->revert_checked_wrong), r->revert_checked_wrong,
+	       checks ? (double)r->revert_runs / (double)checks : 0,
+	       checks ? (double)r->revert_ref_runs / (double)checks : 0);
 }
 
 static int set_policy(struct verdict_policy *p, const char *arg)
@@ -139,6 +153,7 @@ int main(int argc, char **argv)
 		{ "slow-rate", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "breakdown", no_argument, NULL, 'b' },
+		{ "revert-check", no_argument, NULL, 'X' },
 		{ "fresh-confirmation", no_argument, NULL, 'F' },
 		{ "fresh-runs", required_argument, NULL, 'f' },
 		{ "ratio", required_argument, NULL, 'R' },
@@ -152,7 +167,7 @@ int main(int argc, char **argv)
 	struct sim_result all4 = { 0 }, all3 = { 0 };
 	size_t n = 1000, commits = 30, targets_missed = 0;
 	unsigned long long seed = 20261130;
-	int direction = 1, c, broken = 0, verbose = 0, reuse = 1, breakdown = 0;
+	int direction = 1, c, broken = 0, verbose = 0, reuse = 1, breakdown = 0, revert = 0;
 	unsigned fresh = 2;
 	double only_ratio = 0, only_cv = 0;
 	const char *only = NULL;
@@ -160,7 +175,7 @@ int main(int argc, char **argv)
 	int64_t t0 = now_ms();
 
 	verdict_policy_init(&policy);
-	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vbFf:R:V:S:P:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:s:d:c:r:vbXFf:R:V:S:P:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			n = strtoul(optarg, NULL, 10);
@@ -182,6 +197,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			breakdown = 1;
+			break;
+		case 'X':
+			revert = 1;
 			break;
 		case 'F':
 			reuse = 0;
@@ -243,6 +261,7 @@ int main(int argc, char **argv)
 					.walk_percent = scenarios[s].walk_percent, .direction = direction,
 					.bisections = n, .commits = commits, .slow_rate = slow_rate, .repeat = 3,
 					.verbose = verbose, .reuse = reuse, .fresh = fresh,
+					.revert_check = revert,
 				};
 				struct sim_result r = { 0 };
 				struct sim_rng rng;
@@ -293,6 +312,8 @@ int main(int argc, char **argv)
 				       mark);
 				if (breakdown)
 					print_breakdown("    ", &r);
+				if (revert)
+					print_revert("    ", &r);
 				fflush(stdout);
 			}
 		}

@@ -190,15 +190,21 @@ static void test_perfbisect__decided_commits_join_their_side_under_drift(void **
 
 	/* the good side ran at 30, the bad end at 12 */
 	p->last_run = 35;
-	assert_false(perf_side_stale(p, 0, 1));
-	assert_true(perf_side_stale(p, 1, 1));
+	assert_false(perf_side_stale(p, 0, 1, p->pol.side_age));
+	assert_true(perf_side_stale(p, 1, 1, p->pol.side_age));
 	p->last_run = 36;
-	assert_true(perf_side_stale(p, 0, 1));
+	assert_true(perf_side_stale(p, 0, 1, p->pol.side_age));
 	/* the good end alone last ran at 6 */
 	p->last_run = 11;
-	assert_false(perf_side_stale(p, 0, 0));
+	assert_false(perf_side_stale(p, 0, 0, p->pol.side_age));
 	p->last_run = 12;
-	assert_true(perf_side_stale(p, 0, 0));
+	assert_true(perf_side_stale(p, 0, 0, p->pol.side_age));
+	/* age 1 (the revert check's good end under drift): stale unless
+	 * the latest run is the end's */
+	p->last_run = 6;
+	assert_false(perf_side_stale(p, 0, 0, 1));
+	p->last_run = 7;
+	assert_true(perf_side_stale(p, 0, 0, 1));
 
 	/* a half judges against its own ends only */
 	assert_int_equal(perf_tester.half(&f.br, 1, SPLIT), 0);

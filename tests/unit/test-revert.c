@@ -522,6 +522,66 @@ static void test_revert__under_drift_judged_against_the_local_runs(void **state)
 	verdict_local_release(&loc);
 }
 
+/* "Does not restore" outside drift waits for REVERT_FRESH_END_RUNS runs of
+ * each end beside the revert's; "restores good", and anything under
+ * drift (judged against the ends' latest runs already), does not. */
+static void test_revert__does_not_restore_waits_for_fresh_ends(void **state)
+{
+	(void)state;
+	assert_int_equal(revert_fresh_ends(REVERT_NO_RESTORE, 0, 0, 0), 3);
+	assert_int_equal(revert_fresh_ends(REVERT_NO_RESTORE, 0, 1, 2), 3);
+	assert_int_equal(revert_fresh_ends(REVERT_NO_RESTORE, 0, REVERT_FRESH_END_RUNS, 2), 2);
+	assert_int_equal(revert_fresh_ends(REVERT_NO_RESTORE, 0, 1, REVERT_FRESH_END_RUNS), 1);
+	assert_int_equal(revert_fresh_ends(REVERT_NO_RESTORE, 0, REVERT_FRESH_END_RUNS, REVERT_FRESH_END_RUNS), 0);
+	assert_int_equal(revert_fresh_ends(REVERT_NO_RESTORE, 1, 0, 0), 0);
+	assert_int_equal(revert_fresh_ends(REVERT_RESTORES_GOOD, 0, 0, 0), 0);
+}
+
+/* A host that starts to slow down after the ends' first runs (1% a run
+ * from run 6 on: the ends' first runs show no trend), a full revert
+ * measured at runs 20-24: against those runs it looks apart from good
+ * and does not restore.  Three runs of each end beside it (runs 25-30)
+ * let the trend test see the drift, and against the ends' latest runs,
+ * brought to its time, it restores good: what measure() does before
+ * saying "does not restore". */
+static void test_revert__fresh_ends_reveal_a_drift_the_first_runs_hid(void **state)
+{
+	static const double wobble[] = { 0.004, -0.003, 0.002, -0.005, 0.001, 0.003, -0.002, 0.0 };
+	double gv[6], gt[6], bv[6], bt[6], rv[5], rt[5];
+	struct verdict_runs G = { gv, gt, 6 }, B = { bv, bt, 6 }, C = { rv, rt, 5 };
+	struct verdict_runs ends[2] = { G, B }, first[2] = { { gv, gt, 3 }, { bv, bt, 3 } };
+	struct verdict_policy pol;
+	struct verdict_trend tr;
+	struct verdict_local loc;
+	struct verdict v;
+	enum revert_outcome o;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		gt[i] = i < 3 ? 2 * i : 25 + 2 * (i - 3);
+		bt[i] = gt[i] + 1;
+		gv[i] = 12400 * exp(-0.01 * fmax(0, gt[i] - 6)) * (1 + wobble[i]);
+		bv[i] = 9000 * exp(-0.01 * fmax(0, bt[i] - 6)) * (1 + wobble[i + 1]);
+	}
+	for (int i = 0; i < 5; i++) {
+		rt[i] = 20 + i;
+		rv[i] = 12400 * exp(-0.01 * (rt[i] - 6)) * (1 + wobble[i + 2]);
+	}
+	verdict_policy_init(&pol);
+	assert_int_equal(verdict_trend(&tr, &pol, first, 2), 0);
+	assert_false(tr.drift);
+	assert_int_equal(revert_decide(&v, &o, &pol, gv, 3, bv, 3, rv, 5, 1), 0);
+	assert_int_equal(o, REVERT_NO_RESTORE);
+	assert_int_equal(revert_fresh_ends(o, 0, 0, 0), 3);
+
+	assert_int_equal(verdict_trend(&tr, &pol, ends, 2), 0);
+	assert_true(tr.drift);
+	assert_int_equal(verdict_local(&loc, &pol, &G, &B, &C), 0);
+	assert_int_equal(revert_decide(&v, &o, &pol, loc.good, loc.ng, loc.bad, loc.nb, loc.cand, loc.nc, 1), 0);
+	assert_int_equal(o, REVERT_RESTORES_GOOD);
+	verdict_local_release(&loc);
+}
+
 /* One of two changes reverted alone lands between the ends: clearly
  * apart from good by a real part of the gap, which 5 runs show, so it
  * does not restore without waiting for the cap; 3 runs are not enough. */
@@ -665,6 +725,8 @@ int main(void)
 		cmocka_unit_test(test_revert__half_way_does_not_restore_at_the_cap),
 		cmocka_unit_test(test_revert__under_drift_judged_against_the_local_runs),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_from_five_runs),
+		cmocka_unit_test(test_revert__does_not_restore_waits_for_fresh_ends),
+		cmocka_unit_test(test_revert__fresh_ends_reveal_a_drift_the_first_runs_hid),
 		cmocka_unit_test(test_revert__nearly_good_is_not_decided_early),
 		cmocka_unit_test(test_revert__short_of_good_behind_a_noisy_good_end),
 		cmocka_unit_test(test_revert__too_few_runs_ask_for_more),
