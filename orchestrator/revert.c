@@ -223,7 +223,8 @@ static int note_drift(const struct revert_env *env)
 		return 0;
 	p->drift = 1;
 	printf("  drift: the ends' runs trended by %+.2f%% per run (%.1f standard errors); the revert from here "
-	       "on one run at a time, each after a run of the good end, judged against the ends' latest runs\n", tr.percent, tr.z);
+	       "on one run at a time, each after a run of the good end, judged against the ends' latest runs\n",
+	       tr.percent, tr.z);
 	if (db_bisection_set_drift(env->lab->db, env->bisection_id, tr.percent) < 0)
 		warning("the drift is not stored");
 	return 0;
