@@ -36,6 +36,17 @@ struct guest_env {
 	unsigned nr_boots;
 	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */
 	char *waiting;			/* the last "waiting for a host" line */
+	/* The next boot's guest, made paused while a boot's guest boots when
+	 * the caller said the next boot is of the same kernel
+	 * (guest_env_expect_same; vm.h, "spares"): used by the next boot when
+	 * its kernel and CPU plan are the same, else destroyed. */
+	int expect_same;
+	struct guest_spare {
+		void *dom;		/* virDomainPtr, paused; NULL: none */
+		char *name, *kernel, *plan, *swap;
+	} spare;
+	int spare_warned;		/* a spare could not be made: said once */
+	int spare_late_warned;		/* one was still in the making at a benchmark: said once */
 };
 
 /* Connect to `uri` (a registered host when h != NULL): orphans, topology,

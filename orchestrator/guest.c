@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,24 @@ int guest_env_base_hit(const struct guest_env *ge)
 	return ge->base_hit;
 }
 
+/* Forget the spare; the owner (not a forked child) also destroys it and
+ * removes its swap disk. */
+static void spare_drop(struct guest_spare *sp, int owner)
+{
+	if (owner) {
+		vm_spare_destroy(sp->dom);
+		if (sp->swap)
+			unlink(sp->swap);
+	}
+	FREE_MANY(sp->name, sp->kernel, sp->plan, sp->swap);
+	memset(sp, 0, sizeof(*sp));
+}
+
+void guest_env_expect_same(struct guest_env *ge, int same)
+{
+	ge->expect_same = same;
+}
+
 /* All but the connection, which the caller closes or leaves alone. */
 static void env_free_but_vm(struct guest_env *ge)
 {
@@ -332,6 +351,7 @@ void guest_env_free(struct guest_env *ge)
 {
 	if (!ge)
 		return;
+	spare_drop(&ge->spare, 1);
 	vm_disconnect(&ge->vm);
 	env_free_but_vm(ge);
 }
@@ -340,7 +360,9 @@ void guest_env_detach(struct guest_env **ge)
 {
 	if (!*ge)
 		return;
-	/* vm.conn is the parent's libvirt state: not closed, not freed here */
+	/* vm.conn is the parent's libvirt state: not closed, not freed here,
+	 * and so is the spare */
+	spare_drop(&(*ge)->spare, 0);
 	free((*ge)->vm.uri);
 	free((*ge)->vm.hostname);
 	env_free_but_vm(*ge);
@@ -354,10 +376,32 @@ void guest_result_release(struct guest_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/* The next boot's guest in the making, beside this boot's (a thread: the
+ * event loop keeps reading this guest's streams meanwhile). */
+struct spare_job {
+	struct vm_conn *vm;
+	const char *xml;
+	char *name, *swap, *why;
+	void *dom;
+	int64_t ms, done_at;	/* the creation's time; when it ended (now_ms) */
+	pthread_t thr;
+	int started;
+};
+
+static void *spare_make(void *arg)
+{
+	struct spare_job *j = arg;
+
+	vm_create_paused(j->vm, j->xml, &j->dom, &j->ms, &j->why);
+	j->done_at = now_ms();
+	return NULL;
+}
+
 struct phase_ctx {
 	const struct guest_env *ge;
 	const char *label;
 	int plan_fd;
+	struct spare_job *sj;	/* NULL: no next guest to make */
 };
 
 static void on_phase(const char *phase, int64_t ms, void *data)
@@ -377,6 +421,44 @@ static void on_created(void *data)
 		close(p->plan_fd);
 		p->plan_fd = -1;
 	}
+}
+
+/* This guest boots: the next one is made now, while this one is still
+ * far from its benchmark (under TCG about a second of a 2.5-s boot). */
+static void on_resumed(void *data)
+{
+	struct phase_ctx *p = data;
+
+	if (p->sj && pthread_create(&p->sj->thr, NULL, spare_make, p->sj) == 0)
+		p->sj->started = 1;
+}
+
+/* The next guest, made or not: kept for the next boot, or said once.
+ * bench_at: when this boot's benchmark began (now_ms; -1 unknown): a
+ * creation still running then shared the host with the measurement,
+ * which a host too fast to boot past it (KVM) is told once. */
+static void spare_finish(struct guest_env *ge, struct spare_job *sj, const char *plan_text, int64_t bench_at)
+{
+	if (sj->started) {
+		pthread_join(sj->thr, NULL);
+		sj->started = 0;
+		if (bench_at >= 0 && sj->done_at > bench_at && !ge->spare_late_warned++)
+			fprintf(stderr, "klab: the next guest was still being made when this run's benchmark began "
+				"(for %lld ms): guests_ahead = no in klab.conf keeps them apart\n",
+				(long long)(sj->done_at - bench_at));
+	}
+	if (sj->dom) {
+		spare_drop(&ge->spare, 1);
+		ge->spare = (struct guest_spare){ sj->dom, sj->name, xstrdup(ge->kernel), xstrdup(plan_text), sj->swap };
+		sj->dom = NULL;
+		sj->name = sj->swap = NULL;
+	} else if (sj->why && !ge->spare_warned++) {
+		fprintf(stderr, "klab: the next guest could not be made ahead, it is made when it boots (%s)\n",
+			sj->why);
+	}
+	if (sj->swap)
+		unlink(sj->swap);
+	FREE_MANY(sj->name, sj->swap, sj->why);
 }
 
 /* Monitor records → before/after/delta rows, and time series as samples. */
@@ -632,18 +714,21 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	struct guest_shape shape = { job->guest.vcpus, job->guest.numa_nodes, job->guest.memory_mb };
 	struct guest_plan plan = { 0 };
 	struct strbuf xml = STRBUF_INIT;
-	struct phase_ctx pc = { ge, label, -1 };
+	struct phase_ctx pc = { ge, label, -1, NULL };
 	struct vm_run_opts vo = { 0 };
 	struct vm_run vr;
 	struct db_boot boot = { 0 };
+	struct spare_job sj = { 0 };
+	struct strbuf spare_xml = STRBUF_INIT;
 	char *name = NULL, *dir = NULL, *stem = NULL, *plan_text = NULL, *swap = NULL;
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
-	int have_vr = 0, ret = -1;
-	int64_t started = now_s();
+	int have_vr = 0, ret = -1, same = ge->expect_same && ge->lab->guests_ahead;
+	int64_t started = now_s(), boot_at = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = VM_ERROR;
+	ge->expect_same = 0;
 	if (vm_ensure_connected(&ge->vm) < 0)
 		return -1;
 	pc.plan_fd = placement_lock_for_boot(ge, run_set_id, &busy, &nr_busy);
@@ -654,9 +739,35 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	ge->nr_boots++;
 	plan_text = guest_plan_describe(&plan);
 
-	name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
-	if (make_swap_disk(ge, name, &swap) < 0 || boot_domain_xml(ge, &plan, name, started, swap, &xml) < 0)
-		goto cleanup;
+	/* the guest made ahead by the boot before, when it is this kernel's
+	 * on these CPUs (its plan was that boot's), else gone */
+	if (ge->spare.dom) {
+		if (!strcmp(ge->spare.kernel, ge->kernel) && !strcmp(ge->spare.plan, plan_text) &&
+		    vm_spare_usable(ge->spare.dom)) {
+			vo.spare = ge->spare.dom;
+			name = ge->spare.name;
+			swap = ge->spare.swap;
+			ge->spare.dom = NULL;
+			ge->spare.name = ge->spare.swap = NULL;
+		}
+		spare_drop(&ge->spare, 1);
+	}
+	if (!vo.spare) {
+		name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
+		if (make_swap_disk(ge, name, &swap) < 0 || boot_domain_xml(ge, &plan, name, started, swap, &xml) < 0)
+			goto cleanup;
+	}
+	/* the next boot's guest, when the caller says it is this kernel's */
+	if (same) {
+		sj.name = xstrfmt("%s%d-%lld%s", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms(),
+				  VM_SPARE_SUFFIX);
+		if (make_swap_disk(ge, sj.name, &sj.swap) == 0 &&
+		    boot_domain_xml(ge, &plan, sj.name, started, sj.swap, &spare_xml) == 0) {
+			sj.vm = &ge->vm;
+			sj.xml = spare_xml.buf;
+			pc.sj = &sj;
+		}
+	}
 
 	boot.run_set_id = run_set_id;
 	boot.build_id = build_id;
@@ -688,7 +799,9 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	vo.run_timeout_ms = ge->run_timeout_ms;
 	vo.on_phase = on_phase;
 	vo.on_created = on_created;
+	vo.on_resumed = on_resumed;
 	vo.data = &pc;
+	boot_at = now_ms();
 	if (vm_boot_and_run(&ge->vm, &vo, &vr) < 0) {
 		struct db_boot_end end = { 0 };
 		have_vr = 1;
@@ -718,6 +831,13 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 cleanup:
 	if (pc.plan_fd >= 0)
 		close(pc.plan_fd);
+	/* a guest made ahead, taken and never handed to vm_boot_and_run
+	 * (which owns it once called) */
+	if (vo.spare && !have_vr)
+		vm_spare_destroy(vo.spare);
+	spare_finish(ge, &sj, plan_text,
+		     have_vr && vr.first_output_ms >= 0 ? boot_at + vr.first_output_ms : -1);
+	strbuf_release(&spare_xml);
 	if (have_vr)
 		vm_run_release(&vr);
 	if (swap)
@@ -756,6 +876,7 @@ int run_job_on_kernel(struct lab *lab, struct job_run *jr)
 		char label[64];
 
 		snprintf(label, sizeof(label), "  boot %u/%u: ", i, jr->boots);
+		guest_env_expect_same(jr->ge, i < jr->boots);
 		if (guest_run_once(jr->ge, jr->run_set_id, jr->build_id, 0, i, label, &gr) < 0) {
 			guest_result_release(&gr);
 			db_run_set_finish(lab->db, jr->run_set_id, "failed");

@@ -167,6 +167,15 @@ static int is_klab_domain(virDomainPtr d)
 	return name && !strncmp(name, DOMAIN_NAME_PREFIX, strlen(DOMAIN_NAME_PREFIX));
 }
 
+/* A spare not yet claimed: paused, named so (VM_SPARE_SUFFIX). */
+static int is_paused_spare(virDomainPtr d, const virDomainInfo *info)
+{
+	const char *name = virDomainGetName(d);
+	size_t n = name ? strlen(name) : 0, k = strlen(VM_SPARE_SUFFIX);
+
+	return info->state == VIR_DOMAIN_PAUSED && n > k && !strcmp(name + n - k, VM_SPARE_SUFFIX);
+}
+
 static void set_bits_from_map(unsigned char *map, int maplen, int nr_cpus, unsigned char *busy)
 {
 	for (int cpu = 0; cpu < nr_cpus && cpu / 8 < maplen; cpu++)
@@ -200,7 +209,8 @@ int vm_klab_guests(struct vm_conn *c, const unsigned char *within, size_t nr_wit
 	for (int i = 0; i < n; i++) {
 		virDomainInfo info;
 		int maplen = VIR_CPU_MAPLEN(nr_cpus);
-		if (is_klab_domain(doms[i]) && virDomainGetInfo(doms[i], &info) == 0 && info.nrVirtCpu > 0) {
+		if (is_klab_domain(doms[i]) && virDomainGetInfo(doms[i], &info) == 0 && info.nrVirtCpu > 0 &&
+		    !is_paused_spare(doms[i], &info)) {
 			unsigned char *maps = xcalloc(info.nrVirtCpu, maplen);
 			unsigned char *mine = xcalloc(nr_cpus, 1);
 			int got = virDomainGetVcpuPinInfo(doms[i], info.nrVirtCpu, maps, maplen, VIR_DOMAIN_AFFECT_LIVE);
@@ -741,6 +751,39 @@ static void classify(struct boot *b, int boot_timed_out, int run_timed_out)
 	r->reason = xstrdup("the agent did not run the benchmark (see its warnings)");
 }
 
+int vm_create_paused(struct vm_conn *c, const char *xml, void **dom, int64_t *ms, char **why)
+{
+	int64_t t0 = now_ms();
+	virDomainPtr d = virDomainCreateXML(c->conn, xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+
+	*ms = now_ms() - t0;
+	*dom = d;
+	*why = NULL;
+	if (!d) {
+		virErrorPtr e = virGetLastError();
+		*why = xstrdup(e && e->message ? e->message : "unknown libvirt error");
+		return -1;
+	}
+	return 0;
+}
+
+int vm_spare_usable(void *dom)
+{
+	virDomainInfo info;
+
+	return dom && virDomainIsActive(dom) == 1 && virDomainGetInfo(dom, &info) == 0 &&
+	       info.state == VIR_DOMAIN_PAUSED;
+}
+
+void vm_spare_destroy(void *dom)
+{
+	if (!dom)
+		return;
+	if (virDomainIsActive(dom) == 1)
+		virDomainDestroy(dom);
+	virDomainFree(dom);
+}
+
 int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_run *r)
 {
 	struct boot b;
@@ -762,18 +805,23 @@ int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_ru
 
 	b.t0 = now_ms();
 	if (o->on_phase)
-		o->on_phase("booting", 0, o->data);
-	/* Paused first: the streams are attached before the guest prints. */
-	dom = virDomainCreateXML(c->conn, o->xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
-	r->create_ms = now_ms() - b.t0;
-	if (!dom) {
-		if (o->on_created)
-			o->on_created(o->data);
-		virt_error("cannot create the guest");
-		goto cleanup;
+		o->on_phase(o->spare ? "booting (its guest made ahead)" : "booting", 0, o->data);
+	/* Paused first: the streams are attached before the guest prints.
+	 * A spare was made so ahead of time (create_ms 0: none on this path). */
+	if (o->spare) {
+		dom = o->spare;
+	} else {
+		dom = virDomainCreateXML(c->conn, o->xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+		r->create_ms = now_ms() - b.t0;
+		if (!dom) {
+			if (o->on_created)
+				o->on_created(o->data);
+			virt_error("cannot create the guest");
+			goto cleanup;
+		}
 	}
 	r->domain_name = xstrdup(virDomainGetName(dom));
-	if (o->on_created)
+	if (o->on_created && !o->spare)
 		o->on_created(o->data);
 	cb_id = virConnectDomainEventRegisterAny(c->conn, dom, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
 						 VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), &b, NULL);
@@ -789,6 +837,10 @@ int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_ru
 		virt_error("cannot start the guest's CPUs");
 		goto cleanup;
 	}
+	if (o->on_created && o->spare)
+		o->on_created(o->data);
+	if (o->on_resumed)
+		o->on_resumed(o->data);
 
 	for (;;) {
 		int64_t now;

@@ -81,13 +81,20 @@ const char *vm_outcome_name(enum vm_outcome o);
 
 struct vm_run_opts {
 	const char *xml;		/* domain XML (domain_xml) */
+	/* A guest made ahead by vm_create_paused to boot instead of creating
+	 * one from xml (then unused); vm_boot_and_run owns and destroys it. */
+	void *spare;
 	const char *console_path;	/* the guest's console is written here */
 	int64_t boot_timeout_ms;	/* create → agent hello */
 	int64_t run_timeout_ms;		/* hello → done */
 	/* Called on progress: "booting", "running", with ms since create. */
 	void (*on_phase)(const char *phase, int64_t ms, void *data);
-	/* Called once the domain exists (paused), e.g. to release a planning lock. */
+	/* Called once the domain exists (paused), e.g. to release a planning
+	 * lock; with a spare, once its CPUs run (from then on other klab
+	 * processes count them). */
 	void (*on_created)(void *data);
+	/* Called once the guest's CPUs run (e.g. to make the next guest). */
+	void (*on_resumed)(void *data);
 	void *data;
 };
 
@@ -103,6 +110,22 @@ struct vm_run {
 	char *pinning;			/* what virDomainGetVcpuPinInfo reported, "0:3,1:4" */
 	char *domain_name;
 };
+
+/* Guests made ahead of their boot (spares): created paused while the
+ * guest before them boots, so that libvirt's start (about a second under
+ * TCG, most of it libvirt reading the guest CPU's features back) is not
+ * on the next boot's path.  Their names end with VM_SPARE_SUFFIX; while
+ * paused they run nothing and vm_klab_guests does not count their CPUs,
+ * which the owner claims by resuming one under the planning lock. */
+#define VM_SPARE_SUFFIX "-next"
+/* Create a domain paused (destroyed with the connection); safe in a
+ * thread beside the event loop.  0 with *dom and *ms (the call's time),
+ * or -1 with *why (malloc'd libvirt message), printing nothing. */
+int vm_create_paused(struct vm_conn *c, const char *xml, void **dom, int64_t *ms, char **why);
+/* 1 when a spare is still there and paused. */
+int vm_spare_usable(void *dom);
+/* Destroy and free a spare (NULL-safe). */
+void vm_spare_destroy(void *dom);
 
 /* Boot the domain, read its streams until it ends or a timeout, destroy
  * it, classify.  Returns 0 when the outcome is known (any outcome but

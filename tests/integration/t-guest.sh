@@ -56,6 +56,27 @@ for spec in \
 	check "$job: raw output kept" test -s "$(q "SELECT raw_path FROM runs r JOIN boots b ON b.id = r.boot_id WHERE b.run_set_id = $rs")"
 done
 
+# ---- a series of boots of one kernel: each next guest made ahead ----------
+# (created paused while the one before it boots: no virDomainCreateXML on
+# its path, create_ms 0); every boot still measured, nothing left behind
+sed -e 's/^runtime:.*/runtime: 1s/' -e 's/^repeat:.*/repeat: 3/' \
+	"$KLAB_SRCDIR/jobs/will-it-scale-malloc1.yaml" > "$T/series.yaml"
+rs=$((rs + 1))
+if k run --job "$T/series.yaml" --kernel "$KBZIMAGE" > "$T/series.out" 2>&1; then
+	ok "series: three boots ran"
+else
+	fail "series: klab run failed"; cat "$T/series.out"
+fi
+check "series: the first guest created at its boot" \
+	test "$(q "SELECT count(*) FROM boots WHERE run_set_id = $rs AND create_ms > 0")" -eq 1
+check "series: the second and third made ahead (no creation on their path)" \
+	test "$(q "SELECT count(*) FROM boots WHERE run_set_id = $rs AND create_ms = 0 AND outcome = 'ok'")" -eq 2
+check "series: the progress says so" grep -q "booting (its guest made ahead)" "$T/series.out"
+check "series: every boot's KPI stored" \
+	test "$(q "SELECT count(*) FROM samples s JOIN runs r ON r.id = s.run_id JOIN boots b ON b.id = r.boot_id
+		     WHERE b.run_set_id = $rs AND s.metric = 'will-it-scale.per_process_ops'")" -eq 3
+check "series: no guest left running or paused" test "$(klab_domains)" -eq 0
+
 # The guest saw what was planned: 2 NUMA nodes, 2 CPUs, THP as the job said.
 env=$(q "SELECT guest_env FROM boots WHERE run_set_id = 4")
 check "guest reports 2 NUMA nodes" sh -c "echo '$env' | grep -qx 'numa_nodes=2'"

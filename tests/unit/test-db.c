@@ -921,6 +921,16 @@ static void test_lab__config_error_line_counts_blank_lines(void **state)
 	memset(&lab, 0, sizeof(lab));
 	assert_int_equal(lab_config_parse(&lab, "c", "accel = tcg\n\n", 13), 0);
 	assert_string_equal(lab.accel, "tcg");
+	assert_int_equal(lab.guests_ahead, 1);
+	lab_config_release(&lab);
+	/* guests made ahead: yes by default, no turns them off, nothing else */
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "guests_ahead = no\n", 18), 0);
+	assert_int_equal(lab.guests_ahead, 0);
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "guests_ahead = maybe\n", 21), -1);
+	assert_non_null(strstr(error_last(), "guests_ahead must be yes or no"));
 	lab_config_release(&lab);
 }
 
