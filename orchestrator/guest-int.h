@@ -37,10 +37,11 @@ struct guest_env {
 	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */
 	char *waiting;			/* the last "waiting for a host" line */
 	/* The next boot's guest, made paused while a boot's guest boots when
-	 * the caller said the next boot is of the same kernel
-	 * (guest_env_expect_same; vm.h, "spares"): used by the next boot when
+	 * the caller said which kernel the next boot boots
+	 * (guest_env_expect_next; vm.h, "spares"): used by the next boot when
 	 * its kernel and CPU plan are the same, else destroyed. */
-	int expect_same;
+	char *expect_next;		/* that kernel's bzImage, for one boot */
+	char *kernel_source;		/* the bzImage ge->kernel was staged from */
 	struct guest_spare {
 		void *dom;		/* virDomainPtr, paused; NULL: none */
 		char *name, *kernel, *plan, *swap;

@@ -162,6 +162,7 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	    guestimg_stage_kernel(ge->image_dir, o->kernel, &ge->local_kernel) < 0 ||
 	    guestimg_base(ge->image_dir, &ge->base_image, &ge->base_hit) < 0)
 		goto cleanup;
+	ge->kernel_source = xstrdup(o->kernel);
 	/* perf and its libraries only for a job that profiles */
 	if (guestimg_monitors(ge->image_dir, job->monitors, &ge->monitors_image, &monitors_hit) < 0)
 		goto cleanup;
@@ -233,6 +234,8 @@ int guest_env_set_kernel(struct guest_env *ge, const char *kernel)
 	ge->local_kernel = local;
 	free(ge->kernel);
 	ge->kernel = remote;
+	free(ge->kernel_source);
+	ge->kernel_source = xstrdup(kernel);
 	return 0;
 }
 
@@ -324,9 +327,24 @@ static void spare_drop(struct guest_spare *sp, int owner)
 	memset(sp, 0, sizeof(*sp));
 }
 
-void guest_env_expect_same(struct guest_env *ge, int same)
+void guest_env_expect_next(struct guest_env *ge, const char *kernel)
 {
-	ge->expect_same = same;
+	free(ge->expect_next);
+	ge->expect_next = kernel ? xstrdup(kernel) : NULL;
+}
+
+/* The host's path of bzImage `kernel` staged for a boot (ge->kernel when
+ * it is the one staged now); NULL after error(). */
+static char *staged_kernel(struct guest_env *ge, const char *kernel)
+{
+	char *local = NULL, *remote = NULL;
+
+	if (ge->kernel_source && !strcmp(ge->kernel_source, kernel))
+		return xstrdup(ge->kernel);
+	if (guestimg_stage_kernel(ge->image_dir, kernel, &local) == 0)
+		host_file(ge, local, &remote);
+	free(local);
+	return remote;
 }
 
 /* All but the connection, which the caller closes or leaves alone. */
@@ -340,6 +358,8 @@ static void env_free_but_vm(struct guest_env *ge)
 	free(ge->initrd);
 	free(ge->kernel);
 	free(ge->local_kernel);
+	free(ge->kernel_source);
+	free(ge->expect_next);
 	free(ge->local_initrd);
 	free(ge->cmdline);
 	free(ge->waiting);
@@ -381,7 +401,7 @@ void guest_result_release(struct guest_result *res)
 struct spare_job {
 	struct vm_conn *vm;
 	const char *xml;
-	char *name, *swap, *why;
+	char *name, *swap, *why, *kernel;
 	void *dom;
 	int64_t ms, done_at;	/* the creation's time; when it ended (now_ms) */
 	pthread_t thr;
@@ -449,16 +469,16 @@ static void spare_finish(struct guest_env *ge, struct spare_job *sj, const char 
 	}
 	if (sj->dom) {
 		spare_drop(&ge->spare, 1);
-		ge->spare = (struct guest_spare){ sj->dom, sj->name, xstrdup(ge->kernel), xstrdup(plan_text), sj->swap };
+		ge->spare = (struct guest_spare){ sj->dom, sj->name, sj->kernel, xstrdup(plan_text), sj->swap };
 		sj->dom = NULL;
-		sj->name = sj->swap = NULL;
+		sj->name = sj->swap = sj->kernel = NULL;
 	} else if (sj->why && !ge->spare_warned++) {
 		fprintf(stderr, "klab: the next guest could not be made ahead, it is made when it boots (%s)\n",
 			sj->why);
 	}
 	if (sj->swap)
 		unlink(sj->swap);
-	FREE_MANY(sj->name, sj->swap, sj->why);
+	FREE_MANY(sj->name, sj->swap, sj->why, sj->kernel);
 }
 
 /* Monitor records → before/after/delta rows, and time series as samples. */
@@ -527,9 +547,9 @@ static int write_raw(const char *path, const struct result *r)
 	return ret;
 }
 
-/* The domain XML of one boot of ge's kernel on `plan`. */
-static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *plan, const char *name,
-			   int64_t created_s, const char *swap_disk, struct strbuf *xml)
+/* The domain XML of one boot of `kernel` (the host's path) on `plan`. */
+static int boot_domain_xml(const struct guest_env *ge, const char *kernel, const struct guest_plan *plan,
+			   const char *name, int64_t created_s, const char *swap_disk, struct strbuf *xml)
 {
 	const struct job *job = ge->job;
 	struct domain_share shares[DOMAIN_MAX_SHARES];
@@ -537,7 +557,7 @@ static int boot_domain_xml(const struct guest_env *ge, const struct guest_plan *
 
 	spec.name = name;
 	spec.accel = ge->accel;
-	spec.kernel = ge->kernel;
+	spec.kernel = kernel;
 	spec.initrd = ge->initrd;
 	spec.cmdline = ge->cmdline;
 	spec.memory_mb = job->guest.memory_mb;
@@ -723,17 +743,20 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	char *name = NULL, *dir = NULL, *stem = NULL, *plan_text = NULL, *swap = NULL;
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
-	int have_vr = 0, ret = -1, same = ge->expect_same && ge->lab->guests_ahead;
+	int have_vr = 0, ret = -1;
+	char *next = ge->lab->guests_ahead ? ge->expect_next : NULL;
 	int64_t started = now_s(), boot_at = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = VM_ERROR;
-	ge->expect_same = 0;
+	if (!next)
+		free(ge->expect_next);
+	ge->expect_next = NULL;
 	if (vm_ensure_connected(&ge->vm) < 0)
-		return -1;
+		goto cleanup;
 	pc.plan_fd = placement_lock_for_boot(ge, run_set_id, &busy, &nr_busy);
 	if (pc.plan_fd < 0)
-		return -1;
+		goto cleanup;
 	if (topology_plan(&plan, &ge->topo, &shape, ge->allowed, ge->nr_allowed, busy, nr_busy) < 0)
 		goto cleanup;
 	ge->nr_boots++;
@@ -754,15 +777,15 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	}
 	if (!vo.spare) {
 		name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
-		if (make_swap_disk(ge, name, &swap) < 0 || boot_domain_xml(ge, &plan, name, started, swap, &xml) < 0)
+		if (make_swap_disk(ge, name, &swap) < 0 || boot_domain_xml(ge, ge->kernel, &plan, name, started, swap, &xml) < 0)
 			goto cleanup;
 	}
-	/* the next boot's guest, when the caller says it is this kernel's */
-	if (same) {
+	/* the next boot's guest, when the caller says which kernel it boots */
+	if (next && (sj.kernel = staged_kernel(ge, next))) {
 		sj.name = xstrfmt("%s%d-%lld%s", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms(),
 				  VM_SPARE_SUFFIX);
 		if (make_swap_disk(ge, sj.name, &sj.swap) == 0 &&
-		    boot_domain_xml(ge, &plan, sj.name, started, sj.swap, &spare_xml) == 0) {
+		    boot_domain_xml(ge, sj.kernel, &plan, sj.name, started, sj.swap, &spare_xml) == 0) {
 			sj.vm = &ge->vm;
 			sj.xml = spare_xml.buf;
 			pc.sj = &sj;
@@ -837,6 +860,7 @@ cleanup:
 		vm_spare_destroy(vo.spare);
 	spare_finish(ge, &sj, plan_text,
 		     have_vr && vr.first_output_ms >= 0 ? boot_at + vr.first_output_ms : -1);
+	free(next);
 	strbuf_release(&spare_xml);
 	if (have_vr)
 		vm_run_release(&vr);
@@ -876,7 +900,7 @@ int run_job_on_kernel(struct lab *lab, struct job_run *jr)
 		char label[64];
 
 		snprintf(label, sizeof(label), "  boot %u/%u: ", i, jr->boots);
-		guest_env_expect_same(jr->ge, i < jr->boots);
+		guest_env_expect_next(jr->ge, i < jr->boots ? jr->geo->kernel : NULL);
 		if (guest_run_once(jr->ge, jr->run_set_id, jr->build_id, 0, i, label, &gr) < 0) {
 			guest_result_release(&gr);
 			db_run_set_finish(lab->db, jr->run_set_id, "failed");

@@ -46,11 +46,11 @@ void guest_env_free(struct guest_env *ge);
  * without closing or using its libvirt connection, which stays the
  * parent's; the child prepares its own.  *ge becomes NULL. */
 void guest_env_detach(struct guest_env **ge);
-/* The boot after the next guest_run_once is of the same kernel (a
- * series of runs of one commit): that boot's guest is made while the
- * next one boots, and libvirt's start leaves the path between them.
- * Holds for one guest_run_once. */
-void guest_env_expect_same(struct guest_env *ge, int same);
+/* The boot after the next guest_run_once boots `kernel` (a bzImage; NULL:
+ * not known): that boot's guest is made while the next one boots, and
+ * libvirt's start leaves the path between them (a series of runs of one
+ * commit, or of two interleaved).  Holds for one guest_run_once. */
+void guest_env_expect_next(struct guest_env *ge, const char *kernel);
 /* Boot `kernel` from now on (staged, and uploaded to a remote host). */
 int guest_env_set_kernel(struct guest_env *ge, const char *kernel);
 /* The host the env's guests go to: its row id (0: none registered, or

@@ -136,9 +136,10 @@ int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int
 		double v = NAN;
 		char buf[32];
 
-		/* the runs asked for in one go boot one kernel: each next
-		 * guest is made while this one boots */
-		guest_env_expect_same(p->ge, *n + 1 < want);
+		/* each next guest is made while this one boots: the runs
+		 * asked for in one go boot this kernel, the run after them
+		 * the caller's next_kernel */
+		guest_env_expect_next(p->ge, *n + 1 < want ? kernel : p->next_kernel);
 		if (guest_run_once(p->ge, 0, build_id, step_id, (unsigned)*n + 1, label, &gr) < 0) {
 			guest_result_release(&gr);
 			goto out;
@@ -537,10 +538,10 @@ static int pair_measure_each(struct perf *p, struct pair_side *a, size_t want_a,
 			     char **why)
 {
 	size_t most = want_a > want_b ? want_a : want_b;
+	struct pair_side *sides[2] = { a, b };
+	size_t wants[2] = { want_a, want_b };
 
 	for (size_t k = 1; k <= most; k++) {
-		struct pair_side *sides[2] = { a, b };
-		size_t wants[2] = { want_a, want_b };
 		for (int i = 0; i < 2; i++) {
 			char label[64];
 			int rc;
@@ -550,8 +551,13 @@ static int pair_measure_each(struct perf *p, struct pair_side *a, size_t want_a,
 			free(sides[i]->t);
 			sides[i]->vals = sides[i]->t = NULL;
 			snprintf(label, sizeof(label), "  %s %.12s ", sides[i]->s.phase, sides[i]->hex);
+			/* the run after this one: the other side's, or this
+			 * side's next round when the other has all its runs */
+			p->next_kernel = k + (i == 1) <= wants[!i] ? sides[!i]->kernel
+				       : k + 1 <= wants[i] ? sides[i]->kernel : NULL;
 			rc = perf_measure_timed(p, sides[i]->kernel, sides[i]->build_id, sides[i]->s.id, label, k,
 						&sides[i]->vals, &sides[i]->t, &sides[i]->n, why);
+			p->next_kernel = NULL;
 			if (rc)
 				return rc;
 		}

@@ -44,6 +44,9 @@ struct perf {
 	 * side's references (pol.side_age) */
 	struct runs_buf side[2];
 	double last_run;	/* the time (run id) of the latest run taken */
+	/* the kernel the run after perf_measure_timed's last boots (its
+	 * guest is made ahead: interleaved runs), NULL: not known */
+	const char *next_kernel;
 	/* kernels this run decided, for steps whose image is byte for byte
 	 * one of them (perf_test inherits the mark, booting nothing) */
 	struct perf_decided {

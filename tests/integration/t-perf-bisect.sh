@@ -34,6 +34,12 @@ check "report has the KPI at good, parent, culprit, bad" \
 	sh -c "grep -q '^  good ' '$T/bisect.out' && grep -q '^  parent ' '$T/bisect.out' && grep -q '^  culprit ' '$T/bisect.out' && grep -q '^  bad ' '$T/bisect.out'"
 check "report shows thp_fault_alloc moving" grep -q "thp_fault_alloc" "$T/bisect.out"
 check "report has the reproduce command" grep -q "reproduce: klab run --job" "$T/bisect.out"
+# the ends' runs interleave two kernels: each next guest made ahead (its
+# creation off the boot's path: create_ms 0), the first of a run of boots
+# created at its boot
+check "interleaved runs: guests made ahead" \
+	test "$(q "SELECT count(*) FROM boots b JOIN steps s ON s.id = b.step_id
+		     WHERE s.bisection_id = 1 AND s.phase = 'reference' AND b.create_ms = 0 AND b.outcome = 'ok'")" -ge 1
 check "reference steps stored" test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 1 AND phase = 'reference' AND status = 'done'")" -eq 2
 check "confirm steps stored" test "$(q "SELECT count(*) FROM steps WHERE bisection_id = 1 AND phase = 'confirm' AND status = 'done'")" -eq 2
 check "every decided step has its evidence" \
