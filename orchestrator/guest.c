@@ -777,7 +777,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	}
 	if (!vo.spare) {
 		name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
-		if (make_swap_disk(ge, name, &swap) < 0 || boot_domain_xml(ge, ge->kernel, &plan, name, started, swap, &xml) < 0)
+		if (make_swap_disk(ge, name, &swap) < 0 ||
+		    boot_domain_xml(ge, ge->kernel, &plan, name, started, swap, &xml) < 0)
 			goto cleanup;
 	}
 	/* the next boot's guest, when the caller says which kernel it boots */
