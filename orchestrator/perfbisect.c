@@ -398,6 +398,9 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 
 		do {
 			size_t upto = next;
+			/* a reference run's next boot is this commit's: its
+			 * guest is made ahead */
+			p->next_kernel = kernel;
 			if (sides) {
 				for (int k = 0; k < 2; k++)
 					if (perf_side_stale(p, k, 1, p->pol.side_age))
@@ -407,6 +410,7 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 				reference_run(r);
 				upto = n + 1;
 			}
+			p->next_kernel = NULL;
 			free(vals);
 			free(t);
 			vals = t = NULL;

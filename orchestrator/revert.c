@@ -298,6 +298,7 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 			ends = 0;
 			next = n;
 		} else if (p->drift) {
+			p->next_kernel = kernel;	/* the revert's guest made ahead */
 			/* the good end right before each run (whether the
 			 * revert is like good is the question: the trend
 			 * estimated from a few runs, carried over several,
@@ -309,8 +310,10 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 				fresh_reference_run_of(env, 1);
 			next = n + 1;
 		} else if (n) {
+			p->next_kernel = kernel;
 			fresh_reference_run(env);
 		}
+		p->next_kernel = NULL;
 		free(vals);
 		free(t);
 		vals = t = NULL;
