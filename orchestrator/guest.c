@@ -744,14 +744,16 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
 	int have_vr = 0, ret = -1;
-	char *next = ge->lab->guests_ahead ? ge->expect_next : NULL;
+	char *next = ge->expect_next;	/* the hint holds for this boot only */
 	int64_t started = now_s(), boot_at = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->outcome = VM_ERROR;
-	if (!next)
-		free(ge->expect_next);
 	ge->expect_next = NULL;
+	if (!ge->lab->guests_ahead) {
+		free(next);
+		next = NULL;
+	}
 	if (vm_ensure_connected(&ge->vm) < 0)
 		goto cleanup;
 	pc.plan_fd = placement_lock_for_boot(ge, run_set_id, &busy, &nr_busy);

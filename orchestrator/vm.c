@@ -760,8 +760,8 @@ int vm_create_paused(struct vm_conn *c, const char *xml, void **dom, int64_t *ms
 	*dom = d;
 	*why = NULL;
 	if (!d) {
-		virErrorPtr e = virGetLastError();
-		*why = xstrdup(e && e->message ? e->message : "unknown libvirt error");
+		const char *msg = virGetLastErrorMessage();
+		*why = xstrdup(msg ? msg : "unknown error");
 		return -1;
 	}
 	return 0;
@@ -811,14 +811,17 @@ int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_ru
 	if (o->spare) {
 		dom = o->spare;
 	} else {
-		dom = virDomainCreateXML(c->conn, o->xml, VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
-		r->create_ms = now_ms() - b.t0;
-		if (!dom) {
+		char *why = NULL;
+		void *made = NULL;
+
+		if (vm_create_paused(c, o->xml, &made, &r->create_ms, &why) < 0) {
 			if (o->on_created)
 				o->on_created(o->data);
-			virt_error("cannot create the guest");
+			error("libvirt: cannot create the guest: %s", why);
+			free(why);
 			goto cleanup;
 		}
+		dom = made;
 	}
 	r->domain_name = xstrdup(virDomainGetName(dom));
 	if (o->on_created && !o->spare)
