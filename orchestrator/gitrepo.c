@@ -1548,6 +1548,37 @@ out:
 	return ret;
 }
 
+int gitrepo_read_path(struct gitrepo *r, const char *hex, const char *path, size_t max, char **data, size_t *len)
+{
+	git_tree *t = commit_tree(r->repo, hex);
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	int ret = 0;
+
+	*data = NULL;
+	*len = 0;
+	if (!t)
+		return -1;
+	/* a regular file's blob, not a link's target nor a submodule */
+	if (git_tree_entry_bypath(&e, t, path) == 0 &&
+	    (git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB ||
+	     git_tree_entry_filemode(e) == GIT_FILEMODE_BLOB_EXECUTABLE)) {
+		if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(e)) < 0) {
+			ret = git_fail("cannot read", path);
+		} else if ((size_t)git_blob_rawsize(blob) <= max) {
+			*len = (size_t)git_blob_rawsize(blob);
+			*data = xmalloc(*len + 1);
+			memcpy(*data, git_blob_rawcontent(blob), *len);
+			(*data)[*len] = '\0';
+			ret = 1;
+		}
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	return ret;
+}
+
 struct diff_match {
 	int (*match)(const char *path, void *data);
 	void *data;

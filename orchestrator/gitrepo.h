@@ -124,6 +124,12 @@ void blob_hash(const char *data, size_t len, char hex[41]);
  * does, -1 after error() (a commit the repository does not have). */
 int gitrepo_diff_matches(struct gitrepo *repo, const char *from_hex, const char *to_hex,
 			 int (*match)(const char *path, void *data), void *data);
+/* The content of path in commit hex's tree, NUL-terminated (*data
+ * malloc'd, *len without the NUL): 1 read, 0 when it is not a regular
+ * file there (absent, a link, a submodule, a directory) or is larger
+ * than max bytes, -1 after error() (a commit the repository lacks). */
+int gitrepo_read_path(struct gitrepo *repo, const char *hex, const char *path, size_t max, char **data,
+		      size_t *len);
 /* fn for each path the trees of two commits differ in (both names of a
  * rename, which is a deletion and an addition; added: the path is new in
  * to_hex), until it returns non-zero: that value, 0 when it never does,

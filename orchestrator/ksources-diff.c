@@ -83,33 +83,76 @@ static int new_file_may_be_read(const struct ksources *set, const char *path)
 	return 0;
 }
 
+/* The largest source file compared for a comment-only change. */
+#define MAX_COMPARED_SOURCE (4u << 20)
+
+/* 1 when path differs between commits from and to in its comments and
+ * blanks only (ksources_blank_comments: every token at its line and
+ * column), 0 when not or not sure, -1 after error(). */
+static int comments_only(struct gitrepo *repo, const char *from, const char *to, const char *path)
+{
+	char *a = NULL, *b = NULL;
+	size_t alen, blen;
+	struct strbuf ba = STRBUF_INIT, bb = STRBUF_INIT;
+	/* a header may be preprocessed as assembler-with-cpp, whose "//"
+	 * need not be a comment: a header's "//" is doubt */
+	int line_comments = ends_with(path, ".c"), ret;
+
+	if (!ends_with(path, ".c") && !ends_with(path, ".h"))
+		return 0;
+	ret = gitrepo_read_path(repo, from, path, MAX_COMPARED_SOURCE, &a, &alen);
+	if (ret == 1)
+		ret = gitrepo_read_path(repo, to, path, MAX_COMPARED_SOURCE, &b, &blen);
+	if (ret == 1)
+		ret = ksources_blank_comments(a, alen, line_comments, &ba) == 0 &&
+		      ksources_blank_comments(b, blen, line_comments, &bb) == 0 && ba.len == bb.len &&
+		      (!ba.len || !memcmp(ba.buf, bb.buf, ba.len));
+	strbuf_release(&ba);
+	strbuf_release(&bb);
+	free(a);
+	free(b);
+	return ret;
+}
+
 struct same_kernel {
+	struct gitrepo *repo;
+	const char *from, *to;
 	const struct ksources *set;
 	size_t show, n;
 	struct strbuf *touched, *why;
+	int comments;	/* comment-only changes of sources count as none */
+	size_t n_comments, shown_comments;
 };
 
 static int check_path(const char *path, int added, void *data)
 {
 	struct same_kernel *sk = data;
+	int comments = 0;
 
-	if (ksources_has(sk->set, path))
-		strbuf_addf(sk->why, "%s is one of its sources", path);
-	else if (ksources_path_matters(path))
+	if (ksources_has(sk->set, path)) {
+		if (sk->comments && !added && (comments = comments_only(sk->repo, sk->from, sk->to, path)) < 0)
+			return -1;
+		if (!comments)
+			strbuf_addf(sk->why, "%s is one of its sources", path);
+	}
+	if (!sk->why->len && ksources_path_matters(path))
 		strbuf_addf(sk->why, "%s matters to the build by its name", path);
-	else if (added && new_file_may_be_read(sk->set, path))
+	else if (!sk->why->len && added && new_file_may_be_read(sk->set, path))
 		strbuf_addf(sk->why, "%s is new beside or named like one of its sources", path);
 	if (sk->why->len)
 		return 1;
-	if (sk->n++ < sk->show)
-		strbuf_addf(sk->touched, "%s%s", sk->n > 1 ? ", " : "", path);
+	sk->n_comments += comments;
+	if (sk->n++ < sk->show) {
+		strbuf_addf(sk->touched, "%s%s%s", sk->n > 1 ? ", " : "", path, comments ? ": comments only" : "");
+		sk->shown_comments += comments;
+	}
 	return 0;
 }
 
 int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to, const struct ksources *set,
-			 size_t show, struct strbuf *touched, struct strbuf *why)
+			 int comments, size_t show, struct strbuf *touched, struct strbuf *why)
 {
-	struct same_kernel sk = { set, show, 0, touched, why };
+	struct same_kernel sk = { repo, from, to, set, show, 0, touched, why, comments, 0, 0 };
 	int rc;
 
 	if (!set->nr) {
@@ -129,11 +172,13 @@ int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to,
 		return 0;
 	if (sk.n > sk.show)
 		strbuf_addf(touched, "%s%zu more", sk.show ? ", " : "", sk.n - sk.show);
+	if (sk.n_comments > sk.shown_comments)
+		strbuf_addf(touched, " (%zu of them: comments only)", sk.n_comments - sk.shown_comments);
 	return 1;
 }
 
 int ksources_kernel_serves(struct gitrepo *repo, const char *bzimage, const char *recipe_id, const char *from,
-			   const char *to, struct strbuf *touched)
+			   const char *to, int comments, struct strbuf *touched)
 {
 	const char *slash = strrchr(bzimage, '/');
 	struct ksources set = KSOURCES_INIT;
@@ -150,7 +195,7 @@ int ksources_kernel_serves(struct gitrepo *repo, const char *bzimage, const char
 	len = strlen(dir);
 	/* the store's entry is <tree>-<recipe id>: made with this recipe */
 	if (len > 41 && dir[len - 41] == '-' && !strcmp(dir + len - 40, recipe_id) && ksources_read(&set, list) == 1)
-		ret = ksources_same_kernel(repo, from, to, &set, 3, touched, &why);
+		ret = ksources_same_kernel(repo, from, to, &set, comments, 3, touched, &why);
 	if (ret != 1)
 		strbuf_reset(touched);
 	ksources_release(&set);

@@ -126,6 +126,134 @@ int ksources_parse_cmd(struct ksources *s, const char *text, size_t len, const c
 	return 0;
 }
 
+/* Cut the blanks that end each line of sb and the blank lines that end
+ * it: no token moves. */
+static void trim_blanks(struct strbuf *sb)
+{
+	size_t o = 0, line = 0;
+
+	for (size_t i = 0; i < sb->len; i++) {
+		char c = sb->buf[i];
+
+		if (c == '\n') {
+			while (o > line && (sb->buf[o - 1] == ' ' || sb->buf[o - 1] == '\t' || sb->buf[o - 1] == '\r' ||
+					    sb->buf[o - 1] == '\f' || sb->buf[o - 1] == '\v'))
+				o--;
+			sb->buf[o++] = '\n';
+			line = o;
+		} else {
+			sb->buf[o++] = c;
+		}
+	}
+	while (o > 0 && strchr(" \t\r\f\v\n", sb->buf[o - 1]))
+		o--;
+	strbuf_setlen(sb, o);
+}
+
+/* What a comment's byte becomes: a space, but a newline or a tab (a tab
+ * stop) stays, and so does a byte of a UTF-8 character (one column to a
+ * compiler that counts characters, two bytes to one that counts bytes),
+ * so that a token's column is the same whichever way it is counted. */
+static char comment_blank(char c)
+{
+	return c == '\n' || c == '\t' || (unsigned char)c >= 0x80 ? c : ' ';
+}
+
+/* Whether the end of out is inside the <...> of an #include: there a
+ * comment's opening marks are the name's (or undefined). */
+static int in_header_name(const struct strbuf *out)
+{
+	size_t b = out->len, n = out->len, i;
+	const char *l = out->buf;
+
+	while (b && l[b - 1] != '\n')
+		b--;
+	for (i = b; i < n && (l[i] == ' ' || l[i] == '\t'); i++)
+		;
+	if (i == n || l[i++] != '#')
+		return 0;
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	/* out is NUL-terminated: strncmp stops at its end */
+	if (strncmp(l + i, "include", 7) && strncmp(l + i, "import", 6))
+		return 0;
+	while (i < n && l[i] != '<')
+		i++;
+	while (i < n && l[i] != '>')
+		i++;
+	return i == n && memchr(l + b, '<', n - b);
+}
+
+int ksources_blank_comments(const char *text, size_t len, int line_comments, struct strbuf *out)
+{
+	enum { CODE, LITERAL, BLOCK, LINE } st = CODE;
+	char quote = 0;
+
+	strbuf_reset(out);
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i], next = i + 1 < len ? text[i + 1] : '\0';
+
+		if (c == '\0')
+			return -1;
+		switch (st) {
+		case CODE:
+			/* "/\<newline>*" is a comment to the preprocessor */
+			if (c == '/' && next == '\\')
+				return -1;
+			if (c == '/' && (next == '*' || next == '/')) {
+				if ((next == '/' && !line_comments) || in_header_name(out))
+					return -1;
+				st = next == '*' ? BLOCK : LINE;
+				strbuf_addstr(out, "  ");
+				i++;
+				continue;
+			}
+			if (c == '"' || c == '\'') {
+				st = LITERAL;
+				quote = c;
+			}
+			strbuf_addch(out, c);
+			break;
+		case LITERAL:
+			strbuf_addch(out, c);
+			if (c == '\\' && next) {
+				strbuf_addch(out, next);
+				i++;
+			} else if (c == quote) {
+				st = CODE;
+			} else if (c == '\n') {
+				return -1;	/* not C: an apostrophe in asm or #if 0 prose */
+			}
+			break;
+		case BLOCK:
+			/* "*\<newline>/" ends it for the preprocessor */
+			if (c == '*' && next == '\\')
+				return -1;
+			if (c == '*' && next == '/') {
+				strbuf_addstr(out, "  ");
+				i++;
+				st = CODE;
+			} else {
+				strbuf_addch(out, comment_blank(c));
+			}
+			break;
+		case LINE:
+			/* a backslash before the newline (blanks between allowed)
+			 * carries the comment on to the next line */
+			if (c == '\\')
+				return -1;
+			if (c == '\n')
+				st = CODE;
+			strbuf_addch(out, comment_blank(c));
+			break;
+		}
+	}
+	if (st == BLOCK || st == LITERAL)
+		return -1;
+	trim_blanks(out);
+	return 0;
+}
+
 static int cmp_path(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -58,9 +58,23 @@ int ksources_parse_list(struct ksources *s, const char *text, size_t len);
  * embed).  Pure. */
 int ksources_path_matters(const char *path);
 
+/* The text of a C source (line_comments: "//" comments too) or header
+ * with every comment's characters blanked (a comment's newlines, tabs
+ * and non-ASCII bytes kept),
+ * the blanks that end each line and the blank lines that end the text
+ * cut: two texts that give the same are the same tokens at the same
+ * lines and columns, so the same object for the compiler, __LINE__ and
+ * debug information included.  -1 when what the preprocessor makes of it
+ * is not sure: a comment opened or closed across a backslash-newline, a
+ * "//" comment carried on by a backslash, "//" without line_comments, a
+ * literal that runs to its line's end (an apostrophe in assembler or in
+ * prose under #if 0), an unterminated comment, a NUL byte.  Pure. */
+int ksources_blank_comments(const char *text, size_t len, int line_comments, struct strbuf *out);
+
 /* Whether commit `to` builds the same kernel as commit `from`, whose
  * source set is `set`: 1 when no path the trees differ in (both names of
- * a rename or delete) is in the set, matters by name, or is a new file
+ * a rename or delete) is in the set (with comments: unless that source,
+ * a .c or .h, differs in comments and blanks only), matters by name, or is a new file
  * beside or named like one of the set (a header that now shadows one, a
  * .c a wildcard picks up), and the kernel does not embed the tree's
  * headers (CONFIG_IKHEADERS: never 1).  touched gets the changed paths ("a, b, ...",
@@ -68,7 +82,7 @@ int ksources_path_matters(const char *path);
  * the path that decided.  -1 after error() (a commit the repository
  * lacks). */
 int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to, const struct ksources *set,
-			 size_t show, struct strbuf *touched, struct strbuf *why);
+			 int comments, size_t show, struct strbuf *touched, struct strbuf *why);
 /* ksources_same_kernel for a kernel of the artifact store (bzimage in
  * <tree>-<recipe id>/, its set in sources.txt beside it) built from
  * commit `from`: 1 when commit `to` built with recipe_id gives that
@@ -76,6 +90,6 @@ int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to,
  * not (another recipe, no set, a set not readable: build), -1 after
  * error(). */
 int ksources_kernel_serves(struct gitrepo *repo, const char *bzimage, const char *recipe_id, const char *from,
-			   const char *to, struct strbuf *touched);
+			   const char *to, int comments, struct strbuf *touched);
 
 #endif

@@ -484,11 +484,26 @@ static int kernel_of(struct bisect_run *r, const char *hex, char **kernel, int64
 	return rc;
 }
 
-/* The kernel of one commit for a reference or confirmation step. */
+/* The kernel of one commit for a reference or confirmation step: the
+ * one a step of this run took unbuilt from another commit (treesame-
+ * build: the same kernel by its sources), else its own. */
 static int build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id)
 {
+	struct perf *p = perf_of(r);
 	struct kernel_result kr;
-	int rc = kernel_of(r, hex, kernel, build_id, &kr);
+	int rc;
+
+	for (size_t i = 0; i < p->nr_decided; i++) {
+		const struct perf_decided *d = &p->decided[i];
+
+		if (d->of[0] && !strcmp(d->hex, hex) && d->build_id > 0) {
+			printf("  %.12s: the kernel of %.12s (the same sources; not built)\n", hex, d->of);
+			*kernel = xstrdup(d->kernel);
+			*build_id = d->build_id;
+			return 0;
+		}
+	}
+	rc = kernel_of(r, hex, kernel, build_id, &kr);
 
 	if (rc != 0 && (rc > 0 || kr.message)) {
 		kernel_print_build(&kr.build, "  ");
@@ -1122,7 +1137,11 @@ static void round_prebuild(struct bisect_run *r, const char *hex, char **kernel,
 	kernel_result_release(&kr);
 }
 
-static void remember_decided(struct perf *p, const char *hex, const char *kernel, enum bisect_mark mark)
+/* A commit decided good or bad with kernel (made by build_id): of is
+ * NULL when the kernel is its own build, else the commit whose kernel it
+ * took unbuilt (treesame-build). */
+static void remember_decided(struct perf *p, const char *hex, const char *kernel, int64_t build_id, const char *of,
+			     enum bisect_mark mark)
 {
 	struct perf_decided *d;
 
@@ -1131,7 +1150,9 @@ static void remember_decided(struct perf *p, const char *hex, const char *kernel
 	ALLOC_GROW(p->decided, p->nr_decided + 1, p->alloc_decided);
 	d = &p->decided[p->nr_decided++];
 	d->kernel = xstrdup(kernel);
+	d->build_id = build_id;
 	memcpy(d->hex, hex, 41);
+	memcpy(d->of, of ? of : "", of ? 41 : 1);
 	d->mark = mark;
 }
 
@@ -1143,7 +1164,7 @@ static void remember_decided(struct perf *p, const char *hex, const char *kernel
  * guest does not have, give the same image).  Only before the commit has
  * runs of its own (a multisection slot's runs decide as measured).
  * 1 inherited (out filled), 0 not. */
-static int inherit_identical(struct bisect_run *r, const struct step *s, const char *kernel,
+static int inherit_identical(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
 			     struct step_outcome *out)
 {
 	struct perf *p = perf_of(r);
@@ -1175,7 +1196,7 @@ static int inherit_identical(struct bisect_run *r, const struct step *s, const c
 		 * could only look as far as the ends, and on a range of comment
 		 * and driver changes every step was built:
 		 * tests/bench/treesame-range.sh) */
-		remember_decided(p, s->hash, kernel, mark);
+		remember_decided(p, s->hash, kernel, build_id, NULL, mark);
 		return 1;
 	}
 	return 0;
@@ -1207,7 +1228,8 @@ static int treesame_with(struct bisect_run *r, const char *hex, struct strbuf *t
 				     : i == p->nr_decided ? p->good_kernel : p->bad_kernel;
 		const char *from = i < p->nr_decided ? p->decided[i].hex : end_hex(r, i > p->nr_decided);
 
-		if (kernel && ksources_kernel_serves(r->repo, kernel, rid, from, hex, touched) == 1)
+		if (kernel && ksources_kernel_serves(r->repo, kernel, rid, from, hex, r->lab->comment_only_skip,
+						     touched) == 1)
 			found = (int)i;
 	}
 	error_hold(hold);
@@ -1237,7 +1259,8 @@ static int inherit_treesame(struct bisect_run *r, const struct step *s, struct s
 	size_t n = 0;
 	int64_t t0 = now_ms();
 	int i;
-	char from[41], *kernel, *text;
+	char from[41], *kernel, *text, *why;
+	int64_t build_id;
 	enum bisect_mark mark;
 
 	if (!r->b->build || db_step_metric_values(r->lab->db, s->id, p->job.kpi, &vals, &n) < 0 || n ||
@@ -1249,24 +1272,31 @@ static int inherit_treesame(struct bisect_run *r, const struct step *s, struct s
 	if ((size_t)i < p->nr_decided) {
 		memcpy(from, p->decided[i].hex, 41);
 		kernel = xstrdup(p->decided[i].kernel);
+		build_id = p->decided[i].build_id;
 		mark = p->decided[i].mark;
 	} else {
 		memcpy(from, end_hex(r, (size_t)i > p->nr_decided), 41);
 		kernel = xstrdup((size_t)i == p->nr_decided ? p->good_kernel : p->bad_kernel);
+		build_id = (size_t)i == p->nr_decided ? p->good_build : p->bad_build;
 		mark = (size_t)i == p->nr_decided ? BISECT_GOOD : BISECT_BAD;
 	}
 	if (!touched.len)
 		strbuf_addstr(&touched, "no file");
-	printf("klab: %.12s touches only files the kernel of %.12s never read (%s): %s without a build\n", s->hash,
-	       from, touched.buf, bisect_mark_to_string(mark));
-	text = xstrfmt("%s: touches only files the kernel of %.12s never read (%s), so its kernel is that "
-		       "one (not built, not booted)", bisect_mark_to_string(mark), from, touched.buf);
+	/* ksources_same_kernel marks the sources it let pass for their comments */
+	if (strstr(touched.buf, "comments only"))
+		why = xstrfmt("changes only comments in the files the kernel of %.12s was made from, or files it "
+			      "never read (%s)", from, touched.buf);
+	else
+		why = xstrfmt("touches only files the kernel of %.12s never read (%s)", from, touched.buf);
+	printf("klab: %.12s %s: %s without a build\n", s->hash, why, bisect_mark_to_string(mark));
+	text = xstrfmt("%s: %s, so its kernel is that one (not built, not booted)", bisect_mark_to_string(mark), why);
 	db_verdict_store(r->lab->db, s->id, "treesame-build", NAN, NAN, NULL, text);
 	strbuf_addf(&out->reason, "treesame-build: %s", text);
 	out->result = mark;
 	out->test_ms = now_ms() - t0;
 	/* its kernel is that one: a later step may compare with it */
-	remember_decided(p, s->hash, kernel, mark);
+	remember_decided(p, s->hash, kernel, build_id, from, mark);
+	free(why);
 	free(text);
 	free(kernel);
 	strbuf_release(&touched);
@@ -1454,7 +1484,7 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 		build_id = kr.build_id;
 	}
 	kernel_result_release(&kr);
-	if (kernel && inherit_identical(r, s, kernel, out)) {
+	if (kernel && inherit_identical(r, s, kernel, build_id, out)) {
 		free(kernel);
 		return;
 	}
@@ -1464,7 +1494,7 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	out->result = perf_step(r, s, kernel, build_id, &out->reason, &out->between);
 	out->test_ms = now_ms() - t0;
 	if (kernel)
-		remember_decided(perf_of(r), s->hash, kernel, out->result);
+		remember_decided(perf_of(r), s->hash, kernel, build_id, NULL, out->result);
 	if (kernel && out->between) {
 		struct perf *p = perf_of(r);
 

@@ -51,7 +51,9 @@ struct perf {
 	 * one of them (perf_test inherits the mark, booting nothing) */
 	struct perf_decided {
 		char *kernel;
+		int64_t build_id;	/* the build that made kernel */
 		char hex[41];
+		char of[41];	/* "": its own kernel; else the commit it inherited it from unbuilt */
 		enum bisect_mark mark;
 	} *decided;
 	size_t nr_decided, alloc_decided;

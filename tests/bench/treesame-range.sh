@@ -39,7 +39,7 @@ rc=0
 "$KLAB" --state "$lab" bisect start --repo "$B/linux" --good demo-good --bad demo-bad --job "$B/job.yaml" \
 	--no-revert-check > "$B/bisect.out" 2>&1 || rc=$?
 wall=$(($(date +%s) - t0))
-grep -E "regression reproduced|not reproduced|^step [0-9]+:|touches only files|confirmed: parent|^bisection" \
+grep -E "regression reproduced|not reproduced|^step [0-9]+:|touches only files|changes only comments|confirmed: parent|^bisection" \
 	"$B/bisect.out" | cut -c1-200 || true
 echo "bench: exit $rc after $wall s"
 

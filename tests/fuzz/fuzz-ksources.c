@@ -2,7 +2,10 @@
  * .cmd file (text a build of a hostile tree can shape) and, at once, a
  * sources.txt.  Every path the parser keeps must be a plain path inside
  * the tree, the finished set sorted and unique, and the set written as
- * sources.txt must read back the same.  Built and run by run-fuzz.sh. */
+ * sources.txt must read back the same.  The same bytes as a C source
+ * through the comment blanking (ksources_blank_comments): no longer than
+ * the input, line for line, and the same again when blanked twice.  Built
+ * and run by run-fuzz.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +75,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_set(&list);
 	else if (list.nr)
 		broken("a refused list left paths", "");
+	for (int lc = 0; lc < 2; lc++) {
+		struct strbuf once = STRBUF_INIT, twice = STRBUF_INIT;
+
+		if (ksources_blank_comments((const char *)data, size, lc, &once) == 0) {
+			size_t nl_in = 0, nl_out = 0;
+
+			for (size_t i = 0; i < size; i++)
+				nl_in += data[i] == '\n';
+			for (size_t i = 0; i < once.len; i++)
+				nl_out += once.buf[i] == '\n';
+			if (once.len > size || nl_out > nl_in)
+				broken("blanking made the text longer", "");
+			if (ksources_blank_comments(once.buf ? once.buf : "", once.len, lc, &twice) < 0 ||
+			    twice.len != once.len || (once.len && memcmp(once.buf, twice.buf, once.len)))
+				broken("blanked text blanks otherwise", "");
+		}
+		strbuf_release(&once);
+		strbuf_release(&twice);
+	}
 	error_hold(hold);
 	ksources_release(&s);
 	ksources_release(&back);

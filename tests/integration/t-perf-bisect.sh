@@ -47,15 +47,24 @@ check "every decided step has its evidence" \
 		     AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.step_id = s.id)")" -eq 0
 check "runs of every boot stored under their step" \
 	test "$(q "SELECT count(*) FROM boots WHERE step_id IS NULL")" -eq 0
-# Reproducible builds (issue 19): the demo's other commits change only
-# comments, so their kernels are byte for byte an end's; such a step takes
-# that end's mark and boots nothing, and says why.
-check "identical kernels: steps inherit an end's mark without a boot" \
+# Comment-only commits (issue 19): the demo's other commits change only
+# comments at the end of files the ends' kernels were made from, so each
+# step takes an end's (or a decided commit's) mark with no build and no
+# boot, and says why; the confirmation measures the kernels the parent and
+# the culprit took.  Only the ends (and the revert) are built.
+check "comment-only commits: steps inherit a mark with no build and no boot" \
 	test "$(q "SELECT count(*) FROM steps s JOIN verdicts v ON v.step_id = s.id WHERE s.bisection_id = 1
-		   AND s.phase = 'bisect' AND v.rule = 'identical-kernel' AND s.verdict IN ('good', 'bad')
+		   AND s.phase = 'bisect' AND v.rule = 'treesame-build' AND s.verdict IN ('good', 'bad')
 		   AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = s.id)")" -ge 1
-check "identical kernels: the reason names the commit whose kernel it is" \
-	grep -Eq "identical-kernel: (good|bad): the kernel is byte for byte [0-9a-f]{12}'s" "$T/bisect.out"
+check "comment-only commits: the reason says so" \
+	grep -Eq "treesame-build: (good|bad): changes only comments in the files the kernel of [0-9a-f]{12} was made from" \
+	"$T/bisect.out"
+check "comment-only commits: no commit between the ends built" \
+	test "$(q "SELECT count(*) FROM builds WHERE commit_hash IN (SELECT hash FROM steps WHERE bisection_id = 1
+		   AND phase IN ('bisect', 'confirm', 'profile')) AND commit_hash NOT IN
+		   (SELECT hash FROM steps WHERE bisection_id = 1 AND phase = 'reference')")" -eq 0
+check "comment-only commits: the confirmation says whose kernel it measures" \
+	grep -Eq "^  [0-9a-f]{12}: the kernel of [0-9a-f]{12} \(the same sources; not built\)" "$T/bisect.out"
 # Speculative builds (issue 19) need a CPU the guests' vCPUs leave free:
 # none for this 2-vCPU job on a 2-CPU host (t-speculate.sh has a 1-vCPU
 # job build beside its guests).
@@ -141,6 +150,11 @@ check "--max-runs: still not reproduced, exit != 0" \
 # panic in the shared store), so only the commits that do not build are
 # built, and they fail in kbuild's prepare step (kernel/bounds.c), within
 # a minute.
+# From here on the lab builds comment-only commits (klab.conf's
+# comment_only_commits = build): their kernels, from the store, are byte
+# for byte an end's, which the second scenario checks, and the two slots
+# below fork a child for each commit of a round, which has a kernel.
+echo 'comment_only_commits = build' >> "$lab/klab.conf"
 git -C "$T/linux" fetch -q --no-tags "$KDEMO2" "refs/tags/*:refs/tags/s2-*" ||
 	{ echo "not ok - cannot fetch the second scenario from $KDEMO2"; exit 1; }
 planted2=$(git -C "$T/linux" rev-parse s2-demo-planted)
@@ -158,6 +172,15 @@ check "scenario 2: the commit that panics is skipped as a panic" \
 check "scenario 2: the report lists the skips with reasons" \
 	sh -c "grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'panic:' && grep -A20 'skipped on the way' '$T/skips.out' | grep -q 'build failed:'"
 check "scenario 2: progress with a remaining-time estimate" grep -q "^progress: step .* about .* left" "$T/skips.out"
+# Reproducible builds (issue 19): its comment commits, built, make an
+# end's kernel byte for byte; such a step takes that end's mark and boots
+# nothing, and says why.
+check "scenario 2: identical kernels inherit a mark without a boot" \
+	test "$(q "SELECT count(*) FROM steps s JOIN verdicts v ON v.step_id = s.id WHERE s.bisection_id = 3
+		   AND s.phase = 'bisect' AND v.rule = 'identical-kernel' AND s.verdict IN ('good', 'bad')
+		   AND NOT EXISTS (SELECT 1 FROM boots b WHERE b.step_id = s.id)")" -ge 1
+check "scenario 2: the reason names the commit whose kernel it is" \
+	grep -Eq "identical-kernel: (good|bad): the kernel is byte for byte [0-9a-f]{12}'s" "$T/skips.out"
 check "scenario 2: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent " "$T/skips.out"
 
 # Multisection of a job bisection: the demo range again with two slots,

@@ -34,8 +34,9 @@ if [ -d "$lab" ]; then
 	find "$lab" -mindepth 1 -maxdepth 1 ! -name worktrees -exec rm -rf {} +
 fi
 "$KLAB" --state "$lab" init >/dev/null
-# (speculative builds are off by default: asked for here)
-printf 'ccache_dir = %s\nspeculative_builds = auto\n' "$KCCACHE" >> "$lab/klab.conf"
+# (speculative builds are off by default: asked for here; the demo's
+# comment-only commits built too, or no step would need a kernel)
+printf 'ccache_dir = %s\nspeculative_builds = auto\ncomment_only_commits = build\n' "$KCCACHE" >> "$lab/klab.conf"
 
 demo_history "$T/linux" 4
 sed -e 's/^runtime:.*/runtime: 3s/' \

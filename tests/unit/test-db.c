@@ -932,6 +932,19 @@ static void test_lab__config_error_line_counts_blank_lines(void **state)
 	assert_int_equal(lab_config_parse(&lab, "c", "guests_ahead = maybe\n", 21), -1);
 	assert_non_null(strstr(error_last(), "guests_ahead must be yes or no"));
 	lab_config_release(&lab);
+	/* comment-only commits: skipped by default, built when asked */
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "\n", 1), 0);
+	assert_int_equal(lab.comment_only_skip, 1);
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "comment_only_commits = build\n", 29), 0);
+	assert_int_equal(lab.comment_only_skip, 0);
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "comment_only_commits = yes\n", 27), -1);
+	assert_non_null(strstr(error_last(), "comment_only_commits must be skip or build"));
+	lab_config_release(&lab);
 }
 
 static void test_lab__default_state_dir_order(void **state)

@@ -279,6 +279,10 @@ static void make_tree_repo(void)
 	ksources_finish(&tree_set);
 }
 
+/* Whether change_keeps_kernel lets comment-only changes of sources keep
+ * the kernel (klab.conf's comment_only_commits). */
+static int comment_rule = 1;
+
 /* ksources_same_kernel(first commit, the commit `change` makes on top of
  * the last one); touched and why into the caller's buffers when given. */
 static int change_keeps_kernel(const char *change, struct strbuf *touched)
@@ -303,7 +307,7 @@ static int change_keeps_kernel(const char *change, struct strbuf *touched)
 		free(p);
 	}
 	assert_int_equal(gitrepo_open(&repo, tree_repo), 0);
-	rc = ksources_same_kernel(repo, a, b, &tree_set, 3, &t, &why);
+	rc = ksources_same_kernel(repo, a, b, &tree_set, comment_rule, 3, &t, &why);
 	assert_true(rc == 1 ? why.len == 0 : why.len > 0);
 	if (touched)
 		strbuf_addstr(touched, rc == 1 ? (t.len ? t.buf : "") : why.buf);
@@ -332,6 +336,83 @@ static void test_ksources__documentation_only_commit_keeps_the_kernel(void **sta
 	assert_change("echo 'int n2;' >> drivers/net/e1000.c && echo 'int m2;' >> mm/unused.c && "
 		      "echo new > Documentation/new.rst && echo x > Documentation/b.rst", 1,
 		      "Documentation/b.rst, Documentation/new.rst, drivers/net/e1000.c, 1 more");
+}
+
+/* The comment blanking that lets a comment-only change keep the kernel:
+ * equal only when every token keeps its line and column; unsure is -1. */
+static int blanked_equal(const char *a, const char *b, int line_comments)
+{
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+	int rc = ksources_blank_comments(a, strlen(a), line_comments, &x);
+
+	if (rc == 0)
+		rc = ksources_blank_comments(b, strlen(b), line_comments, &y);
+	if (rc == 0)
+		rc = !strcmp(x.buf ? x.buf : "", y.buf ? y.buf : "");
+	strbuf_release(&x);
+	strbuf_release(&y);
+	return rc;
+}
+
+/* ksources_blank_comments of a literal, its NULs included */
+#define BLANK(text, line_comments, sb) ksources_blank_comments(text, sizeof(text) - 1, line_comments, sb)
+
+static void test_ksources__blank_comments(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	assert_int_equal(BLANK("a /* b\n c */ d // e\n", 1, &sb), 0);
+	assert_string_equal(sb.buf, "a\n      d");
+	/* a comment's text, a comment added at the end, blanks at line ends */
+	assert_int_equal(blanked_equal("int a; /* x */\n", "int a; /* longer */\n", 0), 1);
+	assert_int_equal(blanked_equal("int a;\n", "int a;   \n\n/* note */\n", 0), 1);
+	assert_int_equal(blanked_equal("int a;\t// x\nint b;\n", "int a;\t// other\nint b;\n", 1), 1);
+	/* a token that moves: a line inserted before it, a column after a
+	 * comment of another length, a comment that becomes code */
+	assert_int_equal(blanked_equal("int a;\n", "/* note */\nint a;\n", 0), 0);
+	assert_int_equal(blanked_equal("/* x */ int a;\n", "/* xy */ int a;\n", 0), 0);
+	assert_int_equal(blanked_equal("/* int b; */\n", "   int b;   \n", 0), 0);
+	assert_int_equal(blanked_equal("int a; /* a\nb */ int c;\n", "int a; /* a\n\nb */ int c;\n", 0), 0);
+	/* a tab or a UTF-8 character in the comment: the column may count otherwise */
+	assert_int_equal(blanked_equal("/*\t*/ int a;\n", "/* */ int a;\n", 0), 0);
+	assert_int_equal(blanked_equal("/* \xc3\xa9 */ int a;\n", "/* ab */ int a;\n", 0), 0);
+	/* comment marks inside literals are text */
+	assert_int_equal(blanked_equal("s = \"/* x */\";\n", "s = \"/* y */\";\n", 0), 0);
+	assert_int_equal(blanked_equal("s = \"\\\"/* x\";\n", "s = \"\\\"/* y\";\n", 0), 0);
+	assert_int_equal(blanked_equal("c = '/'*2; /* x */\n", "c = '/'*2; /* y */\n", 0), 1);
+	/* unsure: what the preprocessor makes of it may differ */
+	assert_int_equal(BLANK("a // b\n", 0, &sb), -1);
+	assert_int_equal(BLANK("a // b \\\nint c;\n", 1, &sb), -1);
+	assert_int_equal(BLANK("a /\\\n* b */\n", 1, &sb), -1);
+	assert_int_equal(BLANK("a /* b *\\\n/ c\n", 1, &sb), -1);
+	assert_int_equal(BLANK("a /* b\n", 1, &sb), -1);
+	assert_int_equal(BLANK("#if 0\ndon't\n#endif\n", 1, &sb), -1);
+	assert_int_equal(BLANK("s = \"a\n", 1, &sb), -1);
+	assert_int_equal(BLANK("a\0b", 1, &sb), -1);
+	/* "//" or "/*" in an #include's <...> is the name's */
+	assert_int_equal(BLANK("#include <a//b.h>\n", 1, &sb), -1);
+	assert_int_equal(BLANK(" # include_next <a/*b.h>\n", 1, &sb), -1);
+	assert_int_equal(BLANK("#include <a.h> /* for b */\n#include \"c.h\" // d\n", 1, &sb), 0);
+	assert_string_equal(sb.buf, "#include <a.h>\n#include \"c.h\"");
+	assert_int_equal(BLANK("#define X (a < b) /* c */\n", 1, &sb), 0);
+	strbuf_release(&sb);
+}
+
+static void test_ksources__comment_only_commit_keeps_the_kernel(void **state)
+{
+	assert_change("echo '/* a note */' >> kernel/fork.c", 1, "kernel/fork.c: comments only");
+	assert_change("sed -i 's|^int f;|int f; /* the f */|' kernel/fork.c && echo more >> Documentation/mm.rst", 1,
+		      "Documentation/mm.rst, kernel/fork.c: comments only");
+	/* code beside the comment, a line moved, a header's "//" */
+	assert_change("echo 'int g; /* g */' >> kernel/fork.c", 0, "kernel/fork.c is one of its sources");
+	assert_change("sed -i '1i /* top */' include/linux/sched.h", 0, "include/linux/sched.h is one of its sources");
+	assert_change("echo '// note' >> include/linux/sched.h", 0, NULL);
+	/* a comment in a file that matters by its name is still doubt */
+	assert_change("echo '# note' >> kernel/Makefile", 0, NULL);
+	/* klab.conf's comment_only_commits = build */
+	comment_rule = 0;
+	assert_change("echo '/* a note */' >> kernel/fork.c", 0, "kernel/fork.c is one of its sources");
+	comment_rule = 1;
 }
 
 static void test_ksources__commit_touching_a_source_builds(void **state)
@@ -386,7 +467,7 @@ static void test_ksources__unknown_set_or_commit_builds(void **state)
 		assert_int_equal(ksources_read(&none, p), 0);
 		free(p);
 	}
-	assert_int_equal(ksources_same_kernel(repo, h, h, &empty, 3, &t, &why), 0);
+	assert_int_equal(ksources_same_kernel(repo, h, h, &empty, 1, 3, &t, &why), 0);
 	assert_string_equal(why.buf, "its source set is empty");
 	/* a kernel that embeds its headers: any commit may change it */
 	{
@@ -398,12 +479,12 @@ static void test_ksources__unknown_set_or_commit_builds(void **state)
 		assert_int_equal(ksources_parse_cmd(&ikh, cmd, strlen(cmd), NULL), 0);
 		ksources_finish(&ikh);
 		strbuf_reset(&why);
-		assert_int_equal(ksources_same_kernel(repo, h, h, &ikh, 3, &t, &why), 0);
+		assert_int_equal(ksources_same_kernel(repo, h, h, &ikh, 1, 3, &t, &why), 0);
 		assert_string_equal(why.buf, "it embeds the tree's headers (kernel/gen_kheaders.sh)");
 		ksources_release(&ikh);
 	}
 	hold = error_hold(1);
-	assert_int_equal(ksources_same_kernel(repo, "0123456789abcdef0123456789abcdef01234567", h, &tree_set, 3, &t, &why),
+	assert_int_equal(ksources_same_kernel(repo, "0123456789abcdef0123456789abcdef01234567", h, &tree_set, 1, 3, &t, &why),
 			 -1);
 	error_hold(hold);
 	gitrepo_free(repo);
@@ -434,21 +515,21 @@ static void test_ksources__stored_kernel_serves_only_with_its_set_and_recipe(voi
 	write_at(bz, "kernel");
 	assert_int_equal(gitrepo_open(&repo, tree_repo), 0);
 	/* no sources.txt (an artifact of an older klab): build */
-	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, &t), 0);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, 1, &t), 0);
 	assert_int_equal(ksources_write(&tree_set, list), 0);
-	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, &t), 1);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, 1, &t), 1);
 	assert_string_equal(t.buf, "Documentation/mm.rst");
 	/* either way: the documentation commit's kernel serves the root too */
-	assert_int_equal(ksources_kernel_serves(repo, bz, rid, doc, root, &t), 1);
-	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, src, &t), 0);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, doc, root, 1, &t), 1);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, src, 1, &t), 0);
 	assert_int_equal(t.len, 0);
 	/* another recipe, or an image outside the store's layout */
-	assert_int_equal(ksources_kernel_serves(repo, bz, "0000000000000000000000000000000000000000", root, doc, &t), 0);
-	assert_int_equal(ksources_kernel_serves(repo, "bzImage", rid, root, doc, &t), 0);
+	assert_int_equal(ksources_kernel_serves(repo, bz, "0000000000000000000000000000000000000000", root, doc, 1, &t), 0);
+	assert_int_equal(ksources_kernel_serves(repo, "bzImage", rid, root, doc, 1, &t), 0);
 	/* a set that does not read: build */
 	hold = error_hold(1);
 	write_at(list, "kernel/fork.c\n/etc/passwd\n");
-	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, &t), 0);
+	assert_int_equal(ksources_kernel_serves(repo, bz, rid, root, doc, 1, &t), 0);
 	error_hold(hold);
 	gitrepo_free(repo);
 	strbuf_release(&t);
@@ -583,6 +664,8 @@ int main(void)
 		cmocka_unit_test(test_ksources__documentation_only_commit_keeps_the_kernel),
 		cmocka_unit_test(test_ksources__commit_touching_a_source_builds),
 		cmocka_unit_test(test_ksources__build_system_change_builds),
+		cmocka_unit_test(test_ksources__blank_comments),
+		cmocka_unit_test(test_ksources__comment_only_commit_keeps_the_kernel),
 		cmocka_unit_test(test_ksources__new_file_that_may_be_read_builds),
 		cmocka_unit_test(test_ksources__unknown_set_or_commit_builds),
 		cmocka_unit_test(test_ksources__stored_kernel_serves_only_with_its_set_and_recipe),
