@@ -18,11 +18,10 @@
 #            clean build at every step, a fixed threshold
 #
 # cold: a new lab with an empty ccache for klab, a tree never built for
-# the script.  warm: the same again on a machine that built this tree
-# before: klab in a new lab with the cold run's ccache, the script in its
-# cold run's build tree; and klab's cold lab once more (its artifact store
-# and worktree: a lab that built these kernels before).  Same culprit
-# required.  Prints wall time,
+# the script.  warm: the same again where it ran before: klab's cold lab
+# once more (its ccache, artifact store and worktree), the script in its
+# cold run's build tree; and, a second klab row, a new lab with the cold
+# run's ccache only (its artifact store empty).  Same culprit required.  Prints wall time,
 # builds, boots and runs of each and the ratios (targets: klab >= 3x
 # faster than the careful script cold, >= 6x warm).  Never fails on time.
 #   KLAB_BENCH_DIR  work directory (default /var/tmp/klab-bench/naive)
@@ -221,7 +220,7 @@ EOF
 }
 
 row() {
-	printf '%-14s %9d %7d %6d %5d  %.12s %s\n' "$1" "$2" "$3" "$4" "$5" "${6:-none}" \
+	printf '%-18s %9d %7d %6d %5d  %.12s %s\n' "$1" "$2" "$3" "$4" "$5" "${6:-none}" \
 		"$([ "${6:-}" = "$planted" ] && echo planted || echo WRONG)"
 }
 ratio() { echo "scale=2; $1 / $2" | bc; }
@@ -234,23 +233,27 @@ for phase in $PHASES; do
 		sqlite3 "$W/cold-lab/klab.db" "SELECT config_text FROM builds WHERE status = 'ok' LIMIT 1" > "$W/config"
 		[ -s "$W/config" ] || { echo "bench: no .config from klab's builds" >&2; exit 1; }
 	else
+		# warm is klab's cold lab once more (a lab that built this range
+		# before: its ccache, artifact store and worktree), as the
+		# script's is its cold run's built tree; a new lab with only the
+		# warm ccache is the second klab row
 		klab_half warm "$W/ccache"
+		w_time=$k_time w_builds=$k_builds w_boots=$k_boots w_runs=$k_runs w_culprit=$k_culprit
+		klab_bisect "$W/cold-lab" again
 	fi
 	careful_half "$phase"
 	echo
 	echo "$phase:"
-	printf '%-14s %9s %7s %6s %5s  %s\n' "" "wall(s)" "builds" "boots" "runs" "culprit"
+	printf '%-18s %9s %7s %6s %5s  %s\n' "" "wall(s)" "builds" "boots" "runs" "culprit"
 	row klab "$k_time" "$k_builds" "$k_boots" "$k_runs" "$k_culprit"
+	[ "$phase" = cold ] ||
+		row "klab, a new lab" "$w_time" "$w_builds" "$w_boots" "$w_runs" "$w_culprit"
 	row careful "$c_time" "$c_builds" "$c_boots" "$c_runs" "$c_culprit"
 	echo "careful/klab wall time, $phase: $(ratio "$c_time" "$k_time") (target >= $([ "$phase" = cold ] && echo 3 || echo 6))"
 	[ "$k_culprit" = "$planted" ] && [ "$c_culprit" = "$planted" ] || ok=0
-	if [ "$phase" = warm ] && [ -d "$W/cold-lab" ]; then
-		# the cold phase's lab once more: a lab that built these kernels
-		# before (its artifact store and worktree)
-		klab_bisect "$W/cold-lab" again
-		row "klab, same lab" "$k_time" "$k_builds" "$k_boots" "$k_runs" "$k_culprit"
-		echo "careful/klab wall time, warm, klab's cold lab again: $(ratio "$c_time" "$k_time")"
-		[ "$k_culprit" = "$planted" ] || ok=0
+	if [ "$phase" = warm ]; then
+		echo "careful/klab wall time, warm, klab in a new lab with the warm ccache: $(ratio "$c_time" "$w_time")"
+		[ "$w_culprit" = "$planted" ] || ok=0
 	fi
 	if [ "$phase" = cold ] && [ "${NAIVE_CLEAN:-0}" = 1 ]; then
 		clean_half
