@@ -74,7 +74,8 @@ int ksources_blank_comments(const char *text, size_t len, int line_comments, str
 /* Whether commit `to` builds the same kernel as commit `from`, whose
  * source set is `set`: 1 when no path the trees differ in (both names of
  * a rename or delete) is in the set (with comments: unless that source,
- * a .c or .h, differs in comments and blanks only), matters by name, or is a new file
+ * a .c or .h, differs in comments and blanks only, and the set names
+ * nothing under rust/), matters by name, or is a new file
  * beside or named like one of the set (a header that now shadows one, a
  * .c a wildcard picks up), and the kernel does not embed the tree's
  * headers (CONFIG_IKHEADERS: never 1).  touched gets the changed paths ("a, b, ...",

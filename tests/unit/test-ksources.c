@@ -409,6 +409,19 @@ static void test_ksources__comment_only_commit_keeps_the_kernel(void **state)
 	assert_change("echo '// note' >> include/linux/sched.h", 0, NULL);
 	/* a comment in a file that matters by its name is still doubt */
 	assert_change("echo '# note' >> kernel/Makefile", 0, NULL);
+	/* a kernel with Rust: bindgen reads the headers' comments */
+	{
+		struct ksources saved = tree_set;
+		static const char rs[] = "source_kernel/fork.o := ../kernel/fork.c\n"
+					 "source_rust/kernel.o := ../rust/kernel/lib.rs\n";
+
+		memset(&tree_set, 0, sizeof(tree_set));
+		assert_int_equal(ksources_parse_cmd(&tree_set, rs, strlen(rs), NULL), 0);
+		ksources_finish(&tree_set);
+		assert_change("echo '/* a note */' >> kernel/fork.c", 0, "kernel/fork.c is one of its sources");
+		ksources_release(&tree_set);
+		tree_set = saved;
+	}
 	/* klab.conf's comment_only_commits = build */
 	comment_rule = 0;
 	assert_change("echo '/* a note */' >> kernel/fork.c", 0, "kernel/fork.c is one of its sources");
