@@ -113,7 +113,9 @@ static const char *const run_usage[] = {
 	"without NAME) fetch the branch; if the tip is new, build it, run every job",
 	"of the track `repeat` times in guests, and compare each job's KPI with the",
 	"last tested tip that is an ancestor of the new one (verdict statistics; a",
-	"change must be significant and at least the threshold).  A regression",
+	"change must be significant and at least the threshold; a change against",
+	"the last tip's stored runs holds only against fresh runs of both tips,",
+	"booted in turn, so that a host that drifted cannot make one).  A regression",
 	"queues a bisection between the two tips (run it with 'klab worker') and",
 	"sends a notice, as does a tip that does not build or boot; an improvement",
 	"is recorded.  The first tip, or one with no tested ancestor after a",
@@ -813,6 +815,130 @@ static int build_for_job(struct tip_run *r, struct job_outcome *o, char **bzimag
 	return ret;
 }
 
+/* The KPI values of the boots of one fresh check, as they come. */
+struct fresh_values {
+	double *v;
+	size_t n, alloc;
+};
+
+static void on_fresh_boot(const struct job_run *jr, unsigned i, const struct guest_result *gr, void *data)
+{
+	struct fresh_values *fv = data;
+
+	on_boot(jr, i, gr, NULL);
+	if (gr->outcome != VM_OK)
+		return;
+	for (size_t m = 0; m < gr->nr_metrics; m++)
+		if (!strcmp(gr->metrics[m].name, jr->job->kpi)) {
+			ALLOC_GROW(fv->v, fv->n + 1, fv->alloc);
+			fv->v[fv->n++] = gr->metrics[m].value;
+			break;
+		}
+}
+
+/* One boot of a kernel for the fresh check, its runs stored under its tip:
+ * 0, -1 after error() (a boot that fails here booted before). */
+static int fresh_boot(struct tip_run *r, struct job_outcome *o, const char *hash, int64_t tip_id,
+		      const char *bzimage, int64_t build_id, struct fresh_values *fv)
+{
+	struct guest_env_opts geo = { 0 };
+	struct job_run jr = { 0 };
+	size_t had = fv->n;
+	int ret = 0;
+
+	geo.kernel = bzimage;
+	geo.quiet = 1;
+	jr.job = &o->job;
+	jr.geo = &geo;
+	jr.build_id = build_id;
+	jr.commit_hash = hash;
+	jr.track_tip_id = tip_id;
+	jr.boots = 1;
+	jr.stop_on_failure = 1;
+	jr.booted = on_fresh_boot;
+	jr.data = fv;
+	printf("%s: %.12s: fresh run\n", r->t->name, hash);
+	if (run_job_on_kernel(r->lab, &jr) < 0)
+		ret = -1;
+	else if (jr.failure_reason || fv->n == had)
+		ret = error("%.12s did not give %s in the fresh check of %.12s: %s", hash, o->job.kpi, r->hash,
+			    jr.failure_reason ? jr.failure_reason : "the KPI was not produced");
+	job_run_release(&jr);
+	return ret;
+}
+
+/*
+ * A change against the compared tip's stored runs holds only against fresh
+ * runs of both: the compared tip was measured a run of `klab track` ago, on
+ * a host that may have drifted since (another load, another thermal state;
+ * a comment-only tip measured -30% in CI beside a kernel build), and an
+ * outlier among its runs asks for more runs of it, not of the new tip.  As
+ * a bisection's confirmation does (issue 17: time-local references), boot
+ * the compared tip and the new one in turn, job.repeat times each and more
+ * while the comparison asks (up to the policy's cap), and decide on those
+ * runs alone.  Every fresh run is stored under its tip.  0 (o->cmp,
+ * o->prev and o->cur are the fresh comparison's), -1 klab failed.
+ */
+static int recheck_fresh(struct tip_run *r, struct job_outcome *o, const char *bzimage, int64_t build_id,
+			 unsigned cap)
+{
+	struct kbuild_recipe recipe = { 0 };
+	struct kernel_result kr = { 0 };
+	struct fresh_values base = { 0 }, tip = { 0 };
+	struct track_cmp stored = o->cmp;
+	char hex[41];
+	unsigned want = o->job.repeat ? o->job.repeat : 3;
+	size_t len;
+	int ret = -1;
+
+	printf("%s: %.12s: %s against the stored runs of %.12s; fresh runs of both, interleaved\n", r->t->name,
+	       r->hash, track_change_name(stored.change), r->base);
+	if (kbuild_recipe_from_text(&recipe, o->recipe_text) < 0)
+		goto out;
+	if (kernel_for_rev(r->lab, r->t->repo_path, r->base, &recipe, 1, hex, &kr) != 0) {
+		error("the compared tip %.12s no longer gives a kernel for the fresh runs: %s", r->base,
+		      kr.build.message ? kr.build.message : "see the build log");
+		goto out;
+	}
+	for (;;) {
+		while (base.n < want || tip.n < want)
+			if ((base.n < want && fresh_boot(r, o, r->base, r->base_id, kr.kernel, kr.build_id, &base) < 0) ||
+			    (tip.n < want && fresh_boot(r, o, r->hash, r->tip_id, bzimage, build_id, &tip) < 0))
+				goto out;
+		if (track_compare(&o->cmp, base.v, base.n, tip.v, tip.n, o->job.direction, r->t->threshold_pct) < 0)
+			goto out;
+		if (o->cmp.change != TRACK_INCONCLUSIVE || want >= cap)
+			break;
+		want = o->cmp.next_runs > want ? o->cmp.next_runs : want + 1;
+		if (want > cap)
+			want = cap;
+		printf("%s: %.12s: %s; %u fresh runs of each\n", r->t->name, r->hash, o->cmp.text, want);
+	}
+	len = strlen(o->cmp.text);
+	if (o->cmp.change != stored.change)
+		/* the stored runs alone said otherwise: say how far they are off */
+		snprintf(o->cmp.text + len, sizeof(o->cmp.text) - len,
+			 "; from fresh runs of both, interleaved: the stored runs of %.12s said %s (%+.2f%%), "
+			 "and its fresh runs are %+.2f%% from them", r->base, track_change_name(stored.change),
+			 stored.change_percent, stats_change_percent(stored.median_prev, o->cmp.median_prev));
+	else
+		snprintf(o->cmp.text + len, sizeof(o->cmp.text) - len, "; fresh runs of both, interleaved");
+	free(o->prev);
+	free(o->cur);
+	o->prev = base.v;
+	o->np = base.n;
+	o->cur = tip.v;
+	o->nc = tip.n;
+	base.v = tip.v = NULL;
+	ret = 0;
+out:
+	free(base.v);
+	free(tip.v);
+	kernel_result_release(&kr);
+	kbuild_recipe_release(&recipe);
+	return ret;
+}
+
 /* Run one job on the tip until its comparison is decided: 0 done, 1 the
  * tip does not boot or run (recorded), -1 klab failed. */
 static int measure_job(struct tip_run *r, struct job_outcome *o)
@@ -903,16 +1029,11 @@ static int measure_job(struct tip_run *r, struct job_outcome *o)
 		if (track_compare(&o->cmp, o->prev, o->np, o->cur, o->nc, o->job.direction, r->t->threshold_pct) < 0)
 			goto out;
 		o->compared = 1;
+		/* anything but "no change" holds only against fresh runs of both */
+		if (o->cmp.change != TRACK_NO_CHANGE && recheck_fresh(r, o, bzimage, build_id,
+								     verdict_policy_cap(&policy)) < 0)
+			goto out;
 		o->change = track_change_name(o->cmp.change);
-		/* inconclusive: more runs of the new tip, up to the policy's cap */
-		if (o->cmp.change == TRACK_INCONCLUSIVE && o->nc < verdict_policy_cap(&policy)) {
-			unsigned next = o->cmp.next_runs > o->nc ? o->cmp.next_runs : (unsigned)o->nc + 1;
-			if (next > verdict_policy_cap(&policy))
-				next = verdict_policy_cap(&policy);
-			printf("%s: %.12s: %s; measuring %u runs\n", r->t->name, r->hash, o->cmp.text, next);
-			want = next;
-			continue;
-		}
 		break;
 	}
 	ret = 0;

@@ -34,7 +34,7 @@ struct track_cmp {
 	double change_percent;	/* current against previous, percent */
 	unsigned next_runs;	/* INCONCLUSIVE: runs the new tip should have */
 	const char *rule;	/* the verdict rule that decided */
-	char text[256];		/* one line for humans */
+	char text[400];		/* one line for humans */
 };
 
 /* Compare one KPI of the previous tested tip (prev, np runs) with the new

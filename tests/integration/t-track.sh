@@ -4,7 +4,8 @@
 # file:// URL (libgit2's remote machinery), advanced in three pushes:
 #   0. the import itself              -> 'first' (the baseline)
 #   1. no change (the same tip)       -> nothing tested again
-#   2. a harmless comment-only commit -> 'no-change'
+#   2. a harmless comment-only commit -> 'no-change', though the first
+#      tip's stored runs are made to look 40% faster (a drifted host)
 #   3. several commits, one of them re-applying "mm: align larger anonymous
 #      mappings on THP boundaries"    -> 'regression' of
 #      will-it-scale.per_process_ops, a bisection queued and a notice
@@ -77,12 +78,27 @@ check "run 1: the same tip is not tested again" grep -q "already tested: first" 
 check "run 1: no new tip, no new runs" \
 	test "$(q "SELECT count(*) FROM track_tips WHERE track_id = $tid") $(q "SELECT count(*) FROM run_sets")" = "1 1"
 
-# ---- 2: a harmless comment-only commit ----------------------------------------------
+# ---- 2: a harmless comment-only commit, after the host drifted ----------------------
+# FAKED FAULT, named as such: a host that was 40% faster when the first tip
+# ran (CI once measured this harmless commit -30% beside a kernel build),
+# made by scaling the first tip's stored KPI values; a drift of this size
+# cannot be produced on demand.  The stored runs then say "regression";
+# fresh runs of both tips, interleaved, must say otherwise.
+good_kpi_runs="SELECT s.rowid FROM samples s JOIN runs r ON r.id = s.run_id JOIN boots b ON b.id = r.boot_id
+	JOIN run_sets rs ON rs.id = b.run_set_id JOIN track_tips tt ON tt.id = rs.track_tip_id
+	WHERE tt.hash = '$good' AND s.metric = 'will-it-scale.per_process_ops'"
+q "UPDATE samples SET value = value * 1.4 WHERE rowid IN ($good_kpi_runs)" >/dev/null
 push "$harmless"
 k track run mainline > "$T/run2.out" 2>&1; rc=$?
 check "run 2 exits 0" test "$rc" -eq 0 || tail -30 "$T/run2.out"
+check "run 2: the drifted stored runs make a change, fresh runs of both are taken" \
+	grep -q "against the stored runs of $(short "$good"); fresh runs of both, interleaved" "$T/run2.out"
 check "run 2: the harmless commit is 'no-change'" test "$(status_of "$harmless")" = no-change ||
 	{ q "SELECT status, kpi_text FROM track_tips WHERE hash = '$harmless'"; tail -20 "$T/run2.out"; }
+check "run 2: the KPI line says what the stored runs said" \
+	sh -c "sqlite3 '$lab/klab.db' \"SELECT kpi_text FROM track_tips WHERE hash = '$harmless'\" | grep -q 'the stored runs of $(short "$good") said .*its fresh runs are'"
+check "run 2: the fresh runs are stored under each tip (3 + 3 of the first)" \
+	test "$(q "SELECT count(DISTINCT s.run_id) FROM samples s WHERE s.rowid IN ($good_kpi_runs)")" -ge 6
 check "run 2: compared with the first tip" \
 	test "$(q "SELECT compared_to FROM track_tips WHERE hash = '$harmless'")" = "$good"
 check "run 2: no bisection" test "$(q "SELECT count(*) FROM bisections")" -eq 0
@@ -94,6 +110,8 @@ check "run 3 exits 0" test "$rc" -eq 0 || tail -30 "$T/run3.out"
 check "run 3: fetch moved" grep -q "^mainline: moved $(short "$harmless")..$(short "$bad")$" "$T/run3.out"
 check "run 3: the tip is a regression" test "$(status_of "$bad")" = regression ||
 	{ q "SELECT status, kpi_text FROM track_tips WHERE hash = '$bad'"; tail -20 "$T/run3.out"; }
+check "run 3: the regression holds against fresh runs of both tips" \
+	sh -c "sqlite3 '$lab/klab.db' \"SELECT kpi_text FROM track_tips WHERE hash = '$bad'\" | grep -q 'fresh runs of both, interleaved'"
 check "run 3: the KPI line names will-it-scale.per_process_ops" \
 	sh -c "sqlite3 '$lab/klab.db' \"SELECT kpi_text FROM track_tips WHERE hash = '$bad'\" | grep -q '^will-it-scale.per_process_ops: regression: '"
 check "run 3: a job bisection between the two tips is queued" \
