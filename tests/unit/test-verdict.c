@@ -292,6 +292,37 @@ static void test_verdict__commit_a_third_of_the_way_is_not_decided(void **state)
 	assert_int_equal(v.kind, VERDICT_GOOD);
 }
 
+/* CI under load (t-trust, the first of two planted changes): three
+ * scattered runs of a commit carrying about half of the gap came out at
+ * 0.26 against ends measured before the host changed, and "not clearly
+ * apart from good" by the noise of three runs was read as "near good".
+ * Beyond near_band a commit whose runs are noisier than that end's needs
+ * twice min_runs (each after a fresh reference run); within near_band,
+ * or with runs as quiet as the end's, three still decide. */
+static void test_verdict__three_runs_beyond_the_near_band_decide_nothing(void **state)
+{
+	static const double g[] = { 9689, 9613, 10229 }, b[] = { 1919, 2036, 2249 },
+			    c[] = { 6465, 4947, 7621, 6100, 5400, 7000 }, near[] = { 8600, 7000, 10000 };
+	struct verdict v;
+
+	assert_int_equal(verdict_classify(&v, &policy, g, 3, b, 3, c, 3, +1), 0);
+	assert_true(v.position > policy.near_band && v.position < policy.decide_band);
+	assert_true(v.z_good < v.threshold && v.z_bad >= v.threshold);
+	assert_true(v.set_noise[2] > v.set_noise[0]);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "good-needs-runs");
+	assert_int_equal(v.next_runs, 6);
+	assert_int_equal(verdict_classify(&v, &policy, g, 3, b, 3, c, 5, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_int_equal(verdict_classify(&v, &policy, g, 3, b, 3, c, 6, +1), 0);
+	assert_true(v.position > policy.near_band && v.position < policy.decide_band);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+	/* within near_band three decide */
+	assert_int_equal(verdict_classify(&v, &policy, g, 3, b, 3, near, 3, +1), 0);
+	assert_true(v.position <= policy.near_band);
+	assert_int_equal(v.kind, VERDICT_GOOD);
+}
+
 /* Good at 1% noise, bad at 4%: the pooled estimate is the quiet end's,
  * and would hold a noisy commit 6.5% above bad to 1.8% noise (5
  * standard errors: "better than bad").  Each set's own noise says 2.6. */
@@ -968,6 +999,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__demo_regression_decides_and_confirms_at_once, setup),
 		cmocka_unit_test_setup(test_verdict__small_effect_refusal_estimates_the_runs_needed, setup),
 		cmocka_unit_test_setup(test_verdict__a_raised_cap_measures_on_instead_of_refusing, setup),
+		cmocka_unit_test_setup(test_verdict__three_runs_beyond_the_near_band_decide_nothing, setup),
 		cmocka_unit_test_setup(test_verdict__uneven_noise_is_each_sets_own, setup),
 		cmocka_unit_test_setup(test_verdict__bimodal_ends_are_not_quiet, setup),
 		cmocka_unit_test_setup(test_verdict__shape_unlike_the_near_end_is_ambiguous, setup),
