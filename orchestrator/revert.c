@@ -129,6 +129,11 @@ unsigned revert_fresh_ends(enum revert_outcome o, int drift, size_t fresh_good, 
 	return (fresh_good < REVERT_FRESH_END_RUNS ? 1u : 0u) | (fresh_bad < REVERT_FRESH_END_RUNS ? 2u : 0u);
 }
 
+int revert_drift_wait(enum revert_outcome o, int seen_in_check, size_t runs_since, int room)
+{
+	return o == REVERT_NO_RESTORE && seen_in_check && runs_since < REVERT_DRIFT_RUNS && room;
+}
+
 void revert_check_line(struct strbuf *sb, const struct revert_check *rc)
 {
 	strbuf_addf(sb, "revert check: %s", revert_outcome_text(rc->outcome));
@@ -250,7 +255,9 @@ static size_t runs_after(const double *t, size_t n, double t0)
  * make it look short of the good end's early runs, or, with a trend
  * extrapolated over several runs, far from both.  Outside drift,
  * "does not restore" waits for REVERT_FRESH_END_RUNS runs of each end
- * beside the revert's (revert_fresh_ends).  0 decided or the guests
+ * beside the revert's (revert_fresh_ends); a drift first seen during
+ * the check, for REVERT_DRIFT_RUNS revert runs taken the drift way
+ * (revert_drift_wait).  0 decided or the guests
  * failed (rc filled), -1 klab failed. */
 static int measure(const struct revert_env *env, const char *kernel, int64_t build_id, struct revert_check *rc)
 {
@@ -262,8 +269,9 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 	const double *g = NULL, *b = NULL, *c = NULL;
 	size_t n = 0, ng = 0, nb = 0, nc = 0, want = p->job.repeat ? p->job.repeat : 3;
 	char *why = NULL, label[64];
-	int ret = -1, d, told = 0, stuck = 0;
+	int ret = -1, d, told = 0, told_drift = 0, stuck = 0;
 	unsigned ends = 0;	/* ends to run again before deciding again (revert_fresh_ends) */
+	double t_drift = -1;	/* the revert's last run when the check saw the drift (revert_drift_wait) */
 	/* the check begins after the ends' runs so far */
 	double t0 = p->last_run;
 
@@ -337,8 +345,12 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		g = p->good, b = p->bad, c = vals;
 		ng = p->ng, nb = p->nb, nc = n;
 		verdict_local_release(&loc);
-		if (!p->drift && note_drift(env) < 0)
-			goto out;
+		if (!p->drift) {
+			if (note_drift(env) < 0)
+				goto out;
+			if (p->drift)
+				t_drift = t[n - 1];
+		}
 		if (p->drift) {
 			struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p), C = { vals, t, n };
 			if (verdict_local(&loc, &p->pol, &G, &B, &C) < 0)
@@ -349,6 +361,14 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		d = revert_decide(&v, &rc->outcome, &p->pol, g, ng, b, nb, c, nc, p->job.direction);
 		if (d < 0)
 			goto out;
+		if (d == 0 && revert_drift_wait(rc->outcome, t_drift >= 0, runs_after(t, n, t_drift),
+						verdict_next_runs(&p->pol, n, n + 1) != 0)) {
+			if (!told_drift++)
+				printf("  %s: before \"does not restore\", %d runs of the revert taken the drift way\n",
+				       v.text, REVERT_DRIFT_RUNS);
+			rc->outcome = REVERT_NONE;
+			continue;
+		}
 		if (d == 0) {
 			ends = stuck ? 0 : revert_fresh_ends(rc->outcome, p->drift, runs_after(p->good_t, p->ng, t0),
 							      runs_after(p->bad_t, p->nb, t0));

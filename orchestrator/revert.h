@@ -77,6 +77,22 @@ int revert_decide(struct verdict *v, enum revert_outcome *out, const struct verd
  * runs both move the references and let the trend test see the drift. */
 unsigned revert_fresh_ends(enum revert_outcome o, int drift, size_t fresh_good, size_t fresh_bad);
 
+/* Revert runs taken the drift way (each right after a run of the good
+ * end) that "does not restore" needs when the drift was first seen during
+ * the check: the revert's earlier runs came in one go or after alternating
+ * reference runs, so a load that came and went around them reads as a
+ * trend that puts them far from the ends' latest runs (CI, a cold test
+ * cache: a kernel build beside the check, the good end's fresh run at
+ * 9,500 against 15,000 before, a full revert "does not restore" from 5
+ * runs the moment the trend was seen). */
+#define REVERT_DRIFT_RUNS 3
+
+/* 1 when outcome o waits for one more revert run taken the drift way:
+ * "does not restore" with the drift first seen during the check
+ * (seen_in_check), fewer than REVERT_DRIFT_RUNS revert runs since, and
+ * room under the cap (room). */
+int revert_drift_wait(enum revert_outcome o, int seen_in_check, size_t runs_since, int room);
+
 /* "revert check: revert restores good (12345 ±1% vs good 12400, bad
  * 9000; 3 runs)", "revert check: revert does not restore (10000 ±2% vs
  * good 12400, bad 9000; 5 runs; it recovers 29% of the gap)", "revert

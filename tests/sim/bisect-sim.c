@@ -577,6 +577,7 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 	int rc, stuck = 0;
 	unsigned again = 0;
 	double t0 = (double)B->h->runs - 0.5;	/* runs from here on are the check's */
+	double t_drift = -1;			/* the revert's last run when the check saw the drift */
 	size_t f0 = B->res->fresh_ref_runs;
 
 	for (;;) {
@@ -625,6 +626,8 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 			if (verdict_trend(&tr, B->p, ends, 2) < 0)
 				abort();
 			B->drift = tr.drift;
+			if (B->drift)
+				t_drift = t[n - 1];
 		}
 		if (B->drift) {
 			/* as measure() in revert.c: the ends' latest runs, detrended */
@@ -641,6 +644,16 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 		}
 		if (rc < 0)
 			abort();
+		if (rc == 0 && n < SIM_MAX_RUNS) {
+			/* as measure() in revert.c: a drift seen during the
+			 * check, revert runs taken the drift way first */
+			size_t since = 0;
+
+			for (size_t i = 0; i < n; i++)
+				since += t[i] > t_drift;
+			if (revert_drift_wait(o, t_drift >= 0, since, verdict_next_runs(B->p, n, n + 1) != 0))
+				continue;
+		}
 		if (rc == 0) {
 			again = stuck ? 0 : revert_fresh_ends(o, B->drift, runs_after(g, t0), runs_after(b, t0));
 			if (!again)

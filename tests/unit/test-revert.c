@@ -537,6 +537,20 @@ static void test_revert__does_not_restore_waits_for_fresh_ends(void **state)
 	assert_int_equal(revert_fresh_ends(REVERT_RESTORES_GOOD, 0, 0, 0), 0);
 }
 
+/* A drift the check itself saw: "does not restore" waits for
+ * REVERT_DRIFT_RUNS revert runs taken the drift way, within the cap; a
+ * drift the bisection saw, or "restores good", does not wait. */
+static void test_revert__drift_seen_in_the_check_waits_for_runs_taken_its_way(void **state)
+{
+	(void)state;
+	assert_true(revert_drift_wait(REVERT_NO_RESTORE, 1, 0, 1));
+	assert_true(revert_drift_wait(REVERT_NO_RESTORE, 1, REVERT_DRIFT_RUNS - 1, 1));
+	assert_false(revert_drift_wait(REVERT_NO_RESTORE, 1, REVERT_DRIFT_RUNS, 1));
+	assert_false(revert_drift_wait(REVERT_NO_RESTORE, 1, 0, 0));
+	assert_false(revert_drift_wait(REVERT_NO_RESTORE, 0, 0, 1));
+	assert_false(revert_drift_wait(REVERT_RESTORES_GOOD, 1, 0, 1));
+}
+
 /* A host that starts to slow down after the ends' first runs (1% a run
  * from run 6 on: the ends' first runs show no trend), a full revert
  * measured at runs 20-24: against those runs it looks apart from good
@@ -726,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_revert__under_drift_judged_against_the_local_runs),
 		cmocka_unit_test(test_revert__half_way_does_not_restore_from_five_runs),
 		cmocka_unit_test(test_revert__does_not_restore_waits_for_fresh_ends),
+		cmocka_unit_test(test_revert__drift_seen_in_the_check_waits_for_runs_taken_its_way),
 		cmocka_unit_test(test_revert__fresh_ends_reveal_a_drift_the_first_runs_hid),
 		cmocka_unit_test(test_revert__nearly_good_is_not_decided_early),
 		cmocka_unit_test(test_revert__short_of_good_behind_a_noisy_good_end),
