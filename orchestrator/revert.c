@@ -361,15 +361,15 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 		d = revert_decide(&v, &rc->outcome, &p->pol, g, ng, b, nb, c, nc, p->job.direction);
 		if (d < 0)
 			goto out;
-		if (d == 0 && revert_drift_wait(rc->outcome, t_drift >= 0, runs_after(t, n, t_drift),
-						verdict_next_runs(&p->pol, n, n + 1) != 0)) {
-			if (!told_drift++)
-				printf("  %s: before \"does not restore\", %d runs of the revert taken the drift way\n",
-				       v.text, REVERT_DRIFT_RUNS);
-			rc->outcome = REVERT_NONE;
-			continue;
-		}
 		if (d == 0) {
+			if (revert_drift_wait(rc->outcome, t_drift >= 0, runs_after(t, n, t_drift),
+					      verdict_next_runs(&p->pol, n, n + 1) != 0)) {
+				if (!told_drift++)
+					printf("  %s: before \"does not restore\", %d runs of the revert taken the drift "
+					       "way\n", v.text, REVERT_DRIFT_RUNS);
+				rc->outcome = REVERT_NONE;
+				continue;
+			}
 			ends = stuck ? 0 : revert_fresh_ends(rc->outcome, p->drift, runs_after(p->good_t, p->ng, t0),
 							      runs_after(p->bad_t, p->nb, t0));
 			if (!ends)

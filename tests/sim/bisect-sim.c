@@ -552,12 +552,13 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 	return 1;
 }
 
-static size_t runs_after(const struct series *s, double t0)
+/* How many of n runs at times t came after t0 (revert.c's runs_after). */
+static size_t runs_after(const double *t, size_t n, double t0)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < s->n; i++)
-		k += s->t[i] > t0;
+	for (size_t i = 0; i < n; i++)
+		k += t[i] > t0;
 	return k;
 }
 
@@ -644,18 +645,14 @@ static int revert_check(struct bisection *B, struct series *g, struct series *b,
 		}
 		if (rc < 0)
 			abort();
-		if (rc == 0 && n < SIM_MAX_RUNS) {
+		if (rc == 0) {
 			/* as measure() in revert.c: a drift seen during the
 			 * check, revert runs taken the drift way first */
-			size_t since = 0;
-
-			for (size_t i = 0; i < n; i++)
-				since += t[i] > t_drift;
-			if (revert_drift_wait(o, t_drift >= 0, since, verdict_next_runs(B->p, n, n + 1) != 0))
+			if (n < SIM_MAX_RUNS && revert_drift_wait(o, t_drift >= 0, runs_after(t, n, t_drift),
+								  verdict_next_runs(B->p, n, n + 1) != 0))
 				continue;
-		}
-		if (rc == 0) {
-			again = stuck ? 0 : revert_fresh_ends(o, B->drift, runs_after(g, t0), runs_after(b, t0));
+			again = stuck ? 0 : revert_fresh_ends(o, B->drift, runs_after(g->t, g->n, t0),
+							      runs_after(b->t, b->n, t0));
 			if (!again)
 				break;
 			continue;
