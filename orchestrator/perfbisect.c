@@ -363,6 +363,58 @@ static void note_drift(struct bisect_run *r, const struct verdict *v)
 		warning("the drift is not stored: a resumed bisection will test for it again");
 }
 
+/* A commit's runs up to `next` (all of them in vals/t/n, in time order):
+ * the first ladder[0] in one go, then one by one, each after a fresh
+ * reference run (good and bad in turn); under drift (side_age) one by
+ * one, an end running first when its side has none among the last
+ * side_age runs.  perf_measure_timed's return: 0, 1 when the guest
+ * failed (*why), -1 on error. */
+static int step_runs_to(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
+			size_t next, double **vals, double **t, size_t *n, char **why)
+{
+	struct perf *p = perf_of(r);
+	int rc, sides = p->drift && p->pol.side_age;
+
+	do {
+		size_t upto = next;
+		/* a reference run's next boot is this commit's: its guest is
+		 * made ahead */
+		p->next_kernel = kernel;
+		if (sides) {
+			for (int k = 0; k < 2; k++)
+				if (perf_side_stale(p, k, 1, p->pol.side_age))
+					reference_run_of(r, k);
+			upto = *n + 1;
+		} else if (p->drift || *n >= p->pol.ladder[0]) {
+			reference_run(r);
+			upto = *n + 1;
+		}
+		p->next_kernel = NULL;
+		free(*vals);
+		free(*t);
+		*vals = *t = NULL;
+		free(*why);
+		*why = NULL;
+		rc = perf_measure_timed(p, kernel, build_id, s->id, "  ", upto, vals, t, n, why);
+	} while (!rc && *n < next);
+	return rc;
+}
+
+/* The references a commit is judged against: the ends' runs, under
+ * drift (side_age) each side's, its end's and the decided commits'
+ * (side[] holds them). */
+static void step_refs(struct perf *p, struct runs_buf side[2], struct verdict_runs *G, struct verdict_runs *B)
+{
+	*G = perf_good_runs(p);
+	*B = perf_bad_runs(p);
+	if (p->drift && p->pol.side_age) {
+		perf_side_refs(p, 0, &side[0]);
+		perf_side_refs(p, 1, &side[1]);
+		*G = (struct verdict_runs){ side[0].v, side[0].t, side[0].n };
+		*B = (struct verdict_runs){ side[1].v, side[1].t, side[1].n };
+	}
+}
+
 /* A commit's runs until the rules decide (verdict_classify_timed): the
  * first runs in one go and extra runs one by one, each after a fresh
  * reference run (good and bad in turn).  Under drift the runs go one by
@@ -394,28 +446,9 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		/* a step resumed after a crash has its runs: `next` from them */
 		size_t next = n >= want ? n + 1 : want;
 		struct verdict_runs G, B, C;
-		int rc = 0, sides = p->drift && p->pol.side_age;
+		int rc;
 
-		do {
-			size_t upto = next;
-			/* a reference run's next boot is this commit's: its
-			 * guest is made ahead */
-			p->next_kernel = kernel;
-			if (sides) {
-				for (int k = 0; k < 2; k++)
-					if (perf_side_stale(p, k, 1, p->pol.side_age))
-						reference_run_of(r, k);
-				upto = n + 1;
-			} else if (p->drift || n >= p->pol.ladder[0]) {
-				reference_run(r);
-				upto = n + 1;
-			}
-			p->next_kernel = NULL;
-			free(vals);
-			free(t);
-			vals = t = NULL;
-			rc = perf_measure_timed(p, kernel, build_id, s->id, "  ", upto, &vals, &t, &n, &why);
-		} while (!rc && n < next);
+		rc = step_runs_to(r, s, kernel, build_id, next, &vals, &t, &n, &why);
 		if (rc < 0)
 			goto out;
 		if (rc > 0) {
@@ -424,14 +457,7 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 			res = BISECT_SKIP;
 			goto out;
 		}
-		G = perf_good_runs(p);
-		B = perf_bad_runs(p);
-		if (sides) {
-			perf_side_refs(p, 0, &side[0]);
-			perf_side_refs(p, 1, &side[1]);
-			G = (struct verdict_runs){ side[0].v, side[0].t, side[0].n };
-			B = (struct verdict_runs){ side[1].v, side[1].t, side[1].n };
-		}
+		step_refs(p, side, &G, &B);
 		C = (struct verdict_runs){ vals, t, n };
 		if (verdict_classify_timed(&v, &p->pol, &G, &B, &C, p->drift, p->job.direction) < 0)
 			goto out;
@@ -451,6 +477,28 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		else
 			printf("  %s: %u runs needed, each after a fresh reference run\n", v.text, v.next_runs);
 		want = v.next_runs;
+	}
+	if (v.kind == VERDICT_BETWEEN && !p->half && p->pol.between_fresh) {
+		/* two changes are a strong claim: fresh runs of the commit
+		 * must say "between" on their own before the range splits */
+		size_t n0 = n;
+		struct verdict_runs G, B, F;
+		int rc;
+
+		printf("  %s: %u fresh runs must say so too before the range splits\n", v.text, p->pol.between_fresh);
+		rc = step_runs_to(r, s, kernel, build_id, n0 + p->pol.between_fresh, &vals, &t, &n, &why);
+		if (rc < 0)
+			goto out;
+		if (rc > 0) {
+			strbuf_addstr(reason, why);
+			res = BISECT_SKIP;
+			goto out;
+		}
+		step_refs(p, side, &G, &B);
+		F = (struct verdict_runs){ vals + n0, t + n0, n - n0 };
+		if (verdict_between_fresh(&v, &p->pol, &G, &B, &F, p->drift, p->job.direction) < 0)
+			goto out;
+		note_drift(r, &v);
 	}
 	store_verdict(r, s->id, &v);
 	strbuf_addf(reason, "%s: %s", v.rule, v.text);

@@ -77,6 +77,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->local_refs = 6;
 	p->side_age = 6;
 	p->min_runs_between = 12;
+	p->between_fresh = 5;
 	p->stale_outside = 0.5;
 	p->alpha_fresh = 0.01;
 	p->alpha_rank = 0.01;
@@ -953,6 +954,25 @@ int verdict_classify_timed(struct verdict *out, const struct verdict_policy *p,
 	out->local = 1;
 	verdict_local_release(&loc);
 	return rc;
+}
+
+int verdict_between_fresh(struct verdict *out, const struct verdict_policy *p,
+			  const struct verdict_runs *good, const struct verdict_runs *bad,
+			  const struct verdict_runs *fresh, int drift, int direction)
+{
+	struct verdict_policy q = *p;
+
+	q.min_runs_between = (unsigned)fresh->n;
+	if (verdict_classify_timed(out, &q, good, bad, fresh, drift, direction) < 0)
+		return -1;
+	if (out->kind == VERDICT_BETWEEN)
+		return 0;
+	out->kind = VERDICT_SKIP;
+	out->rule = "between-fresh";
+	out->next_runs = 0;
+	set_text(out, "skip: between the ends from its first runs, but its %zu fresh runs alone are not "
+		 "(%.6g at position %.2f): no second change is claimed", fresh->n, out->median_cand, out->position);
+	return 0;
 }
 
 int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,

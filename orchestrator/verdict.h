@@ -97,6 +97,10 @@ struct verdict_policy {
 	unsigned side_age;
 	/* A commit is "between" (VERDICT_BETWEEN) only from this many runs. */
 	unsigned min_runs_between;
+	/* ... and, before the range splits there, this many fresh runs of
+	 * it must say "between" on their own (verdict_between_fresh); 0:
+	 * the first verdict splits. */
+	unsigned between_fresh;
 	/* A commit clearly this share of the gap beyond an end (position
 	 * below -x or above 1 + x) marks the references stale (see
 	 * verdict_classify_timed). */
@@ -318,6 +322,18 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 			  const struct verdict_runs *good, const struct verdict_runs *bad,
 			  const struct verdict_runs *parent, const struct verdict_runs *culprit, int drift,
 			  int direction);
+
+/* Two changes are a strong claim: a bimodal KPI puts 10 of a good
+ * commit's 12 runs in its lower mode about once in 25, and such a commit
+ * looks half-way and unlike both ends.  fresh[] are the runs taken after
+ * verdict_classify_timed said BETWEEN (p->between_fresh of them); alone,
+ * they must say BETWEEN too (verdict_classify_timed, from their own
+ * number of runs).  out->kind is then BETWEEN, else SKIP (rule
+ * "between-fresh": the commit is skipped, the range not split).  -1
+ * after error(). */
+int verdict_between_fresh(struct verdict *out, const struct verdict_policy *p,
+			  const struct verdict_runs *good, const struct verdict_runs *bad,
+			  const struct verdict_runs *fresh, int drift, int direction);
 
 /* A confirmation that counts runs already taken: parent[] and culprit[]
  * are each the commit's step runs (or an end's recent runs) followed by

@@ -28,6 +28,8 @@ rc=$?
 check "two changes: exits 0" test "$rc" -eq 0 || tail -40 "$T/two.out"
 check "two changes: the range split at a commit between the ends" \
 	grep -q "is clearly apart from both ends: two changes" "$T/two.out"
+check "two changes: the split commit's fresh runs said so on their own first" \
+	grep -q "fresh runs must say so too before the range splits" "$T/two.out"
 check "two changes: half 1's culprit is the first planted commit, confirmed" \
 	test "$(q "SELECT culprit || ':' || confirmed FROM bisection_culprits WHERE bisection_id = 1 AND half = 1")" = "$first:1"
 check "two changes: half 2's culprit is the second planted commit, confirmed" \

@@ -427,6 +427,43 @@ static int confirm(struct bisection *B, const struct series *g, const struct ser
 	return v.kind == VERDICT_CONFIRMED;
 }
 
+/* One run of a commit: after its first `ladder[0]` runs a fresh
+ * reference run first; under drift one by one, an end's run first when
+ * its side has none among the last side_age runs (perf_step's loop). */
+static void step_run(struct bisection *B, struct series *g, struct series *b, struct series *c, struct side *sides)
+{
+	const struct verdict_policy *p = B->p;
+
+	if (B->drift && p->side_age) {
+		/* an end runs again only when its side has no recent run */
+		for (int k = 0; k < 2; k++)
+			if ((double)B->h->runs - side_latest(&sides[k]) > (double)p->side_age) {
+				run_into(B->h, B->hs, k ? b : g);
+				B->res->fresh_ref_runs++;
+				B->res->fresh_ref_drift++;
+			}
+	} else if (B->drift || c->n >= p->ladder[0]) {
+		fresh_reference_run(B, g, b);
+		B->res->fresh_ref_drift += B->drift;
+	}
+	run_into(B->h, B->hs, c);
+}
+
+/* The references a commit is judged against: the ends' runs, under
+ * drift (side_age) each side's merged runs. */
+static void side_refs(struct bisection *B, struct series *g, struct series *b, struct side *sides,
+		      struct verdict_runs *G, struct verdict_runs *Bd)
+{
+	*G = runs_of(g);
+	*Bd = runs_of(b);
+	if (B->drift && B->p->side_age) {
+		side_merge(&sides[0]);
+		side_merge(&sides[1]);
+		*G = runs_of(&sides[0].m);
+		*Bd = runs_of(&sides[1].m);
+	}
+}
+
 /* perf_step(): a commit's runs until verdict_classify_timed decides.
  * Without drift the first runs in one go, extra runs one by one, each
  * after a fresh reference run; with drift a fresh reference run before
@@ -444,31 +481,11 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 	for (;;) {
 		size_t next = c->n >= want ? c->n + 1 : want;
 
-		while (c->n < next) {
-			if (B->drift && p->side_age) {
-				/* an end runs again only when its side has no recent run */
-				for (int k = 0; k < 2; k++)
-					if ((double)B->h->runs - side_latest(&sides[k]) > (double)p->side_age) {
-						run_into(B->h, B->hs, k ? b : g);
-						B->res->fresh_ref_runs++;
-						B->res->fresh_ref_drift++;
-					}
-			} else if (B->drift || c->n >= p->ladder[0]) {
-				fresh_reference_run(B, g, b);
-				B->res->fresh_ref_drift += B->drift;
-			}
-			run_into(B->h, B->hs, c);
-		}
+		while (c->n < next)
+			step_run(B, g, b, c, sides);
 		if (c->n < want)
 			continue;
-		G = runs_of(g);
-		Bd = runs_of(b);
-		if (B->drift && p->side_age) {
-			side_merge(&sides[0]);
-			side_merge(&sides[1]);
-			G = runs_of(&sides[0].m);
-			Bd = runs_of(&sides[1].m);
-		}
+		side_refs(B, g, b, sides, &G, &Bd);
 		C = runs_of(c);
 		if (verdict_classify_timed(&v, p, &G, &Bd, &C, B->drift, B->h->cell->direction) < 0)
 			abort();
@@ -492,6 +509,30 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 	B->res->steps++;
 	B->res->steps_first += c->n <= p->ladder[0];
 	B->res->step_runs += c->n;
+	return v.kind;
+}
+
+/* perf_between_fresh(): a commit found between the ends gets
+ * between_fresh more runs (as a step's extra runs), which alone must say
+ * between too before the range splits there.  The verdict's kind: BETWEEN
+ * or SKIP. */
+static enum verdict_kind between_check(struct bisection *B, struct series *g, struct series *b, struct series *c,
+				       struct side *sides)
+{
+	size_t n0 = c->n, k = B->p->between_fresh;
+	struct verdict_runs G, Bd, F;
+	struct verdict v;
+
+	if (!k)
+		return VERDICT_BETWEEN;
+	while (c->n < n0 + k && c->n < SIM_MAX_REFS)
+		step_run(B, g, b, c, sides);
+	B->res->step_runs += c->n - n0;
+	side_refs(B, g, b, sides, &G, &Bd);
+	F = (struct verdict_runs){ c->v + n0, c->t + n0, c->n - n0 };
+	if (verdict_between_fresh(&v, B->p, &G, &Bd, &F, B->drift, B->h->cell->direction) < 0)
+		abort();
+	B->drift |= v.drift;
 	return v.kind;
 }
 
@@ -535,7 +576,7 @@ static int search(struct bisection *B, struct series *g, struct series *b, int s
 		} else if (k == VERDICT_BAD) {
 			hi = m;
 			sides[1].of[sides[1].n++] = c;
-		} else if (k == VERDICT_BETWEEN && split) {
+		} else if (k == VERDICT_BETWEEN && split && between_check(B, glo, bhi, c, sides) == VERDICT_BETWEEN) {
 			/* two changes: one in (lo, m], one in (m, hi]; m is the
 			 * bad end of the first half and the good end of the second */
 			int n1 = search(B, glo, c, 0, found), n2;

@@ -27,7 +27,7 @@ static const char *const usage[] = {
 	"\t-X: the revert check after every confirmed culprit (revert.c's rule), its outcomes under each cell",
 	"\t[-P name=value]   policy override (tuning): min_gap_z, decide_band, near_band, min_runs,",
 	"\t                  confirm_share, alpha, alpha_reproduce, alpha_drift, local_refs, side_age,",
-	"\t                  min_runs_between,",
+	"\t                  min_runs_between, between_fresh,",
 	"\t                  min_gap_z_drift, stale_outside, alpha_fresh, alpha_rank, revert_band, ladder=3,5,8,12",
 	NULL,
 };
@@ -85,6 +85,7 @@ static int set_policy(struct verdict_policy *p, const char *arg)
 	SET(local_refs, (unsigned)v)
 	SET(side_age, (unsigned)v)
 	SET(min_runs_between, (unsigned)v)
+	SET(between_fresh, (unsigned)v)
 	SET(min_gap_z_drift, v)
 	SET(stale_outside, v)
 	SET(alpha_fresh, v)

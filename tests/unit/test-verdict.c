@@ -256,6 +256,44 @@ static void test_verdict__halfway_commit_is_between_two_changes(void **state)
 	assert_non_null(strstr(v.text, "apart from both ends"));
 }
 
+/* Two changes are a strong claim: a commit's 12 runs said "between" (a
+ * bimodal KPI's good commit with 10 of them in its lower mode can), and
+ * 5 fresh runs alone must say so too before the range splits. */
+static void test_verdict__between_needs_its_fresh_runs_to_agree(void **state)
+{
+	static const double tg[] = { 0, 2, 4, 6, 8 }, tb[] = { 1, 3, 5, 7, 9 };
+	static const double like_good[] = { 1003, 996, 1001, 999, 1004 };
+	static const double halfway[] = { 899, 901, 900, 902, 898 };
+	double tf[5];
+	struct verdict_runs G = { good5, tg, 5 }, B = { bad5, tb, 5 }, F = { like_good, tf, 5 };
+	struct strbuf sb = STRBUF_INIT;
+	struct verdict v;
+
+	(void)state;
+	assert_int_equal(policy.between_fresh, 5);
+	for (size_t i = 0; i < 5; i++)
+		tf[i] = (double)(30 + i);
+	/* the fresh runs sit on the good end: skipped, no split */
+	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_SKIP);
+	assert_string_equal(v.rule, "between-fresh");
+	assert_non_null(strstr(v.text, "its 5 fresh runs alone are not"));
+	verdict_format(&sb, &v);
+	assert_non_null(strstr(sb.buf, "verdict: skip (rule between-fresh)\n"));
+	strbuf_release(&sb);
+	assert_int_equal(verdict_mark(v.kind), BISECT_SKIP);
+	/* half-way again: the split stands */
+	F.v = halfway;
+	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_BETWEEN);
+	assert_string_equal(v.rule, "two-changes");
+	assert_true(fabs(v.position - 0.5) < 0.05);
+	/* three fresh runs are too few to differ in shape from the ends */
+	F.n = 3;
+	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_SKIP);
+}
+
 /* A commit a fifth of the way is apart from both ends, yet no evidence
  * of a second change: near good, not between. */
 static void test_verdict__commit_near_an_end_is_not_between(void **state)
@@ -986,6 +1024,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
 		cmocka_unit_test_setup(test_verdict__halfway_commit_is_between_two_changes, setup),
 		cmocka_unit_test_setup(test_verdict__commit_near_an_end_is_not_between, setup),
+		cmocka_unit_test_setup(test_verdict__between_needs_its_fresh_runs_to_agree, setup),
 		cmocka_unit_test_setup(test_verdict__quiet_host_shows_no_trend, setup),
 		cmocka_unit_test_setup(test_verdict__trend_ignores_the_sets_levels_and_a_slow_run, setup),
 		cmocka_unit_test_setup(test_verdict__drifting_ends_reproduce_with_the_trend_removed, setup),
