@@ -481,24 +481,35 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 	if (v.kind == VERDICT_BETWEEN && !p->half && p->pol.between_fresh) {
 		/* two changes are a strong claim: fresh runs of the commit
 		 * must say "between" on their own before the range splits */
-		size_t n0 = n;
+		size_t n0 = n, fresh = p->pol.between_fresh;
 		struct verdict_runs G, B, F;
 		int rc;
 
-		printf("  %s: %u fresh runs must say so too before the range splits\n", v.text, p->pol.between_fresh);
-		rc = step_runs_to(r, s, kernel, build_id, n0 + p->pol.between_fresh, &vals, &t, &n, &why);
-		if (rc < 0)
-			goto out;
-		if (rc > 0) {
-			strbuf_addstr(reason, why);
-			res = BISECT_SKIP;
-			goto out;
+		printf("  %s: %zu fresh runs must say so too before the range splits\n", v.text, fresh);
+		for (;;) {
+			rc = step_runs_to(r, s, kernel, build_id, n0 + fresh, &vals, &t, &n, &why);
+			if (rc < 0)
+				goto out;
+			if (rc > 0) {
+				strbuf_addstr(reason, why);
+				res = BISECT_SKIP;
+				goto out;
+			}
+			step_refs(p, side, &G, &B);
+			F = (struct verdict_runs){ vals + n0, t + n0, n - n0 };
+			if (verdict_between_fresh(&v, &p->pol, &G, &B, &F, p->drift, p->job.direction) < 0)
+				goto out;
+			note_drift(r, &v);
+			if (v.kind != VERDICT_NEED_MORE || v.next_runs <= fresh)
+				break;
+			printf("  %s: %u fresh runs\n", v.text, v.next_runs);
+			fresh = v.next_runs;
 		}
-		step_refs(p, side, &G, &B);
-		F = (struct verdict_runs){ vals + n0, t + n0, n - n0 };
-		if (verdict_between_fresh(&v, &p->pol, &G, &B, &F, p->drift, p->job.direction) < 0)
-			goto out;
-		note_drift(r, &v);
+		if (v.kind == VERDICT_NEED_MORE) {
+			/* not reached: verdict_between_fresh asks only for more */
+			v.kind = VERDICT_SKIP;
+			v.rule = "between-fresh";
+		}
 	}
 	store_verdict(r, s->id, &v);
 	strbuf_addf(reason, "%s: %s", v.rule, v.text);

@@ -326,11 +326,12 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 /* Two changes are a strong claim: a bimodal KPI puts 10 of a good
  * commit's 12 runs in its lower mode about once in 25, and such a commit
  * looks half-way and unlike both ends.  fresh[] are the runs taken after
- * verdict_classify_timed said BETWEEN (p->between_fresh of them); alone,
- * they must say BETWEEN too (verdict_classify_timed, from their own
- * number of runs).  out->kind is then BETWEEN, else SKIP (rule
- * "between-fresh": the commit is skipped, the range not split).  -1
- * after error(). */
+ * verdict_classify_timed said BETWEEN (p->between_fresh of them, or
+ * more); alone, they must say BETWEEN too (verdict_classify_timed, from
+ * their own number of runs).  out->kind is then BETWEEN; NEED_MORE (rule
+ * "outliers", next_runs fresh runs in all) while slow runs among them ask
+ * for more, as in any set; else SKIP (rule "between-fresh": the commit
+ * is skipped, the range not split).  -1 after error(). */
 int verdict_between_fresh(struct verdict *out, const struct verdict_policy *p,
 			  const struct verdict_runs *good, const struct verdict_runs *bad,
 			  const struct verdict_runs *fresh, int drift, int direction);

@@ -525,15 +525,20 @@ static enum verdict_kind between_check(struct bisection *B, struct series *g, st
 
 	if (!k)
 		return VERDICT_BETWEEN;
-	while (c->n < n0 + k && c->n < SIM_MAX_REFS)
-		step_run(B, g, b, c, sides);
+	for (;;) {
+		while (c->n < n0 + k && c->n < SIM_MAX_REFS)
+			step_run(B, g, b, c, sides);
+		side_refs(B, g, b, sides, &G, &Bd);
+		F = (struct verdict_runs){ c->v + n0, c->t + n0, c->n - n0 };
+		if (verdict_between_fresh(&v, B->p, &G, &Bd, &F, B->drift, B->h->cell->direction) < 0)
+			abort();
+		B->drift |= v.drift;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= k || n0 + v.next_runs > SIM_MAX_REFS)
+			break;
+		k = v.next_runs;
+	}
 	B->res->step_runs += c->n - n0;
-	side_refs(B, g, b, sides, &G, &Bd);
-	F = (struct verdict_runs){ c->v + n0, c->t + n0, c->n - n0 };
-	if (verdict_between_fresh(&v, B->p, &G, &Bd, &F, B->drift, B->h->cell->direction) < 0)
-		abort();
-	B->drift |= v.drift;
-	return v.kind;
+	return v.kind == VERDICT_BETWEEN ? VERDICT_BETWEEN : VERDICT_SKIP;
 }
 
 #define SIM_MAX_FOUND 2

@@ -264,14 +264,15 @@ static void test_verdict__between_needs_its_fresh_runs_to_agree(void **state)
 	static const double tg[] = { 0, 2, 4, 6, 8 }, tb[] = { 1, 3, 5, 7, 9 };
 	static const double like_good[] = { 1003, 996, 1001, 999, 1004 };
 	static const double halfway[] = { 899, 901, 900, 902, 898 };
-	double tf[5];
+	static const double with_slow[] = { 899, 805, 901, 810, 900, 902, 898 };
+	double tf[7];
 	struct verdict_runs G = { good5, tg, 5 }, B = { bad5, tb, 5 }, F = { like_good, tf, 5 };
 	struct strbuf sb = STRBUF_INIT;
 	struct verdict v;
 
 	(void)state;
 	assert_int_equal(policy.between_fresh, 5);
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < 7; i++)
 		tf[i] = (double)(30 + i);
 	/* the fresh runs sit on the good end: skipped, no split */
 	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
@@ -292,6 +293,17 @@ static void test_verdict__between_needs_its_fresh_runs_to_agree(void **state)
 	F.n = 3;
 	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
 	assert_int_equal(v.kind, VERDICT_SKIP);
+	/* two slow runs among five ask for more fresh runs (2 * 2 + 3), as
+	 * in any set: on real guests a real change's commit lost its split */
+	F.v = with_slow;
+	F.n = 5;
+	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_NEED_MORE);
+	assert_string_equal(v.rule, "outliers");
+	assert_int_equal(v.next_runs, 7);
+	F.n = 7;
+	assert_int_equal(verdict_between_fresh(&v, &policy, &G, &B, &F, 0, +1), 0);
+	assert_int_equal(v.kind, VERDICT_BETWEEN);
 }
 
 /* A commit a fifth of the way is apart from both ends, yet no evidence
