@@ -367,13 +367,14 @@ static void note_drift(struct bisect_run *r, const struct verdict *v)
  * the first ladder[0] in one go, then one by one, each after a fresh
  * reference run (good and bad in turn); under drift (side_age) one by
  * one, an end running first when its side has none among the last
- * side_age runs.  perf_measure_timed's return: 0, 1 when the guest
- * failed (*why), -1 on error. */
+ * side_age runs.  0; 1 when the guest failed (boot failure, panic,
+ * timeout: not a performance verdict; why in reason); -1 on error. */
 static int step_runs_to(struct bisect_run *r, const struct step *s, const char *kernel, int64_t build_id,
-			size_t next, double **vals, double **t, size_t *n, char **why)
+			size_t next, double **vals, double **t, size_t *n, struct strbuf *reason)
 {
 	struct perf *p = perf_of(r);
 	int rc, sides = p->drift && p->pol.side_age;
+	char *why = NULL;
 
 	do {
 		size_t upto = next;
@@ -393,10 +394,12 @@ static int step_runs_to(struct bisect_run *r, const struct step *s, const char *
 		free(*vals);
 		free(*t);
 		*vals = *t = NULL;
-		free(*why);
-		*why = NULL;
-		rc = perf_measure_timed(p, kernel, build_id, s->id, "  ", upto, vals, t, n, why);
+		free(why);
+		rc = perf_measure_timed(p, kernel, build_id, s->id, "  ", upto, vals, t, n, &why);
 	} while (!rc && *n < next);
+	if (rc > 0)
+		strbuf_addstr(reason, why);
+	free(why);
 	return rc;
 }
 
@@ -434,7 +437,6 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 	struct runs_buf side[2] = { { 0 } };
 	double *vals = NULL, *t = NULL;
 	size_t n = 0, want = p->pol.ladder[0];
-	char *why = NULL;
 	int refreshed = 0;
 	enum bisect_mark res = BISECT_UNMARKED;
 
@@ -448,13 +450,9 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		struct verdict_runs G, B, C;
 		int rc;
 
-		rc = step_runs_to(r, s, kernel, build_id, next, &vals, &t, &n, &why);
-		if (rc < 0)
-			goto out;
-		if (rc > 0) {
-			/* boot failure, panic, timeout: not a performance verdict */
-			strbuf_addstr(reason, why);
-			res = BISECT_SKIP;
+		rc = step_runs_to(r, s, kernel, build_id, next, &vals, &t, &n, reason);
+		if (rc) {
+			res = rc > 0 ? BISECT_SKIP : res;
 			goto out;
 		}
 		step_refs(p, side, &G, &B);
@@ -487,12 +485,9 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 
 		printf("  %s: %zu fresh runs must say so too before the range splits\n", v.text, fresh);
 		for (;;) {
-			rc = step_runs_to(r, s, kernel, build_id, n0 + fresh, &vals, &t, &n, &why);
-			if (rc < 0)
-				goto out;
-			if (rc > 0) {
-				strbuf_addstr(reason, why);
-				res = BISECT_SKIP;
+			rc = step_runs_to(r, s, kernel, build_id, n0 + fresh, &vals, &t, &n, reason);
+			if (rc) {
+				res = rc > 0 ? BISECT_SKIP : res;
 				goto out;
 			}
 			step_refs(p, side, &G, &B);
@@ -522,7 +517,6 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 out:
 	runs_buf_release(&side[0]);
 	runs_buf_release(&side[1]);
-	free(why);
 	free(vals);
 	free(t);
 	return res;
