@@ -452,7 +452,8 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 
 		rc = step_runs_to(r, s, kernel, build_id, next, &vals, &t, &n, reason);
 		if (rc) {
-			res = rc > 0 ? BISECT_SKIP : res;
+			if (rc > 0)
+				res = BISECT_SKIP;
 			goto out;
 		}
 		step_refs(p, side, &G, &B);
@@ -487,7 +488,8 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 		for (;;) {
 			rc = step_runs_to(r, s, kernel, build_id, n0 + fresh, &vals, &t, &n, reason);
 			if (rc) {
-				res = rc > 0 ? BISECT_SKIP : res;
+				if (rc > 0)
+					res = BISECT_SKIP;
 				goto out;
 			}
 			step_refs(p, side, &G, &B);
@@ -495,15 +497,11 @@ static enum bisect_mark perf_step(struct bisect_run *r, const struct step *s, co
 			if (verdict_between_fresh(&v, &p->pol, &G, &B, &F, p->drift, p->job.direction) < 0)
 				goto out;
 			note_drift(r, &v);
-			if (v.kind != VERDICT_NEED_MORE || v.next_runs <= fresh)
+			/* it asks only for more runs than it has, up to the cap */
+			if (v.kind != VERDICT_NEED_MORE)
 				break;
 			printf("  %s: %u fresh runs\n", v.text, v.next_runs);
 			fresh = v.next_runs;
-		}
-		if (v.kind == VERDICT_NEED_MORE) {
-			/* not reached: verdict_between_fresh asks only for more */
-			v.kind = VERDICT_SKIP;
-			v.rule = "between-fresh";
 		}
 	}
 	store_verdict(r, s->id, &v);

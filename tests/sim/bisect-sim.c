@@ -512,7 +512,7 @@ static enum verdict_kind step(struct bisection *B, struct series *g, struct seri
 	return v.kind;
 }
 
-/* perf_between_fresh(): a commit found between the ends gets
+/* perf_step's check before a split: a commit found between the ends gets
  * between_fresh more runs (as a step's extra runs), which alone must say
  * between too before the range splits there.  The verdict's kind: BETWEEN
  * or SKIP. */
