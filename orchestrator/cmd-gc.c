@@ -3,6 +3,7 @@
 #include "lab.h"
 #include "db.h"
 #include "kbuild.h"
+#include "kernel/kimage.h"
 #include "util/util.h"
 #include "util/run-command.h"
 
@@ -16,13 +17,18 @@
 #include <unistd.h>
 
 static const char *const gc_usage[] = {
-	"usage: klab gc [--keep-last N] [--max-size SIZE] [--dry-run]",
+	"usage: klab gc [--keep-last N] [--max-size SIZE] [--verify] [--dry-run]",
 	"",
 	"Remove the oldest kernel artifacts and build directories: keep the N",
 	"most recently used of each, and/or keep each set under SIZE (bytes,",
 	"or with a K, M, G or T suffix).  Interrupted artifact copies are always",
 	"removed.  Build rows stay in the database; a removed artifact is",
 	"rebuilt when asked again.",
+	"",
+	"--verify checks every kernel of the store (the lab's, or the shared",
+	"artifact_store) against the identity recorded at its build, and",
+	"removes those that fail it or have none (stored before klab verified",
+	"images): they are rebuilt when asked again.",
 	NULL
 };
 
@@ -219,18 +225,56 @@ static void prune(struct lab *lab, const char *what, struct entry *e, size_t nr,
 	       dry_run ? "would remove" : "removed", removed, freed / 1048576.0);
 }
 
+/* gc --verify: every entry of the store against its identity.  The
+ * number of entries that were not sound (removed unless dry_run). */
+static int verify_store(struct lab *lab, const char *dir, int dry_run)
+{
+	struct entry *e;
+	size_t nr;
+	int sound = 0, old = 0, bad = 0;
+
+	collect(dir, &e, &nr, dry_run);
+	for (size_t i = 0; i < nr; i++) {
+		char *why = NULL;
+		int rc = kimage_check_artifact(e[i].path, &why);
+
+		if (rc == 0) {
+			sound++;
+		} else {
+			if (rc == 1)
+				old++;
+			else
+				bad++;
+			print_line("%s %s: %s", dry_run ? "would remove" : "removing", e[i].path,
+				   rc == 1 ? "no identity (stored before klab verified images)"
+				   : rc == 2 ? why : "its identity cannot be read");
+			if (!dry_run) {
+				db_build_forget_artifact(lab->db, e[i].path);
+				remove_tree(e[i].path);
+			}
+		}
+		free(why);
+		free(e[i].path);
+	}
+	free(e);
+	printf("verify %s: %d sound, %d without identity, %d damaged%s\n", dir, sound, old, bad,
+	       old + bad ? dry_run ? " (would be removed)" : " (removed: rebuilt when asked again)" : "");
+	return old + bad;
+}
+
 int cmd_gc(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct option opts[] = {
 		{ "keep-last", required_argument, NULL, 'k' },
 		{ "max-size", required_argument, NULL, 's' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "verify", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long keep_last = -1;
 	uint64_t max_size = 0;
-	int c, dry_run = 0;
+	int c, dry_run = 0, verify = 0, ret = EXIT_OK;
 	struct lab lab;
 	struct entry *e;
 	size_t nr;
@@ -255,13 +299,16 @@ int cmd_gc(int argc, char **argv, const struct global_opts *g)
 		case 'n':
 			dry_run = 1;
 			break;
+		case 'v':
+			verify = 1;
+			break;
 		case 'h':
 		default:
 			return help_or_usage(c, gc_usage, "gc");
 		}
 	}
-	if (keep_last < 0 && !max_size) {
-		error("gc needs --keep-last N and/or --max-size SIZE (see 'klab gc --help')");
+	if (keep_last < 0 && !max_size && !verify) {
+		error("gc needs --keep-last N, --max-size SIZE or --verify (see 'klab gc --help')");
 		return EXIT_USAGE;
 	}
 	if (open_lab(g, &lab) < 0)
@@ -272,6 +319,14 @@ int cmd_gc(int argc, char **argv, const struct global_opts *g)
 		if (fd < 0) {
 			lab_close(&lab);
 			return EXIT_FAIL;
+		}
+		if (verify) {
+			dir = lab.artifact_store ? xstrdup(lab.artifact_store) : lab_path(&lab, "artifacts");
+			if (verify_store(&lab, dir, dry_run) && dry_run)
+				ret = EXIT_FAIL;
+			free(dir);
+			if (keep_last < 0 && !max_size)
+				goto done;
 		}
 		if (lab.artifact_store) {
 			/* other labs' builds point into it too */
@@ -313,8 +368,9 @@ int cmd_gc(int argc, char **argv, const struct global_opts *g)
 			free(e[i].path);
 		free(e);
 		free(dir);
+done:
 		close(fd);
 	}
 	lab_close(&lab);
-	return EXIT_OK;
+	return ret;
 }

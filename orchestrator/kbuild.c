@@ -4,6 +4,7 @@
  * artifacts keyed by (tree id, recipe id) appear atomically. */
 #include "kbuild.h"
 #include "ksources.h"
+#include "kernel/kimage.h"
 #include "lab.h"
 #include "db.h"
 #include "gitrepo.h"
@@ -51,6 +52,15 @@ static int is_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_file_in(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	int rc = is_file(p);
+
+	free(p);
+	return rc;
 }
 
 const char *kbuild_fragment_dir(void)
@@ -535,6 +545,30 @@ static void fill_paths(struct kbuild_result *res, const char *dir)
 	res->log = xstrfmt("%s/build.log", dir);
 }
 
+/* A stored kernel klab may boot: its identity says which kernel it is and
+ * its bzImage is still the one built.  An entry made before klab verified
+ * images, or damaged since, is not used: the caller builds the kernel
+ * again, which replaces the entry; a line says why.  1 usable
+ * (res->vmlinux_sha256 set), 0 not. */
+static int artifact_usable(const char *dir, struct kbuild_result *res)
+{
+	struct kimage_identity id;
+	char *why = NULL;
+	int rc = kimage_check_artifact(dir, &why);
+
+	if (rc == 1)
+		warning("the kernel in '%s' was stored before klab verified images: building it again", dir);
+	else if (rc == 2)
+		warning("the kernel in '%s' is damaged (%s): building it again", dir, why);
+	else if (rc < 0)
+		warning("the kernel in '%s' cannot be checked: building it again", dir);
+	free(why);
+	if (rc || kimage_identity_read(dir, &id) < 0)
+		return 0;
+	memcpy(res->vmlinux_sha256, id.vmlinux_sha256, sizeof(res->vmlinux_sha256));
+	return 1;
+}
+
 int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, struct kbuild_result *res)
 {
 	struct db_build b;
@@ -553,7 +587,7 @@ int kbuild_lookup(struct lab *lab, const char *tree, const char *recipe_id, stru
 	rc = 0;
 	if (!strcmp(b.status, "ok") && b.artifact_dir) {
 		char *bz = xstrfmt("%s/bzImage", b.artifact_dir);
-		if (is_file(bz)) {
+		if (is_file(bz) && artifact_usable(b.artifact_dir, res)) {
 			res->status = KBUILD_OK;
 			fill_paths(res, b.artifact_dir);
 			res->message = xstrdup("built before (artifact store)");
@@ -590,13 +624,19 @@ static int adopt_shared(struct lab *lab, int64_t repo_id, const char *commit, co
 	dir = xstrfmt("%s/%s-%s", lab->artifact_store, tree, recipe_id);
 	bz = xstrfmt("%s/bzImage", dir);
 	cfg = xstrfmt("%s/config", dir);
-	if (!is_file(bz) || !is_file(cfg))
+	if (!is_file(bz) || !is_file(cfg) || !artifact_usable(dir, res))
 		goto out;
 	ret = -1;
 	if (read_file(cfg, 16 << 20, &cfg_text, &len) < 0)
 		goto out;
 	kbuild_recipe_to_text(recipe, &recipe_text);
-	memset(res, 0, sizeof(*res));
+	{
+		char sha[65];
+
+		memcpy(sha, res->vmlinux_sha256, sizeof(sha));
+		memset(res, 0, sizeof(*res));
+		memcpy(res->vmlinux_sha256, sha, sizeof(sha));
+	}
 	memcpy(res->recipe_id, recipe_id, 41);
 	blob_hash(cfg_text, len, res->config_hash);
 	if (db_build_begin(lab->db, repo_id, commit, tree, recipe_id, recipe_text.buf, &res->build_id) < 0 ||
@@ -1064,9 +1104,22 @@ static void store_sources(const char *bd, const char *src_dir, const char *dir)
 	free(path);
 }
 
+/* An entry of the store klab may boot: its identity is there and its
+ * bzImage is the one the identity names.  Quiet: callers say what they
+ * do about an entry that is not. */
+static int artifact_sound(const char *dir)
+{
+	char *why = NULL;
+	int hold = error_hold(1), rc = kimage_check_artifact(dir, &why);
+
+	error_hold(hold);
+	free(why);
+	return rc == 0;
+}
+
 /* Copy the results into artifacts/<key>: temp dir, fsync, rename. */
 static int store_artifacts(const struct lab *lab, const char *bd, const char *src_dir, const char *key,
-			   const char *log, char **final_out)
+			   const char *log, const struct kimage_identity *id, char **final_out)
 {
 	char *adir = lab_artifact_dir(lab);
 	char *final = xstrfmt("%s/%s", adir, key);
@@ -1105,7 +1158,9 @@ static int store_artifacts(const struct lab *lab, const char *bd, const char *sr
 			goto out;
 	}
 	store_sources(bd, src_dir, tmp);
-	if (lab->artifact_store && is_dir(final)) {
+	if (kimage_identity_write(tmp, id) < 0)
+		goto out;
+	if (lab->artifact_store && is_dir(final) && artifact_sound(final)) {
 		/* another lab stored the same tree and recipe meanwhile: its
 		 * entry is whole (it came by rename) and may be booting now */
 		remove_tree(tmp);
@@ -1154,7 +1209,7 @@ struct build {
 	struct strbuf recipe_text;
 	struct progress pg;
 	char *bd, *log, *marker, *cfg_path, *cfg_text;
-	char *env[16];
+	char *env[20];
 	int nenv, lock_fd, marker_written;
 	int64_t start;
 };
@@ -1195,6 +1250,76 @@ static int take_build_dir(struct build *b)
 	return 0;
 }
 
+const char *kbuild_shim_dir(void)
+{
+	static char *dir;
+	const char *env = getenv("KLAB_SHIM_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (dir)
+		return dir;
+	/* the build tree: orchestrator/klab beside orchestrator/shim/ */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash, *cand;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			cand = xstrfmt("%s/shim", exe);
+			if (is_file_in(cand, "ccache")) {
+				dir = cand;
+				return dir;
+			}
+			free(cand);
+		}
+	}
+	dir = xstrdup(KLAB_LIBEXECDIR "/shim");
+	return dir;
+}
+
+/* klab's ccache shim (kernel/ccache-shim.c) first in make's PATH, so that
+ * CC="ccache gcc" compiles a source that may .incbin another file in
+ * ccache's preprocessor mode: depend mode cannot see the directive and
+ * gave piggy.o of another kernel.  The compile lines stay the same, so a
+ * build directory keeps its objects.  Without the shim (klab not
+ * installed whole) the build runs without depend mode at all, never
+ * unsafely: slower, and the build log says why. */
+static void shim_env(struct build *b)
+{
+	const char *dir = kbuild_shim_dir();
+	const char *path = getenv("PATH");
+	char *real = NULL;
+
+	if (!find_executable("ccache", &real)) {
+		free(real);
+		return;	/* make will say "ccache: not found": an environment failure */
+	}
+	if (is_file_in(dir, "ccache")) {
+		b->env[b->nenv++] = xstrfmt("KLAB_REAL_CCACHE=%s", real);
+		b->env[b->nenv++] = xstrfmt("PATH=%s:%s", dir, path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	} else {
+		FILE *f = fopen(b->log, "a");
+
+		for (int i = 0; i < b->nenv; i++)
+			if (!strcmp(b->env[i], "CCACHE_DEPEND=1")) {
+				free(b->env[i]);
+				b->env[i] = b->env[--b->nenv];
+			}
+		b->env[b->nenv++] = xstrdup("CCACHE_NODEPEND=1");
+		b->env[b->nenv++] = xstrdup("CCACHE_NODIRECT=1");
+		if (f) {
+			fprintf(f, "klab: ccache shim not found in %s: ccache runs in preprocessor mode only\n", dir);
+			fclose(f);
+		}
+	}
+	free(real);
+}
+
 /* The environment make runs in: ccache's, and what makes the image the
  * same whenever it is built from the same tree and config. */
 static void make_env(struct build *b)
@@ -1230,6 +1355,7 @@ static void make_env(struct build *b)
 	 * hit (docs/architecture.md).  The user's CCACHE_(NO)DEPEND wins. */
 	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
 		b->env[b->nenv++] = xstrdup("CCACHE_DEPEND=1");
+	shim_env(b);
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
@@ -1494,17 +1620,45 @@ static int compile_step(struct build *b)
 	return 0;
 }
 
+/* The image carries this build's kernel (kimage.h), or the build ends
+ * as an environment failure naming why: never an artifact.  piggy.o goes,
+ * so that the next build compiles it again.  0, or -1 klab failed. */
+static int verify_image(struct build *b, struct kimage_identity *id)
+{
+	struct kbuild_result *res = b->res;
+	char *why = NULL;
+	int rc = kimage_verify_build(b->bd, id, &why);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return 0;
+	{
+		char *piggy = xstrfmt("%s/arch/x86/boot/compressed/piggy.o", b->bd);
+		unlink(piggy);
+		free(piggy);
+	}
+	res->status = KBUILD_ENV_FAILED;
+	res->message = xstrdup("the image does not carry this build's kernel");
+	res->excerpt = why;
+	res->log = xstrdup(b->log);
+	return 0;
+}
+
 /* A compiled kernel into the store, and the build's row finished. */
 static int record_build(struct build *b)
 {
 	const struct kbuild_request *req = b->req;
 	struct kbuild_result *res = b->res;
+	struct kimage_identity id;
 	char *final = NULL;
 	int ret = -1;
 
+	if (res->status == KBUILD_OK && verify_image(b, &id) < 0)
+		return -1;
 	if (res->status == KBUILD_OK) {
 		char *key = xstrfmt("%s-%s", req->tree, res->recipe_id);
-		int rc = store_artifacts(b->lab, b->bd, req->src_dir, key, b->log, &final);
+		int rc = store_artifacts(b->lab, b->bd, req->src_dir, key, b->log, &id, &final);
 
 		free(key);
 		if (rc < 0) {
@@ -1517,6 +1671,7 @@ static int record_build(struct build *b)
 		free(res->log);
 		res->log = NULL;
 		fill_paths(res, final);
+		memcpy(res->vmlinux_sha256, id.vmlinux_sha256, sizeof(res->vmlinux_sha256));
 		res->message = *res->config_from ? xstrfmt("built %d objects (config of %.12s reused)", res->objects,
 							   res->config_from)
 						 : xstrfmt("built %d objects", res->objects);

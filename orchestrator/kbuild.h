@@ -30,6 +30,10 @@ struct kconfig_setting {
 
 /* Directory of the fragments klab ships (guests/kconfig). */
 const char *kbuild_fragment_dir(void);
+/* Where klab's ccache shim lives (kernel/ccache-shim.c): $KLAB_SHIM_DIR,
+ * else shim/ beside the klab binary (the build tree), else
+ * <libexecdir>/klab/shim. */
+const char *kbuild_shim_dir(void);
 /* A fragment name ("perf-guest") or path to its file; error if missing. */
 int kbuild_resolve_fragment(const char *name, char **path);
 /* The default recipe: tinyconfig + x86_64-base + perf-guest. */
@@ -86,6 +90,7 @@ struct kbuild_result {
 	int64_t duration_ms;
 	int objects;
 	int64_t build_id;
+	char vmlinux_sha256[65];	/* "" unless ok: the verified kernel (kimage.h) */
 };
 
 /* Build the kernel of req->tree, which the caller looked up in the store

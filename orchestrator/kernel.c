@@ -127,6 +127,7 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		printf("%skernel:     %s\n", indent, res->bzimage);
 		printf("%sconfig:     %s (hash %.12s)\n", indent, res->config, res->config_hash);
 		printf("%ssystem.map: %s\n", indent, res->system_map);
+		printf("%svmlinux:    sha256 %s (the image's payload verified)\n", indent, res->vmlinux_sha256);
 	}
 	if (res->log)
 		printf("%slog:        %s\n", indent, res->log);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perfbisect.h"
+#include "kernel/kimage.h"
 #include "runcompare.h"
 #include "revert.h"
 #include "bisect-run.h"
@@ -952,10 +953,13 @@ static void profile_pair(struct bisect_run *r, const struct pair_side *parent, c
 	perf_release(&prof);
 }
 
-/* One image: the same artifact (one tree) or the same bytes. */
+/* One kernel: the same artifact (one tree), or two whose verified
+ * identities name the same vmlinux and image (kimage.h): equal bytes of
+ * two bzImages alone proved nothing when a cache gave one of them another
+ * commit's payload. */
 static int same_kernel(const char *a, const char *b)
 {
-	return !strcmp(a, b) || files_identical(a, b) == 1;
+	return !strcmp(a, b) || kimage_same_image(a, b);
 }
 
 void runs_buf_release(struct runs_buf *b)
@@ -1106,12 +1110,12 @@ static char *confirm_and_report(struct bisect_run *r, const char *culprit, int *
 		msg = xstrdup("culprit found; the confirmation could not build both commits");
 		goto report;
 	}
-	if (parent.kernel && cul.kernel && files_identical(parent.kernel, cul.kernel) == 1) {
+	if (parent.kernel && cul.kernel && same_kernel(parent.kernel, cul.kernel)) {
 		/* syzbot's no-op check: klab's builds are reproducible, so the
 		 * commit does not change what runs */
 		*confirmed = 0;
-		msg = xstrfmt("culprit %.12s NOT confirmed: its kernel is byte for byte its parent's, "
-			      "so the commit cannot cause the change", culprit);
+		msg = xstrfmt("culprit %.12s NOT confirmed: its kernel (vmlinux and image, both verified) is byte "
+			      "for byte its parent's, so the commit cannot cause the change", culprit);
 		pair_finish(r, &parent, BISECT_SKIP, msg);
 		pair_finish(r, &cul, BISECT_SKIP, msg);
 		goto report;
@@ -1235,7 +1239,7 @@ static int inherit_identical(struct bisect_run *r, const struct step *s, const c
 
 		if (!other || !same_kernel(kernel, other))
 			continue;
-		text = xstrfmt("%s: the kernel is byte for byte %.12s's, so it behaves as that one did (not booted)",
+		text = xstrfmt("%s: the kernel is byte for byte %.12s's (vmlinux and image, both verified), so it behaves as that one did (not booted)",
 			       bisect_mark_to_string(mark), hex);
 		db_verdict_store(r->lab->db, s->id, "identical-kernel", NAN, NAN, NULL, text);
 		strbuf_addf(&out->reason, "identical-kernel: %s", text);

@@ -418,7 +418,7 @@ int parse_uint(const char *s, unsigned long max, unsigned long *out)
 }
 
 /* Read until len bytes or end of file: the count, or -1. */
-static ssize_t read_full(int fd, char *buf, size_t len)
+ssize_t read_full(int fd, char *buf, size_t len)
 {
 	size_t got = 0;
 

@@ -87,6 +87,8 @@ int read_file(const char *path, size_t max, char **out, size_t *len);
 /* 1 when both files hold the same bytes, 0 when they differ, -1 (with a
  * message) when one cannot be read. */
 int files_identical(const char *a, const char *b);
+/* read() until len bytes or the end: the count, -1 on error (errno). */
+ssize_t read_full(int fd, char *buf, size_t len);
 /* 1 when path names an executable found directly or through $PATH. */
 int find_executable(const char *name, char **out_path);
 /* Human-readable duration ("1.2s", "3m04s"). */

@@ -143,6 +143,70 @@ r=$(q "select reason from steps where bisection_id=$id and hash='$c_broken'")
 case $r in "build failed: kernel/fork.c:$bad_line:"*) ok "broken commit skipped: $r";; "") ok "broken commit not needed by the search";; *) fail "broken step reason: $r";; esac
 check "no step is both built and failed" test "$(q "select count(*) from steps where bisection_id=$id and status!='done'")" = 0
 
+# 9. every image its commit's (issue 44): two kernels that differ in two
+# bytes of a string and whose compressed payloads are the same size (two
+# characters swapped: the same letters, so the same Huffman code, found by
+# trying), built one after the other in one build directory.  ccache's
+# depend mode handed back the first piggy.o (its source holds only the
+# sizes) and the second image carried the first kernel.
+# payload IMAGE [MARK]: the size of the image's compressed kernel, or
+# whether the kernel inside holds MARK (gzip, klab's recipe's compression)
+payload() {
+	python3 - "$@" <<'PY'
+import sys, zlib
+img = open(sys.argv[1], 'rb').read()
+pm = ((img[0x1f1] or 4) + 1) * 512
+off = pm + int.from_bytes(img[0x248:0x24c], 'little')
+n = int.from_bytes(img[0x24c:0x250], 'little')
+if len(sys.argv) == 2:
+    print(n)
+    sys.exit(0)
+data = img[off:off + n]
+if data[:2] != b'\x1f\x8b':
+    sys.exit('payload is not gzip')
+kernel = zlib.decompressobj(31).decompress(data)
+sys.exit(0 if sys.argv[2].encode() in kernel else 1)
+PY
+}
+mark=klab-image-mark-q7Zx3Wv9Lk2Pm8Rt5Yh1Nb6Cd4Fg0Js
+cd "$T/linux"
+git checkout -q -b identity-probe "$base"
+printf '\nconst char klab_image_mark[] = "%s";\n' "$mark" >> init/main.c
+c_mark=$(commit "init: an image mark")
+cd "$KLAB_SRCDIR"
+img_a=$(k build --repo "$T/linux" --rev "$c_mark" 2>&1 | sed -n 's/^kernel: *//p')
+size_a=$(payload "$img_a")
+same=""
+for i in 17 19 21 23 25 27 29 31 33; do
+	swapped=$(echo "$mark" | sed -E "s/^(.{$i})(.)(.)/\1\3\2/")
+	cd "$T/linux"
+	git checkout -q identity-probe
+	git checkout -q -B identity-try "$c_mark"
+	sed -i "s/$mark/$swapped/" init/main.c
+	c_try=$(commit "init: the image mark, two letters swapped at $i")
+	cd "$KLAB_SRCDIR"
+	img_b=$(k build --repo "$T/linux" --rev "$c_try" 2>&1 | sed -n 's/^kernel: *//p')
+	size_b=$(payload "$img_b")
+	echo "# swap at $i: payload $size_b bytes, the first $size_a"
+	if [ -n "$size_b" ] && [ "$size_b" = "$size_a" ]; then same=$swapped; break; fi
+done
+check "two commits whose compressed kernels are the same size ($size_a bytes)" test -n "$same"
+check "their images differ" sh -c "! cmp -s '$img_a' '$img_b'"
+check "the first image holds the first commit's kernel" payload "$img_a" "$mark"
+check "the second image holds the second commit's kernel" payload "$img_b" "$same"
+payload "$img_b" "$mark" && fail "the second image carries the first commit's kernel" ||
+	ok "the second image does not carry the first commit's kernel"
+va=$(sed -n 's/^vmlinux sha256://p' "$(dirname "$img_a")/identity")
+vb=$(sed -n 's/^vmlinux sha256://p' "$(dirname "$img_b")/identity")
+check "each artifact carries its verified vmlinux hash" test -n "$va" -a -n "$vb" -a "$va" != "$vb"
+# a damaged image is built again, never booted
+printf 'Z' | dd of="$img_b" bs=1 seek=4096 conv=notrunc 2>/dev/null
+out=$(k build --repo "$T/linux" --rev "$c_try" 2>&1); rc=$?
+case $out in *"is damaged"*"building it again"*) ok "a damaged image is noticed";; *) fail "damage not seen: $out";; esac
+check "... and built again" sh -c "test $rc -eq 0 && ! echo '$out' | grep -q 'cache hit'"
+out=$(k gc --verify 2>&1)
+case $out in *" 0 without identity, 0 damaged"*) ok "gc --verify: the store is sound";; *) fail "gc --verify: $out";; esac
+
 # 8. gc keeps the newest artifacts
 n_before=$(ls -d "$lab"/artifacts/*/ | wc -l)
 out=$(k gc --keep-last 2 --dry-run)

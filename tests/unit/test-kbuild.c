@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kbuild.h"
+#include "kernel/kimage.h"
 #include "lab.h"
 #include "db.h"
 #include "tree.h"
@@ -389,6 +390,30 @@ static void test_kbuild__reap_kills_what_is_left_of_a_group_whose_leader_died(vo
 
 /* A kernel another lab put in a shared store is this lab's build: found,
  * recorded (the next lookup is the lab's own row), never without the key. */
+/* An identity for a stored kernel made by hand (its bzImage's hash). */
+static void write_identity(const char *entry)
+{
+	struct kimage_identity id = { .payload = "arch/x86/boot/compressed/vmlinux.bin.gz", .payload_len = 6 };
+	char *bz = xstrfmt("%s/bzImage", entry);
+
+	assert_int_equal(kimage_sha256_file(bz, id.image_sha256), 0);
+	memset(id.vmlinux_sha256, 'a', 64);
+	assert_int_equal(kimage_identity_write(entry, &id), 0);
+	free(bz);
+}
+
+static void add_artifact_store(const char *labdir, const char *store)
+{
+	char *conf = xstrfmt("%s/klab.conf", labdir), *text = NULL, *more;
+
+	assert_int_equal(read_file(conf, 1 << 20, &text, NULL), 0);
+	more = xstrfmt("%sartifact_store = %s\n", text, store);
+	assert_int_equal(write_file_atomic(conf, more, strlen(more)), 0);
+	free(text);
+	free(more);
+	free(conf);
+}
+
 static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **state)
 {
 	struct kbuild_recipe r = { 0 };
@@ -410,6 +435,16 @@ static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **stat
 		free(bz);
 		free(cfg);
 	}
+	/* an entry stored before klab verified images is not taken */
+	assert_int_equal(lab_init(labdir, &created), 0);
+	add_artifact_store(labdir, store);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	assert_int_equal(kbuild_find(&lab, repo_id, tree, tree, &r, id, &res), 0);
+	kbuild_result_release(&res);
+	lab_close(&lab);
+	remove_tree(labdir);
+	write_identity(entry);
 	assert_int_equal(lab_init(labdir, &created), 0);
 	assert_int_equal(lab_open(&lab, labdir), 0);
 	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
@@ -419,14 +454,7 @@ static void test_kbuild__shared_store_entry_is_adopted_once_recorded(void **stat
 	lab_close(&lab);
 
 	conf = xstrfmt("%s/klab.conf", labdir);
-	{
-		char *text = NULL, *more;
-		assert_int_equal(read_file(conf, 1 << 20, &text, NULL), 0);
-		more = xstrfmt("%sartifact_store = %s\n", text, store);
-		assert_int_equal(write_file_atomic(conf, more, strlen(more)), 0);
-		free(text);
-		free(more);
-	}
+	add_artifact_store(labdir, store);
 	assert_int_equal(lab_open(&lab, labdir), 0);
 	assert_int_equal(kbuild_lookup(&lab, tree, id, &res), 0);
 	kbuild_result_release(&res);
@@ -515,6 +543,42 @@ static void test_kbuild__make_env_undoes_a_parent_makes_silence(void **state)
 
 /* ---- kbuild_build against a fake make --------------------------------- */
 
+/* The fake make's bzImage, as kbuild lays one out: a compressed kernel
+ * (vmlinux.bin.gz, 256 bytes of $FAKE_KERNEL), the piggy.S that pulls it
+ * in with .incbin, a vmlinux, and an image whose setup header points at
+ * the payload (boot protocol 2.15).  With FAKE_MAKE_CC set the payload
+ * is what "$CC -c piggy.S" put into piggy.o, as kbuild compiles it
+ * (-Wp,-MMD: the line on which ccache's depend mode works; real ccache and gcc: the
+ * case a cache got wrong); with FAKE_MAKE_STALE another kernel's. */
+static const char fake_mkimage[] =
+	"import os, subprocess, sys\n"
+	"O, cc = sys.argv[1], sys.argv[2]\n"
+	"k = os.environ.get('FAKE_KERNEL', 'kernel')\n"
+	"c = O + '/arch/x86/boot/compressed'\n"
+	"os.makedirs(c, exist_ok=True)\n"
+	"blob = (k * 256).encode()[:256]\n"
+	"open(c + '/vmlinux.bin.gz', 'wb').write(blob)\n"
+	"open(O + '/vmlinux', 'wb').write(b'vmlinux of ' + k.encode())\n"
+	"open(c + '/piggy.S', 'w').write('.section .rodata\\nz_input_len = %d\\ninput_data:\\n'\n"
+	"    '.incbin \"arch/x86/boot/compressed/vmlinux.bin.gz\"\\n' % len(blob))\n"
+	"payload = blob\n"
+	"if os.environ.get('FAKE_MAKE_CC'):\n"
+	"    subprocess.check_call(cc.split() + ['-Wp,-MMD,arch/x86/boot/compressed/.piggy.o.d',\n"
+	"        '-c', 'arch/x86/boot/compressed/piggy.S', '-o',\n"
+	"        'arch/x86/boot/compressed/piggy.o'], cwd=O)\n"
+	"    subprocess.check_call(['objcopy', '-O', 'binary', '-j', '.rodata',\n"
+	"        c + '/piggy.o', c + '/payload'])\n"
+	"    payload = open(c + '/payload', 'rb').read()\n"
+	"if os.environ.get('FAKE_MAKE_STALE'):\n"
+	"    payload = b'x' * len(blob)\n"
+	"img = bytearray(1024 + 16)\n"
+	"img[0x1f1] = 1\n"
+	"img[0x202:0x206] = b'HdrS'\n"
+	"img[0x206:0x208] = (0x020f).to_bytes(2, 'little')\n"
+	"img[0x248:0x24c] = (16).to_bytes(4, 'little')\n"
+	"img[0x24c:0x250] = len(payload).to_bytes(4, 'little')\n"
+	"open(O + '/arch/x86/boot/bzImage', 'wb').write(bytes(img) + payload)\n";
+
 /* A `make` first on PATH that does what klab asks of kbuild, in a few
  * files: a .config for the base, CONFIG_64BIT forced on by olddefconfig
  * (a compiler's error instead for the target FAKE_MAKE_FAIL names, with
@@ -526,7 +590,7 @@ static void fake_make_install(void)
 {
 	static const char script[] =
 		"#!/bin/sh\n"
-		"for a; do case $a in O=*) O=${a#O=};; esac; done\n"
+		"for a; do case $a in O=*) O=${a#O=};; CC=*) CC=${a#CC=};; esac; done\n"
 		"echo \"$*\" >> \"$FAKE_MAKE_LOG\"\n"
 		"for a; do\n"
 		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"../kernel/fork.c:12:5: error: $a failed\"; exit 2; }\n"
@@ -534,16 +598,19 @@ static void fake_make_install(void)
 		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
 		"  olddefconfig) sed -i 's/^# CONFIG_64BIT is not set$/CONFIG_64BIT=y/' \"$O/.config\";;\n"
 		"  bzImage) mkdir -p \"$O/arch/x86/boot\"; echo '  CC      init/main.o'; echo '  CC      mm/mmap.o';\n"
-		"    echo kernel > \"$O/arch/x86/boot/bzImage\"; echo map > \"$O/System.map\";\n"
+		"    python3 \"$FAKE_MAKE_DIR/mkimage.py\" \"$O\" \"$CC\" || exit 2; echo map > \"$O/System.map\";\n"
 		"    mkdir -p \"$O/init\"; printf 'source_init/main.o := ../init/main.c\\n\\ndeps_init/main.o := "
 		"\\\\\\n  ../include/linux/init.h \\\\\\n' > \"$O/init/.main.o.cmd\";;\n"
 		"  esac\n"
 		"done\n";
 	char *bin = xstrfmt("%s/bin", scratch_dir), *make = xstrfmt("%s/make", bin), *path;
-	char *log = xstrfmt("%s/make.log", scratch_dir);
+	char *log = xstrfmt("%s/make.log", scratch_dir), *mkimage = xstrfmt("%s/mkimage.py", bin);
 
 	assert_int_equal(mkdir_p(bin, 0755), 0);
 	assert_int_equal(write_file_atomic(make, script, strlen(script)), 0);
+	assert_int_equal(write_file_atomic(mkimage, fake_mkimage, strlen(fake_mkimage)), 0);
+	setenv("FAKE_MAKE_DIR", bin, 1);
+	free(mkimage);
 	assert_int_equal(chmod(make, 0755), 0);
 	saved_path = xstrdup(getenv("PATH"));
 	path = xstrfmt("%s:%s", bin, saved_path);
@@ -562,6 +629,10 @@ static void fake_make_remove(void)
 	free(saved_path);
 	unsetenv("FAKE_MAKE_LOG");
 	unsetenv("FAKE_MAKE_FAIL");
+	unsetenv("FAKE_MAKE_DIR");
+	unsetenv("FAKE_MAKE_CC");
+	unsetenv("FAKE_MAKE_STALE");
+	unsetenv("FAKE_KERNEL");
 }
 
 /* How many of the fake make's calls named target. */
@@ -659,6 +730,183 @@ static void test_kbuild__build_logs_are_private(void **state)
 	umask(old);
 	free(src);
 	free(labdir);
+}
+
+/* 1 when the file holds the bytes of needle. */
+static int file_holds(const char *path, const char *needle)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int found;
+
+	assert_int_equal(read_file(path, 1 << 20, &text, &len), 0);
+	found = memmem(text, len, needle, strlen(needle)) != NULL;
+	free(text);
+	return found;
+}
+
+static void test_kbuild__image_payload_is_checked_after_every_build(void **state)
+{
+	struct kbuild_result res;
+	struct kimage_identity id;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-payload", scratch_dir), *src = xstrfmt("%s/src-payload", scratch_dir);
+	char *entry, rid[41];
+	struct kbuild_recipe r = { .base = "tinyconfig" };
+	int created;
+	int64_t repo_id;
+
+	fake_make_install();
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	setenv("FAKE_KERNEL", "kernel-A", 1);
+	fake_build(&lab, repo_id, src, "5555555555555555555555555555555555555555", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	/* the identity beside the artifact: the image's and vmlinux's hashes */
+	assert_int_equal(kimage_identity_read(res.artifact_dir, &id), 0);
+	assert_string_equal(id.payload, "arch/x86/boot/compressed/vmlinux.bin.gz");
+	assert_int_equal(id.payload_len, 256);
+	assert_string_equal(res.vmlinux_sha256, id.vmlinux_sha256);
+	kbuild_result_release(&res);
+
+	/* an image whose payload is not the build's kernel is no artifact */
+	setenv("FAKE_KERNEL", "kernel-B", 1);
+	setenv("FAKE_MAKE_STALE", "1", 1);
+	fake_build(&lab, repo_id, src, "6666666666666666666666666666666666666666", &res);
+	assert_int_equal(res.status, KBUILD_ENV_FAILED);
+	assert_string_equal(res.message, "the image does not carry this build's kernel");
+	assert_non_null(strstr(res.excerpt, "piggy.o holds another kernel"));
+	assert_null(res.artifact_dir);
+	assert_int_equal(kbuild_recipe_id(&r, rid), 0);
+	entry = xstrfmt("%s/artifacts/6666666666666666666666666666666666666666-%s", labdir, rid);
+	assert_false(is_dir_for_test(entry));
+	kbuild_result_release(&res);
+	/* and its row says env-failed: the next ask builds again */
+	assert_int_equal(kbuild_lookup(&lab, "6666666666666666666666666666666666666666", rid, &res), 0);
+	kbuild_result_release(&res);
+	lab_close(&lab);
+	fake_make_remove();
+	free(entry);
+	free(src);
+	free(labdir);
+}
+
+static void test_kbuild__stored_kernel_is_checked_before_use(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-damaged", scratch_dir), *src = xstrfmt("%s/src-damaged", scratch_dir);
+	char *dir, *bz, *ident, rid[41], *why = NULL;
+	const char *tree = "7777777777777777777777777777777777777777";
+	struct kbuild_recipe r = { .base = "tinyconfig" };
+	int created;
+	int64_t repo_id;
+
+	fake_make_install();
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	fake_build(&lab, repo_id, src, tree, &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	dir = xstrdup(res.artifact_dir);
+	bz = xstrdup(res.bzimage);
+	kbuild_result_release(&res);
+	assert_int_equal(kbuild_recipe_id(&r, rid), 0);
+	assert_int_equal(kbuild_lookup(&lab, tree, rid, &res), 1);
+	kbuild_result_release(&res);
+	assert_int_equal(kimage_check_artifact(dir, &why), 0);
+
+	/* one byte of the stored image changed: damaged, built again */
+	sh("printf 'Z' | dd of='%s' bs=1 seek=1100 conv=notrunc 2>/dev/null", bz);
+	assert_int_equal(kimage_check_artifact(dir, &why), 2);
+	assert_non_null(strstr(why, "sha256"));
+	free(why);
+	assert_int_equal(kbuild_lookup(&lab, tree, rid, &res), 0);
+	kbuild_result_release(&res);
+
+	/* no identity: stored before klab verified images, built again */
+	ident = xstrfmt("%s/" KIMAGE_IDENTITY_FILE, dir);
+	assert_int_equal(unlink(ident), 0);
+	assert_int_equal(kimage_check_artifact(dir, &why), 1);
+	assert_int_equal(kbuild_lookup(&lab, tree, rid, &res), 0);
+	kbuild_result_release(&res);
+	/* the rebuild replaces the entry with a verified one */
+	fake_build(&lab, repo_id, src, tree, &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_int_equal(kimage_check_artifact(res.artifact_dir, &why), 0);
+	kbuild_result_release(&res);
+	lab_close(&lab);
+	fake_make_remove();
+	FREE_MANY(dir, bz, ident, src, labdir);
+}
+
+/* Two builds in one build directory whose compressed kernels differ in
+ * their bytes, not their size, compiled with klab's environment, real
+ * ccache and gcc: piggy.o must hold each build's own kernel. */
+static void incbin_builds(const char *name, const char *shim_dir, struct kbuild_result res[2])
+{
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-%s", scratch_dir, name), *src = xstrfmt("%s/src-%s", scratch_dir, name);
+	int created;
+	int64_t repo_id;
+
+	setenv("KLAB_SHIM_DIR", shim_dir, 1);
+	setenv("FAKE_MAKE_CC", "1", 1);
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	setenv("FAKE_KERNEL", "kernel-A", 1);
+	fake_build(&lab, repo_id, src, "8888888888888888888888888888888888888888", &res[0]);
+	setenv("FAKE_KERNEL", "kernel-B", 1);
+	fake_build(&lab, repo_id, src, "9999999999999999999999999999999999999999", &res[1]);
+	lab_close(&lab);
+	unsetenv("KLAB_SHIM_DIR");
+	free(src);
+	free(labdir);
+}
+
+static void test_kbuild__incbin_objects_never_come_from_ccache(void **state)
+{
+	struct kbuild_result res[2];
+	char *shim = xstrfmt("%s/orchestrator/shim", KLAB_ABS_BUILDDIR);
+	char *plain = xstrfmt("%s/plain-ccache", scratch_dir), *real = NULL;
+
+	fake_make_install();
+	/* klab's environment: depend mode, its shim first in make's PATH */
+	incbin_builds("shim", shim, res);
+	assert_int_equal(res[0].status, KBUILD_OK);
+	assert_int_equal(res[1].status, KBUILD_OK);
+	assert_true(file_holds(res[0].bzimage, "kernel-Akernel-A"));
+	assert_true(file_holds(res[1].bzimage, "kernel-Bkernel-B"));
+	assert_false(file_holds(res[1].bzimage, "kernel-A"));
+	kbuild_result_release(&res[0]);
+	kbuild_result_release(&res[1]);
+
+	/* klab without its shim: ccache in preprocessor mode only, still right */
+	incbin_builds("noshim", "/nonexistent", res);
+	assert_int_equal(res[1].status, KBUILD_OK);
+	assert_true(file_holds(res[1].bzimage, "kernel-Bkernel-B"));
+	kbuild_result_release(&res[0]);
+	kbuild_result_release(&res[1]);
+
+	/* Fault injected, named: a "shim" that is plain ccache, i.e. klab's
+	 * builds before the fix.  ccache 4.7's depend mode hands back the
+	 * first piggy.o, and the check after the build refuses the image. */
+	assert_int_equal(find_executable("ccache", &real), 1);
+	assert_int_equal(mkdir_p(plain, 0755), 0);
+	sh("ln -sf '%s' '%s/ccache'", real, plain);
+	incbin_builds("plain", plain, res);
+	assert_int_equal(res[0].status, KBUILD_OK);
+	assert_int_equal(res[1].status, KBUILD_ENV_FAILED);
+	assert_non_null(strstr(res[1].excerpt, "piggy.o holds another kernel"));
+	kbuild_result_release(&res[0]);
+	kbuild_result_release(&res[1]);
+	fake_make_remove();
+	FREE_MANY(shim, plain, real);
 }
 
 /* ---- what the config step reads, on real repositories ----------------- */
@@ -970,6 +1218,9 @@ int main(void)
 		cmocka_unit_test(test_kbuild__objects_counted_from_captured_make_output),
 		cmocka_unit_test(test_kbuild__make_env_undoes_a_parent_makes_silence),
 		cmocka_unit_test(test_kbuild__build_logs_are_private),
+		cmocka_unit_test(test_kbuild__image_payload_is_checked_after_every_build),
+		cmocka_unit_test(test_kbuild__stored_kernel_is_checked_before_use),
+		cmocka_unit_test(test_kbuild__incbin_objects_never_come_from_ccache),
 		cmocka_unit_test(test_kbuild__config_inputs_are_kconfig_makefiles_scripts_and_configs),
 		cmocka_unit_test(test_kbuild__config_step_skipped_when_nothing_it_reads_changed),
 		cmocka_unit_test(test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free),
