@@ -6,10 +6,10 @@
 #include "kernel/kimage.h"
 #include "util/util.h"
 #include "util/strbuf.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,55 +19,6 @@
 /* Images and kernels klab reads whole: a tinyconfig bzImage is 3.5 MB, a
  * distribution's about 12. */
 #define MAX_IMAGE (256u << 20)
-
-static void to_hex(const unsigned char *md, unsigned n, char *hex)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (unsigned i = 0; i < n; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[2 * n] = '\0';
-}
-
-int kimage_sha256_file(const char *path, char hex[65])
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	unsigned char buf[1 << 16], md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	int fd, ret = -1;
-	ssize_t n;
-
-	if (!ctx)
-		die("out of memory");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		error("cannot open '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-		goto out_ssl;
-	while ((n = read_full(fd, (char *)buf, sizeof(buf))) > 0)
-		if (!EVP_DigestUpdate(ctx, buf, (size_t)n))
-			goto out_ssl;
-	if (n < 0) {
-		error("cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32)
-		goto out_ssl;
-	to_hex(md, mdlen, hex);
-	ret = 0;
-	goto out;
-out_ssl:
-	error("cannot hash '%s': OpenSSL's sha256 failed", path);
-out:
-	if (fd >= 0)
-		close(fd);
-	EVP_MD_CTX_free(ctx);
-	return ret;
-}
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -153,8 +104,8 @@ int kimage_verify_build(const char *bd, struct kimage_identity *id, char **why)
 		goto out;
 	}
 	id->payload_len = blob_len;
-	if (kimage_sha256_file(image_path, id->image_sha256) < 0 ||
-	    kimage_sha256_file(vmlinux_path, id->vmlinux_sha256) < 0)
+	if (sha256_file(image_path, id->image_sha256) < 0 ||
+	    sha256_file(vmlinux_path, id->vmlinux_sha256) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -221,7 +172,7 @@ int kimage_check_artifact(const char *dir, char **why)
 	if (rc)
 		return rc;
 	image = xstrfmt("%s/bzImage", dir);
-	rc = kimage_sha256_file(image, now);
+	rc = sha256_file(image, now);
 	free(image);
 	if (rc < 0)
 		return -1;

@@ -16,9 +16,6 @@ struct kimage_identity {
 	size_t payload_len;
 };
 
-/* sha256 of a file, 64 hex digits.  0, or -1 with a message. */
-int kimage_sha256_file(const char *path, char hex[65]);
-
 /* Where the compressed kernel lies in a bzImage, from its setup header
  * (boot protocol 2.08+: payload_offset and payload_length, counted from
  * the protected-mode code after the setup sectors).  0, or -1 with a

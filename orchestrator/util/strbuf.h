@@ -2,8 +2,9 @@
 #ifndef KLAB_STRBUF_H
 #define KLAB_STRBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
-#include "util.h"
+#include "alloc.h"
 
 struct strbuf {
 	size_t len;

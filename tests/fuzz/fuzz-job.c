@@ -1,4 +1,4 @@
-/* libFuzzer harness for the job parser (orchestrator/job.c): the input is
+/* libFuzzer harness for the job parser (orchestrator/job/job.c): the input is
  * a job file's YAML bytes.  A job that parses must also turn into the
  * agent's job.conf.  Built and run by run-fuzz.sh. */
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job/job.h"
 #include "util/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

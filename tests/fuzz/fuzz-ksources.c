@@ -1,4 +1,4 @@
-/* libFuzzer harness for orchestrator/ksources.c: the input is a kbuild
+/* libFuzzer harness for orchestrator/kernel/ksources.c: the input is a kbuild
  * .cmd file (text a build of a hostile tree can shape) and, at once, a
  * sources.txt.  Every path the parser keeps must be a plain path inside
  * the tree, the finished set sorted and unique, and the set written as
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kbuild.h"
-#include "ksources.h"
+#include "kernel/kbuild.h"
+#include "kernel/ksources.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 

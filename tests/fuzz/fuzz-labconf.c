@@ -1,10 +1,10 @@
-/* libFuzzer harness for the klab.conf parser (orchestrator/lab-config.c):
+/* libFuzzer harness for the klab.conf parser (orchestrator/lab/lab-config.c):
  * the input is the file's bytes.  Built and run by run-fuzz.sh. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lab.h"
+#include "lab/lab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for orchestrator/lkp.c: the input is an LKP report
+/* libFuzzer harness for orchestrator/job/lkp.c: the input is an LKP report
  * (a mail, hostile) and an lkp-tests job file at once.  Whatever parses
  * must keep the parsers' promises, and every job lkp_map makes of it
  * must be one klab's job parser accepts, free of control characters.
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
-#include "lkp.h"
+#include "job/job.h"
+#include "job/lkp.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

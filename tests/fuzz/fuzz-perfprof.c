@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "monitor.h"
+#include "job/monitor.h"
 #include "perfprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the result channel (orchestrator/resultproto.c):
+/* libFuzzer harness for the result channel (orchestrator/job/resultproto.c):
  * the input is what a hostile guest writes to its result port.  It is fed
  * whole and in chunks of sizes derived from the data (the two results must
  * agree), then every suite's metric parser runs over the out lines and
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <math.h>
 
-#include "resultproto.h"
-#include "monitor.h"
+#include "job/resultproto.h"
+#include "job/monitor.h"
 #include "procmon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

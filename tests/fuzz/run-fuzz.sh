@@ -76,11 +76,11 @@ else
 	config="-D_GNU_SOURCE"
 fi
 o=$src/orchestrator
-util="$o/util/util.c $o/util/strbuf.c $o/util/run-command.c"
+util="$o/util/alloc.c $o/util/util.c $o/util/strbuf.c $o/util/run-command.c"
 # the suites' parsers live with the rest of each suite (suite-*.c), whose
 # job.conf half needs job.c and so libyaml and libgit2
-suites="$o/suite.c $(echo "$o"/suite-*.c) $o/job.c $o/gitrepo.c $o/bisect.c $o/monitor.c $(echo "$o"/monitor-*.c)"
-yamlgit=$(pkg-config --cflags --libs yaml-0.1 libgit2) ||
+suites="$o/job/suite.c $(echo "$o"/job/suite-*.c) $o/job/job.c $o/util/hash.c $o/core/bisect.c $o/job/monitor.c $(echo "$o"/job/monitor-*.c)"
+yamlgit=$(pkg-config --cflags --libs yaml-0.1 libgit2 libcrypto) ||
 	{ echo "run-fuzz: FAIL: pkg-config knows no yaml-0.1 or libgit2" >&2; exit 1; }
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:abort_on_error=0"
@@ -106,7 +106,7 @@ fuzz_target() {
 	dict= libs= incs="-I$o" cfg=$config seeds=
 	case $name in
 	resultproto)
-		srcs="$src/guests/agent/procmon.c $o/resultproto.c $suites $util"
+		srcs="$src/guests/agent/procmon.c $o/job/resultproto.c $suites $util"
 		incs="-I$o -I$src/guests/agent"
 		libs=$yamlgit
 		seeddir=$src/tests/fuzz/corpus
@@ -114,13 +114,13 @@ fuzz_target() {
 		dict="-dict=$src/tests/fuzz/resultproto.dict"
 		max_len=16384 ;;
 	job)
-		srcs="$o/resultproto.c $suites $util"
+		srcs="$o/job/resultproto.c $suites $util"
 		libs=$yamlgit
 		seeddir="$src/jobs $src/tests/data/jobs"
 		seeds="$src/jobs/*.yaml $src/tests/data/jobs/*.yaml"
 		max_len=8192 ;;
 	labconf)
-		srcs="$o/lab-config.c $util"
+		srcs="$o/lab/lab-config.c $util"
 		seeddir=$src/tests/fuzz/corpus-labconf
 		max_len=4096 ;;
 	jobconf)
@@ -130,19 +130,19 @@ fuzz_target() {
 		seeddir=$src/tests/fuzz/corpus-jobconf
 		max_len=8192 ;;
 	lkp)
-		srcs="$o/lkp.c $o/resultproto.c $suites $util"
+		srcs="$o/job/lkp.c $o/job/resultproto.c $suites $util"
 		libs=$yamlgit
 		seeddir=$src/tests/data/lkp
 		dict="-dict=$src/tests/fuzz/lkp.dict"
 		max_len=16384 ;;
 	perfprof)
-		srcs="$src/guests/agent/perfprof.c $o/resultproto.c $suites $util"
+		srcs="$src/guests/agent/perfprof.c $o/job/resultproto.c $suites $util"
 		incs="-I$o -I$src/guests/agent"
 		libs=$yamlgit
 		seeddir=$src/tests/data/perf
 		max_len=16384 ;;
 	ksources)
-		srcs="$o/ksources.c $util"
+		srcs="$o/kernel/ksources.c $util"
 		seeddir=$src/tests/fuzz/corpus-ksources
 		max_len=16384 ;;
 	*)

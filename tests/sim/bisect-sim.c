@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bisect-sim.h"
-#include "revert.h"
+#include "engine/revert.h"
 #include "util/util.h"
 
 #define SIM_MAX_RUNS 64

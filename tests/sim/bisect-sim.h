@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "verdict.h"
+#include "core/verdict.h"
 
 enum sim_dist {
 	SIM_NORMAL,

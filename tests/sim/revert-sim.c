@@ -15,8 +15,8 @@
 #include <stdlib.h>
 
 #include "bisect-sim.h"
-#include "revert.h"
-#include "verdict.h"
+#include "engine/revert.h"
+#include "core/verdict.h"
 #include "util/util.h"
 
 #define MAX_RUNS 64

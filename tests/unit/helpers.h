@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "gitrepo.h"
-#include "job.h"
-#include "resultproto.h"
-#include "revert.h"
-#include "topology.h"
+#include "lab/gitrepo.h"
+#include "job/job.h"
+#include "job/resultproto.h"
+#include "engine/revert.h"
+#include "guest/topology.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 

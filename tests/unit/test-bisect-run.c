@@ -18,11 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bisect-run.h"
-#include "db.h"
-#include "gitrepo.h"
-#include "klab.h"
-#include "lab.h"
+#include "engine/bisect-run.h"
+#include "lab/db.h"
+#include "lab/gitrepo.h"
+#include "cmd/klab.h"
+#include "lab/lab.h"
 #include "util/util.h"
 
 #define NR_COMMITS 16	/* c0 (good) .. c15 (bad) */

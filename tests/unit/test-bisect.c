@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect.h"
+#include "core/bisect.h"
 
 /* Build a DAG from a parent table: parents[i] lists indices (older
  * commits have smaller indices), -1 = outside (a good commit). */

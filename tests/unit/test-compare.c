@@ -1,4 +1,4 @@
-/* Unit tests of orchestrator/compare.c on hand-made run sets: LKP's rule
+/* Unit tests of orchestrator/core/compare.c on hand-made run sets: LKP's rule
  * for a real change (ranges apart, the gap rule from 3 runs, the 1% / 5%
  * floors) and the rank by significance, not by %change. */
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "core/compare.h"
 #include "util/util.h"
 
 #define STAT(n, x, y, p) { n, x, y, ARRAY_SIZE(x), ARRAY_SIZE(y), p }

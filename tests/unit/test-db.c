@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "revert.h"
-#include "lab.h"
+#include "lab/db.h"
+#include "engine/revert.h"
+#include "lab/lab.h"
 #include "util/util.h"
 #include "helpers.h"
 

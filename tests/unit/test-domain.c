@@ -15,8 +15,8 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
-#include "domain.h"
-#include "topology.h"
+#include "guest/domain.h"
+#include "guest/topology.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "helpers.h"

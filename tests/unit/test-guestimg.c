@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "guestimg.h"
-#include "monitor.h"
+#include "guest/guestimg.h"
+#include "job/monitor.h"
 #include "util/run-command.h"
 #include "util/strbuf.h"
 #include "util/util.h"

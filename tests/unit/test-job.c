@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "job.h"
-#include "monitor.h"
+#include "job/job.h"
+#include "job/monitor.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "helpers.h"

@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kbuild.h"
+#include "kernel/kbuild.h"
 #include "kernel/kimage.h"
-#include "lab.h"
-#include "db.h"
-#include "tree.h"
-#include "gitrepo.h"
+#include "lab/lab.h"
+#include "lab/db.h"
+#include "kernel/tree.h"
+#include "lab/gitrepo.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
@@ -396,7 +396,7 @@ static void write_identity(const char *entry)
 	struct kimage_identity id = { .payload = "arch/x86/boot/compressed/vmlinux.bin.gz", .payload_len = 6 };
 	char *bz = xstrfmt("%s/bzImage", entry);
 
-	assert_int_equal(kimage_sha256_file(bz, id.image_sha256), 0);
+	assert_int_equal(sha256_file(bz, id.image_sha256), 0);
 	memset(id.vmlinux_sha256, 'a', 64);
 	assert_int_equal(kimage_identity_write(entry, &id), 0);
 	free(bz);

@@ -12,13 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bisect-run.h"
-#include "db.h"
-#include "gitrepo.h"
-#include "kbuild.h"
-#include "ksources.h"
-#include "lab.h"
-#include "perfbisect.h"
+#include "engine/bisect-run.h"
+#include "lab/db.h"
+#include "lab/gitrepo.h"
+#include "kernel/kbuild.h"
+#include "kernel/ksources.h"
+#include "lab/lab.h"
+#include "engine/perfbisect.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 #include "helpers.h"
@@ -389,7 +389,7 @@ static void test_ksources__blank_comments(void **state)
 	assert_int_equal(BLANK("#if 0\ndon't\n#endif\n", 1, &sb), -1);
 	assert_int_equal(BLANK("s = \"a\n", 1, &sb), -1);
 	assert_int_equal(BLANK("a\0b", 1, &sb), -1);
-	/* "//" or "/*" in an #include's <...> is the name's */
+	/* a comment opener inside an #include's <...> is part of the name */
 	assert_int_equal(BLANK("#include <a//b.h>\n", 1, &sb), -1);
 	assert_int_equal(BLANK(" # include_next <a/*b.h>\n", 1, &sb), -1);
 	assert_int_equal(BLANK("#include <a.h> /* for b */\n#include \"c.h\" // d\n", 1, &sb), 0);

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "job.h"
-#include "lkp.h"
+#include "job/job.h"
+#include "job/lkp.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "notify.h"
-#include "revert.h"
+#include "report/notify.h"
+#include "engine/revert.h"
 #include "util/json.h"
 #include "util/strbuf.h"
 #include "util/util.h"

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisect-run.h"
-#include "db.h"
-#include "lab.h"
-#include "perfbisect.h"
+#include "engine/bisect-run.h"
+#include "lab/db.h"
+#include "lab/lab.h"
+#include "engine/perfbisect.h"
 #include "util/util.h"
 #include "helpers.h"
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "core/compare.h"
 #include "perfprof.h"
-#include "monitor.h"
-#include "resultproto.h"
+#include "job/monitor.h"
+#include "job/resultproto.h"
 #include "helpers.h"
 #include "util/strbuf.h"
 #include "util/util.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "procmon.h"
-#include "monitor.h"
-#include "resultproto.h"
+#include "job/monitor.h"
+#include "job/resultproto.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 

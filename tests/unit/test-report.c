@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "html.h"
-#include "report.h"
-#include "svg.h"
+#include "lab/db.h"
+#include "util/html.h"
+#include "report/report.h"
+#include "report/svg.h"
 #include "helpers.h"
 
 static char tmpdir[256];

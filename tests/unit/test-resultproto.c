@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "resultproto.h"
+#include "job/resultproto.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 

@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "gitrepo.h"
-#include "kbuild.h"
-#include "lab.h"
-#include "perfbisect.h"
-#include "revert.h"
-#include "verdict.h"
+#include "lab/db.h"
+#include "lab/gitrepo.h"
+#include "kernel/kbuild.h"
+#include "lab/lab.h"
+#include "engine/perfbisect.h"
+#include "engine/revert.h"
+#include "core/verdict.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "helpers.h"

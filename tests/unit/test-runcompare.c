@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "job.h"
-#include "runcompare.h"
-#include "verdict.h"
+#include "lab/db.h"
+#include "job/job.h"
+#include "engine/runcompare.h"
+#include "core/verdict.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 #include "helpers.h"

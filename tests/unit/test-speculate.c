@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "speculate.h"
+#include "engine/speculate.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests of orchestrator/stats.c against reference values: textbook
+/* Unit tests of orchestrator/core/stats.c against reference values: textbook
  * and published examples, closed forms, statistical tables, and exact
  * p-values enumerated here by brute force (an independent check of the
  * counting recurrences in stats.c).  Each reference says where it is from. */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "core/stats.h"
 #include "util/util.h"
 
 #define assert_near(a, b, tol) do { \

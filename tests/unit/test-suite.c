@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "job.h"
-#include "monitor.h"
-#include "resultproto.h"
-#include "suite.h"
+#include "job/job.h"
+#include "job/monitor.h"
+#include "job/resultproto.h"
+#include "job/suite.h"
 
 static void assert_error(int rc, const char *want)
 {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <libxml/parser.h>
 
-#include "topology.h"
-#include "vm.h"
+#include "guest/topology.h"
+#include "guest/vm.h"
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "helpers.h"

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "notify.h"
-#include "track.h"
+#include "report/notify.h"
+#include "core/track.h"
 #include "util/util.h"
 #include "helpers.h"
 

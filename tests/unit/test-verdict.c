@@ -1,4 +1,4 @@
-/* Unit tests of orchestrator/verdict.c: reproduce-or-refuse, good/bad/
+/* Unit tests of orchestrator/core/verdict.c: reproduce-or-refuse, good/bad/
  * ambiguous classification, robustness to slow runs of a shared host,
  * the evidence text, and simulated bisections (tests/sim/bisect-sim.c,
  * fixed seed) that must rarely blame the wrong commit. */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verdict.h"
+#include "core/verdict.h"
 #include "util/strbuf.h"
 #include "../sim/bisect-sim.h"
 

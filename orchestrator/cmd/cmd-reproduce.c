@@ -1,0 +1,590 @@
+/* klab reproduce: an LKP regression report read (a file or stdin), its
+ * commit, parent, test and KPI printed, a klab job written for it, then
+ * the parent measured against the commit with klab compare's engine
+ * (measure.c, interleaved) and judged by the bisection's reference rule:
+ * "reproduced: -95.1% (report said -95.6%)" or "not reproduced: ...". */
+#include "cmd/klab.h"
+#include "lab/db.h"
+#include "lab/gitrepo.h"
+#include "guest/guest.h"
+#include "job/job.h"
+#include "kernel/kbuild.h"
+#include "lab/lab.h"
+#include "job/lkp.h"
+#include "guest/measure.h"
+#include "engine/runcompare.h"
+#include "core/verdict.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const reproduce_usage[] = {
+	"usage: klab reproduce REPORT [--repo R] [--job-out FILE] [--accel auto|kvm|tcg]",
+	"                [--no-measure] [--runs N] [--uri URI | --host NAME] [--quiet]",
+	"                [--bisect GOOD [--no-revert-check]] [--profile-runs N]",
+	"   or: klab submit reproduce ARGS...  (the same, queued for 'klab worker')",
+	"",
+	"Read an LKP regression report (a file, or - for stdin; a mail with its",
+	"headers, '> ' quoting, CRLF lines and wrapped lines is fine): the",
+	"commit and its parent, the suite, testcase and parameters of its axis",
+	"line, and the KPI with the change the report gives.  Write a klab job",
+	"for it (checked by klab's job parser), say what could not be mapped and",
+	"why, and print the klab commands that measure the parent against the",
+	"commit and bisect between them.",
+	"",
+	"With --repo, then build both commits (or find them in the artifact",
+	"store), boot them interleaved (parent, commit, parent, ...: 'klab",
+	"compare'), and judge the KPI with the rule a job bisection uses before",
+	"it starts (more runs while it asks, up to its cap): \"reproduced: -95.1%",
+	"(report said -95.6%)\" or \"not reproduced: ...\", then the comparison",
+	"(what changed, LKP's table).",
+	"",
+	"With --bisect GOOD, once the change reproduced (or right away with",
+	"--no-measure), bisect from GOOD (the parent, or an older good",
+	"revision) to the report's commit with the job, as 'klab bisect start'",
+	"does: references, verdicts, the confirmation and its exit status.",
+	"",
+	"'klab submit reproduce' checks all of this up front (the report, its",
+	"commits and GOOD in the repository, the job and its guests) without",
+	"writing the job, and queues it; the worker reads the report file again",
+	"(stdin cannot be queued).  'klab status' shows the verdict line and the",
+	"bisection --bisect started.",
+	"",
+	"  --repo R        the kernel repository: the report's commit and parent",
+	"                  must be in it (printed as full ids), and the printed",
+	"                  commands name it; without it nothing is measured",
+	"  --job-out FILE  where the job goes (default: ./<testcase>-reproduce.yaml)",
+	"  --accel A       the guests' accelerator the runtime is scaled for (and",
+	"                  the guests run under, unless auto):",
+	"                  tcg (a tenth of the report's runtime, at least 5s),",
+	"                  kvm (the report's) or auto (default: kvm when the CPU",
+	"                  has vmx or svm and /dev/kvm exists)",
+	"  --no-measure    only the job and the commands: no build, no guest",
+	"  --runs N        first runs per side (default: the job's repeat)",
+	"  --uri URI, --host NAME  the guests, as for 'klab run'",
+	"  --quiet         no progress lines while building and measuring",
+	"  --bisect GOOD   then bisect GOOD..commit (needs --repo; GOOD must be a",
+	"                  revision of it); exit status as 'klab bisect start''s",
+	"  --no-revert-check  the bisection skips the revert check, as 'klab",
+	"                  bisect start --no-revert-check'",
+	"  --profile-runs N  profile_runs: N in the job written (profiled boots of",
+	"                  parent and culprit after a confirmed bisection, 0 to",
+	"                  10; default the job's 2)",
+	"  --queue-job ID  (given by 'klab worker') record the verdict and the",
+	"                  bisection in queued job ID",
+	"",
+	"Exit status: 0 written (and reproduced, when measured), 1 not reproduced",
+	"or an error, 2 usage.",
+	NULL
+};
+
+enum {
+	OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_BISECT, OPT_NO_REVERT_CHECK,
+	OPT_PROFILE_RUNS, OPT_QUEUE_JOB
+};
+
+/* What reproduce was told. */
+struct reproduce_args {
+	const char *repo, *job_out, *accel_arg, *bisect_good, *path;
+	unsigned long runs, profile_runs;
+	int no_measure, no_revert_check, have_profile_runs;
+	int64_t queue_job;	/* run by a worker: the job's id */
+	struct guest_env_opts geo;
+};
+
+/* --bisect: the bisection the printed line describes, run here (in a
+ * worker, linked to the queued job as soon as it exists). */
+static int bisect_report(const struct global_opts *g, const struct reproduce_args *a, const char *bad,
+			 const char *job)
+{
+	char *argv[] = { "start", "--repo", (char *)a->repo, "--good", (char *)a->bisect_good,
+			 "--bad", (char *)bad, "--job", (char *)job, "--no-revert-check", NULL };
+	int argc = (int)ARRAY_SIZE(argv) - (a->no_revert_check ? 1 : 2);
+
+	print_line("bisecting %s..%.12s with %s", a->bisect_good, bad, job);
+	fflush(stdout);
+	optind = 0;	/* a fresh getopt for bisect start */
+	return bisect_start_for(argc, argv, g, a->queue_job);
+}
+
+/* Run by a worker: what the job's row says about it (NULL: nothing yet;
+ * then also no bisection: an earlier attempt's is not this one's). */
+static void queue_note(const struct global_opts *g, int64_t queue_job, const char *text)
+{
+	struct lab lab;
+
+	if (!queue_job || open_lab(g, &lab) < 0)
+		return;
+	if (db_queue_note(lab.db, queue_job, text) == 1 && !text)
+		db_queue_set_bisection(lab.db, queue_job, 0);
+	lab_close(&lab);
+}
+
+/* The whole of stdin, at most max bytes (one more is an error). */
+static int read_stdin(size_t max, char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+
+	for (;;) {
+		ssize_t n = read(0, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			strbuf_release(&sb);
+			return error("cannot read the report from stdin: %s", strerror(errno));
+		}
+		if (!n)
+			break;
+		strbuf_add(&sb, chunk, (size_t)n);
+		if (sb.len > max) {
+			strbuf_release(&sb);
+			return error("stdin: a report is at most %zu bytes", max);
+		}
+	}
+	*out = strbuf_detach(&sb, len);
+	return 0;
+}
+
+static void add_word(struct strbuf *sb, const char *w)
+{
+	strbuf_addch(sb, ' ');
+	strbuf_add_shell_word(sb, w);
+}
+
+/* "klab run" of the job on one commit, as bash reads it back */
+static void print_run_line(const char *job, const char *repo, const char *rev)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, "  klab run --job");
+	add_word(&sb, job);
+	strbuf_addstr(&sb, " --repo");
+	add_word(&sb, repo ? repo : "REPO");
+	strbuf_addf(&sb, " --rev %s", rev);
+	print_line("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The report's commits in R, as full ids: both must be there, the
+ * parent an ancestor of the commit; and --bisect's GOOD (NULL: none) a
+ * revision of R. */
+static int check_in_repo(const char *path, struct lkp_report *r, const char *good)
+{
+	struct gitrepo *repo = NULL;
+	char parent[41], commit[41], good_hex[41];
+	int held, ret = -1, anc;
+
+	if (gitrepo_open(&repo, path) < 0)
+		return -1;
+	held = error_hold(1);
+	if (gitrepo_resolve(repo, r->commit, commit) < 0) {
+		error_hold(held);
+		error("the report's commit %s is not a commit of '%s' (fetch it first?)", r->commit, path);
+		goto out;
+	}
+	if (gitrepo_resolve(repo, r->parent, parent) < 0) {
+		error_hold(held);
+		error("the report's parent %s is not a commit of '%s' (fetch it first?)", r->parent, path);
+		goto out;
+	}
+	if (good && gitrepo_resolve(repo, good, good_hex) < 0) {
+		error_hold(held);
+		error("--bisect: '%s' is not a revision of '%s'", good, path);
+		goto out;
+	}
+	anc = gitrepo_is_ancestor(repo, parent, commit);
+	error_hold(held);
+	if (anc <= 0) {
+		error("the report's parent %s is not an ancestor of its commit %s in '%s'", r->parent, r->commit, path);
+		goto out;
+	}
+	free(r->commit);
+	free(r->parent);
+	r->commit = xstrdup(commit);
+	r->parent = xstrdup(parent);
+	ret = 0;
+out:
+	gitrepo_free(repo);
+	return ret;
+}
+
+/* Parent against commit with klab compare's engine, until the reference
+ * rule decides.  EXIT_OK reproduced, EXIT_FAIL not (or an error). */
+static int measure_report(const struct global_opts *g, const char *repo, const char *job_path,
+			  const struct lkp_report *r, struct guest_env_opts *geo, unsigned long runs, int64_t queue_job)
+{
+	struct measure_side ms[2];
+	struct measure m = { 0 };
+	struct recipe_opts ro = { 0 };
+	struct kbuild_recipe recipe = { 0 };
+	struct verdict_policy pol;
+	struct verdict v;
+	struct strbuf line = STRBUF_INIT;
+	struct job job;
+	struct lab lab;
+	char *kernel[2] = { NULL, NULL }, hex[2][41], *why = NULL;
+	const char *revs[2] = { r->parent, r->commit }, *labels[2] = { "parent", "commit" };
+	int64_t build[2] = { 0, 0 };
+	unsigned want;
+	int ret = EXIT_FAIL, measuring = 0, recipe_made = 0;
+
+	memset(ms, 0, sizeof(ms));
+	if (job_parse_file(&job, job_path) < 0)
+		return EXIT_FAIL;
+	if (open_lab(g, &lab) < 0) {
+		job_release(&job);
+		return EXIT_FAIL;
+	}
+	if (runs)
+		job.repeat = (unsigned)runs;
+	if (guest_opts_check_host(&lab, geo) < 0 || guest_env_check(&lab, &job, geo) < 0 || run_recipe_for_job(&ro, &job, &recipe) < 0)
+		goto out;
+	recipe_made = 1;
+	for (int i = 0; i < 2; i++) {
+		if (run_kernel_for_rev(&lab, repo, revs[i], &recipe, geo->quiet, &kernel[i], &build[i], hex[i]) < 0)
+			goto out;
+		ms[i].label = labels[i];
+		ms[i].job = &job;
+		ms[i].kernel = kernel[i];
+		ms[i].build_id = build[i];
+		ms[i].commit_hash = hex[i];
+	}
+	verdict_policy_init(&pol);
+	pol.confirm_share = job.confirm_share;
+	want = job.repeat;
+	print_line("measuring: parent %.12s against commit %.12s, %u runs each, interleaved", hex[0], hex[1], want);
+	measuring = 1;
+	if (measure_begin(&m, &lab, ms, 2, geo, want) < 0)
+		goto out;
+	for (;;) {
+		int rc = measure_to(&m, want, &why);
+
+		if (rc) {
+			if (rc > 0)
+				error("cannot measure: %s (the runs so far are stored)", why);
+			goto out;
+		}
+		strbuf_reset(&line);
+		if (runcmp_reproduce(&v, &line, &pol, ms[0].kpi, ms[0].nr_kpi, ms[1].kpi, ms[1].nr_kpi, job.direction,
+				     r->change) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
+			break;
+		print_line("  %s", line.buf);
+		want = v.next_runs;
+	}
+	measure_end(&m);
+	measuring = 0;
+	fputc('\n', stdout);
+	{
+		int64_t ids[2] = { ms[0].run_set_id, ms[1].run_set_id };
+		if (compare_print(lab.db, ids, labels, 2, job.kpi, 0, NULL) != EXIT_OK)
+			goto out;
+	}
+	if (v.kind == VERDICT_NEED_MORE) {
+		char *l = xstrfmt("not reproduced: still undecided at the cap (%s)", line.buf);
+		strbuf_reset(&line);
+		strbuf_addstr(&line, l);
+		free(l);
+	}
+	print_line("%s", line.buf);
+	if (queue_job)
+		db_queue_note(lab.db, queue_job, line.buf);
+	ret = v.kind == VERDICT_REPRODUCED ? EXIT_OK : EXIT_FAIL;
+out:
+	if (measuring)
+		measure_end(&m);
+	measure_sides_release(ms, 2);
+	free(kernel[0]);
+	free(kernel[1]);
+	free(why);
+	strbuf_release(&line);
+	if (recipe_made)
+		kbuild_recipe_release(&recipe);
+	recipe_opts_release(&ro);
+	job_release(&job);
+	lab_close(&lab);
+	return ret;
+}
+
+/* What the report says: commit, parent, test, KPI and the accelerator. */
+static void print_facts(const struct lkp_report *r, enum lkp_accel accel, const char *why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (r->subject)
+		print_line("commit:   %s (\"%s\")", r->commit, r->subject);
+	else
+		print_line("commit:   %s", r->commit);
+	print_line("parent:   %s", r->parent);
+	for (size_t i = 0; i < r->params.nr && sb.len < 400; i++)
+		strbuf_addf(&sb, "%s%s=%s", i ? " " : "", r->params.v[i].key, r->params.v[i].value);
+	print_line("suite:    %s", r->suite);
+	if (sb.len)
+		print_line("params:   %s", sb.buf);
+	if (r->row)
+		print_line("KPI:      %s %s in the report (%s -> %s)", r->kpi, r->change, r->row->base, r->row->head);
+	else
+		print_line("KPI:      %s %s in the report", r->kpi, r->change);
+	print_line("accel:    %s (%s)", accel == LKP_ACCEL_KVM ? "kvm" : "tcg", why);
+	strbuf_release(&sb);
+}
+
+/* The commands that measure and bisect by hand. */
+static void print_commands(const char *dest, const char *repo, const struct lkp_report *r, int no_revert_check)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	print_run_line(dest, repo, r->parent);
+	print_run_line(dest, repo, r->commit);
+	strbuf_addstr(&sb, "  klab bisect start --repo");
+	add_word(&sb, repo ? repo : "REPO");
+	strbuf_addf(&sb, " --good %s --bad %s --job", r->parent, r->commit);
+	add_word(&sb, dest);
+	if (no_revert_check)
+		strbuf_addstr(&sb, " --no-revert-check");
+	print_line("%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* submit: what 'reproduce' would need when it runs, checked now (the lab,
+ * the guests and the kernel recipe when it measures), then the queue row:
+ * the submitter's directory, then reproduce's own arguments. */
+static int submit_reproduce(const struct global_opts *g, int argc, char **argv, struct reproduce_args *a,
+			    const struct lkp_report *r, const struct lkp_klab_job *j)
+{
+	struct recipe_opts ro = { 0 };
+	struct kbuild_recipe recipe = { 0 };
+	struct job job;
+	struct lab lab;
+	char **args = NULL;
+	int64_t qid;
+	int ret = EXIT_FAIL;
+
+	if (job_parse_buffer(&job, "the job", j->yaml, strlen(j->yaml)) < 0)
+		return EXIT_FAIL;
+	if (open_lab(g, &lab) < 0) {
+		job_release(&job);
+		return EXIT_FAIL;
+	}
+	if (a->repo && !a->no_measure) {
+		if (guest_opts_check_host(&lab, &a->geo) < 0 || guest_env_check(&lab, &job, &a->geo) < 0 ||
+		    run_recipe_for_job(&ro, &job, &recipe) < 0)
+			goto out;
+		kbuild_recipe_release(&recipe);
+	}
+	args = xcalloc((size_t)argc + 1, sizeof(char *));
+	args[0] = getcwd(NULL, 0);
+	if (!args[0]) {
+		error("cannot read the current directory: %s", strerror(errno));
+		goto out;
+	}
+	for (int i = 1; i < argc; i++)
+		args[i] = argv[i];
+	if (db_queue_add(lab.db, QUEUE_REPRODUCE, args, (size_t)argc, 0, user_name(), &qid) == 0) {
+		print_line("job %lld queued: reproduce %.12s (%s %s)%s", (long long)qid, r->commit, job.suite,
+			   job.testcase, a->bisect_good ? ", then bisect" : "");
+		ret = EXIT_OK;
+	}
+out:
+	if (args)
+		free(args[0]);
+	free(args);
+	recipe_opts_release(&ro);
+	job_release(&job);
+	lab_close(&lab);
+	return ret;
+}
+
+/* The options.  0 go on; 1 stop with *ret. */
+static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int submit, int *ret)
+{
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, OPT_REPO },
+		{ "job-out", required_argument, NULL, OPT_JOB_OUT },
+		{ "accel", required_argument, NULL, OPT_ACCEL },
+		{ "no-measure", no_argument, NULL, OPT_NO_MEASURE },
+		{ "runs", required_argument, NULL, OPT_RUNS },
+		{ "bisect", required_argument, NULL, OPT_BISECT },
+		{ "no-revert-check", no_argument, NULL, OPT_NO_REVERT_CHECK },
+		{ "profile-runs", required_argument, NULL, OPT_PROFILE_RUNS },
+		{ "queue-job", required_argument, NULL, OPT_QUEUE_JOB },
+		{ "uri", required_argument, NULL, GUEST_OPT_URI },
+		{ "host", required_argument, NULL, GUEST_OPT_HOST },
+		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long v;
+	int c;
+
+	*ret = EXIT_USAGE;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_REPO:
+			a->repo = optarg;
+			break;
+		case OPT_JOB_OUT:
+			a->job_out = optarg;
+			break;
+		case OPT_ACCEL:
+			a->accel_arg = optarg;
+			break;
+		case OPT_NO_MEASURE:
+			a->no_measure = 1;
+			break;
+		case OPT_RUNS:
+			if (parse_uint(optarg, 100, &a->runs) < 0 || !a->runs) {
+				error("--runs takes a number from 1 to 100");
+				return 1;
+			}
+			break;
+		case OPT_BISECT:
+			a->bisect_good = optarg;
+			break;
+		case OPT_NO_REVERT_CHECK:
+			a->no_revert_check = 1;
+			break;
+		case OPT_PROFILE_RUNS:
+			if (parse_uint(optarg, 10, &a->profile_runs) < 0) {
+				error("--profile-runs takes a number from 0 to 10");
+				return 1;
+			}
+			a->have_profile_runs = 1;
+			break;
+		case OPT_QUEUE_JOB:
+			if (submit || parse_uint(optarg, INT64_MAX, &v) < 0 || !v) {
+				error(submit ? "--queue-job is the worker's, not submit's"
+					     : "--queue-job takes a job id (a number from 'klab status')");
+				return 1;
+			}
+			a->queue_job = (int64_t)v;
+			break;
+		default:
+			if (shared_option(c, optarg, NULL, &a->geo, reproduce_usage, "reproduce", ret))
+				continue;
+			return 1;
+		}
+	}
+	if (optind + 1 != argc) {
+		error(optind < argc ? "reproduce takes one report (got more)" : "reproduce needs a report (a file or -)");
+		return 1;
+	}
+	a->path = argv[optind];
+	if (a->bisect_good && !a->repo) {
+		error("--bisect needs --repo (the kernel repository to bisect in)");
+		return 1;
+	}
+	if (a->no_revert_check && !a->bisect_good) {
+		error("--no-revert-check is a bisection's: it needs --bisect GOOD");
+		return 1;
+	}
+	if (submit && !strcmp(a->path, "-")) {
+		error("submit reproduce: a queued reproduction reads its report when it runs: give a file, not stdin");
+		return 1;
+	}
+	if (check_no_controls("REPORT", a->path) < 0 || check_no_controls("--repo", a->repo) < 0 ||
+	    check_no_controls("--bisect", a->bisect_good) < 0 || check_no_controls("--job-out", a->job_out) < 0 ||
+	    guest_opts_check(&a->geo, "reproduce") < 0)
+		return 1;
+	return 0;
+}
+
+static int reproduce_main(int argc, char **argv, const struct global_opts *g, int submit)
+{
+	struct reproduce_args a;
+	const char *why;
+	struct lkp_report r = { 0 };
+	struct lkp_klab_job j = { 0 };
+	enum lkp_accel accel;
+	char *buf = NULL, *dest = NULL;
+	size_t len;
+	int ret = EXIT_FAIL;
+
+	memset(&a, 0, sizeof(a));
+	if (reproduce_parse(&a, argc, argv, submit, &ret))
+		return ret;
+	ret = EXIT_FAIL;
+	if (lkp_accel_option(a.accel_arg, &accel, &why) < 0)
+		return EXIT_USAGE;
+	/* a worker's earlier attempt said nothing that still holds */
+	queue_note(g, a.queue_job, NULL);
+	if (!strcmp(a.path, "-") ? read_stdin(LKP_MAX_REPORT, &buf, &len) < 0
+				 : read_file(a.path, LKP_MAX_REPORT, &buf, &len) < 0)
+		return EXIT_FAIL;
+	if (lkp_report_parse(&r, !strcmp(a.path, "-") ? "stdin" : a.path, buf, len) < 0 ||
+	    (a.repo && check_in_repo(a.repo, &r, a.bisect_good) < 0))
+		goto out;
+
+	if (!submit)
+		print_facts(&r, accel, why);
+
+	if (lkp_map(&j, r.suite, &r.params, r.kpi, accel, a.path, a.job_out) < 0)
+		goto out;
+	if (a.have_profile_runs) {
+		char *y = xstrfmt("%sprofile_runs: %lu\n", j.yaml, a.profile_runs);
+		free(j.yaml);
+		j.yaml = y;
+	}
+	if (submit) {
+		ret = submit_reproduce(g, argc, argv, &a, &r, &j);
+		goto out;
+	}
+	print_line("testcase: %s", j.testcase);
+	lkp_print_notes(&j, "");
+	dest = a.job_out ? xstrdup(a.job_out) : xstrfmt("%s-reproduce.yaml", j.testcase);
+	if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
+		goto out;
+	print_line("wrote %s (checked by klab's job parser)", dest);
+
+	if (a.no_measure)
+		print_line("not measured (--no-measure); to measure and bisect, run:");
+	else if (!a.repo)
+		print_line("not measured: measuring needs --repo R (the kernel repository); to measure and bisect, run:");
+	else
+		print_line("by hand, and to bisect:");
+	print_commands(dest, a.repo, &r, a.no_revert_check);
+	ret = EXIT_OK;
+	if (!a.no_measure && a.repo) {
+		/* the guests run under the accelerator the runtime was scaled for */
+		if (a.accel_arg && strcmp(a.accel_arg, "auto"))
+			a.geo.accel = a.accel_arg;
+		fputc('\n', stdout);
+		ret = measure_report(g, a.repo, dest, &r, &a.geo, a.runs, a.queue_job);
+	} else if (a.queue_job) {
+		char *note = xstrfmt("not measured (%s): wrote %s", a.no_measure ? "--no-measure" : "no --repo", dest);
+		queue_note(g, a.queue_job, note);
+		free(note);
+	}
+	if (a.bisect_good) {
+		fputc('\n', stdout);
+		if (ret == EXIT_OK)
+			ret = bisect_report(g, &a, r.commit, dest);
+		else
+			print_line("not bisected: the change did not reproduce here (the line above bisects anyway)");
+	}
+out:
+	lkp_klab_job_release(&j);
+	lkp_report_release(&r);
+	free(buf);
+	free(dest);
+	return ret;
+}
+
+int cmd_reproduce(int argc, char **argv, const struct global_opts *g)
+{
+	return reproduce_main(argc, argv, g, 0);
+}
+
+int reproduce_submit(int argc, char **argv, const struct global_opts *g)
+{
+	return reproduce_main(argc, argv, g, 1);
+}

@@ -1,9 +1,0 @@
-/* softirqs: /proc/softirqs per CPU and summed, LKP's names (CPU0.RCU,
- * RCU).  Counters; one record per CPU and type, so before and after only. */
-#include "monitor.h"
-
-const struct monitor monitor_softirqs = {
-	.name = "softirqs",
-	.reads = "/proc/softirqs",
-	.counters = 1,
-};
