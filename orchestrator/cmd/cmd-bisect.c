@@ -868,7 +868,7 @@ static void print_rounds(struct lab *lab, const struct bisection *b, const struc
 			last = rounds[i];
 	if (nr_rounds)
 		printf("rounds:     %d\n", last);
-	/* "  round 2: step 4 good, step 5 bad" */
+	/* a line a round: "  round R: step 4 good, step 5 bad" */
 	for (int r = 1; r <= last; r++) {
 		int any = 0;
 		for (size_t i = 0; i < nr_rounds; i++) {

@@ -23,7 +23,7 @@
 # is the planted commit, confirmed; no commit between the ends was
 # decided from fewer than 3 runs; the revert restores good (under drift
 # judged, as the commits are, against the ends' latest runs adjusted by
-# the trend: session 17's first drifting run, before that, said "does not
+# the trend: the first drifting run, 2026-12-03, before that, said "does not
 # restore", 12 runs, 71% of the gap).  Exits 1 when one of those does
 # not hold (a bench's outcome, not a test's: it is not in `make check`
 # for CI time, about 15 minutes of guests plus the branch's 4 kernels

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's demo command (until the kernel demo lands): generate a
+# The README's 2-second demo (the kernel demo is run-kernel-demo.sh): generate a
 # project history with a planted bug and a commit that does not build,
 # let klab bisect it with a compile-and-test command, and exit 0 only if
 # klab names the planted commit.
@@ -30,7 +30,7 @@ echo "demo: what klab did: bisection $id, stored in $state/klab.db"
 echo "demo: details: klab bisect show $id; replayable log: klab bisect log $id"
 if [ "$rc" -eq 0 ] && [ "$culprit" = "$planted_hash" ]; then
 	echo "demo: OK: klab named the planted commit $planted_hash ($planted)"
-	echo "demo: note: this is the command-driven bisection; the kernel performance demo is not built yet (see README)"
+	echo "demo: the kernel performance demo is tests/demo/run-kernel-demo.sh (./bootstrap demo)"
 	exit 0
 fi
 echo "demo: FAILED: expected $planted_hash, klab said '${culprit:-nothing}' (exit $rc)" >&2

@@ -51,7 +51,7 @@ k compare --runset "$a" --runset "$b" --json > "$T/compare.json" 2>"$T/compare.e
 rc=$?
 check "compare --runset --json exits 0, nothing on stderr" test "$rc" -eq 0 -a ! -s "$T/compare.err"
 # Under TCG the throughput of THP always and never is within the noise
-# (session 7: +5.9 %, the failed CI of session 8: -0.8 %); what the setting
+# (+5.9 % in one run, -0.8 % in a failed CI run, 2026-12-01); what the setting
 # does for certain is in the guest's counters: huge page faults on one side
 # only, and a fault per 4 KiB page on the other.
 check "compare --json: the KPI row, and THP always against never in the guests' vmstat" python3 - "$T/compare.json" "$kpi" <<'EOF'

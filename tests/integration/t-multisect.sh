@@ -67,7 +67,7 @@ check "two slots: about log3(N) rounds" test "$rounds2" -ge 3 -a "$rounds2" -le 
 check "show counts the rounds" grep -q "^rounds:     $rounds2\$" <<EOS
 $("$KLAB" --state "$S" bisect show 2)
 EOS
-check "progress says which commits run at once" grep -q "^round 1: testing [0-9a-f]\{12\}, [0-9a-f]\{12\} at once\$" "$T/out.2"
+check "progress says which commits run at once" grep -q "^round [1]: testing [0-9a-f]\{12\}, [0-9a-f]\{12\} at once\$" "$T/out.2"
 
 # Each round of two: the tests overlapped in time, in distinct worktrees.
 sqlite3 -separator ' ' "$S/klab.db" "SELECT seq, round FROM steps WHERE bisection_id = 2 AND status = 'done'" \
@@ -126,7 +126,7 @@ check "no commit's test ran to its end twice" \
 "$KLAB" --state "$S" bisect start --repo "$T/repo" --good main~$((N - 1)) --bad main --slots 2 --no-run \
 	-- "$T/t-ms-test.sh" > /dev/null 2>&1
 "$KLAB" --state "$S" bisect resume 4 > "$T/out.4" 2>&1
-check "resume keeps the slots of start --no-run" grep -q "^round 1: testing .*, .* at once" "$T/out.4"
+check "resume keeps the slots of start --no-run" grep -q "^round [1]: testing .*, .* at once" "$T/out.4"
 "$KLAB" --state "$S" submit bisect --repo "$T/repo" --good main~$((N - 1)) --bad main --slots 3 \
 	-- "$T/t-ms-test.sh" > /dev/null 2>&1
 check "submit bisect --slots stores the slots" \

@@ -202,7 +202,7 @@ check "--no-revert-check: no revert step, the check stored as off" \
 check "two slots: a round tested two commits" \
 	test "$(q "SELECT max(n) FROM (SELECT count(*) AS n FROM steps WHERE bisection_id = 4 AND phase = 'bisect'
 		   AND status = 'done' GROUP BY round)")" -eq 2
-check "two slots: progress names both commits of a round" grep -q "^round 1: testing .*, .* at once" "$T/slots.out"
+check "two slots: progress names both commits of a round" grep -q "^round [1]: testing .*, .* at once" "$T/slots.out"
 check "two slots: fewer rounds than commits tested" \
 	test "$(q "SELECT count(DISTINCT round) FROM steps WHERE bisection_id = 4 AND phase = 'bisect' AND status = 'done'")" \
 	-lt "$(q "SELECT count(*) FROM steps WHERE bisection_id = 4 AND phase = 'bisect' AND status = 'done'")"

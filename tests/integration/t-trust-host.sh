@@ -53,7 +53,7 @@ stall_while_bad() {
 				# paused) is resumed and its console opened then, and
 				# a stall there once ended its QEMU 2 s into the boot
 				# (libvirt: "shutting down, reason=crashed"; CI,
-				# session 20), before the benchmark this test slows
+				# 2026-12-04), before the benchmark this test slows
 				sleep 1
 			fi
 			# a second of stalls between two looks at the database:

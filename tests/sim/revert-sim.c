@@ -4,7 +4,7 @@
  * revert's first 3 runs, then each further run after a fresh run of each
  * end), lognormal noise of its own on the good end and on the others.
  * Two rules side by side in one run: revert_band 1 (any "like good" of
- * the bisection's rule restores good: the rule before session 12) and the
+ * the bisection's rule restores good: the rule before abaed6e) and the
  * policy's revert_band.
  *
  *   revert-sim [-n trials-per-cell] [-s seed]

@@ -717,7 +717,7 @@ static void test_bisect_run__contradictory_round_first_bad_wins(void **state)
 	char newer[41];
 	int picks[2], n;
 
-	/* the commits round 1 tests: both after c3, so both bad */
+	/* the commits the first round tests: both after c3, so both bad */
 	assert_int_equal(gitrepo_open(&repo, repo_dir), 0);
 	assert_int_equal(gitrepo_load_dag(repo, hashes[NR_COMMITS - 1], &hashes[0], 1, 0, NULL, 0, &dag), 0);
 	hex_to_oid(hashes[NR_COMMITS - 1], oid);
@@ -1054,8 +1054,8 @@ static void test_bisect_run__two_changes_in_a_multisection_round(void **state)
 	assert_int_equal(h.culprit[1], 11);
 	assert_int_equal(h.misplaced, 0);
 	/* a half does not take over the whole range's marks (as the
-	 * simulation's search): a commit of round 1 may be tested again in
-	 * a half, never twice in one */
+	 * simulation's search): a commit of the first round may be tested
+	 * again in a half, never twice in one */
 	assert_int_equal(h.twice_in_half, 0);
 	assert_true(outcome_of(&lf).rounds >= 2);
 	labfix_release(&lf);

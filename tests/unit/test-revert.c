@@ -630,10 +630,10 @@ static void test_revert__nearly_good_is_not_decided_early(void **state)
 	assert_int_not_equal(o, REVERT_NO_RESTORE);
 }
 
-/* Session 11's half 2 under build load: good 7,000 +-25%, the revert 4,809
- * +-6% (42% of the way to bad, 27% on the log scale) was "like good" from
- * 3 runs and restored good.  Now it is short of good: more runs, and at
- * the cap it does not restore. */
+/* t-trust's half 2 under build load (2026-12-02): good 7,000 +-25%, the
+ * revert 4,809 +-6% (42% of the way to bad, 27% on the log scale) was
+ * "like good" from 3 runs and restored good.  Now it is short of good:
+ * more runs, and at the cap it does not restore. */
 static void test_revert__short_of_good_behind_a_noisy_good_end(void **state)
 {
 	static const double noisy_good[] = { 5400, 7000, 9100 };
