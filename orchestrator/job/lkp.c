@@ -500,7 +500,7 @@ static size_t heads_at(struct scan *sc, const struct lines *ls, size_t i, const 
 		free_heads(heads, &n);
 		return j + 1;
 	}
-	memcpy(sc->heads, heads, n * sizeof(*heads));
+	memcpy(sc->heads, heads, n * sizeof(*heads));	/* n >= 2 */
 	sc->nr_heads = n;
 	/* the commit's column: the one the subject or the commit line names,
 	 * else the first compared (LKP lists debug builds after it) */
@@ -1030,7 +1030,8 @@ static int decide(struct lkp_report *r, struct scan *sc)
 	own->kpi = xstrdup(r->kpi);
 	own->change = xstrdup(r->change);
 	own->improvement = r->improvement;
-	memcpy(r->results + 1, sc->also, sc->nr_also * sizeof(*sc->also));
+	if (sc->nr_also)
+		memcpy(r->results + 1, sc->also, sc->nr_also * sizeof(*sc->also));
 	r->nr_results = sc->nr_also + 1;
 	free(sc->also);
 	sc->also = NULL;
