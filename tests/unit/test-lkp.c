@@ -880,7 +880,7 @@ static void test_lkp__kpis_a_job_cannot_produce_are_refused(void **state)
 	assert_int_equal(map_params(&j, "stress-ng", "test=brk", "stress-ng.mmap.ops_per_sec", &msg), -1);
 	assert_contains(msg, "(its KPIs: stress-ng.brk.ops_per_sec, stress-ng.brk.ops_per_sec_usr_sys)");
 	free(msg);
-	/* without a KPI, the suite's own direction: kbuild's build time */
+	/* the KPI and the mode agree: the job says the mode, and no direction (higher is better, the default) */
 	assert_int_equal(map_params(&j, "will-it-scale", "test=mmap1 mode=thread", "will-it-scale.per_thread_ops", &msg), 0);
 	free(msg);
 	assert_non_null(strstr(j.yaml, "mode: thread\n"));
