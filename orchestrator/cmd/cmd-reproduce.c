@@ -14,6 +14,7 @@
 #include "guest/measure.h"
 #include "engine/runcompare.h"
 #include "core/verdict.h"
+#include "util/json.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
@@ -26,16 +27,24 @@
 
 static const char *const reproduce_usage[] = {
 	"usage: klab reproduce REPORT [--repo R] [--job-out FILE] [--accel auto|kvm|tcg]",
-	"                [--no-measure] [--runs N] [--uri URI | --host NAME] [--quiet]",
+	"                [--result N] [--json] [--no-measure] [--runs N]",
+	"                [--uri URI | --host NAME] [--quiet]",
 	"                [--bisect GOOD [--no-revert-check]] [--profile-runs N]",
 	"   or: klab submit reproduce ARGS...  (the same, queued for 'klab worker')",
 	"",
-	"Read an LKP regression report (a file, or - for stdin; a mail with its",
-	"headers, '> ' quoting, CRLF lines and wrapped lines is fine): the",
-	"commit and its parent, the suite, testcase and parameters of its axis",
-	"line, and the KPI with the change the report gives.  Write a klab job",
-	"for it (checked by klab's job parser), say what could not be mapped and",
-	"why, and print the klab commands that measure the parent against the",
+	"Read an LKP report (a file, or - for stdin; a mail with its headers,",
+	"quoted-printable, '> ' quoting at any depth, CRLF lines and wrapped",
+	"lines is fine): the commit and its parent, the suite, testcase and",
+	"parameters of its axis line, and the KPI with the change its headline",
+	"gives (\"kernel test robot noticed a -4.7% regression of METRIC on:\").",
+	"An improvement is bisected as the report names it: the job's direction",
+	"makes the KPI's rise klab's 'bad' side.  The other results the report",
+	"lists (\"In addition to that, ...\") are printed; --result N picks one.",
+	"A report without a parent takes the commit's first parent in --repo.",
+	"A patch under review (the robot's build of it) is said so, with its",
+	"base and link.  Write a klab job for it (checked by klab's job parser),",
+	"print the mapping table (each LKP parameter, the job key it set or why",
+	"none), and the klab commands that measure the parent against the",
 	"commit and bisect between them.",
 	"",
 	"With --repo, then build both commits (or find them in the artifact",
@@ -60,6 +69,11 @@ static const char *const reproduce_usage[] = {
 	"                  must be in it (printed as full ids), and the printed",
 	"                  commands name it; without it nothing is measured",
 	"  --job-out FILE  where the job goes (default: ./<testcase>-reproduce.yaml)",
+	"  --result N      the report's Nth result (1: the headline's, the default;",
+	"                  2...: the \"In addition to that\" ones, as listed)",
+	"  --json          one JSON document on stdout: the report, the results,",
+	"                  the job written and its mapping table; nothing is",
+	"                  measured (as --no-measure)",
 	"  --accel A       the guests' accelerator the runtime is scaled for (and",
 	"                  the guests run under, unless auto):",
 	"                  tcg (a tenth of the report's runtime, at least 5s),",
@@ -86,14 +100,14 @@ static const char *const reproduce_usage[] = {
 
 enum {
 	OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_BISECT, OPT_NO_REVERT_CHECK,
-	OPT_PROFILE_RUNS, OPT_QUEUE_JOB
+	OPT_PROFILE_RUNS, OPT_QUEUE_JOB, OPT_RESULT, OPT_JSON
 };
 
 /* What reproduce was told. */
 struct reproduce_args {
 	const char *repo, *job_out, *accel_arg, *bisect_good, *path;
-	unsigned long runs, profile_runs;
-	int no_measure, no_revert_check, have_profile_runs;
+	unsigned long runs, profile_runs, result;
+	int no_measure, no_revert_check, have_profile_runs, json;
 	int64_t queue_job;	/* run by a worker: the job's id */
 	struct guest_env_opts geo;
 };
@@ -174,12 +188,13 @@ static void print_run_line(const char *job, const char *repo, const char *rev)
 }
 
 /* The report's commits in R, as full ids: both must be there, the
- * parent an ancestor of the commit; and --bisect's GOOD (NULL: none) a
+ * parent an ancestor of the commit (a report without one: the commit's
+ * first parent, *from_repo set); and --bisect's GOOD (NULL: none) a
  * revision of R. */
-static int check_in_repo(const char *path, struct lkp_report *r, const char *good)
+static int check_in_repo(const char *path, struct lkp_report *r, const char *good, int *from_repo)
 {
 	struct gitrepo *repo = NULL;
-	char parent[41], commit[41], good_hex[41];
+	char parent[41], commit[41], good_hex[41], *first = NULL, *url = NULL, *branch = NULL;
 	int held, ret = -1, anc;
 
 	if (gitrepo_open(&repo, path) < 0)
@@ -187,10 +202,22 @@ static int check_in_repo(const char *path, struct lkp_report *r, const char *goo
 	held = error_hold(1);
 	if (gitrepo_resolve(repo, r->commit, commit) < 0) {
 		error_hold(held);
-		error("the report's commit %s is not a commit of '%s' (fetch it first?)", r->commit, path);
+		if (r->patch && lkp_patch_fetch(r, &url, &branch) == 0)
+			error("the report's commit %s is the kernel test robot's build of a patch under review, not in '%s': "
+			      "fetch it first (git fetch %s %s)", r->commit, path, url, branch);
+		else
+			error("the report's commit %s is not a commit of '%s' (fetch it first?)", r->commit, path);
 		goto out;
 	}
-	if (gitrepo_resolve(repo, r->parent, parent) < 0) {
+	if (!r->parent) {
+		first = xstrfmt("%s^1", commit);
+		if (gitrepo_resolve(repo, first, parent) < 0) {
+			error_hold(held);
+			error("the report names no parent and its commit %s has none in '%s'", r->commit, path);
+			goto out;
+		}
+		*from_repo = 1;
+	} else if (gitrepo_resolve(repo, r->parent, parent) < 0) {
 		error_hold(held);
 		error("the report's parent %s is not a commit of '%s' (fetch it first?)", r->parent, path);
 		goto out;
@@ -212,6 +239,7 @@ static int check_in_repo(const char *path, struct lkp_report *r, const char *goo
 	r->parent = xstrdup(parent);
 	ret = 0;
 out:
+	FREE_MANY(first, url, branch);
 	gitrepo_free(repo);
 	return ret;
 }
@@ -315,16 +343,33 @@ out:
 	return ret;
 }
 
-/* What the report says: commit, parent, test, KPI and the accelerator. */
-static void print_facts(const struct lkp_report *r, enum lkp_accel accel, const char *why)
+/* What the report says: commit, parent, test, KPI, the other results,
+ * a patch under review, and the accelerator. */
+static void print_facts(const struct lkp_report *r, enum lkp_accel accel, const char *why, int parent_from_repo)
 {
 	struct strbuf sb = STRBUF_INIT;
+	char *url, *branch;
 
 	if (r->subject)
 		print_line("commit:   %s (\"%s\")", r->commit, r->subject);
 	else
 		print_line("commit:   %s", r->commit);
-	print_line("parent:   %s", r->parent);
+	if (parent_from_repo)
+		print_line("parent:   %s (the commit's first parent in --repo: the report names none)", r->parent);
+	else
+		print_line("parent:   %s", r->parent);
+	if (r->patch) {
+		print_line("patch:    the commit is the kernel test robot's build of a patch under review, not a commit of its base tree");
+		if (r->patch_base)
+			print_line("          base: %s", r->patch_base);
+		if (r->patch_link)
+			print_line("          patch: %s", r->patch_link);
+		if (lkp_patch_fetch(r, &url, &branch) == 0) {
+			print_line("          to build it: git fetch %s %s", url, branch);
+			free(url);
+			free(branch);
+		}
+	}
 	for (size_t i = 0; i < r->params.nr && sb.len < 400; i++)
 		strbuf_addf(&sb, "%s%s=%s", i ? " " : "", r->params.v[i].key, r->params.v[i].value);
 	print_line("suite:    %s", r->suite);
@@ -334,6 +379,21 @@ static void print_facts(const struct lkp_report *r, enum lkp_accel accel, const 
 		print_line("KPI:      %s %s in the report (%s -> %s)", r->kpi, r->change, r->row->base, r->row->head);
 	else
 		print_line("KPI:      %s %s in the report", r->kpi, r->change);
+	print_line("verdict:  %s: klab bisects the KPI's %s (direction: %d)%s", r->improvement ? "improvement" : "regression",
+		   r->direction < 0 ? "rise" : "fall", r->direction,
+		   r->improvement ? ", the change the report names" : "");
+	if (r->nr_results > 1) {
+		print_line("results:  %zu in the report (--result N picks one):", r->nr_results);
+		for (size_t i = 0; i < r->nr_results; i++) {
+			const struct lkp_result *x = &r->results[i];
+
+			strbuf_reset(&sb);
+			for (size_t k = 0; i && k < x->params.nr && sb.len < 200; k++)
+				strbuf_addf(&sb, " %s=%s", x->params.v[k].key, x->params.v[k].value);
+			print_line("  %c%zu %s %s %s %s%s%s", i == r->selected ? '*' : ' ', i + 1, x->suite, x->kpi, x->change,
+				   x->improvement ? "improvement" : "regression", i ? ":" : " (the headline's)", sb.buf);
+		}
+	}
 	print_line("accel:    %s (%s)", accel == LKP_ACCEL_KVM ? "kvm" : "tcg", why);
 	strbuf_release(&sb);
 }
@@ -417,6 +477,8 @@ static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int 
 		{ "no-revert-check", no_argument, NULL, OPT_NO_REVERT_CHECK },
 		{ "profile-runs", required_argument, NULL, OPT_PROFILE_RUNS },
 		{ "queue-job", required_argument, NULL, OPT_QUEUE_JOB },
+		{ "result", required_argument, NULL, OPT_RESULT },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "uri", required_argument, NULL, GUEST_OPT_URI },
 		{ "host", required_argument, NULL, GUEST_OPT_HOST },
 		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
@@ -453,6 +515,15 @@ static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int 
 		case OPT_NO_REVERT_CHECK:
 			a->no_revert_check = 1;
 			break;
+		case OPT_RESULT:
+			if (parse_uint(optarg, 1000, &a->result) < 0 || !a->result) {
+				error("--result takes the number of one of the report's results (1: the headline's)");
+				return 1;
+			}
+			break;
+		case OPT_JSON:
+			a->json = 1;
+			break;
 		case OPT_PROFILE_RUNS:
 			if (parse_uint(optarg, 10, &a->profile_runs) < 0) {
 				error("--profile-runs takes a number from 0 to 10");
@@ -483,6 +554,10 @@ static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int 
 		error("--bisect needs --repo (the kernel repository to bisect in)");
 		return 1;
 	}
+	if (a->json && a->bisect_good) {
+		error("--json prints what was read and the job written, and measures nothing: it takes no --bisect");
+		return 1;
+	}
 	if (a->no_revert_check && !a->bisect_good) {
 		error("--no-revert-check is a bisection's: it needs --bisect GOOD");
 		return 1;
@@ -504,7 +579,9 @@ static int reproduce_main(int argc, char **argv, const struct global_opts *g, in
 	const char *why;
 	struct lkp_report r = { 0 };
 	struct lkp_klab_job j = { 0 };
+	struct lkp_map_in in = { 0 };
 	enum lkp_accel accel;
+	int parent_from_repo = 0;
 	char *buf = NULL, *dest = NULL;
 	size_t len;
 	int ret = EXIT_FAIL;
@@ -521,13 +598,30 @@ static int reproduce_main(int argc, char **argv, const struct global_opts *g, in
 				 : read_file(a.path, LKP_MAX_REPORT, &buf, &len) < 0)
 		return EXIT_FAIL;
 	if (lkp_report_parse(&r, !strcmp(a.path, "-") ? "stdin" : a.path, buf, len) < 0 ||
-	    (a.repo && check_in_repo(a.repo, &r, a.bisect_good) < 0))
+	    (a.result && lkp_report_select(&r, a.result) < 0))
+		goto out;
+	if (!r.parent && !a.repo) {
+		error("%s: no parent commit: expected the comparison table's column heads or a line 'parent: <sha>' "
+		      "(with --repo R, the commit's first parent is taken)", !strcmp(a.path, "-") ? "stdin" : a.path);
+		goto out;
+	}
+	if (a.repo && check_in_repo(a.repo, &r, a.bisect_good, &parent_from_repo) < 0)
 		goto out;
 
-	if (!submit)
-		print_facts(&r, accel, why);
+	if (!submit && !a.json)
+		print_facts(&r, accel, why, parent_from_repo);
 
-	if (lkp_map(&j, r.suite, &r.params, r.kpi, accel, a.path, a.job_out) < 0)
+	in.suite = r.suite;
+	in.params = &r.params;
+	in.kpi = r.kpi;
+	in.change = r.change;
+	in.improvement = r.improvement;
+	in.direction = r.direction;
+	in.accel = accel;
+	in.origin = a.path;
+	in.name = a.job_out;
+	lkp_host_paths(&in);
+	if (lkp_map(&j, &in) < 0)
 		goto out;
 	if (a.have_profile_runs) {
 		char *y = xstrfmt("%sprofile_runs: %lu\n", j.yaml, a.profile_runs);
@@ -538,9 +632,32 @@ static int reproduce_main(int argc, char **argv, const struct global_opts *g, in
 		ret = submit_reproduce(g, argc, argv, &a, &r, &j);
 		goto out;
 	}
-	print_line("testcase: %s", j.testcase);
-	lkp_print_notes(&j, "");
 	dest = a.job_out ? xstrdup(a.job_out) : xstrfmt("%s-reproduce.yaml", j.testcase);
+	if (a.json) {
+		struct strbuf js = STRBUF_INIT;
+
+		if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
+			goto out;
+		strbuf_addstr(&js, "{\"report\":");
+		lkp_report_json(&js, &r);
+		strbuf_addf(&js, ",\"parent_from\":\"%s\",\"accelerator\":\"%s\",\"job\":{\"path\":",
+			    parent_from_repo ? "repository" : "report", accel == LKP_ACCEL_KVM ? "kvm" : "tcg");
+		json_add_string(&js, dest);
+		strbuf_addstr(&js, ",\"suite\":");
+		json_add_string(&js, j.suite);
+		strbuf_addstr(&js, ",\"testcase\":");
+		json_add_string(&js, j.testcase);
+		strbuf_addstr(&js, ",\"mapping\":");
+		lkp_table_json(&js, &j);
+		strbuf_addstr(&js, "}}\n");
+		fputs(js.buf, stdout);
+		strbuf_release(&js);
+		ret = EXIT_OK;
+		goto out;
+	}
+	print_line("testcase: %s", j.testcase);
+	print_line("mapping (LKP parameter, value, the klab job key it set or why none):");
+	lkp_print_table(&j, "  ");
 	if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
 		goto out;
 	print_line("wrote %s (checked by klab's job parser)", dest);

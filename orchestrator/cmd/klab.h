@@ -175,11 +175,14 @@ int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *lab
 		  int json, const char *html_path);
 /* Shared by 'job import' and 'reproduce' (cmd-job.c): --accel
  * auto|kvm|tcg (NULL: auto) into the accelerator LKP runtimes are
- * scaled for, *why how it was chosen; the mapped and unmapped notes of
- * a job, one line each. */
+ * scaled for, *why how it was chosen; what a kbuild job needs of this
+ * host (KLAB_KBUILD_SOURCE, klab's kbuild.config) set in *in; and the
+ * mapping table of a job, one line per LKP parameter. */
 
 struct lkp_klab_job;
+struct lkp_map_in;
 int lkp_accel_option(const char *arg, enum lkp_accel *out, const char **why);
-void lkp_print_notes(const struct lkp_klab_job *j, const char *indent);
+void lkp_host_paths(struct lkp_map_in *in);
+void lkp_print_table(const struct lkp_klab_job *j, const char *indent);
 
 #endif

@@ -9,6 +9,8 @@
 #include "util/strbuf.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -298,60 +300,107 @@ static size_t mail_headers(const struct lines *raw, char **subject, int *qp)
 
 /* ---- report patterns ------------------------------------------------------------ */
 
+#define MAX_COLUMNS 8		/* commits compared side by side in one table */
+#define MAX_RESULTS 32		/* "in addition" entries kept */
+#define MAX_URL 512
+
 struct scan {
 	const char *name;
 	char *subject_commit, *subject_kpi, *subject_change;
-	char *heads_base, *heads_head;
+	int subject_improvement, subject_signed;
+	char *heads[MAX_COLUMNS];	/* the comparison table's column heads */
+	size_t nr_heads, col;		/* col: the commit's column */
+	char *list[MAX_COLUMNS];	/* "commit:" followed by a list of commits */
+	size_t nr_list;
 	char *parent_line;
-	char *list_first, *list_last;	/* "commit:" followed by a list of commits */
 	char *testcase_line;
-	int have_axis;
+	int have_axis, tables;
 	struct lkp_params block;	/* "parameters:" block */
+	struct lkp_result *also;	/* "In addition to that ..." entries */
+	size_t nr_also, alloc_also;
+	int in_also;			/* 1 while the entry's "test parameters" go on */
+	char *patch_url, *patch_base, *patch_link;
 };
 
+/* A headline's change: "-95.6%", "+12.3%" or "50.3%" (LKP prints a rise
+ * without its '+'), as a signed copy; NULL when s is not one.  *is_signed
+ * says whether s had its sign. */
+static char *headline_change(const char *s, int *is_signed)
+{
+	size_t n = strlen(s);
+	char *num, *out = NULL;
+
+	if (n < 2 || n > 24 || s[n - 1] != '%')
+		return NULL;
+	*is_signed = s[0] == '-' || s[0] == '+';
+	num = xstrndup(s + *is_signed, n - 1 - *is_signed);
+	if (is_number(num) && num[0] != '-')
+		out = xstrfmt("%c%s", s[0] == '-' ? '-' : '+', s + *is_signed);
+	free(num);
+	return out;
+}
+
+/* "regression" or "improvement" (maybe with punctuation after): 0 or 1,
+ * else -1. */
+static int verdict_word(const char *s)
+{
+	if (!strncmp(s, "regression", 10) && strlen(s) <= 11)
+		return 0;
+	if (!strncmp(s, "improvement", 11) && strlen(s) <= 12)
+		return 1;
+	return -1;
+}
+
 /* "f35b5d7d67: will-it-scale.per_process_ops -95.5% regression" anywhere
- * in the line, or "noticed a -95.5% regression of METRIC". */
+ * in the line (a subject), or "noticed a -95.5% regression of METRIC"
+ * (LKP's headline; "FYI, we noticed ..." in its older reports). */
 static void find_subject(struct scan *sc, const char *line)
 {
-	char *copy, *tok[MAX_TOKENS * 2];
+	char *copy, *tok[MAX_TOKENS * 2], *change;
 	size_t n = tokenize(line, &copy, tok, ARRAY_SIZE(tok));
+	int sgn, word;
 
 	for (size_t i = 0; !sc->subject_kpi && i + 3 < n; i++) {
 		size_t l = strlen(tok[i]);
-		int verdict = !strncmp(tok[i + 3], "regression", 10) || !strncmp(tok[i + 3], "improvement", 11);
 
-		if (l > 7 && tok[i][l - 1] == ':' && verdict && is_metric(tok[i + 1]) && is_change(tok[i + 2])) {
-			tok[i][l - 1] = '\0';
-			if (!is_hex(tok[i], 7))
-				continue;
+		if (l <= 7 || tok[i][l - 1] != ':' || (word = verdict_word(tok[i + 3])) < 0 || !is_metric(tok[i + 1]))
+			continue;
+		tok[i][l - 1] = '\0';
+		if (is_hex(tok[i], 7) && (change = headline_change(tok[i + 2], &sgn))) {
 			sc->subject_commit = xstrdup(tok[i]);
 			sc->subject_kpi = xstrdup(tok[i + 1]);
-			sc->subject_change = xstrdup(tok[i + 2]);
+			sc->subject_change = change;
+			sc->subject_improvement = word;
+			sc->subject_signed = sgn;
 		}
+		tok[i][l - 1] = ':';
 	}
 	for (size_t i = 0; !sc->subject_kpi && i + 4 < n; i++) {
 		size_t l = strlen(tok[i + 4]);
 
-		if (strcmp(tok[i], "a") || !is_change(tok[i + 1]) || strcmp(tok[i + 3], "of") ||
-		    (strcmp(tok[i + 2], "regression") && strcmp(tok[i + 2], "improvement")))
+		if (strcmp(tok[i], "a") || strcmp(tok[i + 3], "of") || (word = verdict_word(tok[i + 2])) < 0)
 			continue;
 		while (l && strchr(":,", tok[i + 4][l - 1]))
 			tok[i + 4][--l] = '\0';
-		if (is_metric(tok[i + 4])) {
+		if (is_metric(tok[i + 4]) && (change = headline_change(tok[i + 1], &sgn))) {
 			sc->subject_kpi = xstrdup(tok[i + 4]);
-			sc->subject_change = xstrdup(tok[i + 1]);
+			sc->subject_change = change;
+			sc->subject_improvement = word;
+			sc->subject_signed = sgn;
 		}
 	}
 	free(copy);
 }
 
-/* A row: base [± N%] change head [± N%] metric.  0 parsed, 1 all but
- * the metric (a wrapped row), -1 not a row. */
-static int parse_row(const char *line, struct lkp_row *row)
+/* A row: base [± N%], then for each compared commit change head [± N%],
+ * then the metric; the change and head of column col (1: the first
+ * compared) go into *row.  0 parsed, 1 all but the metric (a wrapped
+ * row: join the next line), -1 not a row (or no such column). */
+static int parse_row(const char *line, size_t col, struct lkp_row *row)
 {
-	char *copy, *tok[MAX_TOKENS];
-	size_t n = tokenize(line, &copy, tok, MAX_TOKENS), i = 0;
-	const char *base, *change, *head;
+	char *copy, *tok[MAX_TOKENS * 2];
+	size_t n = tokenize(line, &copy, tok, ARRAY_SIZE(tok)), i = 0, pairs = 0;
+	const char *base, *change = NULL, *head = NULL;
 	int ret = -1;
 
 #define SKIP_STDDEV() do { \
@@ -367,24 +416,27 @@ static int parse_row(const char *line, struct lkp_row *row)
 		goto out;
 	base = tok[i++];
 	SKIP_STDDEV();
-	if (i >= n || !is_change(tok[i]))
+	while (i + 1 < n && pairs < MAX_COLUMNS && is_change(tok[i]) && is_number(tok[i + 1])) {
+		if (++pairs == col) {
+			change = tok[i];
+			head = tok[i + 1];
+		}
+		i += 2;
+		SKIP_STDDEV();
+	}
+	if (!pairs)
 		goto out;
-	change = tok[i++];
-	if (i >= n || !is_number(tok[i]))
-		goto out;
-	head = tok[i++];
-	SKIP_STDDEV();
 	if (i == n) {
 		ret = 1;
-	} else if (i + 1 == n && is_metric(tok[i])) {
-		row->metric = xstrdup(tok[i]);
-		ret = 0;
-	} else {
 		goto out;
 	}
+	if (i + 1 != n || !is_metric(tok[i]) || !change)
+		goto out;
+	row->metric = xstrdup(tok[i]);
 	row->base = xstrdup(base);
 	row->change = xstrdup(change);
 	row->head = xstrdup(head);
+	ret = 0;
 #undef SKIP_STDDEV
 out:
 	free(copy);
@@ -397,19 +449,17 @@ static void row_release(struct lkp_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
-/* Two or more hex ids, the comparison table's column heads. */
-static int heads_line(const char *line, char **base, char **head)
+/* 1 when every token of line is a commit id (7-40 hex digits), *n of them. */
+static int hex_tokens(const char *line, char **out, size_t max, size_t *n)
 {
-	char *copy, *tok[MAX_TOKENS];
-	size_t n = tokenize(line, &copy, tok, MAX_TOKENS);
-	int ok = n >= 2;
+	char *copy, *tok[MAX_COLUMNS];
+	size_t k = tokenize(line, &copy, tok, MAX_COLUMNS);
+	int ok = k > 0 && *n + k <= max;
 
-	for (size_t i = 0; ok && i < n; i++)
+	for (size_t i = 0; ok && i < k; i++)
 		ok = is_hex(tok[i], 7);
-	if (ok) {
-		*base = xstrdup(tok[0]);
-		*head = xstrdup(tok[n - 1]);
-	}
+	for (size_t i = 0; ok && i < k; i++)
+		out[(*n)++] = xstrdup(tok[i]);
 	free(copy);
 	return ok;
 }
@@ -420,12 +470,55 @@ static int dashes_line(const char *s)
 	return !strncmp(s, "----", 4) && only(s, "- \t");
 }
 
+static void free_heads(char **heads, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++) {
+		free(heads[i]);
+		heads[i] = NULL;
+	}
+	*n = 0;
+}
+
+/* The comparison table's column heads, the commit ids compared (wrapped
+ * over a few lines when many are), then a line of dashes.  The index of
+ * the line after the dashes, or 0 when line i does not start one. */
+static size_t heads_at(struct scan *sc, const struct lines *ls, size_t i, const char *commit)
+{
+	char *heads[MAX_COLUMNS];
+	size_t n = 0, j = i;
+
+	while (j < ls->nr && j < i + MAX_WRAP && hex_tokens(ls->l[j], heads, MAX_COLUMNS, &n))
+		j++;
+	if (n < 2 || j == i || j >= ls->nr || !dashes_line(ls->l[j])) {
+		free_heads(heads, &n);
+		return 0;
+	}
+	/* the dashes wrap as the heads did */
+	while (j + 1 < ls->nr && dashes_line(ls->l[j + 1]))
+		j++;
+	if (sc->tables++) {
+		free_heads(heads, &n);
+		return j + 1;
+	}
+	memcpy(sc->heads, heads, n * sizeof(*heads));	/* n >= 2 */
+	sc->nr_heads = n;
+	/* the commit's column: the one the subject or the commit line names,
+	 * else the first compared (LKP lists debug builds after it) */
+	sc->col = 1;
+	for (size_t k = 1; commit && k < n; k++) {
+		if (same_commit(heads[k], commit)) {
+			sc->col = k;
+			break;
+		}
+	}
+	return j + 1;
+}
+
 /* The axis keys: "a/b/c:" (wrapped after a '/', joined); the values on
  * the next lines, joined until there are as many. */
 static int parse_axis(struct lkp_report *r, const struct scan *sc, const struct lines *ls, size_t *i)
 {
 	struct strbuf keys = STRBUF_INIT, vals = STRBUF_INIT;
-	char **k = NULL, **v = NULL;
 	size_t nk = 0, nv = 0, j = *i, wraps = 0;
 	int ret = -1;
 
@@ -465,11 +558,10 @@ static int parse_axis(struct lkp_report *r, const struct scan *sc, const struct 
 	for (const char *p = vals.buf; vals.len && p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
 		nv++;
 	if (nv != nk) {
-		error("%s: the axis line names %zu parameters but its values line has %zu", sc->name, nk, nv);
+		error("%s: the axis line names %zu parameters but its values line has %zu (expected a line of "
+		      "%zu values separated by '/' below 'key/key/...:')", sc->name, nk, nv, nk);
 		goto out;
 	}
-	k = xcalloc(nk, sizeof(*k));
-	v = xcalloc(nk, sizeof(*v));
 	{
 		char *kp = keys.buf, *vp = vals.buf;
 		for (size_t a = 0; a < nk; a++) {
@@ -489,14 +581,13 @@ static int parse_axis(struct lkp_report *r, const struct scan *sc, const struct 
 	}
 	ret = 0;
 out:
-	free(k);
-	free(v);
 	strbuf_release(&keys);
 	strbuf_release(&vals);
 	return ret;
 }
 
-/* "commit: <sha> ("subject")", the subject possibly wrapped. */
+/* "commit: <sha> ("subject")", the subject possibly wrapped; or "commit:"
+ * alone, the compared commits one a line below it. */
 static void parse_commit_line(struct lkp_report *r, struct scan *sc, const struct lines *ls, size_t *i)
 {
 	const char *rest = skip_blanks(skip_blanks(ls->l[*i]) + 7);
@@ -504,19 +595,15 @@ static void parse_commit_line(struct lkp_report *r, struct scan *sc, const struc
 	size_t n;
 
 	if (!*rest) {
-		/* the compared commits, one a line: "  c7f7475ba4 ("...")" */
+		/* "  c7f7475ba4 ("...")", "  da5ba99800 (last debug patch)" */
 		size_t j = *i + 1;
 		for (; j < ls->nr && j < *i + 16; j++) {
 			char *c2, *t2[MAX_TOKENS];
 			size_t m = tokenize(ls->l[j], &c2, t2, MAX_TOKENS);
 			int ok = m >= 1 && is_hex(t2[0], 7);
 
-			if (ok && !sc->list_first)
-				sc->list_first = xstrdup(t2[0]);
-			if (ok) {
-				free(sc->list_last);
-				sc->list_last = xstrdup(t2[0]);
-			}
+			if (ok && sc->nr_list < MAX_COLUMNS && !sc->tables)
+				sc->list[sc->nr_list++] = xstrdup(t2[0]);
 			free(c2);
 			if (!ok)
 				break;
@@ -572,7 +659,7 @@ static void parse_block(struct scan *sc, const struct lines *ls, size_t *i)
 	for (; j < ls->nr && sc->block.nr < MAX_PARAMS; j++) {
 		const char *s = skip_blanks(ls->l[j]);
 		size_t k = strspn(s, KEY_CHARS);
-		char *v;
+		char *v, *key;
 
 		if (!*s) {
 			if (sc->block.nr || ++blanks > 2)
@@ -582,11 +669,9 @@ static void parse_block(struct scan *sc, const struct lines *ls, size_t *i)
 		if (!k || s[k] != ':' || !is_blank(s[k + 1]))
 			break;
 		v = trimmed(s + k + 1);
-		{
-			char *key = xstrndup(s, k);
-			params_add(&sc->block, key, v);
-			free(key);
-		}
+		key = xstrndup(s, k);
+		params_add(&sc->block, key, v);
+		free(key);
 		free(v);
 	}
 	*i = j - 1;
@@ -605,7 +690,24 @@ static char *first_token_after(const char *s, const char *prefix)
 	return n ? xstrndup(p, n) : NULL;
 }
 
-static void scan_line_keys(struct lkp_report *r, struct scan *sc, const char *s)
+/* The text after prefix, one line of at most MAX_URL printable
+ * characters, or NULL. */
+static char *text_after(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *t;
+
+	if (strncmp(s, prefix, n))
+		return NULL;
+	t = trimmed(s + n);
+	if (!*t || strlen(t) > MAX_URL) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void scan_line_keys(struct scan *sc, const char *s)
 {
 	static const char *const parents[] = { "parent:", "parent commit:", "base:", "base commit:", "base-commit:" };
 	char *t;
@@ -626,30 +728,139 @@ static void scan_line_keys(struct lkp_report *r, struct scan *sc, const char *s)
 		else
 			free(t);
 	}
-	(void)r;
+	/* a patch under review: the robot's branch, its base, the posting */
+	if (!sc->patch_url && (t = text_after(s, "url:")))
+		sc->patch_url = t;
+	if (!sc->patch_base && (t = text_after(s, "base:"))) {
+		if (is_hex(t, 7))
+			free(t);	/* a parent line */
+		else
+			sc->patch_base = t;
+	}
+	if (!sc->patch_link && (t = text_after(s, "patch link:")))
+		sc->patch_link = t;
+}
+
+static void result_release(struct lkp_result *x)
+{
+	FREE_MANY(x->suite, x->kpi, x->change, x->machine);
+	params_release(&x->params);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The "In addition to that, the commit also has significant impact on
+ * the following tests" table:
+ *   | testcase: change | stress-ng: stress-ng.schedmix.ops_per_sec 194.5% improvement |
+ *   | test machine     | 64 threads 2 sockets ...                                       |
+ *   | test parameters  | cpufreq_governor=performance                                   |
+ *   |                  | nr_threads=100%                                                |
+ * 1 when line s was one of its lines. */
+static int also_line(struct scan *sc, const char *s)
+{
+	const char *p2, *p3;
+	char *left, *right;
+	int ret = 1;
+
+	if (s[0] != '|' || !(p2 = strchr(s + 1, '|')) || !(p3 = strchr(p2 + 1, '|'))) {
+		sc->in_also = 0;
+		return 0;
+	}
+	left = xstrndup(s + 1, (size_t)(p2 - s - 1));
+	right = xstrndup(p2 + 1, (size_t)(p3 - p2 - 1));
+	{
+		char *l = trimmed(left), *r = trimmed(right);
+		free(left);
+		free(right);
+		left = l;
+		right = r;
+	}
+	if (!strcmp(left, "testcase: change")) {
+		char *copy, *tok[5], *change;
+		size_t n = tokenize(right, &copy, tok, ARRAY_SIZE(tok));
+		size_t l = n ? strlen(tok[0]) : 0;
+		int sgn, word;
+
+		sc->in_also = 0;
+		if (n == 4 && l > 1 && l <= 65 && tok[0][l - 1] == ':' && (word = verdict_word(tok[3])) >= 0 &&
+		    is_metric(tok[1]) && sc->nr_also < MAX_RESULTS && (change = headline_change(tok[2], &sgn))) {
+			struct lkp_result *x;
+
+			tok[0][l - 1] = '\0';
+			if (only(tok[0], KEY_CHARS)) {
+				ALLOC_GROW(sc->also, sc->nr_also + 1, sc->alloc_also);
+				x = &sc->also[sc->nr_also++];
+				memset(x, 0, sizeof(*x));
+				x->suite = xstrdup(tok[0]);
+				x->kpi = xstrdup(tok[1]);
+				x->change = change;
+				x->improvement = word;
+				sc->in_also = 1;
+			} else {
+				free(change);
+			}
+		}
+		free(copy);
+	} else if (sc->in_also && !strcmp(left, "test machine")) {
+		struct lkp_result *x = &sc->also[sc->nr_also - 1];
+		if (!x->machine && strlen(right) <= MAX_TEXT)
+			x->machine = xstrdup(right);
+	} else if (sc->in_also && (!strcmp(left, "test parameters") || !*left)) {
+		struct lkp_result *x = &sc->also[sc->nr_also - 1];
+		size_t k = strspn(right, KEY_CHARS);
+
+		if (k && right[k] == '=' && x->params.nr < MAX_PARAMS && strlen(right) <= MAX_TEXT) {
+			char *key = xstrndup(right, k);
+			params_add(&x->params, key, right + k + 1);
+			free(key);
+		}
+	} else {
+		sc->in_also = 0;
+		ret = 0;
+	}
+	free(left);
+	free(right);
+	return ret;
 }
 
 static void scan_release(struct scan *sc)
 {
-	FREE_MANY(sc->subject_commit, sc->subject_kpi, sc->subject_change, sc->heads_base, sc->heads_head,
-		  sc->parent_line, sc->list_first, sc->list_last, sc->testcase_line);
+	FREE_MANY(sc->subject_commit, sc->subject_kpi, sc->subject_change, sc->parent_line, sc->testcase_line,
+		  sc->patch_url, sc->patch_base, sc->patch_link);
+	free_heads(sc->heads, &sc->nr_heads);
+	free_heads(sc->list, &sc->nr_list);
 	params_release(&sc->block);
+	for (size_t i = 0; i < sc->nr_also; i++)
+		result_release(&sc->also[i]);
+	free(sc->also);
+}
+
+/* The commit the table's columns are matched against, as far as the
+ * lines before it told. */
+static const char *commit_so_far(const struct lkp_report *r, const struct scan *sc)
+{
+	if (sc->subject_commit)
+		return sc->subject_commit;
+	if (r->commit)
+		return r->commit;
+	return sc->nr_list >= 2 ? sc->list[1] : NULL;
 }
 
 static int scan_lines(struct lkp_report *r, struct scan *sc, const struct lines *ls)
 {
-	int in_table = 0, tables = 0;
+	int in_table = 0;
 
 	for (size_t i = 0; i < ls->nr; i++) {
 		const char *s = skip_blanks(ls->l[i]);
 		struct lkp_row row = { 0 };
-		char *b, *h;
+		size_t next;
 		int rc;
 
 		if (!*s)
 			continue;
 		find_subject(sc, s);
-		scan_line_keys(r, sc, s);
+		if (also_line(sc, s))
+			continue;
+		scan_line_keys(sc, s);
 		if (!strncmp(s, "commit:", 7)) {
 			parse_commit_line(r, sc, ls, &i);
 			continue;
@@ -675,32 +886,28 @@ static int scan_lines(struct lkp_report *r, struct scan *sc, const struct lines 
 			in_table = 0;
 			continue;
 		}
-		if (i + 1 < ls->nr && dashes_line(ls->l[i + 1]) && heads_line(s, &b, &h)) {
-			if (tables++) {
-				free(b);
-				free(h);
-				in_table = 0;
-			} else {
-				sc->heads_base = b;
-				sc->heads_head = h;
-				in_table = 1;
-			}
-			i++;
+		if ((next = heads_at(sc, ls, i, commit_so_far(r, sc)))) {
+			in_table = sc->tables == 1;
+			i = next - 1;
 			continue;
 		}
 		if (!in_table || r->nr_rows >= MAX_ROWS)
 			continue;
-		rc = parse_row(s, &row);
-		if (rc == 1 && i + 1 < ls->nr) {
-			/* the metric's name wrapped onto the next line */
-			char *t = trimmed(ls->l[i + 1]);
-			if (is_metric(t)) {
-				row.metric = t;
-				rc = 0;
-				i++;
-			} else {
-				free(t);
+		rc = parse_row(s, sc->col, &row);
+		if (rc == 1) {
+			/* the row wrapped: its metric (and columns) on the next lines */
+			struct strbuf joined = STRBUF_INIT;
+			size_t j = i;
+
+			strbuf_addstr(&joined, s);
+			while (rc == 1 && j + 1 < ls->nr && j < i + MAX_WRAP && joined.len <= MAX_TEXT) {
+				strbuf_addch(&joined, ' ');
+				strbuf_addstr(&joined, ls->l[++j]);
+				rc = parse_row(joined.buf, sc->col, &row);
 			}
+			strbuf_release(&joined);
+			if (rc == 0)
+				i = j;
 		}
 		if (rc == 0) {
 			ALLOC_GROW(r->rows, r->nr_rows + 1, r->alloc_rows);
@@ -712,28 +919,38 @@ static int scan_lines(struct lkp_report *r, struct scan *sc, const struct lines 
 	return 0;
 }
 
-/* Commit, parent, suite and KPI from what the lines held. */
-static int decide(struct lkp_report *r, struct scan *sc)
+/* The list entry (or table head) that is the subject's commit, or NULL. */
+static const char *listed(char *const *v, size_t n, const char *commit)
 {
-	const char *name = sc->name;
+	for (size_t i = 0; commit && i < n; i++)
+		if (same_commit(v[i], commit))
+			return v[i];
+	return NULL;
+}
 
-	if (!r->commit && sc->list_last && sc->list_first && strcmp(sc->list_first, sc->list_last))
-		r->commit = xstrdup(sc->list_last);
+static int decide_commits(struct lkp_report *r, struct scan *sc)
+{
+	const char *name = sc->name, *c;
+
+	if (!r->commit && (c = listed(sc->list + 1, sc->nr_list ? sc->nr_list - 1 : 0, sc->subject_commit)))
+		r->commit = xstrdup(c);
+	if (!r->commit && sc->nr_list >= 2)
+		r->commit = xstrdup(sc->list[1]);
 	if (!r->commit && sc->subject_commit)
 		r->commit = xstrdup(sc->subject_commit);
-	if (!r->commit && sc->heads_head)
-		r->commit = xstrdup(sc->heads_head);
+	if (!r->commit && sc->nr_heads >= 2)
+		r->commit = xstrdup(sc->heads[sc->col]);
 	if (!r->commit)
 		return error("%s: no commit: expected a line like 'commit: <sha> (\"subject\")' or a subject like '<sha>: <metric> -95.5%% regression'",
 			     name);
 	if (sc->subject_commit && !same_commit(sc->subject_commit, r->commit))
 		return error("%s: the subject names commit %s but the report's commit is %s", name, sc->subject_commit,
 			     r->commit);
-	if (sc->heads_base) {
-		if (!same_commit(sc->heads_head, r->commit))
+	if (sc->nr_heads) {
+		if (!same_commit(sc->heads[sc->col], r->commit))
 			return error("%s: the comparison table compares %s with %s, not with commit %s", name,
-				     sc->heads_base, sc->heads_head, r->commit);
-		r->parent = xstrdup(sc->heads_base);
+				     sc->heads[0], sc->heads[sc->col], r->commit);
+		r->parent = xstrdup(sc->heads[0]);
 	}
 	if (sc->parent_line) {
 		if (r->parent && !same_commit(r->parent, sc->parent_line))
@@ -742,14 +959,28 @@ static int decide(struct lkp_report *r, struct scan *sc)
 		if (!r->parent)
 			r->parent = xstrdup(sc->parent_line);
 	}
-	if (!r->parent && sc->list_first && !same_commit(sc->list_first, r->commit))
-		r->parent = xstrdup(sc->list_first);
-	if (!r->parent)
-		return error("%s: no parent commit: expected the comparison table's two column heads or a line 'parent: <sha>'",
-			     name);
-	if (same_commit(r->parent, r->commit))
+	if (!r->parent && sc->nr_list >= 2 && !same_commit(sc->list[0], r->commit))
+		r->parent = xstrdup(sc->list[0]);
+	if (r->parent && same_commit(r->parent, r->commit))
 		return error("%s: the parent and the commit are the same (%s)", name, r->commit);
+	return 0;
+}
 
+/* The job direction that bisects a change: klab's "bad" is the way the
+ * KPI moved. */
+static int change_direction(const char *change)
+{
+	return change[0] == '-' ? 1 : -1;
+}
+
+/* Suite, parameters, KPI and change from what the lines held. */
+static int decide(struct lkp_report *r, struct scan *sc)
+{
+	const char *name = sc->name;
+	struct lkp_result *own;
+
+	if (decide_commits(r, sc) < 0)
+		return -1;
 	if (!sc->have_axis)
 		for (size_t i = 0; i < sc->block.nr; i++)
 			params_add(&r->params, sc->block.v[i].key, sc->block.v[i].value);
@@ -767,18 +998,96 @@ static int decide(struct lkp_report *r, struct scan *sc)
 
 	if (sc->subject_kpi) {
 		r->kpi = xstrdup(sc->subject_kpi);
-		r->change = xstrdup(sc->subject_change);
+		r->improvement = sc->subject_improvement;
 		for (size_t i = 0; i < r->nr_rows && !r->row; i++)
 			if (!strcmp(r->rows[i].metric, r->kpi))
 				r->row = &r->rows[i];
+		if (r->row && sc->subject_signed && r->row->change[0] != sc->subject_change[0])
+			return error("%s: the headline says %s %s but the table's row %s", name, r->kpi,
+				     sc->subject_change, r->row->change);
+		/* the row's sign is the metric's; a headline may print a fall unsigned */
+		if (r->row && r->row->change[strlen(r->row->change) - 1] == '%')
+			r->change = xstrdup(r->row->change);
+		else
+			r->change = xstrdup(sc->subject_change);
 	} else if (r->nr_rows) {
 		r->row = &r->rows[0];
 		r->kpi = xstrdup(r->row->metric);
 		r->change = xstrdup(r->row->change);
 	} else {
-		return error("%s: no KPI: expected a subject like '<sha>: <metric> -95.5%% regression' or a comparison table row",
+		return error("%s: no KPI: expected a line like 'kernel test robot noticed a -95.5%% regression of <metric> on:', a subject like '<sha>: <metric> -95.5%% regression', or a comparison table row",
 			     name);
 	}
+	r->direction = change_direction(r->change);
+
+	/* results[0] is the report's own, the "in addition" ones follow */
+	ALLOC_GROW(r->results, sc->nr_also + 1, r->alloc_results);
+	own = &r->results[0];
+	memset(own, 0, sizeof(*own));
+	own->suite = xstrdup(r->suite);
+	for (size_t i = 0; i < r->params.nr; i++)
+		params_add(&own->params, r->params.v[i].key, r->params.v[i].value);
+	own->kpi = xstrdup(r->kpi);
+	own->change = xstrdup(r->change);
+	own->improvement = r->improvement;
+	if (sc->nr_also)
+		memcpy(r->results + 1, sc->also, sc->nr_also * sizeof(*sc->also));
+	r->nr_results = sc->nr_also + 1;
+	free(sc->also);
+	sc->also = NULL;
+	sc->nr_also = sc->alloc_also = 0;
+
+	r->patch_url = sc->patch_url;
+	r->patch_base = sc->patch_base;
+	r->patch_link = sc->patch_link;
+	sc->patch_url = sc->patch_base = sc->patch_link = NULL;
+	r->patch = (r->patch_url && strstr(r->patch_url, "intel-lab-lkp")) || r->patch_link ||
+		   (r->subject && !strncmp(r->subject, "[PATCH", 6));
+	return 0;
+}
+
+int lkp_report_select(struct lkp_report *r, size_t n)
+{
+	const struct lkp_result *x;
+
+	if (!n || n > r->nr_results)
+		return error("the report has %zu result%s: --result takes 1 (the headline's)%s%zu", r->nr_results,
+			     r->nr_results == 1 ? "" : "s", r->nr_results > 1 ? " to " : " only", r->nr_results > 1 ? r->nr_results : 1);
+	if (n - 1 == r->selected)
+		return 0;
+	x = &r->results[n - 1];
+	FREE_MANY(r->suite, r->kpi, r->change);
+	params_release(&r->params);
+	r->suite = xstrdup(x->suite);
+	for (size_t i = 0; i < x->params.nr; i++)
+		params_add(&r->params, x->params.v[i].key, x->params.v[i].value);
+	r->kpi = xstrdup(x->kpi);
+	r->change = xstrdup(x->change);
+	r->improvement = x->improvement;
+	r->direction = change_direction(r->change);
+	/* the table is the headline result's */
+	r->row = NULL;
+	for (size_t i = 0; n == 1 && i < r->nr_rows && !r->row; i++)
+		if (!strcmp(r->rows[i].metric, r->kpi))
+			r->row = &r->rows[i];
+	r->selected = n - 1;
+	return 0;
+}
+
+int lkp_patch_fetch(const struct lkp_report *r, char **repo, char **branch)
+{
+	static const char prefix[] = "https://github.com/intel-lab-lkp/linux/commits/";
+	const char *b;
+
+	*repo = *branch = NULL;
+	if (!r->patch_url || strncmp(r->patch_url, prefix, sizeof(prefix) - 1))
+		return -1;
+	b = r->patch_url + sizeof(prefix) - 1;
+	if (!*b || strlen(b) > 255 || !only(b, KEY_CHARS "/") || b[0] == '-' || b[0] == '/' || strstr(b, "..") ||
+	    strstr(b, "//"))
+		return -1;
+	*repo = xstrndup(prefix, sizeof(prefix) - 1 - strlen("/commits/"));
+	*branch = xstrdup(b);
 	return 0;
 }
 
@@ -821,11 +1130,15 @@ out:
 
 void lkp_report_release(struct lkp_report *r)
 {
-	FREE_MANY(r->commit, r->subject, r->parent, r->suite, r->kpi, r->change);
+	FREE_MANY(r->commit, r->subject, r->parent, r->suite, r->kpi, r->change, r->patch_url, r->patch_base,
+		  r->patch_link);
 	params_release(&r->params);
 	for (size_t i = 0; i < r->nr_rows; i++)
 		row_release(&r->rows[i]);
 	free(r->rows);
+	for (size_t i = 0; i < r->nr_results; i++)
+		result_release(&r->results[i]);
+	free(r->results);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1012,15 +1325,22 @@ static int jf_value(struct jfparser *p, struct axes *x, struct lkp_params *ignor
 			free(t);
 		}
 	} else if (ev.type == YAML_MAPPING_START_EVENT) {
-		int flatten = depth == 1 && ((suite && !strcmp(key, suite)) || !strcmp(key, "transparent_hugepage"));
-		if (!flatten) {
-			ignore_key(ignored, key, "a map: a setup or monitor of lkp-tests");
+		/* "if role client:" holds the client's map (netperf's), read as
+		 * the job's own; the server's side is netserver, started by it */
+		int role = depth == 1 && !strcmp(key, "if role client");
+		int flatten = depth <= 1 && ((suite && !strcmp(key, suite)) || !strcmp(key, "transparent_hugepage") ||
+					     !strcmp(key, "fio-setup-basic"));
+		if (!flatten && !role) {
+			ignore_key(ignored, key, !strncmp(key, "if role ", 8) ? "another machine's part of an LKP cluster job"
+									 : "a map: a setup or monitor of lkp-tests");
 			rc = jf_skip(p, &ev, depth + 1);
 		} else {
 			char *kt;
 
+			/* the role's keys are the job's: depth 0 is the top level
+			 * once more, but with no role inside it */
 			while ((rc = jf_next_text(p, YAML_MAPPING_END_EVENT, NULL, &kt)) > 0) {
-				rc = jf_value(p, x, ignored, kt, NULL, depth + 1);
+				rc = jf_value(p, x, ignored, kt, role ? suite : NULL, role ? 0 : depth ? depth + 1 : 2);
 				free(kt);
 				if (rc < 0)
 					break;
@@ -1187,6 +1507,26 @@ out:
 	return ret;
 }
 
+char *lkp_jobfile_suite(const char *buf, size_t len)
+{
+	for (size_t i = 0; i + 6 < len;) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - (buf + i)) : len - i;
+
+		if (n > 6 && n < 80 && !memcmp(buf + i, "suite:", 6)) {
+			char *line = xstrndup(buf + i + 6, n - 6), *name = trimmed(line);
+
+			free(line);
+			if (*name && strlen(name) <= 64 && only(name, KEY_CHARS))
+				return name;
+			free(name);
+			return NULL;
+		}
+		i += n + 1;
+	}
+	return NULL;
+}
+
 void lkp_jobfile_release(struct lkp_jobfile *jf)
 {
 	free(jf->suite);
@@ -1198,6 +1538,72 @@ void lkp_jobfile_release(struct lkp_jobfile *jf)
 }
 
 /* ---- mapping onto a klab job -------------------------------------------------------- */
+
+/* LKP suites klab cannot run, and why: said once, before any parameter. */
+static const struct {
+	const char *suite;
+	const char *why;
+} refused_suites[] = {
+	{ "aim7", "AIM7 (reaim) is not packaged in Debian and klab ships no runner for it; LKP runs it on a file system it makes on a ramdisk or a RAID (disk:, fs:)" },
+	{ "reaim", "AIM7 (reaim) is not packaged in Debian and klab ships no runner for it; LKP runs it on a file system it makes on a ramdisk or a RAID (disk:, fs:)" },
+	{ "aim9", "AIM9 is not packaged in Debian and klab ships no runner for it" },
+	{ "unixbench", "UnixBench is not packaged in Debian and klab ships no runner for it" },
+	{ "lmbench3", "lmbench is not packaged in Debian and klab ships no runner for it" },
+	{ "fsmark", "klab has no fsmark suite: fs_mark writes its files to a file system LKP makes on a disk (disk:, fs:)" },
+	{ "phoronix-test-suite", "it downloads its test profiles and programs while it runs, and klab fetches nothing at run time (its guests have no network)" },
+};
+
+const char *lkp_suite_refused(const char *suite)
+{
+	for (size_t i = 0; suite && i < ARRAY_SIZE(refused_suites); i++)
+		if (!strcmp(suite, refused_suites[i].suite))
+			return refused_suites[i].why;
+	return NULL;
+}
+
+/* How an LKP suite's parameters become a klab job's: which one names
+ * the testcase, and which go to params: under LKP's own names.  A suite
+ * without a row takes its testcase from test: and maps no params. */
+static const char *const hackbench_params[] = { "mode", "iterations", NULL };
+static const char *const netperf_params[] = { "ip", "send_size", NULL };
+static const char *const fio_params[] = { "bs", "ioengine", "test_size", "fs", "direct", "nr_files", "filesize",
+					  "fadvise", NULL };
+static const char *const futex_params[] = { "shared", NULL };
+static const char *const kbuild_params[] = { "target", NULL };
+static const char *const perf_mem_params[] = { "function", NULL };
+static const char *const perf_pipe_params[] = { "loops", NULL };
+static const char *const perf_messaging_params[] = { "mode", "loops", "groups", NULL };
+
+static const struct {
+	const char *suite;
+	const char *testcase_key;	/* the LKP parameter that is klab's testcase */
+	const char *testcase_default;	/* LKP's run script's default for it, or NULL */
+	const char *const *params;	/* LKP parameters that are params.<name> */
+} suite_rules[] = {
+	{ "kbuild", "build_kconfig", "defconfig", kbuild_params },
+	{ "hackbench", "ipc", "socket", hackbench_params },
+	{ "netperf", "test", NULL, netperf_params },
+	{ "fio-basic", "rw", NULL, fio_params },
+	{ "perf-bench-futex", "test", NULL, futex_params },
+	{ "perf-bench-mem", "op", NULL, perf_mem_params },
+	{ "perf-bench-sched-pipe", "mode", NULL, perf_pipe_params },
+	{ "perf-bench-sched-messaging", "ipc", NULL, perf_messaging_params },
+};
+
+/* stress-ng's options LKP's run script makes of its parameters:
+ * "--<test>-method <method>" ('%s' is the stressor). */
+static const struct {
+	const char *key, *option;
+} stress_ng_options[] = {
+	{ "method", "%s-method" },
+	{ "mode", "%s-mode" },
+	{ "type", "%s-type" },
+	{ "advise", "madvise-advise" },
+	{ "hdd_opts", "hdd-opts" },
+	/* LKP's script takes --<test>-sched where stress-ng has it and
+	 * --workload-sched else; Debian's stress-ng has the global --sched */
+	{ "sched", "sched" },
+};
 
 /* Why the test machine's parameters stay behind. */
 static const struct {
@@ -1216,17 +1622,69 @@ static const struct {
 	{ "category", "lkp-tests' job category" },
 	{ "size", "LKP's total size for the test machine; klab sizes usemem per task against the guest's memory" },
 	{ "unit_size", "LKP's size of one usemem pass; klab's usemem has none" },
+	{ "need_memory", "LKP's memory need for its test machine; klab's guest has guest.memory" },
+	{ "cluster", "LKP's client and server machines; klab runs both in one guest, over its loopback" },
+	{ "nr_instances", "LKP's copies of the job at once; klab runs one" },
+	{ "set_nic_irq_affinity", "a NIC setting of LKP's machine; klab's benchmark uses the guest's loopback" },
+	{ "memory.high", "a cgroup limit of LKP's job; klab runs the benchmark in no cgroup" },
+	{ "memory.low", "a cgroup limit of LKP's job; klab runs the benchmark in no cgroup" },
+	{ "memory.max", "a cgroup limit of LKP's job; klab runs the benchmark in no cgroup" },
+	{ "pids.max", "a cgroup limit of LKP's job; klab runs the benchmark in no cgroup" },
+	{ "iterations", "LKP's repetitions within one run; klab repeats boots (repeat:)" },
 	{ "<<", "includes another lkp-tests file, which is not read" },
 };
 
-static void add_note(char ***v, size_t *nr, size_t *alloc, char *text)
+/* What lkp_map learnt from the parameters, on its way to a job file. */
+struct lkp_mapping {
+	const struct suite *suite;
+	const char *testcase, *testcase_key, *mode, *tasks, *thp_en, *thp_df;
+	unsigned runtime, lkp_runtime;
+	int have_runtime, direction, thp_given;
+	char *kpi;
+	struct lkp_params params;	/* params: of the job */
+	struct strbuf lkp;		/* the parameters as given, for the file's comment */
+};
+
+static void row_addv(struct lkp_klab_job *j, const char *param, const char *value, const char *key,
+		     const char *job_value, const char *fmt, va_list ap)
 {
-	ALLOC_GROW(*v, *nr + 1, *alloc);
-	(*v)[(*nr)++] = text;
+	struct lkp_map_row *row;
+
+	ALLOC_GROW(j->rows, j->nr_rows + 1, j->alloc_rows);
+	row = &j->rows[j->nr_rows++];
+	row->param = xstrdup(param);
+	row->value = xstrdup(value ? value : "");
+	row->key = key ? xstrdup(key) : NULL;
+	row->job_value = job_value ? xstrdup(job_value) : NULL;
+	row->why = NULL;
+	if (fmt) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_vaddf(&sb, fmt, ap);
+		row->why = strbuf_detach(&sb, NULL);
+	}
 }
 
-#define MAPPED(j, ...) add_note(&(j)->mapped, &(j)->nr_mapped, &(j)->alloc_mapped, xstrfmt(__VA_ARGS__))
-#define UNMAPPED(j, ...) add_note(&(j)->unmapped, &(j)->nr_unmapped, &(j)->alloc_unmapped, xstrfmt(__VA_ARGS__))
+/* param value → key: job_value, and why (a format, may be NULL) */
+__attribute__((format(printf, 6, 7)))
+static void mapped(struct lkp_klab_job *j, const char *param, const char *value, const char *key,
+		   const char *job_value, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	row_addv(j, param, value, key, job_value, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static void unmapped(struct lkp_klab_job *j, const char *param, const char *value, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	row_addv(j, param, value, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
 
 unsigned lkp_scaled_runtime(unsigned lkp_s, enum lkp_accel accel)
 {
@@ -1247,6 +1705,12 @@ static int is_count(const char *s)
 	size_t n = strlen(s);
 
 	return n && n <= 6 && strspn(s, "0123456789") == n - (s[n - 1] == '%') && s[0] != '%';
+}
+
+/* A value that may go into the job between single quotes. */
+static int value_ok(const char *v)
+{
+	return strlen(v) <= 64 && only(v, KEY_CHARS "%+,/=");
 }
 
 static void name_part(struct strbuf *sb, const char *v)
@@ -1274,91 +1738,161 @@ static int thp_ok(const char *key, const char *v)
 	return ok;
 }
 
-/* What lkp_map learnt from the parameters, on its way to a job file. */
-struct lkp_mapping {
-	const char *testcase, *mode, *tasks, *thp_en, *thp_df, *class;
-	unsigned runtime, lkp_runtime;
-	int have_runtime;
-	struct strbuf lkp;	/* the parameters as given, for the file's comment */
-};
-
-/* One parameter: mapped onto the job, or listed as unmapped. */
-static void map_param(struct lkp_klab_job *out, const struct suite *suite, struct lkp_mapping *m, const char *k,
-		      const char *v, const char *has_nr_task, enum lkp_accel accel)
+static int suite_rule(const char *suite)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(suite_rules); i++)
+		if (!strcmp(suite_rules[i].suite, suite))
+			return (int)i;
+	return -1;
+}
+
+static int listed_key(const char *const *list, const char *key)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], key))
+			return 1;
+	return 0;
+}
+
+/* The testcase: the suite's testcase key, else LKP's default for it. */
+static void map_testcase(struct lkp_klab_job *out, struct lkp_mapping *m, const struct lkp_params *params)
+{
+	int r = suite_rule(m->suite->name);
+	const char *key = r >= 0 ? suite_rules[r].testcase_key : "test", *v = lkp_param(params, key);
+
+	m->testcase_key = key;
+	if (v && *v && strlen(v) <= 64 && only(v, NAME_CHARS)) {
+		m->testcase = v;
+		mapped(out, key, v, "testcase", v, NULL);
+	} else if (v && *v) {
+		unmapped(out, key, v, "not a %s test name (letters, digits, '_' and '-')", m->suite->name);
+	} else if (r >= 0 && suite_rules[r].testcase_default) {
+		m->testcase = suite_rules[r].testcase_default;
+		mapped(out, key, "(not given)", "testcase", m->testcase, "LKP's %s runs %s without it", m->suite->name,
+		       m->testcase);
+	}
+}
+
+/* One parameter: mapped onto the job, or a row saying why not. */
+static void map_param(struct lkp_klab_job *out, struct lkp_mapping *m, const char *k, const char *v,
+		      const char *has_nr_task, const struct lkp_map_in *in)
+{
+	const struct suite *suite = m->suite;
+	int r = suite_rule(suite->name);
+	char *key;
+
 	if (!strcmp(k, "testcase")) {
 		if (strcmp(v, suite->name))
-			UNMAPPED(out, "testcase %s: not the suite %s", v, suite->name);
+			unmapped(out, k, v, "not the suite %s", suite->name);
+		else
+			mapped(out, k, v, "suite", suite->name, NULL);
 		return;
 	}
-	if (!strcmp(k, "test") && !m->testcase && strlen(v) <= 64 && only(v, NAME_CHARS)) {
-		m->testcase = v;
-		return;
-	}
+	if (!strcmp(k, m->testcase_key))
+		return;		/* map_testcase's */
 	if (!strcmp(k, "mode") && (suite->keys & SUITE_KEY_MODE)) {
-		if (!strcmp(v, "process") || !strcmp(v, "thread")) {
-			m->mode = v;
-			MAPPED(out, "mode %s → mode: %s", v, v);
-		} else {
-			UNMAPPED(out, "mode %s: klab runs one mode per job, process (the default) or thread", v);
-		}
+		if (!strcmp(v, "process") || !strcmp(v, "thread"))
+			mapped(out, k, v, "mode", m->mode = v, NULL);
+		else
+			unmapped(out, k, v, "klab runs one mode per job, process (the default) or thread");
 		return;
 	}
 	if ((!strcmp(k, "nr_task") || (!strcmp(k, "nr_threads") && !has_nr_task)) && !m->tasks) {
-		if (is_count(v)) {
-			m->tasks = v;
-			MAPPED(out, "%s %s → nr_task: %s (of the guest's vCPUs when a share)", k, v, v);
-		} else {
-			UNMAPPED(out, "%s %s: not a count like 4 or 100%%", k, v);
-		}
+		if (is_count(v))
+			mapped(out, k, v, "nr_task", m->tasks = v, "%s", v[strlen(v) - 1] == '%' ? "of the guest's vCPUs" : "tasks");
+		else
+			unmapped(out, k, v, "not a count like 4 or 100%%");
 		return;
 	}
 	if ((!strcmp(k, "testtime") || !strcmp(k, "runtime")) && !m->have_runtime) {
 		if (job_parse_duration(v, 1, 86400, &m->lkp_runtime) == 0) {
+			char b[16];
+
 			m->have_runtime = 1;
-			m->runtime = lkp_scaled_runtime(m->lkp_runtime, accel);
-			if (accel == LKP_ACCEL_TCG)
-				MAPPED(out, "%s %s → runtime: %us: TCG guests run about 10x slower, so a tenth (at least 5s); KVM keeps the report's %us",
-				       k, v, m->runtime, m->lkp_runtime);
+			m->runtime = lkp_scaled_runtime(m->lkp_runtime, in->accel);
+			snprintf(b, sizeof(b), "%us", m->runtime);
+			if (in->accel == LKP_ACCEL_TCG)
+				mapped(out, k, v, "runtime", b,
+				       "TCG guests run about 10x slower, so a tenth (at least 5s); KVM keeps %us", m->lkp_runtime);
 			else
-				MAPPED(out, "%s %s → runtime: %us (KVM: the report's)", k, v, m->runtime);
+				mapped(out, k, v, "runtime", b, "KVM: LKP's own");
 		} else {
-			UNMAPPED(out, "%s %s: not a duration like 30s or 300", k, v);
+			unmapped(out, k, v, "not a duration like 30s or 300");
 		}
 		return;
 	}
 	if (!strcmp(k, "nr_threads") && has_nr_task) {
-		UNMAPPED(out, "nr_threads %s: nr_task decides klab's tasks", v);
+		unmapped(out, k, v, "nr_task decides klab's tasks");
 		return;
 	}
-	if (!strcmp(k, "class")) {
-		m->class = v;
+	if (!strcmp(k, "class") && !strcmp(suite->name, "stress-ng")) {
+		unmapped(out, k, v, "klab runs the one stressor %s, not the whole class", m->testcase ? m->testcase : "named");
 		return;
 	}
 	if (!strcmp(k, "thp_enabled") || !strcmp(k, "thp_defrag")) {
 		if (thp_ok(k, v)) {
 			*(!strcmp(k, "thp_enabled") ? &m->thp_en : &m->thp_df) = v;
-			MAPPED(out, "%s %s → thp.%s: %s", k, v, k + 4, v);
+			key = xstrfmt("thp.%s", k + 4);
+			mapped(out, k, v, key, v, NULL);
+			free(key);
 		} else {
-			UNMAPPED(out, "%s %s: not one of%s", k, v, thp_values(k));
+			unmapped(out, k, v, "not one of%s", thp_values(k));
 		}
+		return;
+	}
+	if (!strcmp(suite->name, "stress-ng") && m->testcase) {
+		for (size_t i = 0; i < ARRAY_SIZE(stress_ng_options); i++) {
+			if (strcmp(k, stress_ng_options[i].key))
+				continue;
+			if (!value_ok(v) || lkp_param(&m->params, k)) {
+				unmapped(out, k, v, "not a stress-ng option value");
+				return;
+			}
+			/* the formats are this table's own */
+			key = strchr(stress_ng_options[i].option, '%') ? xstrfmt("%s-%s", m->testcase, k)
+								       : xstrdup(stress_ng_options[i].option);
+			params_add(&m->params, key, v);
+			{
+				char *full = xstrfmt("params.%s", key);
+				mapped(out, k, v, full, v, "stress-ng --%s %s, as LKP's stress-ng script runs it", key, v);
+				free(full);
+			}
+			free(key);
+			return;
+		}
+	}
+	if (r >= 0 && listed_key(suite_rules[r].params, k)) {
+		if (!value_ok(v) || lkp_param(&m->params, k)) {
+			unmapped(out, k, v, "not a value klab passes on (at most 64 of a-z, 0-9, _-.%%+,/=)");
+		} else {
+			key = xstrfmt("params.%s", k);
+			params_add(&m->params, k, v);
+			mapped(out, k, v, key, v, "LKP's name");
+			free(key);
+		}
+		return;
+	}
+	if (!strcmp(k, "kconfig") && !strncmp(v, "x86_64-rhel", 11) && !m->thp_given) {
+		m->thp_en = "always";
+		mapped(out, k, v, "thp.enabled", "always",
+		       "RHEL configs make THP 'always' the default; klab builds with its own recipe, whose default may differ");
 		return;
 	}
 	for (size_t u = 0; u < ARRAY_SIZE(unmappable); u++) {
 		if (!strcmp(k, unmappable[u].key)) {
-			UNMAPPED(out, "%s %s: %s", k, v, unmappable[u].why);
+			unmapped(out, k, v, "%s", unmappable[u].why);
 			return;
 		}
 	}
-	UNMAPPED(out, "%s %s: no klab equivalent", k, v);
+	unmapped(out, k, v, "no klab equivalent");
 }
 
-/* The job's name: suite-testcase-mode-tasks-runtime-thp. */
-static char *mapped_name(const struct suite *suite, const struct lkp_mapping *m)
+/* The job's name: suite-testcase-mode-tasks-runtime-thp-params. */
+static char *mapped_name(const struct lkp_mapping *m)
 {
 	struct strbuf nm = STRBUF_INIT;
 
-	strbuf_addstr(&nm, suite->name);
+	strbuf_addstr(&nm, m->suite->name);
 	name_part(&nm, m->testcase);
 	if (m->mode)
 		name_part(&nm, m->mode);
@@ -1373,20 +1907,22 @@ static char *mapped_name(const struct suite *suite, const struct lkp_mapping *m)
 		name_part(&nm, m->thp_en);
 	if (m->thp_df)
 		name_part(&nm, m->thp_df);
+	for (size_t i = 0; i < m->params.nr; i++)
+		if (strcmp(m->params.v[i].key, "source"))
+			name_part(&nm, m->params.v[i].value);
 	return strbuf_detach(&nm, NULL);
 }
 
 /* The job file's text. */
-static char *mapped_yaml(struct lkp_klab_job *out, const struct suite *suite, const struct lkp_mapping *m,
-			 const char *kpi, const char *origin)
+static char *mapped_yaml(const struct lkp_mapping *m, const struct lkp_map_in *in)
 {
 	struct strbuf y = STRBUF_INIT;
 
 	strbuf_addstr(&y, "# made by klab from ");
-	strbuf_add_clean(&y, origin ? origin : "LKP parameters");
+	strbuf_add_clean(&y, in->origin ? in->origin : "LKP parameters");
 	strbuf_addstr(&y, "\n# LKP: ");
 	strbuf_add_clean(&y, m->lkp.buf);
-	strbuf_addf(&y, "\nsuite: %s\ntestcase: '%s'\n", suite->name, m->testcase);
+	strbuf_addf(&y, "\nsuite: %s\ntestcase: '%s'\n", m->suite->name, m->testcase);
 	if (m->mode)
 		strbuf_addf(&y, "mode: %s\n", m->mode);
 	if (m->tasks)
@@ -1400,34 +1936,119 @@ static char *mapped_yaml(struct lkp_klab_job *out, const struct suite *suite, co
 		if (m->thp_df)
 			strbuf_addf(&y, "  defrag: %s\n", m->thp_df);
 	}
-	if (kpi) {
-		size_t n = strlen(suite->name);
-		if (is_metric(kpi) && !strncmp(kpi, suite->name, n) && kpi[n] == '.') {
-			strbuf_addf(&y, "kpi: '%s'\n", kpi);
-			MAPPED(out, "KPI %s → kpi: %s", kpi, kpi);
-		} else {
-			UNMAPPED(out, "KPI %s: not a %s metric klab measures; the job's KPI is the suite's default", kpi,
-				 suite->name);
-		}
+	if (m->params.nr) {
+		strbuf_addstr(&y, "params:\n");
+		for (size_t i = 0; i < m->params.nr; i++)
+			strbuf_addf(&y, "  %s: '%s'\n", m->params.v[i].key, m->params.v[i].value);
 	}
+	if (m->kpi)
+		strbuf_addf(&y, "kpi: '%s'\n", m->kpi);
+	if (m->direction)
+		strbuf_addf(&y, "direction: %d\n", m->direction);
+	if (!strcmp(m->suite->name, "kbuild") && in->kbuild_config)
+		strbuf_addf(&y, "kconfig: [ '%s' ]\n", in->kbuild_config);
 	strbuf_addstr(&y, "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\nrepeat: 3\n");
 	return strbuf_detach(&y, NULL);
 }
 
-int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_params *params, const char *kpi,
-	    enum lkp_accel accel, const char *origin, const char *name)
+/* will-it-scale's per-task KPI names its mode. */
+static const char *kpi_mode(const struct lkp_mapping *m, const char *kpi)
 {
-	const struct suite *suite;
+	if (!kpi || !(m->suite->keys & SUITE_KEY_MODE))
+		return NULL;
+	if (!strcmp(kpi, "will-it-scale.per_thread_ops"))
+		return "thread";
+	if (!strcmp(kpi, "will-it-scale.per_process_ops"))
+		return "process";
+	return NULL;
+}
+
+/* The suite's KPIs for the testcase, for a message. */
+static void kpi_names(struct strbuf *sb, const struct lkp_mapping *m)
+{
+	for (const struct suite_kpi *k = m->suite->kpis; k->name; k++) {
+		char *n = xstrfmt(k->name, m->testcase);	/* the suite's own format */
+		strbuf_addf(sb, "%s%s", k == m->suite->kpis ? "" : ", ", n);
+		free(n);
+	}
+}
+
+/* The report's KPI onto the job, or -1 after error() when the job's
+ * suite, testcase and mode cannot produce it. */
+static int map_kpi(struct lkp_klab_job *out, struct lkp_mapping *m, const struct lkp_map_in *in)
+{
+	const char *kpi = in->kpi, *implied = kpi_mode(m, kpi);
+	struct strbuf sb = STRBUF_INIT;
+	int dir;
+
+	if (implied && !m->mode) {
+		m->mode = implied;
+		mapped(out, "mode", "(not given)", "mode", implied, "the KPI %s is a %s-mode metric", kpi, implied);
+	} else if (implied && strcmp(implied, m->mode)) {
+		return error("the KPI %s is measured in %s mode, but LKP's parameters say mode %s", kpi, implied, m->mode);
+	}
+	if (kpi && !suite_kpi_direction(m->suite, m->testcase, kpi)) {
+		kpi_names(&sb, m);
+		error("the KPI %s is not one klab's %s measures for %s (its KPIs: %s)", kpi, m->suite->name,
+		      m->testcase, sb.buf);
+		strbuf_release(&sb);
+		return -1;
+	}
+	if (kpi) {
+		m->kpi = xstrdup(kpi);
+		mapped(out, "KPI", kpi, "kpi", kpi, NULL);
+	}
+	dir = suite_kpi_direction(m->suite, m->testcase, kpi ? kpi : m->suite->kpis[0].name);
+	if (in->direction) {
+		char *v = xstrfmt("%s %s", in->change ? in->change : "", in->improvement ? "improvement" : "regression");
+		char *d = xstrfmt("%d", in->direction);
+		m->direction = in->direction;
+		if (in->improvement)
+			mapped(out, "change", v, "direction", d,
+			       "klab bisects the improvement: its 'bad' side is the KPI's %s", in->direction < 0 ? "rise" : "fall");
+		else
+			mapped(out, "change", v, "direction", d, "%s is better", in->direction > 0 ? "higher" : "lower");
+		free(v);
+		free(d);
+	} else if (dir < 0) {
+		m->direction = -1;
+	}
+	return 0;
+}
+
+int lkp_map(struct lkp_klab_job *out, const struct lkp_map_in *in)
+{
 	struct lkp_mapping m = { .lkp = STRBUF_INIT };
-	const char *has_nr_task = lkp_param(params, "nr_task"), *kc = lkp_param(params, "kconfig");
+	const struct lkp_params *params = in->params;
+	const char *has_nr_task = lkp_param(params, "nr_task"), *why;
 	char *from_kpi = NULL, *pname = NULL;
 	int ret = -1;
 	struct job job;
 
 	memset(out, 0, sizeof(*out));
-	suite = suite_get(suite_name);
-	if (!suite)
+	if ((why = lkp_suite_refused(in->suite)))
+		return error("klab cannot run LKP's %s: %s", in->suite, why);
+	m.suite = suite_get(in->suite);
+	if (!m.suite)
 		return -1;
+	m.thp_given = lkp_param(params, "thp_enabled") != NULL;
+	map_testcase(out, &m, params);
+	/* stress-ng's older reports name the stressor only in the KPI */
+	if (!m.testcase && in->kpi && !strcmp(m.suite->name, "stress-ng") && !strncmp(in->kpi, "stress-ng.", 10)) {
+		const char *s = in->kpi + 10, *dot = strchr(s, '.');
+		if (dot && dot > s) {
+			from_kpi = xstrndup(s, (size_t)(dot - s));
+			if (strlen(from_kpi) <= 64 && only(from_kpi, NAME_CHARS)) {
+				m.testcase = from_kpi;
+				mapped(out, "KPI", in->kpi, "testcase", from_kpi, "the stressor the KPI names");
+			}
+		}
+	}
+	if (!m.testcase) {
+		error("LKP %s parameters name no test klab could run (expected '%s: NAME'%s)", m.suite->name,
+		      m.testcase_key, !strcmp(m.suite->name, "stress-ng") ? " or a KPI stress-ng.<stressor>.<metric>" : "");
+		goto out;
+	}
 	for (size_t i = 0; i < params->nr; i++) {
 		const char *k = params->v[i].key, *v = params->v[i].value;
 
@@ -1435,38 +2056,36 @@ int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_p
 			continue;
 		if (m.lkp.len < 400)
 			strbuf_addf(&m.lkp, "%s%s=%s", m.lkp.len ? " " : "", k, v);
-		map_param(out, suite, &m, k, v, has_nr_task, accel);
-	}
-	/* stress-ng's older reports name the stressor only in the KPI */
-	if (!m.testcase && kpi && !strcmp(suite->name, "stress-ng") && !strncmp(kpi, "stress-ng.", 10)) {
-		const char *s = kpi + 10, *dot = strchr(s, '.');
-		if (dot && dot > s) {
-			from_kpi = xstrndup(s, (size_t)(dot - s));
-			if (strlen(from_kpi) <= 64 && only(from_kpi, NAME_CHARS))
-				m.testcase = from_kpi;
-		}
-	}
-	if (!m.testcase) {
-		error("LKP %s parameters name no test klab could run (expected 'test: NAME'%s)", suite->name,
-		      !strcmp(suite->name, "stress-ng") ? " or a KPI stress-ng.<stressor>.<metric>" : "");
-		goto out;
+		map_param(out, &m, k, v, has_nr_task, in);
 	}
 	if (!m.have_runtime)
-		MAPPED(out, "no testtime or runtime given → klab's default runtime (10s)");
-	if (m.class)
-		UNMAPPED(out, "class %s: klab runs the one stressor %s, not the whole class", m.class, m.testcase);
-	MAPPED(out, "%s %s → suite: %s, testcase: %s", suite->name, m.testcase, suite->name, m.testcase);
-	if (!m.thp_en && kc && !strncmp(kc, "x86_64-rhel", 11)) {
-		m.thp_en = "always";
-		MAPPED(out, "kconfig %s → thp.enabled: always: RHEL configs make THP 'always' the default, klab's guest config may not",
-		       kc);
+		mapped(out, "runtime", "(not given)", "runtime", "10s", "klab's default");
+	if (!strcmp(m.suite->name, "kbuild")) {
+		const char *src = in->kbuild_source;
+
+		if (!src) {
+			error("a kbuild job needs the kernel tree its guest builds (KLAB_KBUILD_SOURCE)");
+			goto out;
+		}
+		if (src[0] != '/' || strlen(src) > 512 || !only(src, KEY_CHARS "/+")) {
+			error("the kbuild tree '%s': expected an absolute path of letters, digits and _-.+/", src);
+			goto out;
+		}
+		params_add(&m.params, "source", src);
+		mapped(out, "(kernel tree)", "LKP's own", "params.source", src,
+		       "the tree the guest builds (KLAB_KBUILD_SOURCE; LKP builds its own copy of a Linux tree)");
+		if (in->kbuild_config)
+			mapped(out, "(9p)", "", "kconfig", in->kbuild_config, "klab's fragment for the guest kernel's 9p, which shares the tree");
 	}
-	out->name = mapped_name(suite, &m);
+	if (map_kpi(out, &m, in) < 0)
+		goto out;
+	out->name = mapped_name(&m);
+	out->suite = xstrdup(m.suite->name);
 	out->testcase = xstrdup(m.testcase);
-	out->yaml = mapped_yaml(out, suite, &m, kpi, origin);
+	out->yaml = mapped_yaml(&m, in);
 
 	/* what klab itself would say about the file */
-	pname = name ? xstrdup(name) : xstrfmt("%s.yaml", out->name);
+	pname = in->name ? xstrdup(in->name) : xstrfmt("%s.yaml", out->name);
 	if (job_parse_buffer(&job, pname, out->yaml, strlen(out->yaml)) < 0)
 		goto out;
 	job_release(&job);
@@ -1474,6 +2093,8 @@ int lkp_map(struct lkp_klab_job *out, const char *suite_name, const struct lkp_p
 out:
 	free(from_kpi);
 	free(pname);
+	free(m.kpi);
+	params_release(&m.params);
 	strbuf_release(&m.lkp);
 	if (ret < 0)
 		lkp_klab_job_release(out);
@@ -1482,8 +2103,9 @@ out:
 
 void lkp_klab_job_release(struct lkp_klab_job *j)
 {
-	FREE_MANY(j->name, j->testcase, j->yaml);
-	strings_free(j->mapped, j->nr_mapped);
-	strings_free(j->unmapped, j->nr_unmapped);
+	FREE_MANY(j->name, j->suite, j->testcase, j->yaml);
+	for (size_t i = 0; i < j->nr_rows; i++)
+		FREE_MANY(j->rows[i].param, j->rows[i].value, j->rows[i].key, j->rows[i].job_value, j->rows[i].why);
+	free(j->rows);
 	memset(j, 0, sizeof(*j));
 }

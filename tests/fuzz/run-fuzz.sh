@@ -130,7 +130,7 @@ fuzz_target() {
 		seeddir=$src/tests/fuzz/corpus-jobconf
 		max_len=8192 ;;
 	lkp)
-		srcs="$o/job/lkp.c $o/job/resultproto.c $suites $util"
+		srcs="$o/job/lkp.c $o/job/lkp-table.c $o/job/resultproto.c $suites $util $o/util/json.c"
 		libs=$yamlgit
 		seeddir=$src/tests/data/lkp
 		dict="-dict=$src/tests/fuzz/lkp.dict"

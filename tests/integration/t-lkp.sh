@@ -41,8 +41,9 @@ check "reproduce stress-ng: exit 0" test "$rc" -eq 0
 for want in "commit:   a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a (\"mm/gup: Remove enfornced COW mechanism\")" \
 	"parent:   1a0cf26323c80e2f" "suite:    stress-ng" "testcase: vm-splice" \
 	"KPI:      stress-ng.vm-splice.ops_per_sec -95.6% in the report (3783006 -> 165530)" \
-	"runtime: 5s: TCG guests run about 10x slower" \
-	"not mapped: tbox_group lkp-csl-2sp5" "not mapped: ucode 0x5002f01" \
+	"→ runtime: 5s (TCG guests run about 10x slower" \
+	"tbox_group        lkp-csl-2sp5" "not mapped: the LKP test machine" "ucode             0x5002f01" \
+	"verdict:  regression: klab bisects the KPI's fall (direction: 1)" \
 	"wrote vm-splice-reproduce.yaml" "not measured: measuring needs --repo R" \
 	"klab bisect start --repo REPO --good 1a0cf26323c80e2f --bad a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a --job vm-splice-reproduce.yaml" \
 	"klab run --job vm-splice-reproduce.yaml --repo REPO --rev 1a0cf26323c80e2f"; do
@@ -66,7 +67,7 @@ check "reproduce mail: klab's job parser accepts the job" job_accepted "$T/m.yam
 out=$("$KLAB" reproduce --accel tcg --job-out "$T/q.yaml" "$data/will-it-scale-malloc1-quoted-crlf.txt" 2>&1)
 case $out in *"(293049 -> 13142)"*) ok "reproduce a quoted CRLF reply";; *) fail "quoted CRLF reply: $out";; esac
 out=$("$KLAB" reproduce --accel tcg --job-out "$T/v.yaml" "$data/vm-scalability-anon-w-seq.txt" 2>&1)
-case $out in *"vm-scalability.throughput -23.1% in the report"*"not mapped: size 8T"*) ok "reproduce the subject form";;
+case $out in *"vm-scalability.throughput -23.1% in the report"*"size "*"8T"*"not mapped: LKP's total size"*) ok "reproduce the subject form";;
 	*) fail "subject form: $out";; esac
 check "reproduce vm-scalability: klab's job parser accepts the job" job_accepted "$T/v.yaml"
 
@@ -112,7 +113,8 @@ out=$("$KLAB" reproduce --accel tcg --job-out "$T/e.yaml" evil.txt 2>&1)
 if printf '%s' "$out" | LC_ALL=C grep -q "$(printf '\033')"; then fail "an ESC from the report printed raw"; else ok "the report's ESC printed cleaned"; fi
 
 refused "reproduce: garbage" "no commit" reproduce --accel tcg "$data/garbage.txt"
-refused "reproduce: missing parent" "no parent commit" reproduce --accel tcg "$data/missing-parent.txt"
+refused "reproduce: no parent and no --repo" "no parent commit: expected the comparison table's column heads or a line 'parent: <sha>' (with --repo R, the commit's first parent is taken)" \
+	reproduce --accel tcg "$data/missing-parent.txt"
 refused "reproduce: a suite klab does not run" "unknown suite 'netperf' (klab runs: stress-ng, will-it-scale, vm-scalability, kbuild)" \
 	reproduce --accel tcg --job-out "$T/n.yaml" "$data/unknown-suite.txt"
 refused "reproduce: no such file" "nonexistent" reproduce "$T/nonexistent"
@@ -136,7 +138,7 @@ out=$("$KLAB" job import --accel kvm --out-dir jobs "$data/lkp-vm-scalability.ya
 case $out in *"4 jobs written, 2 combinations skipped"*) ok "job import vm-scalability: the documents are variants";; *) fail "vm-scalability: $out";; esac
 check "job import vm-scalability: KVM keeps the runtime" grep -q '^runtime: 300s$' jobs/vm-scalability-anon-w-seq-300s-always.yaml
 out=$("$KLAB" job import --accel tcg --out-dir jobs "$data/lkp-stress-ng.yaml" 2>&1)
-case $out in *"wrote jobs/stress-ng-vm-splice-100pct-60s.yaml"*"not mapped: disk 1HDD"*) ok "job import stress-ng";; *) fail "stress-ng import: $out";; esac
+case $out in *"wrote jobs/stress-ng-vm-splice-100pct-60s.yaml"*"disk "*"1HDD"*"not mapped: klab's guests have no disk"*) ok "job import stress-ng";; *) fail "stress-ng import: $out";; esac
 check "job import stress-ng: klab accepts the job" job_accepted jobs/stress-ng-mmapaddr-100pct-60s.yaml
 
 printf 'suite: will-it-scale\nwill-it-scale:\n  test: [brk1, lock1]\n' > none.yaml
@@ -148,6 +150,78 @@ refused "job import: YAML syntax error" "YAML syntax error" job import bad.yaml
 refused "job import: --out-dir not a directory" "not a directory" job import --out-dir "$T/nodir" bad.yaml
 refused "job import: unknown subcommand" "is not a job subcommand" job export x
 refused "job import: no file" "needs an LKP job file" job import
+
+# ---- what LKP posts ------------------------------------------------------------------
+# the headline names the KPI, an improvement is bisected as such, the
+# "In addition to that" results are listed and --result picks one
+out=$("$KLAB" reproduce --accel tcg --job-out "$T/s.yaml" "$data/schedpolicy-improvement.mbox" 2>&1); rc=$?
+check "reproduce an improvement: exit 0" test "$rc" -eq 0
+for want in "KPI:      stress-ng.schedpolicy.ops_per_sec +50.3% in the report (7089967 -> 10657401)" \
+	"verdict:  improvement: klab bisects the KPI's rise (direction: -1), the change the report names" \
+	"results:  3 in the report (--result N picks one):" \
+	" 2 stress-ng stress-ng.schedmix.ops_per_sec +194.5% improvement: cpufreq_governor=performance nr_threads=100% test=schedmix testtime=60s" \
+	"change            +50.3% improvement  → direction: -1"; do
+	case $out in *"$want"*) ok "reproduce an improvement prints: $want";; *) fail "improvement lacks '$want': $out";; esac
+done
+check "reproduce an improvement: the job bisects the rise" grep -q '^direction: -1$' "$T/s.yaml"
+check "reproduce an improvement: klab's job parser accepts the job" job_accepted "$T/s.yaml"
+out=$("$KLAB" reproduce --accel tcg --result 3 --job-out "$T/r3.yaml" "$data/schedpolicy-improvement.mbox" 2>&1); rc=$?
+case $rc:$out in 0:*"*3 will-it-scale will-it-scale.per_thread_ops -4.1% regression"*"mode     "*"(not given)"*"→ mode: thread (the KPI will-it-scale.per_thread_ops is a thread-mode metric)"*) ok "reproduce --result 3: the third result, its mode from its KPI";;
+	*) fail "reproduce --result 3 (rc $rc): $out";; esac
+check "reproduce --result 3: mode thread in the job" grep -q '^mode: thread$' "$T/r3.yaml"
+refused "reproduce --result beyond the report's" "the report has 3 results: --result takes 1 (the headline's) to 3" \
+	reproduce --accel tcg --result 4 --job-out "$T/r4.yaml" "$data/schedpolicy-improvement.mbox"
+refused "reproduce --result 0" "--result takes the number of one of the report's results" reproduce --result 0 "$data/garbage.txt"
+
+# a patch under review, quoted in a reply
+out=$("$KLAB" reproduce --accel tcg --job-out "$T/k.yaml" "$data/kbuild-patch-quoted.txt" 2>&1)
+for want in "patch:    the commit is the kernel test robot's build of a patch under review, not a commit of its base tree" \
+	"          base: https://git.kernel.org/cgit/linux/kernel/git/tj/cgroup.git for-next" \
+	"          patch: https://lore.kernel.org/linux-mm/20220425020926.1264611-1-longman@redhat.com" \
+	"          to build it: git fetch https://github.com/intel-lab-lkp/linux Waiman-Long/cgroup-cpuset-Remove-redundant-cpu-node-masks-setup-in-cpuset_init_smp/20220425-101126"; do
+	case $out in *"$want"*) ok "reproduce a patch report prints: $want";; *) fail "patch report lacks '$want': $out";; esac
+done
+
+# a suite klab cannot run: one line, with why
+refused "job import: a suite klab cannot run, before its template" "klab cannot run LKP's aim7: AIM7 (reaim) is not packaged in Debian" \
+	job import --out-dir jobs "$data/lkp-aim7-templated.yaml"
+
+# no parent in the report: --repo's first parent, said so
+printf '[mm] %s: will-it-scale.per_process_ops -95.5%% regression\n\ncommit: %s ("mm: planted")\n' "$(short "$commit")" "$commit" > noparent.txt
+printf 'mode/nr_task/test/testcase:\n  process/100%%/malloc1/will-it-scale\n' >> noparent.txt
+out=$("$KLAB" reproduce --accel tcg --repo "$T/linux" --no-measure --job-out "$T/np.yaml" noparent.txt 2>&1); rc=$?
+case $rc:$out in 0:*"parent:   $parent (the commit's first parent in --repo: the report names none)"*"--good $parent --bad $commit"*) ok "reproduce: no parent in the report, --repo's first parent";;
+	*) fail "no parent with --repo (rc $rc): $out";; esac
+
+# --json: the same facts and table as one document, for both commands
+"$KLAB" reproduce --accel tcg --json --job-out "$T/js.yaml" "$data/schedpolicy-improvement.mbox" > js.out 2> js.err; rc=$?
+check "reproduce --json: exit 0, nothing on stderr" test "$rc" -eq 0 -a ! -s js.err
+check "reproduce --json: one JSON document with the report, results and mapping" "${PYTHON3:-python3}" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["report"]
+assert r["commit"] == "436f3eed5c69c1048a5754df6e3dbb291e5cccbd" and r["kpi"] == "stress-ng.schedpolicy.ops_per_sec"
+assert r["direction"] == -1 and r["verdict"] == "improvement" and len(r["results"]) == 3
+assert d["job"]["testcase"] == "schedpolicy" and d["job"]["path"] == sys.argv[2]
+rows = {m["parameter"]: m for m in d["job"]["mapping"]}
+assert rows["nr_threads"]["key"] == "nr_task" and rows["compiler"]["key"] is None and rows["compiler"]["why"]
+' js.out "$T/js.yaml"
+check "reproduce --json: the job is written" job_accepted "$T/js.yaml"
+refused "reproduce --json takes no --bisect" "--json prints what was read and the job written, and measures nothing" \
+	reproduce --json --repo "$T/linux" --bisect "$parent" demo.txt
+mkdir -p jj
+"$KLAB" job import --accel tcg --json --out-dir jj "$data/lkp-will-it-scale.yaml" > ji.out 2> ji.err; rc=$?
+check "job import --json: exit 0, nothing on stderr" test "$rc" -eq 0 -a ! -s ji.err
+check "job import --json: jobs with their tables, skipped combinations with why" "${PYTHON3:-python3}" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["suite"] == "will-it-scale" and d["combinations"] == 8
+assert len(d["jobs"]) == 4 and len(d["skipped"]) == 4
+assert all(j["mapping"] for j in d["jobs"])
+assert "got '"'"'brk1'"'"'" in d["skipped"][0]["why"], d["skipped"][0]
+' ji.out
+"$KLAB" job import --json --out-dir jj "$data/lkp-aim7-templated.yaml" > ja.out 2> ja.err; rc=$?
+check "job import --json of a suite klab cannot run: exit 1, one line on stderr" test "$rc" -eq 1 -a "$(grep -c . ja.err)" -eq 1
 
 # ---- help ----------------------------------------------------------------------------
 for cmd in "job" "job import" "reproduce"; do
