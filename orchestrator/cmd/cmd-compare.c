@@ -1,12 +1,14 @@
 /* klab compare: two or more run sets side by side with LKP's rule and
  * layout — kernels of several commits under one job, one kernel under
  * job variants (--set), or run sets already stored (no guest). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/klab.h"
+#include "cmd/opts.h"
+#include "engine/rev-kernel.h"
+#include "engine/runcompare-print.h"
 #include "lab/db.h"
 #include "guest/guest.h"
 #include "job/job.h"
@@ -17,53 +19,18 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static const char *const compare_usage[] = {
-	"usage: klab compare --job FILE --repo R --rev A --rev B [--rev C...] [options]",
-	"       klab compare --job FILE --repo R --rev A --set KEY=VAL[,KEY=VAL] --set ... [options]",
-	"       klab compare --runset ID --runset ID [--runset ID...] [--kpi METRIC] [--json] [--html FILE]",
-	"",
-	"Measure two or more sides interleaved (A B A B ...: a slow spell of the",
-	"host hits every side), N runs each, each side stored as a run set, and",
-	"compare them with LKP's rule: the KPI first, then the stats whose runs'",
-	"ranges are apart, most significant first — a \"what changed\" block per",
-	"monitor family, then LKP's table (base %stddev %change other %stddev",
-	"name), perf-profile rows after the rest in sections of their own (self,",
-	"children, calltrace), by their change in points, from a 1% share.",
-	"The first side is the base.  Sides are commits (--rev, built or",
-	"found in the artifact store as for 'klab run'), or one commit under job",
-	"variants (--set: any job key as the job file writes it; a side's",
-	"settings are separated by commas), or run sets already stored",
-	"(--runset: nothing boots; works on a read-only lab).",
-	"",
-	"  --job FILE          job file (see klab-job(5))",
-	"  --repo PATH         the kernel repository",
-	"  --rev REV           a side's commit (two or more; one with --set)",
-	"  --set KEY=VAL[,...] a side's job variant: thp.enabled=never, runtime=20s,",
-	"                      guest.vcpus=1, sysctl.vm.swappiness=10, params.vm-bytes=64m",
-	"  --runset ID         a stored run set (two or more; see the ids klab run,",
-	"                      klab compare and klab reproduce print)",
-	"  --runs N            runs per side (default: the job's repeat)",
-	"  --kpi METRIC        the metric to headline (default: the job's kpi)",
-	"  --json              one JSON document on stdout instead of the table",
-	"                      (progress lines are left out)",
-	"  --html FILE         also write the comparison as a self-contained page",
-	"                      (the report's style; not linked from 'klab report')",
-	"  --uri URI, --host NAME, --accel A, --no-pin, --cmdline ARGS, --boot-timeout S,",
-	"  --run-timeout S     the guests, as for 'klab run'",
-	"  --quiet             no progress lines",
-	"  --config, --fragment, --no-default-fragments, --config-option,",
-	"  --allow-config-drift  the kernel config recipe, as for 'klab build'",
-	"",
-	"Not built yet: comparison pages in the site 'klab report' writes (it",
-	"lists the stored run sets and a --runset line; --html writes a page on",
-	"its own).",
-	"",
-	"Exit status: 0 compared, 1 a side could not be built or measured (or a",
-	"klab error), 2 usage (a --set with an unknown key or a bad value too).",
+static const char *const compare_forms[] = {
+	"--job --repo --rev --rev... [--runs] [--kpi] [--json] [--html] [guest options] [config options]",
+	"--job --repo --rev --set --set... [options]",
+	"--runset --runset... [--kpi] [--json] [--html]",
 	NULL
 };
-
-enum { OPT_JOB = 4200, OPT_REPO, OPT_REV, OPT_SET, OPT_RUNSET, OPT_RUNS, OPT_KPI, OPT_JSON, OPT_HTML };
+static const struct opt_usage compare_usage = {
+	"compare", compare_forms,
+	"Measure sides interleaved (A B A B ...), N runs each, and compare them with LKP's\n"
+	"rule, the first the base: commits, one commit's job variants, or stored run sets.",
+	"klab(1), COMPARE"
+};
 
 #define MAX_SIDES 16
 
@@ -109,49 +76,6 @@ static int parse_sets(const char *arg, struct job_set **sets, size_t *n)
 	return ret;
 }
 
-static int parse_id(const char *s, int64_t *id)
-{
-	unsigned long v;
-
-	if (parse_uint(s, 1UL << 62, &v) < 0 || !v)
-		return error("--runset takes a run set id (a positive number), got '%s'", s);
-	*id = (int64_t)v;
-	return 0;
-}
-
-int compare_print(struct sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n, const char *kpi,
-		  int json, const char *html_path)
-{
-	struct runcmp c;
-	struct strbuf sb = STRBUF_INIT;
-
-	if (runcmp_load(&c, db, ids, labels, n, kpi) < 0)
-		return EXIT_FAIL;
-	runcmp_compute(&c);
-	if (html_path) {
-		runcmp_html(&sb, &c);
-		if (write_file_atomic(html_path, sb.buf, sb.len) < 0) {
-			strbuf_release(&sb);
-			runcmp_release(&c);
-			return EXIT_FAIL;
-		}
-		strbuf_reset(&sb);
-	}
-	if (json) {
-		runcmp_json(&sb, &c);
-	} else {
-		runcmp_format(&sb, &c, 25);
-		strbuf_addstr(&sb, "\nagain without booting: klab compare");
-		for (size_t i = 0; i < n; i++)
-			strbuf_addf(&sb, " --runset %lld", (long long)ids[i]);
-		strbuf_addch(&sb, '\n');
-	}
-	fputs(sb.buf, stdout);
-	strbuf_release(&sb);
-	runcmp_release(&c);
-	return EXIT_OK;
-}
-
 static int compare_stored(const struct global_opts *g, const int64_t *ids, size_t n, const char *kpi, int json,
 			  const char *html)
 {
@@ -163,7 +87,7 @@ static int compare_stored(const struct global_opts *g, const int64_t *ids, size_
 	ro.access = LAB_READ;
 	if (open_lab(&ro, &lab) < 0)
 		return EXIT_FAIL;
-	ret = compare_print(lab.db, ids, NULL, n, kpi, json, html);
+	ret = runcmp_print(lab.db, ids, NULL, n, kpi, json, html) < 0 ? EXIT_FAIL : EXIT_OK;
 	lab_close(&lab);
 	return ret;
 }
@@ -179,71 +103,58 @@ struct compare_args {
 	struct recipe_opts ro;
 };
 
-/* The options: 0 to go on, else 1 with *code the exit code. */
-static int compare_parse(int argc, char **argv, struct compare_args *a, int *code)
+/* A side: --rev, --set or --runset (o->value: the arguments). */
+static int add_side(const struct opt *o, const char *arg)
 {
-	static const struct option opts[] = {
-		{ "job", required_argument, NULL, OPT_JOB },
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "rev", required_argument, NULL, OPT_REV },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "runset", required_argument, NULL, OPT_RUNSET },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "kpi", required_argument, NULL, OPT_KPI },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "html", required_argument, NULL, OPT_HTML },
-		GUEST_OPTION_ROWS,
-		RECIPE_OPTION_ROWS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct compare_args *a = o->value;
+	unsigned long v;
+	int rc;
 
-	*code = EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JOB:
-			a->job_path = optarg;
-			break;
-		case OPT_REPO:
-			a->repo = optarg;
-			break;
-		case OPT_REV:
-		case OPT_SET:
-		case OPT_RUNSET:
-			if (a->nr_revs + a->nr_sets + a->nr_runsets >= MAX_SIDES)
-				return error("compare takes at most %d sides", MAX_SIDES), 1;
-			if (c == OPT_REV)
-				a->revs[a->nr_revs++] = optarg;
-			else if (c == OPT_SET)
-				a->sets[a->nr_sets++] = optarg;
-			else if (parse_id(optarg, &a->runset_ids[a->nr_runsets++]) < 0)
-				return 1;
-			break;
-		case OPT_RUNS:
-			if (parse_uint(optarg, 100, &a->runs) < 0 || !a->runs)
-				return error("--runs takes a number from 1 to 100"), 1;
-			break;
-		case OPT_KPI:
-			a->kpi = optarg;
-			break;
-		case OPT_JSON:
-			a->json = 1;
-			break;
-		case OPT_HTML:
-			a->html = optarg;
-			break;
-		default:
-			if (shared_option(c, optarg, &a->ro, &a->geo, compare_usage, "compare", code))
-				continue;
-			return 1;
-		}
+	if (a->nr_revs + a->nr_sets + a->nr_runsets >= MAX_SIDES)
+		return error("compare takes at most %d sides", MAX_SIDES);
+	if (!strcmp(o->long_name, "rev")) {
+		a->revs[a->nr_revs++] = arg;
+		return 0;
 	}
-	if (optind < argc)
-		return error("compare takes no arguments beyond its options (got '%s')", argv[optind]), 1;
-	if (check_no_controls("--html", a->html) < 0 || (a->kpi && check_kpi_option(NULL, a->kpi) < 0))
-		return 1;
+	if (!strcmp(o->long_name, "set")) {
+		a->sets[a->nr_sets++] = arg;
+		return 0;
+	}
+	rc = opt_number(arg, 1, 1UL << 62, &v);
+	if (rc < 0)
+		return error("--runset takes a run set id (a positive number), got '%s'%s", arg,
+			     rc == -2 ? ": out of range" : "");
+	a->runset_ids[a->nr_runsets++] = (int64_t)v;
 	return 0;
+}
+
+/* The options: -1 to go on, else the exit status. */
+static int compare_parse(int argc, char **argv, struct compare_args *a)
+{
+	struct opt opts[] = {
+		OPT_STRING(0, "job", &a->job_path, "FILE", "the job file (klab-job(5))"),
+		OPT_STRING(0, "repo", &a->repo, "PATH", "the kernel repository"),
+		OPT_CALLBACK(0, "rev", a, "REV", "a side's commit (two or more; one with --set)", add_side),
+		OPT_CALLBACK(0, "set", a, "KEY=VAL[,...]", "a side's job variant: thp.enabled=never, runtime=20s",
+			     add_side),
+		OPT_CALLBACK(0, "runset", a, "ID", "a stored run set (two or more)", add_side),
+		OPT_UINT(0, "runs", &a->runs, "N", "runs per side (default: the job's repeat)", 1, 100),
+		OPT_STRING(0, "kpi", &a->kpi, "METRIC", "the metric to headline (default: the job's kpi)"),
+		OPT_BOOL(0, "json", &a->json, "one JSON document instead of the table"),
+		OPT_STRING(0, "html", &a->html, "FILE", "also write the comparison as a page"),
+		OPT_GUEST_ROWS(&a->geo),
+		OPT_RECIPE_ROWS(&a->ro),
+		OPT_END()
+	};
+
+	argc = parse_options(argc, argv, &compare_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&compare_usage, "compare takes no arguments beyond its options (got '%s')", argv[0]);
+	if (check_no_controls("--html", a->html) < 0 || (a->kpi && check_kpi_option(NULL, a->kpi) < 0))
+		return EXIT_USAGE;
+	return -1;
 }
 
 /* The measuring forms' checks (not --runset's): 0, or -1 said. */
@@ -339,8 +250,7 @@ static int side_kernels(struct lab *lab, const struct compare_args *a, const str
 			s->kernel = xstrdup(sides[j].kernel);
 			s->build_id = sides[j].build_id;
 			memcpy(s->hex, sides[j].hex, sizeof(s->hex));
-		} else if (run_kernel_for_rev(lab, a->repo, rev, recipe, a->geo.quiet, &s->kernel, &s->build_id,
-					      s->hex) < 0) {
+		} else if (rev_kernel(lab, a->repo, rev, recipe, a->geo.quiet, &s->kernel, &s->build_id, s->hex) < 0) {
 			return -1;
 		}
 		ms[i].label = s->text;
@@ -386,7 +296,7 @@ static int measure_and_print(struct lab *lab, const struct compare_args *a, stru
 	}
 	if (!a->geo.quiet)
 		fputc('\n', stdout);
-	return compare_print(lab->db, ids, labels, nr_sides, a->kpi, a->json, a->html);
+	return runcmp_print(lab->db, ids, labels, nr_sides, a->kpi, a->json, a->html) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_compare(int argc, char **argv, const struct global_opts *g)
@@ -402,7 +312,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 
 	memset(sides, 0, sizeof(sides));
 	memset(ms, 0, sizeof(ms));
-	if (compare_parse(argc, argv, &a, &ret))
+	if ((ret = compare_parse(argc, argv, &a)) >= 0)
 		goto out;
 	ret = EXIT_USAGE;
 	if (a.nr_runsets) {
@@ -442,7 +352,7 @@ int cmd_compare(int argc, char **argv, const struct global_opts *g)
 		if (guest_env_check(&lab, &sides[i].job, &a.geo) < 0)
 			goto out;
 	/* one recipe (the job's fragments: a variant never changes them) */
-	if (run_recipe_for_job(&a.ro, &base, &recipe) < 0)
+	if (recipe_for_job(&a.ro, &base, &recipe) < 0)
 		goto out;
 	recipe_made = 1;
 	if (side_kernels(&lab, &a, &recipe, sides, ms, nr_sides) < 0)

@@ -8,7 +8,6 @@
 #include "util/run-command.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +15,16 @@
 #include <ftw.h>
 #include <unistd.h>
 
-static const char *const gc_usage[] = {
-	"usage: klab gc [--keep-last N] [--max-size SIZE] [--verify] [--dry-run]",
-	"",
-	"Remove the oldest kernel artifacts and build directories: keep the N",
-	"most recently used of each, and/or keep each set under SIZE (bytes,",
-	"or with a K, M, G or T suffix).  Interrupted artifact copies are always",
-	"removed.  Build rows stay in the database; a removed artifact is",
-	"rebuilt when asked again.",
-	"",
-	"--verify checks every kernel of the store (the lab's, or the shared",
-	"artifact_store) against the identity recorded at its build, and",
-	"removes those that fail it or have none (stored before klab verified",
-	"images): they are rebuilt when asked again.",
-	NULL
+static const char *const gc_forms[] = { "[--keep-last] [--max-size] [--verify] [--dry-run]", NULL };
+static const struct opt_usage gc_usage = {
+	"gc", gc_forms,
+	"Remove the oldest kernel artifacts and build directories: keep the N most\n"
+	"recently used of each, and/or keep each set under SIZE; --verify removes stored\n"
+	"kernels that fail their recorded identity.  Removed ones are rebuilt when asked.",
+	"klab(1), GC"
 };
+
+#define KEEP_ALL ((unsigned long)-1)
 
 struct entry {
 	char *path;
@@ -262,51 +256,38 @@ static int verify_store(struct lab *lab, const char *dir, int dry_run)
 	return old + bad;
 }
 
+static int size_option(const struct opt *o, const char *arg)
+{
+	if (parse_size(arg, o->value) < 0 || !*(uint64_t *)o->value)
+		return error("--max-size '%s': expected a size such as 20G (see 'klab gc --help')", arg);
+	return 0;
+}
+
 int cmd_gc(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "keep-last", required_argument, NULL, 'k' },
-		{ "max-size", required_argument, NULL, 's' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "verify", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long keep_last = -1;
+	unsigned long keep = KEEP_ALL;
+	long keep_last;
 	uint64_t max_size = 0;
-	int c, dry_run = 0, verify = 0, ret = EXIT_OK;
+	int dry_run = 0, verify = 0, ret = EXIT_OK;
 	struct lab lab;
 	struct entry *e;
 	size_t nr;
 	char *dir;
+	struct opt opts[] = {
+		OPT_UINT(0, "keep-last", &keep, "N", "keep the N most recently used of each", 0, 1000000),
+		OPT_CALLBACK(0, "max-size", &max_size, "SIZE", "keep each under SIZE (bytes, or K, M, G, T)",
+			     size_option),
+		OPT_BOOL(0, "verify", &verify, "remove stored kernels that fail their identity"),
+		OPT_BOOL(0, "dry-run", &dry_run, "say what would be removed"),
+		OPT_END()
+	};
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		unsigned long v;
-		switch (c) {
-		case 'k':
-			if (parse_uint(optarg, 1000000, &v) < 0) {
-				error("--keep-last takes a number (see 'klab gc --help')");
-				return EXIT_USAGE;
-			}
-			keep_last = (long)v;
-			break;
-		case 's':
-			if (parse_size(optarg, &max_size) < 0 || !max_size) {
-				error("--max-size '%s': expected a size such as 20G (see 'klab gc --help')", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			dry_run = 1;
-			break;
-		case 'v':
-			verify = 1;
-			break;
-		case 'h':
-		default:
-			return help_or_usage(c, gc_usage, "gc");
-		}
-	}
+	argc = parse_options(argc, argv, &gc_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&gc_usage, "gc takes no arguments (got '%s')", argv[0]);
+	keep_last = keep == KEEP_ALL ? -1 : (long)keep;
 	if (keep_last < 0 && !max_size && !verify) {
 		error("gc needs --keep-last N, --max-size SIZE or --verify (see 'klab gc --help')");
 		return EXIT_USAGE;

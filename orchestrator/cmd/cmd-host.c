@@ -8,38 +8,34 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const host_usage[] = {
-	"usage: klab host add NAME URI [--cpus LIST] [--max-guests N] [--accel auto|kvm|tcg]",
-	"   or: klab host list",
-	"   or: klab host remove NAME",
-	"",
-	"Register the libvirt hosts klab places guests on.  With hosts registered,",
-	"'klab run' and job bisections (without --uri) pick a host whose CPUs fit",
-	"the job's guest and wait while every host is full; a bisection keeps all",
-	"its boots on one host.  Without hosts, klab uses libvirt_uri as before.",
-	"",
-	"  NAME              1-64 of [A-Za-z0-9._-], starting with a letter or digit",
-	"  URI               a libvirt URI: qemu:///system, qemu+ssh://HOST/system,",
-	"                    qemu+tcp://HOST[:PORT]/system; a URI with a server part",
-	"                    gets kernels and initramfs through the storage pool",
-	"                    'klab' (/var/lib/libvirt/images/klab on that host)",
-	"  --cpus LIST       the host CPUs klab's guests may use, e.g. 2-31",
-	"                    (default: all); every CPU must exist on the host",
-	"  --max-guests N    klab guests at once on this host (default 1)",
-	"  --accel A         auto (default: the lab's choice), kvm or tcg",
-	"",
-	"'list' connects to each host to say whether it answers and how many klab",
-	"guests run on its CPUs.  'remove' keeps the host's boots and their",
-	"history; placement no longer uses it.",
-	NULL
+static const char *const add_forms[] = { "NAME URI [--cpus] [--max-guests] [--accel]", NULL };
+static const struct opt_usage add_usage = {
+	"host add", add_forms,
+	"Register the libvirt host at URI (qemu:///system, qemu+ssh://HOST/system, ...)\n"
+	"as NAME (1-64 of [A-Za-z0-9._-]); it is connected to and checked now.",
+	"klab(1), HOSTS"
 };
-
-enum { OPT_CPUS = 3000, OPT_MAX_GUESTS, OPT_ACCEL };
+static const struct opt_usage list_usage = {
+	"host list", NULL,
+	"The hosts, whether each answers and how many klab guests run on its CPUs.",
+	"klab(1), HOSTS"
+};
+static const char *const remove_forms[] = { "NAME", NULL };
+static const struct opt_usage remove_usage = {
+	"host remove", remove_forms,
+	"Stop placing guests on host NAME; its boots keep their history.",
+	"klab(1), HOSTS"
+};
+static const struct opt_usage host_usage = {
+	"host", NULL,
+	"The libvirt hosts klab places guests on.  With hosts registered, 'klab run' and\n"
+	"job bisections (without --uri) pick one whose CPUs fit the job's guest.",
+	"klab(1), HOSTS"
+};
 
 /* A URI as printed: credentials cut (strbuf_add_url_redacted).  Valid
  * until the next call. */
@@ -50,12 +46,6 @@ static const char *shown_uri(const char *uri)
 	strbuf_reset(&sb);
 	strbuf_add_url_redacted(&sb, uri, 1);
 	return sb.buf;
-}
-
-static int usage_error(const char *msg)
-{
-	error("%s (see 'klab host --help')", msg);
-	return EXIT_USAGE;
 }
 
 static int valid_host_name(const char *s)
@@ -104,13 +94,6 @@ static int check_cpus(const char *list, const struct host_topology *t, const cha
 
 static int host_add(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "cpus", required_argument, NULL, OPT_CPUS },
-		{ "max-guests", required_argument, NULL, OPT_MAX_GUESTS },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct db_host h = { 0 };
 	struct host_topology topo = { 0 };
 	struct vm_conn vc = { 0 };
@@ -119,44 +102,34 @@ static int host_add(int argc, char **argv, const struct global_opts *g)
 	enum accel accel;
 	const char *why;
 	unsigned long max = 1;
+	const char *cpus = NULL, *accel_arg = "auto";
 	char *caps = NULL;
-	int c, ret = EXIT_FAIL, lab_opened = 0, connected = 0;
+	int ret = EXIT_FAIL, lab_opened = 0, connected = 0;
 	int64_t id;
+	struct opt opts[] = {
+		OPT_STRING(0, "cpus", &cpus, "LIST", "the host CPUs klab's guests may use, e.g. 2-31 (default all)"),
+		OPT_UINT(0, "max-guests", &max, "N", "klab guests at once on this host (default 1)", 1, 1024),
+		OPT_STRING(0, "accel", &accel_arg, "auto|kvm|tcg", "the accelerator (default auto: the lab's choice)"),
+		OPT_END()
+	};
 
-	h.accel = "auto";
-	/* getopt permutes: NAME and URI may come before or after options */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_CPUS:
-			h.cpus = optarg;
-			break;
-		case OPT_MAX_GUESTS:
-			if (parse_uint(optarg, 1024, &max) < 0 || !max)
-				return usage_error("--max-guests takes a number from 1 to 1024");
-			break;
-		case OPT_ACCEL:
-			if (accel_choice_parse(optarg, &choice) < 0)
-				return EXIT_USAGE;
-			h.accel = optarg;
-			break;
-		case 'h':
-			print_usage(host_usage, 0);
-			return EXIT_OK;
-		default:
-			return usage_error("unknown option");
-		}
-	}
-	if (argc - optind != 2)
-		return usage_error("add takes a NAME and a URI");
-	h.name = argv[optind];
-	h.uri = argv[optind + 1];
+	argc = parse_options(argc, argv, &add_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc != 2)
+		return usage_error(&add_usage, "add takes a NAME and a URI");
+	/* the row points into argv: db_host_add copies, nothing frees it */
+	h.name = argv[0];
+	h.uri = argv[1];
+	h.cpus = (char *)cpus;
+	h.accel = (char *)accel_arg;
 	h.max_guests = (unsigned)max;
 	if (!valid_host_name(h.name))
-		return usage_error("host name: 1-64 of [A-Za-z0-9._-], starting with a letter or digit");
+		return usage_error(&add_usage, "host name: 1-64 of [A-Za-z0-9._-], starting with a letter or digit");
 	if (check_no_controls("URI", h.uri) < 0)
 		return EXIT_USAGE;
 	if (!*h.uri || strchr(h.uri, ' '))
-		return usage_error("URI: a libvirt URI such as qemu:///system");
+		return usage_error(&add_usage, "URI: a libvirt URI such as qemu:///system");
 	if (h.cpus) {
 		unsigned char *set = NULL;
 		size_t n;
@@ -203,14 +176,13 @@ static int host_list(int argc, char **argv, const struct global_opts *g)
 	struct lab lab;
 	size_t nr = 0;
 	int ret = EXIT_FAIL;
+	struct opt opts[] = { OPT_END() };
 
-	if (argc > 1) {
-		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-			print_usage(host_usage, 0);
-			return EXIT_OK;
-		}
-		return usage_error("list takes no arguments");
-	}
+	argc = parse_options(argc, argv, &list_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&list_usage, "list takes no arguments (got '%s')", argv[0]);
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	if (db_hosts_list(lab.db, &hosts, &nr) < 0)
@@ -257,21 +229,21 @@ static int host_remove(int argc, char **argv, const struct global_opts *g)
 	struct lab lab;
 	int64_t boots = 0;
 	int rc, ret = EXIT_FAIL;
+	struct opt opts[] = { OPT_END() };
 
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		print_usage(host_usage, 0);
-		return EXIT_OK;
-	}
-	if (argc != 2)
-		return usage_error("remove takes one NAME");
+	argc = parse_options(argc, argv, &remove_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc != 1)
+		return usage_error(&remove_usage, "remove takes one NAME");
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
-	rc = db_host_find(lab.db, argv[1], &h);
+	rc = db_host_find(lab.db, argv[0], &h);
 	if (rc == 0)
-		error("no host named '%s' (see 'klab host list')", argv[1]);
+		error("no host named '%s' (see 'klab host list')", argv[0]);
 	if (rc <= 0)
 		goto out;
-	if (db_host_boots(lab.db, h.id, &boots) == 0 && db_host_remove(lab.db, argv[1]) > 0) {
+	if (db_host_boots(lab.db, h.id, &boots) == 0 && db_host_remove(lab.db, argv[0]) > 0) {
 		printf("host %s removed; its %lld boot%s keep their history\n", h.name, (long long)boots,
 		       boots == 1 ? "" : "s");
 		ret = EXIT_OK;
@@ -285,10 +257,10 @@ out:
 int cmd_host(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct subcommand subs[] = {
-		{ "add", host_add },
-		{ "list", host_list },
-		{ "remove", host_remove },
+		{ "add", host_add, NULL },
+		{ "list", host_list, NULL },
+		{ "remove", host_remove, NULL },
 	};
 
-	return run_subcommand("host", subs, ARRAY_SIZE(subs), host_usage, argc, argv, g);
+	return run_subcommand(&host_usage, subs, ARRAY_SIZE(subs), argc, argv, g);
 }

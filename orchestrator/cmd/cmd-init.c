@@ -4,55 +4,38 @@
 #include "lab/db.h"
 #include "util/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *const init_usage[] = {
-	"usage: klab init [--state DIR]",
-	"",
-	"Create the lab (idempotent): the state directory, klab.conf and the",
-	"SQLite database klab.db (schema migrated to the current version).",
-	"The lab is private: directory 0700, klab.db and klab.conf 0600; an",
-	"existing lab with looser modes is made so (a line says what changed).",
-	"",
-	"  --state DIR   where (default: $KLAB_STATE, else $XDG_STATE_HOME/klab,",
-	"                else ~/.local/state/klab)",
-	NULL
+static const struct opt_usage init_usage = {
+	"init", NULL,
+	"Create the lab (idempotent): the state directory, klab.conf and the database\n"
+	"klab.db, private to its owner (0700, 0600; looser modes are tightened).",
+	"klab(1), THE LAB"
 };
 
 int cmd_init(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "state", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *state = g->state_dir;
 	char *dir;
-	int c, created, ret;
+	int created, ret;
+	struct opt opts[] = {
+		OPT_STRING(0, "state", &state, "DIR", "where (default: $KLAB_STATE, else $XDG_STATE_HOME/klab, else "
+			   "~/.local/state/klab)"),
+		OPT_END()
+	};
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			state = optarg;
-			break;
-		case 'h':
-			print_usage(init_usage, 0);
-			return EXIT_OK;
-		default:
-			print_usage(init_usage, 1);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		error("init takes no arguments (got '%s')", argv[optind]);
-		return EXIT_USAGE;
-	}
+	argc = parse_options(argc, argv, &init_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&init_usage, "init takes no arguments (got '%s')", argv[0]);
 	if (state && !*state) {
 		error("--state needs a directory, not an empty string");
 		return EXIT_USAGE;
 	}
+	if (check_no_controls("--state", state) < 0)
+		return EXIT_USAGE;
 	dir = lab_default_state_dir(state);
 	ret = lab_init(dir, &created);
 	if (!ret)

@@ -7,55 +7,52 @@
 #include "util/util.h"
 #include "util/strbuf.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const notify_usage[] = {
-	"usage: klab notify test [--mail] [--webhook]",
-	"   or: klab notify list",
-	"   or: klab notify flush [--force]",
-	"   or: klab notify send BISECTION_ID",
-	"",
-	"Targets come from klab.conf: notify_mail_to (with notify_mail_from,",
-	"smtp_url, smtp_user, smtp_password_file, smtp_tls) and notify_webhook.",
-	"A notice is recorded before it is sent; one that cannot be delivered",
-	"stays pending and is retried after 1 min, 5 min, 30 min, 2 h, 6 h,",
-	"12 h and 24 h, then marked failed.",
-	"",
-	"test    send a test message now to every configured target (or only",
-	"        --mail / --webhook); exit 1 unless each one got it",
-	"list    one line per notice: id, kind, target, state, attempts, last",
-	"        error, next try",
-	"flush   retry the pending notices that are due (what cron or a worker",
-	"        runs); --force: every pending notice now.  Exit 1 when one of",
-	"        them still failed",
-	"send    compose the report of a finished bisection and send it (again);",
-	"        exit 0 once it is recorded, even when delivery has to wait",
-	NULL
+static const char *const test_forms[] = { "[--mail] [--webhook]", NULL };
+static const struct opt_usage test_usage = {
+	"notify test", test_forms,
+	"Send a test message now to every configured target (or only --mail or\n"
+	"--webhook); exit 1 unless each one got it.",
+	"klab(1), NOTIFY"
+};
+static const struct opt_usage list_usage = {
+	"notify list", NULL,
+	"One line per notice: id, kind, target, state, attempts, last error, next try.",
+	"klab(1), NOTIFY"
+};
+static const char *const flush_forms[] = { "[--force]", NULL };
+static const struct opt_usage flush_usage = {
+	"notify flush", flush_forms,
+	"Retry the pending notices that are due (what cron or a worker runs); exit 1\n"
+	"when one of them still failed.",
+	"klab(1), NOTIFY"
+};
+static const char *const send_forms[] = { "BISECTION_ID", NULL };
+static const struct opt_usage send_usage = {
+	"notify send", send_forms,
+	"Compose the report of a finished bisection and send it (again); exit 0 once it\n"
+	"is recorded, even when delivery has to wait.",
+	"klab(1), NOTIFY"
+};
+static const struct opt_usage notify_usage = {
+	"notify", NULL,
+	"Mail and webhook notices of finished bisections, to the targets klab.conf names\n"
+	"(notify_mail_to, notify_webhook).  A notice is recorded before it is sent; one\n"
+	"not delivered is retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h.",
+	"klab(1), NOTIFY"
 };
 
-static int usage_error(const char *msg)
+/* Parse options (no operands): -1 to go on, else the exit status. */
+static int parse_flags(int argc, char **argv, const struct opt_usage *u, const struct opt *opts)
 {
-	error("%s (see 'klab notify --help')", msg);
-	return EXIT_USAGE;
-}
-
-/* The options of test and flush: each row but --help sets its flag
- * itself; no operands (`no_args` says so).  -1 to go on, else the exit
- * code. */
-static int parse_flags(int argc, char **argv, const struct option *opts, const char *no_args)
-{
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 0)
-			continue;
-		return help_or_usage(c, notify_usage, "notify");
-	}
-	if (optind < argc)
-		return usage_error(no_args);
+	argc = parse_options(argc, argv, u, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(u, "%s takes no arguments (got '%s')", u->name, argv[0]);
 	return -1;
 }
 
@@ -67,15 +64,14 @@ static int no_target(const struct lab *lab)
 static int cmd_test(int argc, char **argv, const struct global_opts *g)
 {
 	int mail = 0, webhook = 0, ret;
-	const struct option opts[] = {
-		{ "mail", no_argument, &mail, 1 },
-		{ "webhook", no_argument, &webhook, 1 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct opt opts[] = {
+		OPT_BOOL(0, "mail", &mail, "only the mail targets"),
+		OPT_BOOL(0, "webhook", &webhook, "only the webhook"),
+		OPT_END()
 	};
 	struct lab lab;
 
-	if ((ret = parse_flags(argc, argv, opts, "notify test takes no arguments")) >= 0)
+	if ((ret = parse_flags(argc, argv, &test_usage, opts)) >= 0)
 		return ret;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
@@ -105,11 +101,11 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 	struct lab lab;
 	struct db_notification *n;
 	size_t nr;
+	struct opt opts[] = { OPT_END() };
+	int ret;
 
-	if (wants_help(argc, argv, notify_usage))
-		return EXIT_OK;
-	if (argc > 1)
-		return usage_error("notify list takes no arguments");
+	if ((ret = parse_flags(argc, argv, &list_usage, opts)) >= 0)
+		return ret;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	if (db_notifications_list(lab.db, &n, &nr) < 0) {
@@ -142,14 +138,13 @@ static int cmd_list(int argc, char **argv, const struct global_opts *g)
 static int cmd_flush(int argc, char **argv, const struct global_opts *g)
 {
 	int force = 0, failed;
-	const struct option opts[] = {
-		{ "force", no_argument, &force, 1 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct opt opts[] = {
+		OPT_BOOL(0, "force", &force, "every pending notice now, due or not"),
+		OPT_END()
 	};
 	struct lab lab;
 
-	if ((failed = parse_flags(argc, argv, opts, "notify flush takes no arguments")) >= 0)
+	if ((failed = parse_flags(argc, argv, &flush_usage, opts)) >= 0)
 		return failed;
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
@@ -160,20 +155,31 @@ static int cmd_flush(int argc, char **argv, const struct global_opts *g)
 
 static int cmd_send(int argc, char **argv, const struct global_opts *g)
 {
+	struct bisection b;
 	struct lab lab;
 	unsigned long id;
 	int ret;
+	struct opt opts[] = { OPT_END() };
 
-	if (wants_help(argc, argv, notify_usage))
-		return EXIT_OK;
-	if (argc != 2)
-		return usage_error("notify send takes a bisection id");
-	if (parse_uint(argv[1], 1UL << 53, &id) < 0 || !id) {
-		error("'%s' is not a bisection id (see 'klab bisect list')", argv[1]);
+	argc = parse_options(argc, argv, &send_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc != 1)
+		return usage_error(&send_usage, "notify send takes a bisection id");
+	ret = opt_number(argv[0], 1, 1UL << 53, &id);
+	if (ret < 0) {
+		error(ret == -2 ? "bisection id %s is out of range (see 'klab bisect list')"
+				: "'%s' is not a bisection id (see 'klab bisect list')", argv[0]);
 		return EXIT_USAGE;
 	}
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
+	/* the bisection first: a missing one is the mistake to name */
+	if (db_bisection_load(lab.db, (int64_t)id, &b) < 0) {
+		lab_close(&lab);
+		return EXIT_FAIL;
+	}
+	bisection_release(&b);
 	if (!lab.notify_mail_to && !lab.notify_webhook) {
 		no_target(&lab);
 		lab_close(&lab);
@@ -189,11 +195,11 @@ static int cmd_send(int argc, char **argv, const struct global_opts *g)
 int cmd_notify(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct subcommand subs[] = {
-		{ "test", cmd_test },
-		{ "list", cmd_list },
-		{ "flush", cmd_flush },
-		{ "send", cmd_send },
+		{ "test", cmd_test, NULL },
+		{ "list", cmd_list, NULL },
+		{ "flush", cmd_flush, NULL },
+		{ "send", cmd_send, NULL },
 	};
 
-	return run_subcommand("notify", subs, ARRAY_SIZE(subs), notify_usage, argc, argv, g);
+	return run_subcommand(&notify_usage, subs, ARRAY_SIZE(subs), argc, argv, g);
 }

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const report_usage[] = {
-	"usage: klab report -o DIR [--since DATE]",
-	"",
-	"Write the lab's static HTML report to DIR: index.html (bisections,",
-	"tracked branches, run sets, hosts), bisect-ID.html per bisection (chart of the",
-	"KPI of every tested commit, steps, culprit, parent/culprit comparison),",
-	"track-NAME-ID.html per tracked branch, and the last 64 KiB of each",
-	"step's logs under DIR/logs/.  The pages are self-contained (no scripts,",
-	"nothing loaded from elsewhere).  Only pages whose content changed are",
-	"rewritten.",
-	"",
-	"  -o, --output DIR   where to write (created if missing)",
-	"  --since DATE       only bisections and run sets started on or after DATE",
-	"                     (YYYY-MM-DD or 'YYYY-MM-DD HH:MM', UTC)",
-	NULL
+static const char *const report_forms[] = { "-o [--since]", NULL };
+static const struct opt_usage report_usage = {
+	"report", report_forms,
+	"Write the lab's static HTML report to DIR: index.html, a page per bisection and\n"
+	"tracked branch, the last 64 KiB of each step's logs.  Self-contained pages; only\n"
+	"those whose content changed are rewritten.",
+	"klab(1), REPORT"
 };
 
 struct writer {
@@ -282,48 +273,32 @@ out:
 	return ret;
 }
 
+static int since_option(const struct opt *o, const char *arg)
+{
+	if (parse_since(arg, o->value) < 0)
+		return error("--since '%s': expected YYYY-MM-DD or 'YYYY-MM-DD HH:MM' (see 'klab report --help')", arg);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct writer w = { 0 };
 	struct report r = { 0 };
 	struct lab lab;
 	int64_t since = 0;
-	int c, ret = EXIT_FAIL;
+	int ret = EXIT_FAIL;
+	struct opt opts[] = {
+		OPT_STRING('o', "output", &w.dir, "DIR", "where to write (created if missing)"),
+		OPT_CALLBACK(0, "since", &since, "DATE", "only what started on or after DATE (YYYY-MM-DD[ HH:MM], UTC)",
+			     since_option),
+		OPT_END()
+	};
 
-	opterr = 0;	/* one line per mistake, ours */
-	while ((c = getopt_long(argc, argv, "+:ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			w.dir = optarg;
-			break;
-		case 'S':
-			if (parse_since(optarg, &since) < 0) {
-				error("--since '%s': expected YYYY-MM-DD or 'YYYY-MM-DD HH:MM' (see 'klab report --help')",
-				      optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			print_usage(report_usage, 0);
-			return EXIT_OK;
-		case ':':
-			error("%s needs an argument (see 'klab report --help')", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			error("unknown option '%s' (see 'klab report --help')", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument '%s' (see 'klab report --help')", argv[optind]);
-		return EXIT_USAGE;
-	}
+	argc = parse_options(argc, argv, &report_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&report_usage, "unexpected argument '%s'", argv[0]);
 	if (!w.dir || !*w.dir) {
 		error("report needs an output directory: -o DIR (see 'klab report --help')");
 		return EXIT_USAGE;

@@ -4,6 +4,11 @@
  * (measure.c, interleaved) and judged by the bisection's reference rule:
  * "reproduced: -95.1% (report said -95.6%)" or "not reproduced: ...". */
 #include "cmd/klab.h"
+#include "cmd/opts.h"
+#include "engine/bisect-start.h"
+#include "engine/rev-kernel.h"
+#include "engine/runcompare-print.h"
+#include "report/notify.h"
 #include "lab/db.h"
 #include "lab/gitrepo.h"
 #include "guest/guest.h"
@@ -19,89 +24,26 @@
 #include "util/util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char *const reproduce_usage[] = {
-	"usage: klab reproduce REPORT [--repo R] [--job-out FILE] [--accel auto|kvm|tcg]",
-	"                [--result N] [--json] [--no-measure] [--runs N]",
-	"                [--uri URI | --host NAME] [--quiet]",
-	"                [--bisect GOOD [--no-revert-check]] [--profile-runs N]",
-	"   or: klab submit reproduce ARGS...  (the same, queued for 'klab worker')",
-	"",
-	"Read an LKP report (a file, or - for stdin; a mail with its headers,",
-	"quoted-printable, '> ' quoting at any depth, CRLF lines and wrapped",
-	"lines is fine): the commit and its parent, the suite, testcase and",
-	"parameters of its axis line, and the KPI with the change its headline",
-	"gives (\"kernel test robot noticed a -4.7% regression of METRIC on:\").",
-	"An improvement is bisected as the report names it: the job's direction",
-	"makes the KPI's rise klab's 'bad' side.  The other results the report",
-	"lists (\"In addition to that, ...\") are printed; --result N picks one.",
-	"A report without a parent takes the commit's first parent in --repo.",
-	"A patch under review (the robot's build of it) is said so, with its",
-	"base and link.  Write a klab job for it (checked by klab's job parser),",
-	"print the mapping table (each LKP parameter, the job key it set or why",
-	"none), and the klab commands that measure the parent against the",
-	"commit and bisect between them.",
-	"",
-	"With --repo, then build both commits (or find them in the artifact",
-	"store), boot them interleaved (parent, commit, parent, ...: 'klab",
-	"compare'), and judge the KPI with the rule a job bisection uses before",
-	"it starts (more runs while it asks, up to its cap): \"reproduced: -95.1%",
-	"(report said -95.6%)\" or \"not reproduced: ...\", then the comparison",
-	"(what changed, LKP's table).",
-	"",
-	"With --bisect GOOD, once the change reproduced (or right away with",
-	"--no-measure), bisect from GOOD (the parent, or an older good",
-	"revision) to the report's commit with the job, as 'klab bisect start'",
-	"does: references, verdicts, the confirmation and its exit status.",
-	"",
-	"'klab submit reproduce' checks all of this up front (the report, its",
-	"commits and GOOD in the repository, the job and its guests) without",
-	"writing the job, and queues it; the worker reads the report file again",
-	"(stdin cannot be queued).  'klab status' shows the verdict line and the",
-	"bisection --bisect started.",
-	"",
-	"  --repo R        the kernel repository: the report's commit and parent",
-	"                  must be in it (printed as full ids), and the printed",
-	"                  commands name it; without it nothing is measured",
-	"  --job-out FILE  where the job goes (default: ./<testcase>-reproduce.yaml)",
-	"  --result N      the report's Nth result (1: the headline's, the default;",
-	"                  2...: the \"In addition to that\" ones, as listed)",
-	"  --json          one JSON document on stdout: the report, the results,",
-	"                  the job written and its mapping table; nothing is",
-	"                  measured (as --no-measure)",
-	"  --accel A       the guests' accelerator the runtime is scaled for (and",
-	"                  the guests run under, unless auto):",
-	"                  tcg (a tenth of the report's runtime, at least 5s),",
-	"                  kvm (the report's) or auto (default: kvm when the CPU",
-	"                  has vmx or svm and /dev/kvm exists)",
-	"  --no-measure    only the job and the commands: no build, no guest",
-	"  --runs N        first runs per side (default: the job's repeat)",
-	"  --uri URI, --host NAME  the guests, as for 'klab run'",
-	"  --quiet         no progress lines while building and measuring",
-	"  --bisect GOOD   then bisect GOOD..commit (needs --repo; GOOD must be a",
-	"                  revision of it); exit status as 'klab bisect start''s",
-	"  --no-revert-check  the bisection skips the revert check, as 'klab",
-	"                  bisect start --no-revert-check'",
-	"  --profile-runs N  profile_runs: N in the job written (profiled boots of",
-	"                  parent and culprit after a confirmed bisection, 0 to",
-	"                  10; default the job's 2)",
-	"  --queue-job ID  (given by 'klab worker') record the verdict and the",
-	"                  bisection in queued job ID",
-	"",
-	"Exit status: 0 written (and reproduced, when measured), 1 not reproduced",
-	"or an error, 2 usage.",
+static const char *const reproduce_forms[] = {
+	"REPORT|- [--repo] [--job-out] [--result] [--json] [--accel] [--no-measure] [--runs] [--uri | --host] "
+	"[--quiet] [--bisect [--no-revert-check]] [--profile-runs]",
 	NULL
 };
-
-enum {
-	OPT_REPO = 4100, OPT_JOB_OUT, OPT_ACCEL, OPT_NO_MEASURE, OPT_RUNS, OPT_BISECT, OPT_NO_REVERT_CHECK,
-	OPT_PROFILE_RUNS, OPT_QUEUE_JOB, OPT_RESULT, OPT_JSON
+static const struct opt_usage reproduce_usage = {
+	"reproduce", reproduce_forms,
+	"Read an LKP report (a file, or - for stdin): its commit, parent, test and KPI.\n"
+	"Write a klab job for it with its mapping table; with --repo measure the parent\n"
+	"against the commit and judge the KPI; with --bisect GOOD then bisect.  'klab\n"
+	"submit reproduce' checks it all up front and queues it.",
+	"klab(1), REPRODUCE"
 };
+
+#define NO_PROFILE_RUNS ((unsigned long)-1)
 
 /* What reproduce was told. */
 struct reproduce_args {
@@ -113,18 +55,51 @@ struct reproduce_args {
 };
 
 /* --bisect: the bisection the printed line describes, run here (in a
- * worker, linked to the queued job as soon as it exists). */
+ * worker, linked to the queued job as soon as it exists), as 'klab
+ * bisect start --job' runs it.  An exit status. */
 static int bisect_report(const struct global_opts *g, const struct reproduce_args *a, const char *bad,
-			 const char *job)
+			 const char *job_file)
 {
-	char *argv[] = { "start", "--repo", (char *)a->repo, "--good", (char *)a->bisect_good,
-			 "--bad", (char *)bad, "--job", (char *)job, "--no-revert-check", NULL };
-	int argc = (int)ARRAY_SIZE(argv) - (a->no_revert_check ? 1 : 2);
+	struct recipe_opts ro = { 0 };
+	struct kbuild_recipe recipe = { 0 };
+	struct strbuf recipe_text = STRBUF_INIT;
+	struct bisect_range range = { 0 };
+	struct bisect_request rq = { 0 };
+	struct bisect_job bj;
+	struct lab lab;
+	int64_t id;
+	int ret = EXIT_FAIL;
 
-	print_line("bisecting %s..%.12s with %s", a->bisect_good, bad, job);
+	print_line("bisecting %s..%.12s with %s", a->bisect_good, bad, job_file);
 	fflush(stdout);
-	optind = 0;	/* a fresh getopt for bisect start */
-	return bisect_start_for(argc, argv, g, a->queue_job);
+	if (bisect_job_load(&bj, job_file) < 0 || recipe_for_job(&ro, &bj.job, &recipe) < 0 ||
+	    open_lab(g, &lab) < 0)
+		goto out;
+	kbuild_recipe_to_text(&recipe, &recipe_text);
+	rq.repo = a->repo;
+	rq.bad = bad;
+	rq.goods = &a->bisect_good;
+	rq.nr_goods = 1;
+	rq.recipe_text = recipe_text.buf;
+	rq.job = &bj.job;
+	rq.job_path = bj.path;
+	rq.job_text = bj.text;
+	rq.kpi = bj.job.kpi;
+	rq.slots = 1;
+	rq.revert_check = !a->no_revert_check;
+	rq.queue_id = a->queue_job;
+	if (bisect_create(&lab, &rq, &range, &id) == 0) {
+		ret = bisection_run(&lab, id, &range);
+		notify_bisection_if_ended(&lab, id);
+	}
+	bisect_range_release(&range);
+	lab_close(&lab);
+out:
+	bisect_job_release(&bj);
+	strbuf_release(&recipe_text);
+	kbuild_recipe_release(&recipe);
+	recipe_opts_release(&ro);
+	return ret;
 }
 
 /* Run by a worker: what the job's row says about it (NULL: nothing yet;
@@ -273,11 +248,12 @@ static int measure_report(const struct global_opts *g, const char *repo, const c
 	}
 	if (runs)
 		job.repeat = (unsigned)runs;
-	if (guest_opts_check_host(&lab, geo) < 0 || guest_env_check(&lab, &job, geo) < 0 || run_recipe_for_job(&ro, &job, &recipe) < 0)
+	if (guest_opts_check_host(&lab, geo) < 0 || guest_env_check(&lab, &job, geo) < 0 ||
+	    recipe_for_job(&ro, &job, &recipe) < 0)
 		goto out;
 	recipe_made = 1;
 	for (int i = 0; i < 2; i++) {
-		if (run_kernel_for_rev(&lab, repo, revs[i], &recipe, geo->quiet, &kernel[i], &build[i], hex[i]) < 0)
+		if (rev_kernel(&lab, repo, revs[i], &recipe, geo->quiet, &kernel[i], &build[i], hex[i]) < 0)
 			goto out;
 		ms[i].label = labels[i];
 		ms[i].job = &job;
@@ -314,7 +290,7 @@ static int measure_report(const struct global_opts *g, const char *repo, const c
 	fputc('\n', stdout);
 	{
 		int64_t ids[2] = { ms[0].run_set_id, ms[1].run_set_id };
-		if (compare_print(lab.db, ids, labels, 2, job.kpi, 0, NULL) != EXIT_OK)
+		if (runcmp_print(lab.db, ids, labels, 2, job.kpi, 0, NULL) < 0)
 			goto out;
 	}
 	if (v.kind == VERDICT_NEED_MORE) {
@@ -437,7 +413,7 @@ static int submit_reproduce(const struct global_opts *g, int argc, char **argv, 
 	}
 	if (a->repo && !a->no_measure) {
 		if (guest_opts_check_host(&lab, &a->geo) < 0 || guest_env_check(&lab, &job, &a->geo) < 0 ||
-		    run_recipe_for_job(&ro, &job, &recipe) < 0)
+		    recipe_for_job(&ro, &job, &recipe) < 0)
 			goto out;
 		kbuild_recipe_release(&recipe);
 	}
@@ -464,113 +440,167 @@ out:
 	return ret;
 }
 
-/* The options.  0 go on; 1 stop with *ret. */
-static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, int submit, int *ret)
+/* The options (argv rearranged).  -1 go on, else the exit status. */
+static int reproduce_parse(struct reproduce_args *a, int argc, char **argv, const struct opt_usage *u, int submit)
 {
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "job-out", required_argument, NULL, OPT_JOB_OUT },
-		{ "accel", required_argument, NULL, OPT_ACCEL },
-		{ "no-measure", no_argument, NULL, OPT_NO_MEASURE },
-		{ "runs", required_argument, NULL, OPT_RUNS },
-		{ "bisect", required_argument, NULL, OPT_BISECT },
-		{ "no-revert-check", no_argument, NULL, OPT_NO_REVERT_CHECK },
-		{ "profile-runs", required_argument, NULL, OPT_PROFILE_RUNS },
-		{ "queue-job", required_argument, NULL, OPT_QUEUE_JOB },
-		{ "result", required_argument, NULL, OPT_RESULT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "uri", required_argument, NULL, GUEST_OPT_URI },
-		{ "host", required_argument, NULL, GUEST_OPT_HOST },
-		{ "quiet", no_argument, NULL, GUEST_OPT_QUIET },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	unsigned long queue_job = 0;
+	struct opt opts[] = {
+		OPT_STRING(0, "repo", &a->repo, "R", "the kernel repository: measure (it holds both commits)"),
+		OPT_STRING(0, "job-out", &a->job_out, "FILE", "where the job goes (default ./TESTCASE-reproduce.yaml)"),
+		OPT_UINT_R(0, "result", &a->result, "N", "the report's Nth result (1: the headline's)", 1, 1000,
+			   "the number of one of the report's results (1: the headline's)"),
+		OPT_BOOL(0, "json", &a->json, "one JSON document: report, results, job, mapping"),
+		OPT_STRING(0, "accel", &a->accel_arg, "auto|kvm|tcg", "the accelerator the runtime is scaled for"),
+		OPT_BOOL(0, "no-measure", &a->no_measure, "only the job and the commands: no build, no guest"),
+		OPT_UINT(0, "runs", &a->runs, "N", "first runs per side (default: the job's repeat)", 1, 100),
+		OPT_GUEST_URI(&a->geo),
+		OPT_GUEST_HOST(&a->geo),
+		OPT_GUEST_QUIET(&a->geo),
+		OPT_STRING(0, "bisect", &a->bisect_good, "GOOD", "then bisect GOOD..commit (needs --repo)"),
+		OPT_BOOL(0, "no-revert-check", &a->no_revert_check, "the bisection skips the revert check"),
+		OPT_UINT(0, "profile-runs", &a->profile_runs, "N", "profile_runs: N in the job written (default 2)", 0,
+			 10),
+		OPT_UINT_X(0, "queue-job", &queue_job, "ID", "the queued job (the worker's)", 1, INT64_MAX,
+			   "a job id (a number from 'klab status')", OPT_HIDDEN),
+		OPT_END()
 	};
-	unsigned long v;
-	int c;
 
-	*ret = EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_REPO:
-			a->repo = optarg;
-			break;
-		case OPT_JOB_OUT:
-			a->job_out = optarg;
-			break;
-		case OPT_ACCEL:
-			a->accel_arg = optarg;
-			break;
-		case OPT_NO_MEASURE:
-			a->no_measure = 1;
-			break;
-		case OPT_RUNS:
-			if (parse_uint(optarg, 100, &a->runs) < 0 || !a->runs) {
-				error("--runs takes a number from 1 to 100");
-				return 1;
-			}
-			break;
-		case OPT_BISECT:
-			a->bisect_good = optarg;
-			break;
-		case OPT_NO_REVERT_CHECK:
-			a->no_revert_check = 1;
-			break;
-		case OPT_RESULT:
-			if (parse_uint(optarg, 1000, &a->result) < 0 || !a->result) {
-				error("--result takes the number of one of the report's results (1: the headline's)");
-				return 1;
-			}
-			break;
-		case OPT_JSON:
-			a->json = 1;
-			break;
-		case OPT_PROFILE_RUNS:
-			if (parse_uint(optarg, 10, &a->profile_runs) < 0) {
-				error("--profile-runs takes a number from 0 to 10");
-				return 1;
-			}
-			a->have_profile_runs = 1;
-			break;
-		case OPT_QUEUE_JOB:
-			if (submit || parse_uint(optarg, INT64_MAX, &v) < 0 || !v) {
-				error(submit ? "--queue-job is the worker's, not submit's"
-					     : "--queue-job takes a job id (a number from 'klab status')");
-				return 1;
-			}
-			a->queue_job = (int64_t)v;
-			break;
-		default:
-			if (shared_option(c, optarg, NULL, &a->geo, reproduce_usage, "reproduce", ret))
-				continue;
-			return 1;
-		}
-	}
-	if (optind + 1 != argc) {
-		error(optind < argc ? "reproduce takes one report (got more)" : "reproduce needs a report (a file or -)");
-		return 1;
-	}
-	a->path = argv[optind];
+	a->profile_runs = NO_PROFILE_RUNS;
+	argc = parse_options(argc, argv, u, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	a->have_profile_runs = a->profile_runs != NO_PROFILE_RUNS;
+	if (queue_job && submit)
+		return usage_error(u, "--queue-job is the worker's, not submit's");
+	a->queue_job = (int64_t)queue_job;
+	if (argc != 1)
+		return usage_error(u, argc ? "reproduce takes one report (got '%s' too)" : "reproduce needs a report (a file or -)%s",
+				   argc ? argv[1] : "");
+	a->path = argv[0];
 	if (a->bisect_good && !a->repo) {
 		error("--bisect needs --repo (the kernel repository to bisect in)");
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (a->json && a->bisect_good) {
 		error("--json prints what was read and the job written, and measures nothing: it takes no --bisect");
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (a->no_revert_check && !a->bisect_good) {
 		error("--no-revert-check is a bisection's: it needs --bisect GOOD");
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (submit && !strcmp(a->path, "-")) {
 		error("submit reproduce: a queued reproduction reads its report when it runs: give a file, not stdin");
-		return 1;
+		return EXIT_USAGE;
 	}
 	if (check_no_controls("REPORT", a->path) < 0 || check_no_controls("--repo", a->repo) < 0 ||
 	    check_no_controls("--bisect", a->bisect_good) < 0 || check_no_controls("--job-out", a->job_out) < 0 ||
 	    guest_opts_check(&a->geo, "reproduce") < 0)
-		return 1;
+		return EXIT_USAGE;
+	return -1;
+}
+
+/* The report read (a file or stdin), its result chosen, its commits in
+ * --repo.  -1 after error(). */
+static int read_report(const struct reproduce_args *a, struct lkp_report *r, char **buf, int *parent_from_repo)
+{
+	const char *name = !strcmp(a->path, "-") ? "stdin" : a->path;
+	size_t len;
+
+	if (!strcmp(a->path, "-") ? read_stdin(LKP_MAX_REPORT, buf, &len) < 0
+				  : read_file(a->path, LKP_MAX_REPORT, buf, &len) < 0)
+		return -1;
+	if (lkp_report_parse(r, name, *buf, len) < 0 || (a->result && lkp_report_select(r, a->result) < 0))
+		return -1;
+	if (!r->parent && !a->repo)
+		return error("%s: no parent commit: expected the comparison table's column heads or a line 'parent: <sha>' "
+			     "(with --repo R, the commit's first parent is taken)", name);
+	if (a->repo && check_in_repo(a->repo, r, a->bisect_good, parent_from_repo) < 0)
+		return -1;
 	return 0;
+}
+
+/* The klab job for the report's chosen result.  -1 after error(). */
+static int map_report(const struct reproduce_args *a, const struct lkp_report *r, enum lkp_accel accel,
+		      struct lkp_klab_job *j)
+{
+	struct lkp_map_in in = { 0 };
+
+	in.suite = r->suite;
+	in.params = &r->params;
+	in.kpi = r->kpi;
+	in.change = r->change;
+	in.improvement = r->improvement;
+	in.direction = r->direction;
+	in.accel = accel;
+	in.origin = a->path;
+	in.name = a->job_out;
+	lkp_host_paths(&in);
+	if (lkp_map(j, &in) < 0)
+		return -1;
+	if (a->have_profile_runs) {
+		char *y = xstrfmt("%sprofile_runs: %lu\n", j->yaml, a->profile_runs);
+		free(j->yaml);
+		j->yaml = y;
+	}
+	return 0;
+}
+
+/* --json: the report, the job written at dest and its mapping table. */
+static void print_json(const struct lkp_report *r, const struct lkp_klab_job *j, const char *dest,
+		       enum lkp_accel accel, int parent_from_repo)
+{
+	struct strbuf js = STRBUF_INIT;
+
+	strbuf_addstr(&js, "{\"report\":");
+	lkp_report_json(&js, r);
+	strbuf_addf(&js, ",\"parent_from\":\"%s\",\"accelerator\":\"%s\",\"job\":{\"path\":",
+		    parent_from_repo ? "repository" : "report", accel == LKP_ACCEL_KVM ? "kvm" : "tcg");
+	json_add_string(&js, dest);
+	strbuf_addstr(&js, ",\"suite\":");
+	json_add_string(&js, j->suite);
+	strbuf_addstr(&js, ",\"testcase\":");
+	json_add_string(&js, j->testcase);
+	strbuf_addstr(&js, ",\"mapping\":");
+	lkp_table_json(&js, j);
+	strbuf_addstr(&js, "}}\n");
+	fputs(js.buf, stdout);
+	strbuf_release(&js);
+}
+
+/* The job at dest written: what to run by hand, then the measurement
+ * (with --repo) and the bisection (with --bisect).  An exit status. */
+static int measure_and_bisect(const struct global_opts *g, struct reproduce_args *a, const struct lkp_report *r,
+			      const char *dest)
+{
+	int ret = EXIT_OK;
+
+	if (a->no_measure)
+		print_line("not measured (--no-measure); to measure and bisect, run:");
+	else if (!a->repo)
+		print_line("not measured: measuring needs --repo R (the kernel repository); to measure and bisect, run:");
+	else
+		print_line("by hand, and to bisect:");
+	print_commands(dest, a->repo, r, a->no_revert_check);
+	if (!a->no_measure && a->repo) {
+		/* the guests run under the accelerator the runtime was scaled for */
+		if (a->accel_arg && strcmp(a->accel_arg, "auto"))
+			a->geo.accel = a->accel_arg;
+		fputc('\n', stdout);
+		ret = measure_report(g, a->repo, dest, r, &a->geo, a->runs, a->queue_job);
+	} else if (a->queue_job) {
+		char *note = xstrfmt("not measured (%s): wrote %s", a->no_measure ? "--no-measure" : "no --repo", dest);
+		queue_note(g, a->queue_job, note);
+		free(note);
+	}
+	if (a->bisect_good) {
+		fputc('\n', stdout);
+		if (ret == EXIT_OK)
+			ret = bisect_report(g, a, r->commit, dest);
+		else
+			print_line("not bisected: the change did not reproduce here (the line above bisects anyway)");
+	}
+	return ret;
 }
 
 static int reproduce_main(int argc, char **argv, const struct global_opts *g, int submit)
@@ -579,120 +609,56 @@ static int reproduce_main(int argc, char **argv, const struct global_opts *g, in
 	const char *why;
 	struct lkp_report r = { 0 };
 	struct lkp_klab_job j = { 0 };
-	struct lkp_map_in in = { 0 };
 	enum lkp_accel accel;
-	int parent_from_repo = 0;
+	int parent_from_repo = 0, ret;
 	char *buf = NULL, *dest = NULL;
-	size_t len;
-	int ret = EXIT_FAIL;
+	struct opt_usage u = reproduce_usage;
+	/* what is queued is the arguments as given: parsing rearranges argv */
+	char **given = xcalloc((size_t)argc + 1, sizeof(char *));
 
+	memcpy(given, argv, (size_t)argc * sizeof(char *));
 	memset(&a, 0, sizeof(a));
-	if (reproduce_parse(&a, argc, argv, submit, &ret))
-		return ret;
-	ret = EXIT_FAIL;
+	if (submit)
+		u.name = "submit reproduce";
+	if ((ret = reproduce_parse(&a, argc, argv, &u, submit)) >= 0)
+		goto out;
+	ret = EXIT_USAGE;
 	if (lkp_accel_option(a.accel_arg, &accel, &why) < 0)
-		return EXIT_USAGE;
+		goto out;
+	ret = EXIT_FAIL;
 	/* a worker's earlier attempt said nothing that still holds */
 	queue_note(g, a.queue_job, NULL);
-	if (!strcmp(a.path, "-") ? read_stdin(LKP_MAX_REPORT, &buf, &len) < 0
-				 : read_file(a.path, LKP_MAX_REPORT, &buf, &len) < 0)
-		return EXIT_FAIL;
-	if (lkp_report_parse(&r, !strcmp(a.path, "-") ? "stdin" : a.path, buf, len) < 0 ||
-	    (a.result && lkp_report_select(&r, a.result) < 0))
+	if (read_report(&a, &r, &buf, &parent_from_repo) < 0)
 		goto out;
-	if (!r.parent && !a.repo) {
-		error("%s: no parent commit: expected the comparison table's column heads or a line 'parent: <sha>' "
-		      "(with --repo R, the commit's first parent is taken)", !strcmp(a.path, "-") ? "stdin" : a.path);
-		goto out;
-	}
-	if (a.repo && check_in_repo(a.repo, &r, a.bisect_good, &parent_from_repo) < 0)
-		goto out;
-
 	if (!submit && !a.json)
 		print_facts(&r, accel, why, parent_from_repo);
-
-	in.suite = r.suite;
-	in.params = &r.params;
-	in.kpi = r.kpi;
-	in.change = r.change;
-	in.improvement = r.improvement;
-	in.direction = r.direction;
-	in.accel = accel;
-	in.origin = a.path;
-	in.name = a.job_out;
-	lkp_host_paths(&in);
-	if (lkp_map(&j, &in) < 0)
+	if (map_report(&a, &r, accel, &j) < 0)
 		goto out;
-	if (a.have_profile_runs) {
-		char *y = xstrfmt("%sprofile_runs: %lu\n", j.yaml, a.profile_runs);
-		free(j.yaml);
-		j.yaml = y;
-	}
 	if (submit) {
-		ret = submit_reproduce(g, argc, argv, &a, &r, &j);
+		ret = submit_reproduce(g, argc, given, &a, &r, &j);
 		goto out;
 	}
 	dest = a.job_out ? xstrdup(a.job_out) : xstrfmt("%s-reproduce.yaml", j.testcase);
+	if (!a.json) {
+		print_line("testcase: %s", j.testcase);
+		print_line("mapping (LKP parameter, value, the klab job key it set or why none):");
+		lkp_print_table(&j, "  ");
+	}
+	if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
+		goto out;
 	if (a.json) {
-		struct strbuf js = STRBUF_INIT;
-
-		if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
-			goto out;
-		strbuf_addstr(&js, "{\"report\":");
-		lkp_report_json(&js, &r);
-		strbuf_addf(&js, ",\"parent_from\":\"%s\",\"accelerator\":\"%s\",\"job\":{\"path\":",
-			    parent_from_repo ? "repository" : "report", accel == LKP_ACCEL_KVM ? "kvm" : "tcg");
-		json_add_string(&js, dest);
-		strbuf_addstr(&js, ",\"suite\":");
-		json_add_string(&js, j.suite);
-		strbuf_addstr(&js, ",\"testcase\":");
-		json_add_string(&js, j.testcase);
-		strbuf_addstr(&js, ",\"mapping\":");
-		lkp_table_json(&js, &j);
-		strbuf_addstr(&js, "}}\n");
-		fputs(js.buf, stdout);
-		strbuf_release(&js);
+		print_json(&r, &j, dest, accel, parent_from_repo);
 		ret = EXIT_OK;
 		goto out;
 	}
-	print_line("testcase: %s", j.testcase);
-	print_line("mapping (LKP parameter, value, the klab job key it set or why none):");
-	lkp_print_table(&j, "  ");
-	if (write_file_atomic(dest, j.yaml, strlen(j.yaml)) < 0)
-		goto out;
 	print_line("wrote %s (checked by klab's job parser)", dest);
-
-	if (a.no_measure)
-		print_line("not measured (--no-measure); to measure and bisect, run:");
-	else if (!a.repo)
-		print_line("not measured: measuring needs --repo R (the kernel repository); to measure and bisect, run:");
-	else
-		print_line("by hand, and to bisect:");
-	print_commands(dest, a.repo, &r, a.no_revert_check);
-	ret = EXIT_OK;
-	if (!a.no_measure && a.repo) {
-		/* the guests run under the accelerator the runtime was scaled for */
-		if (a.accel_arg && strcmp(a.accel_arg, "auto"))
-			a.geo.accel = a.accel_arg;
-		fputc('\n', stdout);
-		ret = measure_report(g, a.repo, dest, &r, &a.geo, a.runs, a.queue_job);
-	} else if (a.queue_job) {
-		char *note = xstrfmt("not measured (%s): wrote %s", a.no_measure ? "--no-measure" : "no --repo", dest);
-		queue_note(g, a.queue_job, note);
-		free(note);
-	}
-	if (a.bisect_good) {
-		fputc('\n', stdout);
-		if (ret == EXIT_OK)
-			ret = bisect_report(g, &a, r.commit, dest);
-		else
-			print_line("not bisected: the change did not reproduce here (the line above bisects anyway)");
-	}
+	ret = measure_and_bisect(g, &a, &r, dest);
 out:
 	lkp_klab_job_release(&j);
 	lkp_report_release(&r);
 	free(buf);
 	free(dest);
+	free(given);
 	return ret;
 }
 

@@ -1,7 +1,6 @@
 /* klab run: one job on one kernel, `repeat` boots, every sample stored,
  * and an LKP-style summary (mean ± %stddev per metric). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,8 @@
 #include <unistd.h>
 
 #include "cmd/klab.h"
+#include "cmd/opts.h"
+#include "engine/rev-kernel.h"
 #include "lab/db.h"
 #include "lab/gitrepo.h"
 #include "job/job.h"
@@ -20,48 +21,16 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-static const char *const run_usage[] = {
-	"usage: klab run --job FILE (--kernel BZIMAGE | --repo PATH --rev REV)",
-	"                [--repeat N] [--kpi METRIC] [--uri URI | --host NAME] [--accel auto|kvm|tcg]",
-	"                [--no-pin] [--cmdline TEXT] [--boot-timeout SECS]",
-	"                [--run-timeout SECS] [--quiet]",
-	"                [--config BASE] [--fragment F...] [--no-default-fragments]",
-	"                [--config-option O...] [--allow-config-drift]",
-	"",
-	"Boot the kernel in a libvirt guest shaped as the job says (vCPUs pinned",
-	"to host CPUs, NUMA cells bound to host nodes), run the job's benchmark",
-	"once per boot, N boots, store every sample and /proc snapshot, and",
-	"print each metric's mean and %stddev.  With --repo/--rev klab builds",
-	"the commit first (or finds it in the artifact store), adding the job's",
-	"kconfig fragments to the recipe.",
-	"",
-	"  --job FILE          job file (see klab-job(5)); jobs/ has examples",
-	"  --kernel BZIMAGE    boot this kernel image",
-	"  --repo PATH --rev REV  build and boot this commit",
-	"  --repeat N          boots (default: the job's repeat); each next guest is",
-	"                      made while the one before it boots (klab.conf's",
-	"                      guests_ahead = no: each made at its boot)",
-	"  --kpi METRIC        the metric to headline (default: the job's kpi)",
-	"  --uri URI           libvirt URI (default: a registered host, see 'klab host',",
-	"                      else libvirt_uri in klab.conf)",
-	"  --host NAME         only this registered host (waits while it is full)",
-	"  --accel A           auto (default: KVM only with vmx/svm), kvm or tcg",
-	"  --no-pin            do not pin vCPUs (for comparisons)",
-	"  --cmdline TEXT      appended to the guest kernel's command line",
-	"  --boot-timeout S    seconds from start to the agent (default 60 KVM, 180 TCG)",
-	"  --run-timeout S     seconds from the agent's start to its result (default",
-	"                      twice the job's runtime + 180)",
-	"  --quiet             no progress lines",
-	"  --config, --fragment, --no-default-fragments, --config-option,",
-	"  --allow-config-drift  the kernel config recipe with --repo, as for",
-	"                      'klab build'",
-	"",
-	"Exit status: 0 every boot ran the job and produced the KPI, 1 otherwise",
-	"(boot failure, panic, timeout, failed benchmark, klab error), 2 usage.",
-	NULL
+static const char *const run_forms[] = {
+	"--job (--kernel | --repo --rev) [--repeat] [--kpi] [guest options] [config options]", NULL
 };
-
-enum { OPT_JOB = 2000, OPT_KERNEL, OPT_REPO, OPT_REV, OPT_REPEAT, OPT_KPI };
+static const struct opt_usage run_usage = {
+	"run", run_forms,
+	"Boot the kernel in libvirt guests shaped as the job says (vCPUs pinned, NUMA\n"
+	"cells bound), run the job's benchmark once per boot, store every sample and\n"
+	"print each metric's mean and %stddev.  --repo/--rev builds the commit first.",
+	"klab(1), RUN"
+};
 
 struct metric_row {
 	char *name;
@@ -141,45 +110,15 @@ static void print_row(const struct metric_row *row, const char *kpi)
 	       !strcmp(row->name, kpi) ? "   <- KPI" : "");
 }
 
-int run_kernel_for_rev(struct lab *lab, const char *repo_arg, const char *rev, const struct kbuild_recipe *recipe,
-		       int quiet, char **bzimage, int64_t *build_id, char hex[41])
-{
-	struct kernel_result kr = { 0 };
-	int rc, ret = -1;
-
-	rc = kernel_for_rev(lab, repo_arg, rev, recipe, quiet, hex, &kr);
-	if (rc < 0 && !kr.message)
-		goto cleanup;
-	if (rc != 0) {
-		error("cannot run: the kernel of %.12s did not build (%s)", hex,
-		      kr.build.message ? kr.build.message : "");
-		goto cleanup;
-	}
-	*bzimage = xstrdup(kr.kernel);
-	*build_id = kr.build_id;
-	ret = 0;
-cleanup:
-	kernel_result_release(&kr);
-	return ret;
-}
-
-int run_recipe_for_job(struct recipe_opts *ro, const struct job *job, struct kbuild_recipe *recipe)
-{
-	/* the job's own fragments join the recipe */
-	for (size_t i = 0; i < job->nr_fragments; i++)
-		recipe_opts_add(ro, RECIPE_OPT_FRAGMENT, job->fragments[i]);
-	return recipe_from_opts(ro, recipe);
-}
-
 static int build_kernel(struct lab *lab, const char *repo_arg, const char *rev, struct recipe_opts *ro,
 			const struct job *job, int quiet, char **bzimage, int64_t *build_id, char hex[41])
 {
 	struct kbuild_recipe recipe = { 0 };
 	int ret = -1;
 
-	if (run_recipe_for_job(ro, job, &recipe) < 0)
+	if (recipe_for_job(ro, job, &recipe) < 0)
 		return -1;
-	ret = run_kernel_for_rev(lab, repo_arg, rev, &recipe, quiet, bzimage, build_id, hex);
+	ret = rev_kernel(lab, repo_arg, rev, &recipe, quiet, bzimage, build_id, hex);
 	kbuild_recipe_release(&recipe);
 	return ret;
 }
@@ -253,11 +192,11 @@ static int submit_checked(struct lab *lab, int argc, char **argv, const char *ke
 		gitrepo_free(repo);
 		if (rc < 0)
 			return EXIT_FAIL;
-		if (run_recipe_for_job(ro, job, &recipe) < 0)
+		if (recipe_for_job(ro, job, &recipe) < 0)
 			return EXIT_FAIL;
 		kbuild_recipe_release(&recipe);
 	}
-	/* args[0]: where relative paths are resolved; then run's own */
+	/* args[0]: where relative paths are resolved; then run's own, as given */
 	args = xcalloc((size_t)argc + 1, sizeof(char *));
 	args[0] = getcwd(NULL, 0);
 	if (!args[0]) {
@@ -285,61 +224,33 @@ struct run_args {
 	struct recipe_opts ro;
 };
 
-/* Parse the options: 0 to go on, else 1 with *code the exit code (help
- * printed, or a usage error). */
-static int run_parse(int argc, char **argv, struct run_args *a, int *code)
+/* Parse the options (argv rearranged): -1 to go on, else the exit status. */
+static int run_parse(int argc, char **argv, const struct opt_usage *u, struct run_args *a)
 {
-	static const struct option opts[] = {
-		{ "job", required_argument, NULL, OPT_JOB },
-		{ "kernel", required_argument, NULL, OPT_KERNEL },
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "rev", required_argument, NULL, OPT_REV },
-		{ "repeat", required_argument, NULL, OPT_REPEAT },
-		{ "kpi", required_argument, NULL, OPT_KPI },
-		GUEST_OPTION_ROWS,
-		RECIPE_OPTION_ROWS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct guest_env_opts *geo = &a->geo;
-	int c;
+	struct opt opts[] = {
+		OPT_STRING(0, "job", &a->job_path, "FILE", "the job file (klab-job(5); jobs/ has examples)"),
+		OPT_STRING(0, "kernel", &a->kernel_arg, "BZIMAGE", "boot this kernel image"),
+		OPT_STRING(0, "repo", &a->repo_arg, "PATH", "build and boot a commit of this repository ..."),
+		OPT_STRING(0, "rev", &a->rev, "REV", "... this one"),
+		OPT_UINT(0, "repeat", &a->repeat, "N", "boots (default: the job's repeat)", 1, 1000),
+		OPT_STRING(0, "kpi", &a->kpi, "METRIC", "the metric to headline (default: the job's kpi)"),
+		OPT_GUEST_ROWS(geo),
+		OPT_RECIPE_ROWS(&a->ro),
+		OPT_END()
+	};
 
-	*code = EXIT_USAGE;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JOB:
-			a->job_path = optarg;
-			break;
-		case OPT_KERNEL:
-			a->kernel_arg = optarg;
-			break;
-		case OPT_REPO:
-			a->repo_arg = optarg;
-			break;
-		case OPT_REV:
-			a->rev = optarg;
-			break;
-		case OPT_REPEAT:
-			if (parse_uint(optarg, 1000, &a->repeat) < 0 || !a->repeat)
-				return error("--repeat takes a number from 1 to 1000"), 1;
-			break;
-		case OPT_KPI:
-			a->kpi = optarg;
-			break;
-		default:
-			if (shared_option(c, optarg, &a->ro, geo, run_usage, "run", code))
-				continue;
-			return 1;
-		}
-	}
-	if (!a->job_path || optind < argc || !a->kernel_arg == !(a->repo_arg || a->rev) ||
+	argc = parse_options(argc, argv, u, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (!a->job_path || argc || !a->kernel_arg == !(a->repo_arg || a->rev) ||
 	    (!a->kernel_arg && (!a->repo_arg || !a->rev)))
-		return error("run needs --job and either --kernel or --repo with --rev (see 'klab run --help')"), 1;
+		return usage_error(u, "run needs --job and either --kernel or --repo with --rev");
 	/* names, paths and URIs that are stored and printed: one line each */
 	if (check_no_controls("--job", a->job_path) < 0 || check_no_controls("--kernel", a->kernel_arg) < 0 ||
 	    check_no_controls("--repo", a->repo_arg) < 0 || guest_opts_check(geo, "run") < 0)
-		return 1;
-	return 0;
+		return EXIT_USAGE;
+	return -1;
 }
 
 /* The job file with --repeat and --kpi applied: 0, or the exit code. */
@@ -390,8 +301,14 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 	char hex[41] = "", *kernel = NULL;
 	int64_t build_id = 0;
 	int ret = EXIT_FAIL, lab_opened = 0, job_parsed = 0;
+	struct opt_usage u = run_usage;
+	/* what is queued is the arguments as given: parsing rearranges argv */
+	char **given = xcalloc((size_t)argc + 1, sizeof(char *));
 
-	if (run_parse(argc, argv, &a, &ret))
+	memcpy(given, argv, (size_t)argc * sizeof(char *));
+	if (submit)
+		u.name = "submit run";
+	if ((ret = run_parse(argc, argv, &u, &a)) >= 0)
 		goto out;
 	if ((ret = run_job_load(&job, &a)))
 		goto out;
@@ -408,7 +325,7 @@ static int run_main(int argc, char **argv, const struct global_opts *g, int subm
 		goto out;
 	geo->kernel = NULL;
 	if (submit) {
-		ret = submit_checked(&lab, argc, argv, a.kernel_arg, a.repo_arg, a.rev, &a.ro, &job);
+		ret = submit_checked(&lab, argc, given, a.kernel_arg, a.repo_arg, a.rev, &a.ro, &job);
 		goto out;
 	}
 
@@ -443,6 +360,7 @@ out:
 		job_release(&job);
 	recipe_opts_release(&a.ro);
 	free(kernel);
+	free(given);
 	if (lab_opened)
 		lab_close(&lab);
 	return ret;

@@ -3,6 +3,8 @@
  * worse.  Fetching (and its record) is separate from testing, so that
  * `klab track fetch` can run alone; the decisions are in track.c. */
 #include "cmd/klab.h"
+#include "cmd/opts.h"
+#include "engine/bisect-start.h"
 #include "lab/lab.h"
 #include "lab/db.h"
 #include "lab/gitrepo.h"
@@ -18,7 +20,6 @@
 #include "util/util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,116 +27,54 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const track_usage[] = {
-	"usage: klab track add NAME --repo PATH --remote NAME|URL --branch BRANCH --job FILE...",
-	"                      [--threshold PCT] [--notify ADDR|URL...] [config options]",
-	"   or: klab track list",
-	"   or: klab track show NAME",
-	"   or: klab track remove NAME",
-	"   or: klab track fetch [NAME...]",
-	"   or: klab track run [NAME...]",
-	"",
-	"Follow a branch, test each new tip and bisect what got worse.",
-	"'klab track <subcommand> --help' describes one subcommand.",
-	"",
-	"Exit status: 0 done (whatever the tips showed), 1 a fetch failed or klab",
-	"failed (the rest of the tracks are still handled), 2 usage.",
-	NULL
+static const char *const add_forms[] = {
+	"NAME --repo --remote --branch --job... [--threshold] [--notify...] [config options]", NULL
 };
-
-static const char *const add_usage[] = {
-	"usage: klab track add NAME --repo PATH --remote NAME|URL --branch BRANCH --job FILE...",
-	"                      [--threshold PCT] [--notify ADDR|URL...]",
-	"                      [--config BASE] [--fragment F...] [--config-option O...]",
-	"                      [--no-default-fragments] [--allow-config-drift]",
-	"",
-	"Track BRANCH of a remote in the repository at PATH.  The branch is fetched",
-	"into klab's own ref refs/klab/track/NAME of that repository: your branches,",
-	"remote-tracking branches, HEAD and index are never touched.",
-	"",
-	"  NAME              1-64 of [A-Za-z0-9._-], used in refs, locks and file names",
-	"  --repo PATH       the repository tips are fetched into and built from",
-	"  --remote R        a remote configured in PATH (its URL is used), or a URL",
-	"                    or path git understands: /path, file://, https://, ssh://",
-	"  --branch BRANCH   the branch to follow",
-	"  --job FILE        a job (klab-job(5)) run on every tip (repeatable)",
-	"  --threshold PCT   smallest KPI change called a regression or an improvement",
-	"                    (default 5); it must also be significant",
-	"  --notify T        where this track's notices go: a mail address or an http(s)",
-	"                    webhook URL (repeatable; default: notify_mail_to and",
-	"                    notify_webhook in klab.conf)",
-	"  config options    the kernel config recipe, as for 'klab build'; each job's",
-	"                    fragments are added to it",
-	NULL
+static const struct opt_usage add_usage = {
+	"track add", add_forms,
+	"Track BRANCH of a remote in the repository at PATH, fetched into klab's own ref\n"
+	"refs/klab/track/NAME: your branches, HEAD and index are never touched.  NAME:\n"
+	"1-64 of [A-Za-z0-9._-]; each job's fragments join the config recipe.",
+	"klab(1), TRACK"
 };
-
-static const char *const list_usage[] = {
-	"usage: klab track list",
-	"",
-	"One line per track: name, branch and remote, jobs, the last tested tip",
-	"and its status, the last fetch.",
-	NULL
+static const struct opt_usage list_usage = {
+	"track list", NULL,
+	"One line per track: name, branch and remote, jobs, the last tested tip and its\n"
+	"status, the last fetch.",
+	"klab(1), TRACK"
 };
-
-static const char *const show_usage[] = {
-	"usage: klab track show NAME",
-	"",
-	"The track, its jobs, its last fetch and every tested tip, newest first,",
-	"with its status, what it was compared with, the KPI of each job before and",
-	"after and the bisection it started.",
-	NULL
+static const char *const name_forms[] = { "NAME", NULL };
+static const struct opt_usage show_usage = {
+	"track show", name_forms,
+	"The track, its jobs, its last fetch and every tested tip, newest first, with\n"
+	"its status, the KPI of each job before and after and the bisection it started.",
+	"klab(1), TRACK"
 };
-
-static const char *const remove_usage[] = {
-	"usage: klab track remove NAME",
-	"",
-	"Forget the track, its tips and fetch records, and delete its ref",
+static const struct opt_usage remove_usage = {
+	"track remove", name_forms,
+	"Forget the track, its tips and fetch records, and delete its ref\n"
 	"refs/klab/track/NAME.  Measured runs and bisections are kept.",
-	NULL
+	"klab(1), TRACK"
 };
-
-static const char *const fetch_usage[] = {
-	"usage: klab track fetch [NAME...]",
-	"",
-	"Fetch the branch of each track (all without NAME) and record whether its",
-	"tip moved, stayed, was rewritten (force-push: then it says which tested tip",
-	"is still an ancestor, or that none is) or could not be fetched (remote gone,",
-	"branch deleted, ...).  Nothing is built or run.",
-	"",
-	"Exit status: 0 every fetch worked, 1 one failed, 2 usage.",
-	NULL
+static const char *const names_forms[] = { "[NAME...]", NULL };
+static const struct opt_usage fetch_usage = {
+	"track fetch", names_forms,
+	"Fetch the branch of each track (all without NAME) and record whether its tip\n"
+	"moved, stayed, was rewritten or could not be fetched.  Nothing is built or run.",
+	"klab(1), TRACK"
 };
-
-static const char *const run_usage[] = {
-	"usage: klab track run [NAME...]",
-	"",
-	"What cron or the systemd timer runs (docs/systemd/): for each track (all",
-	"without NAME) fetch the branch; if the tip is new, build it, run every job",
-	"of the track `repeat` times in guests, and compare each job's KPI with the",
-	"last tested tip that is an ancestor of the new one (verdict statistics; a",
-	"change must be significant and at least the threshold; a change against",
-	"the last tip's stored runs holds only against fresh runs of both tips,",
-	"booted in turn, so that a host that drifted cannot make one).  A regression",
-	"queues a bisection between the two tips (run it with 'klab worker') and",
-	"sends a notice, as does a tip that does not build or boot; an improvement",
-	"is recorded.  The first tip, or one with no tested ancestor after a",
-	"force-push, is a baseline ('first').  A tip already tested is not tested",
-	"again; one interrupted halfway is continued, its stored runs counted.",
-	"",
-	"Exit status: 0 done (whatever the tips showed), 1 a fetch or klab failed",
-	"(other tracks are still handled), 2 usage.",
-	NULL
+static const struct opt_usage run_usage = {
+	"track run", names_forms,
+	"What cron or the systemd timer runs: fetch each track (all without NAME); a new\n"
+	"tip is built, its jobs run and compared with the last tested tip; a regression\n"
+	"queues a bisection (run it with 'klab worker') and sends a notice.",
+	"klab(1), TRACK"
 };
-
-enum {
-	OPT_REPO = 3000, OPT_REMOTE, OPT_BRANCH, OPT_JOB, OPT_THRESHOLD, OPT_NOTIFY
+static const struct opt_usage track_usage = {
+	"track", NULL,
+	"Follow a branch, test each new tip and bisect what got worse.",
+	"klab(1), TRACK"
 };
-
-static int usage_error(const char *sub, const char *msg)
-{
-	error("%s (see 'klab track %s --help')", msg, sub);
-	return EXIT_USAGE;
-}
 
 static char *track_ref(const char *name)
 {
@@ -224,8 +163,7 @@ static int parse_threshold(const char *s, double *out)
 /* What `track add` was given, checked before the database sees any of it. */
 struct add_args {
 	const char *name, *repo, *remote, *branch;
-	const char **jobs;
-	size_t nr_jobs, alloc_jobs;
+	struct opt_strings jobs;
 	struct strbuf notify;
 	struct recipe_opts ro;
 	double threshold;
@@ -233,68 +171,54 @@ struct add_args {
 
 static void add_args_release(struct add_args *a)
 {
-	free(a->jobs);
+	opt_strings_release(&a->jobs);
 	strbuf_release(&a->notify);
 	recipe_opts_release(&a->ro);
 }
 
-/* 0 parsed, else the exit code (message printed). */
+static int threshold_option(const struct opt *o, const char *arg)
+{
+	if (parse_threshold(arg, o->value) < 0) {
+		usage_error(&add_usage, "--threshold takes a percentage from 0 to 1000, not '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int notify_option(const struct opt *o, const char *arg)
+{
+	struct strbuf *sb = o->value;
+
+	if (!track_notify_kind(arg))
+		return error("--notify '%s': neither a mail address nor an http(s) URL", arg);
+	strbuf_addf(sb, "%s%s", sb->len ? "\n" : "", arg);
+	return 0;
+}
+
+/* -1 parsed, else the exit status (help printed, or a message). */
 static int add_parse(int argc, char **argv, struct add_args *a)
 {
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, OPT_REPO },
-		{ "remote", required_argument, NULL, OPT_REMOTE },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
-		{ "job", required_argument, NULL, OPT_JOB },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "notify", required_argument, NULL, OPT_NOTIFY },
-		RECIPE_OPTION_ROWS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct opt opts[] = {
+		OPT_STRING(0, "repo", &a->repo, "PATH", "the repository tips are fetched into and built from"),
+		OPT_STRING(0, "remote", &a->remote, "NAME|URL", "a remote of PATH, or a URL or path git understands"),
+		OPT_STRING(0, "branch", &a->branch, "BRANCH", "the branch to follow"),
+		OPT_LIST(0, "job", &a->jobs, "FILE", "a job run on every tip (repeatable; klab-job(5))"),
+		OPT_CALLBACK(0, "threshold", &a->threshold, "PCT", "smallest KPI change that counts (default 5)",
+			     threshold_option),
+		OPT_CALLBACK(0, "notify", &a->notify, "ADDR|URL", "where notices go (repeatable; default klab.conf's)",
+			     notify_option),
+		OPT_RECIPE_ROWS(&a->ro),
+		OPT_END()
 	};
-	int c;
 
-	if (argc < 2 || argv[1][0] == '-')
-		return usage_error("add", "add needs a NAME first");
-	a->name = argv[1];
-	argc--;
-	argv++;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_REPO:
-			a->repo = optarg;
-			break;
-		case OPT_REMOTE:
-			a->remote = optarg;
-			break;
-		case OPT_BRANCH:
-			a->branch = optarg;
-			break;
-		case OPT_JOB:
-			ALLOC_GROW(a->jobs, a->nr_jobs + 1, a->alloc_jobs);
-			a->jobs[a->nr_jobs++] = optarg;
-			break;
-		case OPT_THRESHOLD:
-			if (parse_threshold(optarg, &a->threshold) < 0)
-				return usage_error("add", "--threshold takes a percentage from 0 to 1000");
-			break;
-		case OPT_NOTIFY:
-			if (!track_notify_kind(optarg)) {
-				error("--notify '%s': neither a mail address nor an http(s) URL", optarg);
-				return EXIT_USAGE;
-			}
-			strbuf_addf(&a->notify, "%s%s", a->notify.len ? "\n" : "", optarg);
-			break;
-		RECIPE_OPT_CASES:
-			recipe_opts_add(&a->ro, c, optarg);
-			break;
-		default:
-			return usage_error("add", "unknown option");
-		}
-	}
-	if (optind < argc)
-		return usage_error("add", "add takes one NAME");
-	return 0;
+	argc = parse_options(argc, argv, &add_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc != 1)
+		return usage_error(&add_usage, argc ? "add takes one NAME (got '%s' too)" : "add needs a NAME%s",
+				   argc ? argv[1] : "");
+	a->name = argv[0];
+	return -1;
 }
 
 /* The values' own checks (no file, repository or database opened). */
@@ -304,13 +228,13 @@ static int add_check(const struct add_args *a)
 		error("track name '%s': use 1-64 of [A-Za-z0-9._-], starting with a letter or digit", a->name);
 		return EXIT_USAGE;
 	}
-	if (!a->repo || !a->remote || !a->branch || !a->nr_jobs)
-		return usage_error("add", "add needs --repo, --remote, --branch and at least one --job");
+	if (!a->repo || !a->remote || !a->branch || !a->jobs.nr)
+		return usage_error(&add_usage, "add needs --repo, --remote, --branch and at least one --job");
 	if (check_no_controls("--repo", a->repo) < 0 || check_no_controls("--remote", a->remote) < 0 ||
 	    check_no_controls("--branch", a->branch) < 0)
 		return EXIT_USAGE;
-	for (size_t i = 0; i < a->nr_jobs; i++)
-		if (check_no_controls("--job", a->jobs[i]) < 0)
+	for (size_t i = 0; i < a->jobs.nr; i++)
+		if (check_no_controls("--job", a->jobs.v[i]) < 0)
 			return EXIT_USAGE;
 	if (!gitrepo_branch_name_valid(a->branch)) {
 		error("--branch '%s': not a valid branch name", a->branch);
@@ -334,13 +258,13 @@ static int add_resolve(const struct add_args *a, struct db_track *t)
 	t->repo_path = real_path(gitrepo_path(repo));
 	if (!t->repo_path || resolve_remote(repo, a->remote, &t->remote) < 0)
 		goto out;
-	for (size_t i = 0; i < a->nr_jobs; i++) {
+	for (size_t i = 0; i < a->jobs.nr; i++) {
 		struct job job = { 0 };
 		char *abs;
-		if (job_parse_file(&job, a->jobs[i]) < 0)
+		if (job_parse_file(&job, a->jobs.v[i]) < 0)
 			goto out;
 		job_release(&job);
-		abs = real_path(a->jobs[i]);
+		abs = real_path(a->jobs.v[i]);
 		if (!abs)
 			goto out;
 		ALLOC_GROW(t->jobs, t->nr_jobs + 1, alloc_abs);
@@ -370,12 +294,7 @@ static int track_add(int argc, char **argv, const struct global_opts *g)
 	int ret, lab_opened = 0;
 	int64_t id;
 
-	if (wants_help(argc, argv, add_usage))
-		return EXIT_OK;
-	ret = add_parse(argc, argv, &a);
-	if (!ret)
-		ret = add_check(&a);
-	if (ret)
+	if ((ret = add_parse(argc, argv, &a)) >= 0 || (ret = add_check(&a)))
 		goto out;
 	/* everything checked before the database sees anything */
 	ret = EXIT_FAIL;
@@ -405,10 +324,13 @@ static int track_list(int argc, char **argv, const struct global_opts *g)
 	size_t nr = 0;
 	int ret = EXIT_FAIL;
 
-	if (wants_help(argc, argv, list_usage))
-		return EXIT_OK;
-	if (argc > 1)
-		return usage_error("list", "list takes no arguments");
+	struct opt opts[] = { OPT_END() };
+
+	argc = parse_options(argc, argv, &list_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&list_usage, "list takes no arguments (got '%s')", argv[0]);
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	if (db_track_names(lab.db, &names, &nr) < 0)
@@ -450,27 +372,24 @@ out:
 
 /* show and remove: the one NAME they take, the lab opened and that track
  * loaded into *t; -1 to go on, else the exit code (all closed). */
-static int open_named_track(int argc, char **argv, const struct global_opts *g, const char *sub,
-			    const char *const *usage, struct lab *lab, struct db_track *t)
+static int open_named_track(int argc, char **argv, const struct global_opts *g, const struct opt_usage *u,
+			    struct lab *lab, struct db_track *t)
 {
+	struct opt opts[] = { OPT_END() };
 	int rc;
 
-	if (wants_help(argc, argv, usage))
-		return EXIT_OK;
-	if (argc != 2) {
-		char *msg = xstrfmt("%s takes one NAME", sub);
-
-		rc = usage_error(sub, msg);
-		free(msg);
-		return rc;
-	}
+	argc = parse_options(argc, argv, u, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc != 1)
+		return usage_error(u, "%s takes one NAME", u->name);
 	if (open_lab(g, lab) < 0)
 		return EXIT_FAIL;
-	rc = db_track_load(lab->db, argv[1], t);
+	rc = db_track_load(lab->db, argv[0], t);
 	if (rc > 0)
 		return -1;
 	if (!rc)
-		error("no track named '%s' (see 'klab track list')", argv[1]);
+		error("no track named '%s' (see 'klab track list')", argv[0]);
 	lab_close(lab);
 	return EXIT_FAIL;
 }
@@ -485,7 +404,7 @@ static int track_show(int argc, char **argv, const struct global_opts *g)
 	char when[32];
 	int hf = 0, ret;
 
-	ret = open_named_track(argc, argv, g, "show", show_usage, &lab, &t);
+	ret = open_named_track(argc, argv, g, &show_usage, &lab, &t);
 	if (ret >= 0)
 		return ret;
 	ret = EXIT_FAIL;
@@ -549,7 +468,7 @@ static int track_remove(int argc, char **argv, const struct global_opts *g)
 	char *ref;
 	int ret;
 
-	ret = open_named_track(argc, argv, g, "remove", remove_usage, &lab, &t);
+	ret = open_named_track(argc, argv, g, &remove_usage, &lab, &t);
 	if (ret >= 0)
 		return ret;
 	ret = EXIT_FAIL;
@@ -664,10 +583,10 @@ out:
 /* The tracks named on the command line, or all. */
 static int load_names(struct lab *lab, int argc, char **argv, char ***names, size_t *nr)
 {
-	if (argc > 1) {
+	if (argc > 0) {
 		*names = xcalloc((size_t)argc, sizeof(char *));
 		*nr = 0;
-		for (int i = 1; i < argc; i++)
+		for (int i = 0; i < argc; i++)
 			(*names)[(*nr)++] = xstrdup(argv[i]);
 		return 0;
 	}
@@ -1064,7 +983,7 @@ static int submit_bisection(struct tip_run *r, const struct job_outcome *o, int6
 	b.job_path = o->job.path;
 	b.job_text = job_text;
 	b.kpi = o->job.kpi;
-	if (bisect_queue(r->lab, &b, queue_id) == 0) {
+	if (bisection_queue(r->lab, &b, 1, 1, 0, queue_id) == 0) {
 		*bisection_id = b.id;
 		ret = 0;
 	}
@@ -1226,11 +1145,11 @@ static int fetch_or_run(int argc, char **argv, const struct global_opts *g, int 
 	size_t nr = 0;
 	int ret = EXIT_OK;
 
-	if (wants_help(argc, argv, test ? run_usage : fetch_usage))
-		return EXIT_OK;
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return usage_error(test ? "run" : "fetch", "unknown option");
+	struct opt opts[] = { OPT_END() };
+
+	argc = parse_options(argc, argv, test ? &run_usage : &fetch_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	if (load_names(&lab, argc, argv, &names, &nr) < 0) {
@@ -1261,13 +1180,13 @@ static int track_run(int argc, char **argv, const struct global_opts *g)
 int cmd_track(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct subcommand subs[] = {
-		{ "add", track_add },
-		{ "list", track_list },
-		{ "show", track_show },
-		{ "remove", track_remove },
-		{ "fetch", track_fetch },
-		{ "run", track_run },
+		{ "add", track_add, NULL },
+		{ "list", track_list, NULL },
+		{ "show", track_show, NULL },
+		{ "remove", track_remove, NULL },
+		{ "fetch", track_fetch, NULL },
+		{ "run", track_run, NULL },
 	};
 
-	return run_subcommand("track", subs, ARRAY_SIZE(subs), track_usage, argc, argv, g);
+	return run_subcommand(&track_usage, subs, ARRAY_SIZE(subs), argc, argv, g);
 }

@@ -4,65 +4,40 @@
 #include "kernel/tree.h"
 #include "util/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const tree_usage[] = {
-	"usage: klab tree import [--tarball PATH] [--dest DIR]",
-	"",
-	"Turn Debian's kernel source tarball into a git repository once (one",
-	"commit on branch main, tagged v<version>; the same tarball gives the",
-	"same commit id everywhere).  Run again, it reuses the import.",
-	"",
-	"  --tarball PATH  default " KLAB_DEFAULT_TARBALL " (package linux-source-6.1)",
-	"  --dest DIR      default <state>/trees/linux-6.1",
-	NULL
+static const struct opt_usage import_usage = {
+	"tree import", NULL,
+	"Turn Debian's kernel source tarball into a git repository once (one commit on\n"
+	"branch main, tagged v<version>; the same tarball gives the same commit id\n"
+	"everywhere).  Run again, it reuses the import.",
+	"klab(1), TREE"
+};
+static const struct opt_usage tree_usage = {
+	"tree", NULL,
+	"Kernel trees for klab to build.",
+	"klab(1), TREE"
 };
 
-int cmd_tree(int argc, char **argv, const struct global_opts *g)
+static int tree_import_cmd(int argc, char **argv, const struct global_opts *g)
 {
-	static const struct option opts[] = {
-		{ "tarball", required_argument, NULL, 't' },
-		{ "dest", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *tarball = KLAB_DEFAULT_TARBALL, *dest = NULL;
 	char hex[41], *dest_alloc = NULL, dur[32];
-	int c, reused, ret = EXIT_FAIL;
+	int reused, ret = EXIT_FAIL;
 	int64_t t0 = now_ms();
+	struct opt opts[] = {
+		OPT_STRING(0, "tarball", &tarball, "PATH", "default " KLAB_DEFAULT_TARBALL),
+		OPT_STRING(0, "dest", &dest, "DIR", "default <state>/trees/linux-6.1"),
+		OPT_END()
+	};
 
-	if (argc < 2 || strcmp(argv[1], "import")) {
-		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			print_usage(tree_usage, 0);
-			return EXIT_OK;
-		}
-		if (argc >= 2)
-			error("'%s' is not a tree subcommand", argv[1]);
-		print_usage(tree_usage, 1);
-		return EXIT_USAGE;
-	}
-	argc--;
-	argv++;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			tarball = optarg;
-			break;
-		case 'd':
-			dest = optarg;
-			break;
-		case 'h':
-		default:
-			return help_or_usage(c, tree_usage, "tree");
-		}
-	}
-	if (optind < argc) {
-		error("tree import takes no arguments (got '%s')", argv[optind]);
-		return EXIT_USAGE;
-	}
+	argc = parse_options(argc, argv, &import_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc)
+		return usage_error(&import_usage, "tree import takes no arguments (got '%s')", argv[0]);
 	if (check_no_controls("--tarball", tarball) < 0 || check_no_controls("--dest", dest) < 0)
 		return EXIT_USAGE;
 	if (!dest) {
@@ -80,4 +55,13 @@ int cmd_tree(int argc, char **argv, const struct global_opts *g)
 	}
 	free(dest_alloc);
 	return ret;
+}
+
+int cmd_tree(int argc, char **argv, const struct global_opts *g)
+{
+	static const struct subcommand subs[] = {
+		{ "import", tree_import_cmd, NULL },
+	};
+
+	return run_subcommand(&tree_usage, subs, ARRAY_SIZE(subs), argc, argv, g);
 }

@@ -1,72 +1,45 @@
-/* The guest option rows klab run, compare and reproduce share (klab.h):
- * where guests go, under which accelerator, with which limits; and the
- * last cases of a getopt loop with them or the recipe rows. */
-#include "cmd/klab.h"
-#include "lab/db.h"
+/* The guest option rows run, compare and reproduce share (opts.h): where
+ * guests go, under which accelerator, with which limits. */
+#include "cmd/opts.h"
 #include "guest/guest.h"
+#include "lab/db.h"
 #include "lab/lab.h"
 #include "util/util.h"
 
 #include <string.h>
 
-int guest_opt_parse(struct guest_env_opts *o, int c, const char *arg)
+int guest_opt_cmdline(const struct opt *o, const char *arg)
 {
-	unsigned long secs;
+	struct guest_env_opts *geo = o->value;
 
-	switch (c) {
-	case GUEST_OPT_URI:
-		o->uri = arg;
-		return 1;
-	case GUEST_OPT_HOST:
-		o->host = arg;
-		return 1;
-	case GUEST_OPT_ACCEL:
-		o->accel = arg;
-		return 1;
-	case GUEST_OPT_NO_PIN:
-		o->no_pin = 1;
-		return 1;
-	case GUEST_OPT_CMDLINE:
-		if (strpbrk(arg, "\n\r"))
-			return error("--cmdline: a kernel command line is one line");
-		o->extra_cmdline = arg;
-		return 1;
-	case GUEST_OPT_BOOT_TIMEOUT:
-		if (parse_uint(arg, 86400, &secs) < 0 || !secs)
-			return error("--boot-timeout takes seconds from 1 to 86400");
-		o->boot_timeout_ms = (int64_t)secs * 1000;
-		return 1;
-	case GUEST_OPT_RUN_TIMEOUT:
-		if (parse_uint(arg, 7 * 86400, &secs) < 0 || !secs)
-			return error("--run-timeout takes seconds from 1 to 604800");
-		o->run_timeout_ms = (int64_t)secs * 1000;
-		return 1;
-	case GUEST_OPT_QUIET:
-		o->quiet = 1;
-		return 1;
-	}
+	if (strpbrk(arg, "\n\r"))
+		return error("--cmdline: a kernel command line is one line");
+	geo->extra_cmdline = arg;
 	return 0;
 }
 
-int shared_option(int c, const char *arg, struct recipe_opts *ro, struct guest_env_opts *geo,
-		  const char *const *usage, const char *cmd, int *code)
+/* seconds from 1 to max into *ms */
+static int seconds(const char *name, const char *arg, unsigned long max, int64_t *ms)
 {
-	switch (c) {
-	RECIPE_OPT_CASES:
-		if (!ro)
-			break;
-		recipe_opts_add(ro, c, arg);
-		return 1;
-	}
-	switch (geo ? guest_opt_parse(geo, c, arg) : 0) {
-	case 1:
-		return 1;
-	case -1:
-		*code = EXIT_USAGE;
-		return 0;
-	}
-	*code = help_or_usage(c, usage, cmd);
+	unsigned long secs;
+	int rc = opt_number(arg, 1, max, &secs);
+
+	if (rc == -2)
+		return error("%s takes seconds from 1 to %lu: %s is out of range", name, max, arg);
+	if (rc < 0)
+		return error("%s takes seconds from 1 to %lu, not '%s'", name, max, arg);
+	*ms = (int64_t)secs * 1000;
 	return 0;
+}
+
+int guest_opt_boot_timeout(const struct opt *o, const char *arg)
+{
+	return seconds("--boot-timeout", arg, 86400, &((struct guest_env_opts *)o->value)->boot_timeout_ms);
+}
+
+int guest_opt_run_timeout(const struct opt *o, const char *arg)
+{
+	return seconds("--run-timeout", arg, 7 * 86400, &((struct guest_env_opts *)o->value)->run_timeout_ms);
 }
 
 int guest_opts_check(const struct guest_env_opts *o, const char *cmd)

@@ -1650,6 +1650,17 @@ out:
 	return ret;
 }
 
+void notify_bisection_if_ended(struct lab *lab, int64_t bisection_id)
+{
+	struct bisection fin;
+
+	if (db_bisection_load(lab->db, bisection_id, &fin) < 0)
+		return;
+	if (fin.state_id == BISECTION_DONE || fin.state_id == BISECTION_FAILED)
+		notify_bisection(lab, bisection_id);
+	bisection_release(&fin);
+}
+
 /* ---- tracking ---------------------------------------------------------------- */
 
 /* A job's %change from the compared tip to the new one (both measured). */

@@ -32,6 +32,10 @@ struct strbuf;
  * unknown or unfinished or the rows cannot be written.  A bisection's
  * own outcome never depends on this. */
 int notify_bisection(struct lab *lab, int64_t bisection_id);
+/* notify_bisection when the bisection has ended (done or failed; one
+ * that stopped goes on later): what bisect start, resume and reproduce
+ * --bisect do after a run.  Problems are recorded, never returned. */
+void notify_bisection_if_ended(struct lab *lab, int64_t bisection_id);
 
 /* Deliver the pending rows whose next try is due (with force: every
  * pending row).  A failure schedules the next try (notify_backoff) or,

@@ -118,9 +118,7 @@ void strbuf_rtrim(struct strbuf *sb)
 		sb->buf[sb->len] = '\0';
 }
 
-/* Length of a control character at s (C0, DEL, or C1 encoded as UTF-8),
- * 0 for anything else. */
-static size_t control_len(const char *s)
+size_t unsafe_char_len(const char *s)
 {
 	unsigned char c = (unsigned char)s[0];
 
@@ -128,6 +126,12 @@ static size_t control_len(const char *s)
 		return 1;
 	if (c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f)
 		return 2;
+	/* U+202A-U+202E (embeddings, overrides) and U+2066-U+2069
+	 * (isolates): text shown in another order than it is stored */
+	if (c == 0xe2 && (unsigned char)s[1] == 0x80 && (unsigned char)s[2] >= 0xaa && (unsigned char)s[2] <= 0xae)
+		return 3;
+	if (c == 0xe2 && (unsigned char)s[1] == 0x81 && (unsigned char)s[2] >= 0xa6 && (unsigned char)s[2] <= 0xa9)
+		return 3;
 	return 0;
 }
 
@@ -136,7 +140,7 @@ static void add_clean_n(struct strbuf *sb, const char *s, size_t len)
 	const char *end = s + len;
 
 	while (s < end && *s) {
-		size_t n = control_len(s);
+		size_t n = unsafe_char_len(s);
 
 		if (n) {
 			strbuf_addch(sb, '?');

@@ -30,9 +30,14 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) KLAB_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_rtrim(struct strbuf *sb);
 
+/* The length of the character at s that must never reach a terminal
+ * raw: a control character (C0, DEL, C1 as UTF-8) or a bidirectional
+ * embedding, override or isolate (U+202A-U+202E, U+2066-U+2069); 0 for
+ * any other. */
+size_t unsafe_char_len(const char *s);
 /* Untrusted text (commit subjects, paths, guest output, argv) for a
- * terminal or a log: every control byte (C0, DEL, and C1 as UTF-8) is
- * added as '?', so no ESC sequence, CR or newline comes through.  The
+ * terminal or a log: every character unsafe_char_len() names is added
+ * as '?', so no ESC sequence, CR, newline or reordering comes through.  The
  * one rule print_clean(), print_line(), error() and warning() follow. */
 void strbuf_add_clean(struct strbuf *sb, const char *s);
 /* A word as bash reads it back: bare when plainly safe, else

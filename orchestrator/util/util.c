@@ -135,7 +135,7 @@ void print_lines(const char *indent, const char *text)
 int has_control_chars(const char *s)
 {
 	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if (unsafe_char_len(s))
 			return 1;
 	return 0;
 }
@@ -143,7 +143,8 @@ int has_control_chars(const char *s)
 int check_no_controls(const char *option, const char *value)
 {
 	if (has_control_chars(value))
-		return error("%s '%s': control characters (newline, escape, ...) are not allowed", option, value);
+		return error("%s '%s': control characters (newline, escape, bidirectional overrides, ...) are not allowed",
+			     option, value);
 	return 0;
 }
 

@@ -47,7 +47,8 @@ void print_line(const char *fmt, ...) KLAB_PRINTF(1, 2);
 /* Each line of a multi-line untrusted text (a console excerpt, a stored
  * message) on stdout after indent, cleaned as print_line() does. */
 void print_lines(const char *indent, const char *text);
-/* 1 when s holds a control character (C0, DEL). */
+/* 1 when s holds a control character or a bidirectional override
+ * (strbuf.h's unsafe_char_len). */
 int has_control_chars(const char *s);
 /* A command-line value that becomes a name, path, URL or address must be
  * one line of text: -1 after error("OPTION: control characters are not
