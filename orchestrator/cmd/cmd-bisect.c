@@ -650,6 +650,49 @@ static void print_halves(struct lab *lab, const struct bisection *b)
 	half_culprits_release(c, nr);
 }
 
+/* What bisection b is: its state, ends, command or job, recipe. */
+static void print_what_it_is(struct lab *lab, const struct bisection *b)
+{
+	printf("bisection:  %lld (%s)\n", (long long)b->id, b->kind);
+	print_line("repository: %s", b->repo_path);
+	printf("state:      %s\n", live_state(lab, b));
+	printf("result:     %s\n", b->result ? b->result : "-");
+	if (b->message) {
+		printf("message:    ");
+		print_clean(stdout, b->message);
+		printf("\n");
+	}
+	printf("bad:        %s\n", b->bad);
+	for (size_t i = 0; i < b->nr_goods; i++)
+		printf("good:       %s\n", b->goods[i]);
+	if (b->first_parent)
+		printf("first-parent: yes\n");
+	for (size_t i = 0; i < b->nr_paths; i++)
+		print_line("path:       %s", b->paths[i]);
+	if (b->job_path) {
+		printf("job:        ");
+		print_clean(stdout, b->job_path);
+		printf("\nkpi:        ");
+		print_clean(stdout, b->kpi ? b->kpi : "");
+		printf("\n");
+	} else {
+		printf("command:    ");
+		print_argv(stdout, b->argv, b->argc);
+		printf("\n");
+	}
+	if (b->timeout_ms)
+		printf("timeout:    %llds\n", (long long)(b->timeout_ms / 1000));
+	if (b->build) {
+		const char *p = b->config ? b->config : "";
+		printf("build:      yes\n");
+		while (*p) {
+			const char *eol = strchrnul(p, '\n');
+			printf("  recipe:   %.*s\n", (int)(eol - p), p);
+			p = *eol ? eol + 1 : eol;
+		}
+	}
+}
+
 /* Subjects come from repositories: print them without control bytes. */
 static int cmd_show(int argc, char **argv, const struct global_opts *g)
 {
@@ -674,44 +717,7 @@ static int cmd_show(int argc, char **argv, const struct global_opts *g)
 		if (steps[i].pass > passes)
 			passes = steps[i].pass;
 	}
-	printf("bisection:  %lld (%s)\n", (long long)b.id, b.kind);
-	print_line("repository: %s", b.repo_path);
-	printf("state:      %s\n", live_state(&lab, &b));
-	printf("result:     %s\n", b.result ? b.result : "-");
-	if (b.message) {
-		printf("message:    ");
-		print_clean(stdout, b.message);
-		printf("\n");
-	}
-	printf("bad:        %s\n", b.bad);
-	for (size_t i = 0; i < b.nr_goods; i++)
-		printf("good:       %s\n", b.goods[i]);
-	if (b.first_parent)
-		printf("first-parent: yes\n");
-	for (size_t i = 0; i < b.nr_paths; i++)
-		print_line("path:       %s", b.paths[i]);
-	if (b.job_path) {
-		printf("job:        ");
-		print_clean(stdout, b.job_path);
-		printf("\nkpi:        ");
-		print_clean(stdout, b.kpi ? b.kpi : "");
-		printf("\n");
-	} else {
-		printf("command:    ");
-		print_argv(stdout, b.argv, b.argc);
-		printf("\n");
-	}
-	if (b.timeout_ms)
-		printf("timeout:    %llds\n", (long long)(b.timeout_ms / 1000));
-	if (b.build) {
-		const char *p = b.config ? b.config : "";
-		printf("build:      yes\n");
-		while (*p) {
-			const char *eol = strchrnul(p, '\n');
-			printf("  recipe:   %.*s\n", (int)(eol - p), p);
-			p = *eol ? eol + 1 : eol;
-		}
-	}
+	print_what_it_is(&lab, &b);
 	printf("steps:      %d\n", done);
 	if (passes > 1)
 		printf("pass:       2 (pass 1's culprit was not confirmed: the range once more with fresh "

@@ -134,13 +134,12 @@ static pid_t spawn_job(struct worker *w, const struct queue_job *j)
 			close(fd);
 		}
 		if (j->nr_args && j->args[0][0] && chdir(j->args[0]) < 0) {
-			fprintf(stderr, "klab: worker: cannot enter the submitter's directory %s: %s\n", j->args[0],
-				strerror(errno));
+			error("worker: cannot enter the submitter's directory %s: %s", j->args[0], strerror(errno));
 			_exit(1);
 		}
 		setenv("KLAB_QUEUE_JOB", id, 1);
 		execv(w->self, (char *const *)argv);
-		fprintf(stderr, "klab: worker: cannot run %s: %s\n", w->self, strerror(errno));
+		error("worker: cannot run %s: %s", w->self, strerror(errno));
 		_exit(127);
 	} else {
 		setpgid(pid, pid);	/* both sides: no race with kill(-pid) */

@@ -7,7 +7,7 @@
 # file's rule; argv with a newline is printed as bash $'...' that runs
 # back to the same argv; credentials in URLs are never printed; every
 # command's --help is on stdout with exit 0 and names each option its
-# getopt table accepts; klab compare refuses a bad --set, --rev or
+# option table accepts; klab compare refuses a bad --set, --rev or
 # --runset in one line.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 
@@ -169,7 +169,7 @@ case $err in *hunter2*|*TOK3N*) fail "a failed fetch prints the secret: $err";; 
 check "the recorded fetch error holds no secret" test "$(q "SELECT count(*) FROM track_fetches WHERE message LIKE '%hunter2%' OR message LIKE '%TOK3N%'")" -eq 0
 check "the stored remote is the full URL (fetch needs it)" test "$(q "SELECT remote FROM tracks WHERE name = 'creds'")" = "https://alice:hunter2@git.example.invalid/linux.git?private_token=TOK3N"
 
-# ---- 9. --help: stdout, exit 0, every option of the getopt tables ---------------------------
+# ---- 9. --help: stdout, exit 0, every option of the option tables ---------------------------
 for c in init bisect "bisect start" "bisect resume" "bisect list" "bisect show" "bisect log" build tree "tree import" gc \
 	run submit "submit bisect" "submit run" "submit reproduce" worker status log cancel retry report notify "notify test" "notify list" \
 	"notify flush" "notify send" track "track add" "track list" "track show" "track remove" "track run" "track fetch" \
@@ -186,33 +186,40 @@ for c in log cancel retry; do
 	if [ "$rc" -eq 2 ] && [ -z "$out" ] && grep -q "^usage: klab $c" "$T/usage.err"; then ok "klab $c without an id: usage on stderr, exit 2"
 	else fail "klab $c without an id (rc $rc): $out $(cat "$T/usage.err")"; fi
 done
-# Each getopt_long table in the sources, with the command whose --help must
-# list it.  A table in a function this list does not name fails the test.
+# Each option table in the sources (util/parse-options.h rows), with the
+# command whose --help must list it.  A table in a function this list does
+# not name fails the test.
 cmd_of() {
 	case $1 in
-	main) echo "";; start|start_parse) echo "bisect start";; cmd_build) echo build;; cmd_gc) echo gc;; host_add) echo "host add";;
-	cmd_init) echo init;; cmd_test) echo "notify test";; cmd_flush) echo "notify flush";; cmd_worker) echo worker;;
-	cmd_report) echo report;; run_parse) echo run;; add_parse) echo "track add";; cmd_tree) echo "tree import";;
-	job_import) echo "job import";; cmd_reproduce|reproduce_parse) echo reproduce;; cmd_compare|compare_parse) echo compare;;
+	main) echo "";; start_parse) echo "bisect start";; cmd_resume) echo "bisect resume";; cmd_build) echo build;;
+	cmd_gc) echo gc;; host_add) echo "host add";; cmd_init) echo init;; cmd_test) echo "notify test";;
+	cmd_flush) echo "notify flush";; cmd_worker) echo worker;; cmd_report) echo report;; run_parse) echo run;;
+	add_parse) echo "track add";; tree_import_cmd) echo "tree import";; job_import) echo "job import";;
+	reproduce_parse) echo reproduce;; compare_parse) echo compare;; cmd_status) echo status;; cmd_joblog) echo log;;
+	cmd_help) echo help;;
 	*) echo "?";;
 	esac
 }
 awk '/^[a-z].*\(/ && !/;$/ { fn = $0; sub(/\(.*/, "", fn); n = split(fn, a, " "); fn = a[n]; sub(/^\*/, "", fn) }
-     /struct option [a-z_]+\[\] = \{/ { inopt = 1; next }
-     inopt && /\{ NULL/ { inopt = 0; next }
-     inopt && /RECIPE_OPTION_ROWS/ { print fn, "config"; print fn, "fragment"; print fn, "config-option";
-                                     print fn, "no-default-fragments"; print fn, "allow-config-drift"; next }
-     inopt && /GUEST_OPTION_ROWS/ { print fn, "uri"; print fn, "host"; print fn, "accel"; print fn, "no-pin";
-                                    print fn, "cmdline"; print fn, "boot-timeout"; print fn, "run-timeout";
-                                    print fn, "quiet"; next }
-     inopt && match($0, /\{ "[a-z0-9-]+"/) { print fn, substr($0, RSTART + 3, RLENGTH - 4) }' \
-	"$KLAB_SRCDIR"/orchestrator/*.c > "$T/options"
+     /struct opt [a-z_]+\[\] = \{/ { if (!/\};/) inopt = 1; next }
+     inopt && /OPT_END\(\)/ { inopt = 0; next }
+     inopt && /OPT_RECIPE_ROWS/ { print fn, "config"; print fn, "fragment"; print fn, "config-option";
+                                  print fn, "no-default-fragments"; print fn, "allow-config-drift"; next }
+     inopt && /OPT_GUEST_ROWS/ { print fn, "uri"; print fn, "host"; print fn, "accel"; print fn, "no-pin";
+                                 print fn, "cmdline"; print fn, "boot-timeout"; print fn, "run-timeout";
+                                 print fn, "quiet"; next }
+     inopt && /OPT_GUEST_URI/ { print fn, "uri"; next }
+     inopt && /OPT_GUEST_HOST/ { print fn, "host"; next }
+     inopt && /OPT_GUEST_QUIET/ { print fn, "quiet"; next }
+     inopt && match($0, /OPT_[A-Z_]+\(([0-9]|\x27.\x27), "[a-z0-9-]+"/) {
+             row = substr($0, RSTART, RLENGTH); sub(/.*, "/, "", row); sub(/"$/, "", row); print fn, row }' \
+	"$KLAB_SRCDIR"/orchestrator/cmd/*.c > "$T/options"
 check "option tables found in the sources" test "$(wc -l < "$T/options")" -gt 50
 missing=0
 while read -r fn opt; do
 	c=$(cmd_of "$fn")
 	if [ "$c" = "?" ]; then fail "option table in $fn(): add its command to cmd_of"; missing=1; continue; fi
-	[ "$opt" = help ] && continue
+	[ "$opt" = queue-job ] && continue	# the worker's, hidden
 	# shellcheck disable=SC2086
 	if ! k $c --help | grep -q -- "--$opt\([^a-z-]\|$\)"; then fail "klab $c --help does not list --$opt"; missing=1; fi
 done < "$T/options"
