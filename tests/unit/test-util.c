@@ -62,6 +62,13 @@ static void test_util__clean_text_replaces_every_control_character(void **state)
 	/* C0, DEL and C1 (as UTF-8) become '?'; other UTF-8 stays */
 	assert_string_equal(sb.buf, "a?[31mb?c?d?e?f?g\xc3\xa9h");
 	strbuf_release(&sb);
+	/* bidirectional embeddings, overrides (U+202A-E) and isolates
+	 * (U+2066-9) too: text must read in the order it is stored */
+	strbuf_add_clean(&sb, "a\xe2\x80\xaa" "b\xe2\x80\xae" "c\xe2\x81\xa6" "d\xe2\x81\xa9" "e\xe2\x80\xa9" "f");
+	assert_string_equal(sb.buf, "a?b?c?d?e\xe2\x80\xa9" "f");
+	strbuf_release(&sb);
+	assert_int_equal(has_control_chars("rev\xe2\x80\xae"), 1);
+	assert_int_equal(has_control_chars("caf\xc3\xa9"), 0);
 	strbuf_add_clean(&sb, NULL);
 	assert_string_equal(sb.buf, "");
 	assert_int_equal(has_control_chars("plain text"), 0);
