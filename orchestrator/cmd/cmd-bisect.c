@@ -38,34 +38,34 @@ static const struct opt_usage start_usage = {
 	"Create a bisection and run it to the end.  CMD runs with argv (no shell) in\n"
 	"klab's own checkout of each commit: exit 0 good, 125 skip, 1-127 bad, 128 or\n"
 	"more stops.  With --job, guests run the job and statistics on its KPI decide.",
-	"klab(1), BISECT and JOB BISECTION, says more; EXIT STATUS the exit codes."
+	"BISECT, JOB BISECTION and EXIT STATUS"
 };
 static const char *const resume_forms[] = { "[--max-runs] ID", NULL };
 static const struct opt_usage resume_usage = {
 	"bisect resume", resume_forms,
 	"Continue a bisection that stopped (crash, kill, aborted test).",
-	"klab(1), BISECT"
+	"BISECT"
 };
 static const struct opt_usage list_usage = {
 	"bisect list", NULL,
 	"One line per bisection: id, state, result, culprit, steps, repository.",
-	"klab(1), BISECT"
+	"BISECT"
 };
 static const char *const id_forms[] = { "ID", NULL };
 static const struct opt_usage show_usage = {
 	"bisect show", id_forms,
 	"State, command, steps and culprit of bisection ID; for a job, what changed.",
-	"klab(1), BISECT"
+	"BISECT"
 };
 static const struct opt_usage log_usage = {
 	"bisect log", id_forms,
 	"Bisection ID as a replayable 'git bisect' log.",
-	"klab(1), BISECT"
+	"BISECT"
 };
 static const struct opt_usage bisect_usage = {
 	"bisect", NULL,
 	"Find the commit that broke a test (git bisect run, natively), or a job's KPI.",
-	"klab(1), BISECT and JOB BISECTION"
+	"BISECT and JOB BISECTION"
 };
 
 #define MAX_RUNS_RANGE "the most runs of one commit, " STR(VERDICT_MIN_CAP) " to 1000 (default: the job's max_runs, else 12)"

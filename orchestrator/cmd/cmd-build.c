@@ -19,7 +19,7 @@ static const struct opt_usage build_usage = {
 	"build", build_forms,
 	"Check REV out into klab's worktree and build its bzImage with ccache, or find it\n"
 	"in the artifact store (keyed by tree and config recipe: never built twice).",
-	"klab(1), BUILD"
+	"BUILD"
 };
 
 int cmd_build(int argc, char **argv, const struct global_opts *g)

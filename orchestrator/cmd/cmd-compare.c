@@ -29,7 +29,7 @@ static const struct opt_usage compare_usage = {
 	"compare", compare_forms,
 	"Measure sides interleaved (A B A B ...), N runs each, and compare them with LKP's\n"
 	"rule, the first the base: commits, one commit's job variants, or stored run sets.",
-	"klab(1), COMPARE"
+	"COMPARE"
 };
 
 #define MAX_SIDES 16

@@ -21,7 +21,7 @@ static const struct opt_usage gc_usage = {
 	"Remove the oldest kernel artifacts and build directories: keep the N most\n"
 	"recently used of each, and/or keep each set under SIZE; --verify removes stored\n"
 	"kernels that fail their recorded identity.  Removed ones are rebuilt when asked.",
-	"klab(1), GC"
+	"GC"
 };
 
 #define KEEP_ALL ((unsigned long)-1)

@@ -17,24 +17,24 @@ static const struct opt_usage add_usage = {
 	"host add", add_forms,
 	"Register the libvirt host at URI (qemu:///system, qemu+ssh://HOST/system, ...)\n"
 	"as NAME (1-64 of [A-Za-z0-9._-]); it is connected to and checked now.",
-	"klab(1), HOSTS"
+	"HOSTS"
 };
 static const struct opt_usage list_usage = {
 	"host list", NULL,
 	"The hosts, whether each answers and how many klab guests run on its CPUs.",
-	"klab(1), HOSTS"
+	"HOSTS"
 };
 static const char *const remove_forms[] = { "NAME", NULL };
 static const struct opt_usage remove_usage = {
 	"host remove", remove_forms,
 	"Stop placing guests on host NAME; its boots keep their history.",
-	"klab(1), HOSTS"
+	"HOSTS"
 };
 static const struct opt_usage host_usage = {
 	"host", NULL,
 	"The libvirt hosts klab places guests on.  With hosts registered, 'klab run' and\n"
 	"job bisections (without --uri) pick one whose CPUs fit the job's guest.",
-	"klab(1), HOSTS"
+	"HOSTS"
 };
 
 /* A URI as printed: credentials cut (strbuf_add_url_redacted).  Valid

@@ -11,7 +11,7 @@ static const struct opt_usage init_usage = {
 	"init", NULL,
 	"Create the lab (idempotent): the state directory, klab.conf and the database\n"
 	"klab.db, private to its owner (0700, 0600; looser modes are tightened).",
-	"klab(1), THE LAB"
+	"THE LAB"
 };
 
 int cmd_init(int argc, char **argv, const struct global_opts *g)

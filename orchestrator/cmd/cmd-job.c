@@ -21,12 +21,12 @@ static const struct opt_usage import_usage = {
 	"Turn an lkp-tests job file into one klab job file per combination of its\n"
 	"parameters, each checked by klab's job parser and printed with its mapping\n"
 	"table (every LKP parameter, the job key it set or why none).",
-	"klab(1), JOB IMPORT"
+	"JOB IMPORT"
 };
 static const struct opt_usage job_usage = {
 	"job", NULL,
 	"Jobs from lkp-tests' job files.",
-	"klab(1), JOB IMPORT"
+	"JOB IMPORT"
 };
 
 static void combination_text(struct strbuf *sb, const struct lkp_params *p)

@@ -16,33 +16,33 @@ static const struct opt_usage test_usage = {
 	"notify test", test_forms,
 	"Send a test message now to every configured target (or only --mail or\n"
 	"--webhook); exit 1 unless each one got it.",
-	"klab(1), NOTIFY"
+	"NOTIFY"
 };
 static const struct opt_usage list_usage = {
 	"notify list", NULL,
 	"One line per notice: id, kind, target, state, attempts, last error, next try.",
-	"klab(1), NOTIFY"
+	"NOTIFY"
 };
 static const char *const flush_forms[] = { "[--force]", NULL };
 static const struct opt_usage flush_usage = {
 	"notify flush", flush_forms,
 	"Retry the pending notices that are due (what cron or a worker runs); exit 1\n"
 	"when one of them still failed.",
-	"klab(1), NOTIFY"
+	"NOTIFY"
 };
 static const char *const send_forms[] = { "BISECTION_ID", NULL };
 static const struct opt_usage send_usage = {
 	"notify send", send_forms,
 	"Compose the report of a finished bisection and send it (again); exit 0 once it\n"
 	"is recorded, even when delivery has to wait.",
-	"klab(1), NOTIFY"
+	"NOTIFY"
 };
 static const struct opt_usage notify_usage = {
 	"notify", NULL,
 	"Mail and webhook notices of finished bisections, to the targets klab.conf names\n"
 	"(notify_mail_to, notify_webhook).  A notice is recorded before it is sent; one\n"
 	"not delivered is retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h.",
-	"klab(1), NOTIFY"
+	"NOTIFY"
 };
 
 /* Parse options (no operands): -1 to go on, else the exit status. */

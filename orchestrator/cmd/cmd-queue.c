@@ -21,26 +21,26 @@ static const struct opt_usage status_usage = {
 	"status", status_forms,
 	"The queue: one line per job (id, kind, state, attempts, worker, age, what), or\n"
 	"job ID in detail.",
-	"klab(1), QUEUE"
+	"QUEUE"
 };
 static const char *const joblog_forms[] = { "[-f] ID", NULL };
 static const struct opt_usage joblog_usage = {
 	"log", joblog_forms,
 	"The output of queued job ID (an id from 'klab status') so far.",
-	"klab(1), QUEUE"
+	"QUEUE"
 };
 static const char *const id_forms[] = { "ID", NULL };
 static const struct opt_usage cancel_usage = {
 	"cancel", id_forms,
 	"Stop queued or running job ID (an id from 'klab status'): a running job is\n"
 	"stopped by its worker within seconds; its results are kept.",
-	"klab(1), QUEUE"
+	"QUEUE"
 };
 static const struct opt_usage retry_usage = {
 	"retry", id_forms,
 	"Queue failed or cancelled job ID (an id from 'klab status') again; a bisection\n"
 	"continues from its last recorded step.",
-	"klab(1), QUEUE"
+	"QUEUE"
 };
 
 /* ---- status, log, cancel, retry ----------------------------------------- */

@@ -22,7 +22,7 @@ static const struct opt_usage report_usage = {
 	"Write the lab's static HTML report to DIR: index.html, a page per bisection and\n"
 	"tracked branch, the last 64 KiB of each step's logs.  Self-contained pages; only\n"
 	"those whose content changed are rewritten.",
-	"klab(1), REPORT"
+	"REPORT"
 };
 
 struct writer {

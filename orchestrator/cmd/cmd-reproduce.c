@@ -40,7 +40,7 @@ static const struct opt_usage reproduce_usage = {
 	"Write a klab job for it with its mapping table; with --repo measure the parent\n"
 	"against the commit and judge the KPI; with --bisect GOOD then bisect.  'klab\n"
 	"submit reproduce' checks it all up front and queues it.",
-	"klab(1), REPRODUCE"
+	"REPRODUCE"
 };
 
 #define NO_PROFILE_RUNS ((unsigned long)-1)

@@ -29,7 +29,7 @@ static const struct opt_usage run_usage = {
 	"Boot the kernel in libvirt guests shaped as the job says (vCPUs pinned, NUMA\n"
 	"cells bound), run the job's benchmark once per boot, store every sample and\n"
 	"print each metric's mean and %stddev.  --repo/--rev builds the commit first.",
-	"klab(1), RUN"
+	"RUN"
 };
 
 struct metric_row {

@@ -35,45 +35,45 @@ static const struct opt_usage add_usage = {
 	"Track BRANCH of a remote in the repository at PATH, fetched into klab's own ref\n"
 	"refs/klab/track/NAME: your branches, HEAD and index are never touched.  NAME:\n"
 	"1-64 of [A-Za-z0-9._-]; each job's fragments join the config recipe.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 static const struct opt_usage list_usage = {
 	"track list", NULL,
 	"One line per track: name, branch and remote, jobs, the last tested tip and its\n"
 	"status, the last fetch.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 static const char *const name_forms[] = { "NAME", NULL };
 static const struct opt_usage show_usage = {
 	"track show", name_forms,
 	"The track, its jobs, its last fetch and every tested tip, newest first, with\n"
 	"its status, the KPI of each job before and after and the bisection it started.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 static const struct opt_usage remove_usage = {
 	"track remove", name_forms,
 	"Forget the track, its tips and fetch records, and delete its ref\n"
 	"refs/klab/track/NAME.  Measured runs and bisections are kept.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 static const char *const names_forms[] = { "[NAME...]", NULL };
 static const struct opt_usage fetch_usage = {
 	"track fetch", names_forms,
 	"Fetch the branch of each track (all without NAME) and record whether its tip\n"
 	"moved, stayed, was rewritten or could not be fetched.  Nothing is built or run.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 static const struct opt_usage run_usage = {
 	"track run", names_forms,
 	"What cron or the systemd timer runs: fetch each track (all without NAME); a new\n"
 	"tip is built, its jobs run and compared with the last tested tip; a regression\n"
 	"queues a bisection (run it with 'klab worker') and sends a notice.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 static const struct opt_usage track_usage = {
 	"track", NULL,
 	"Follow a branch, test each new tip and bisect what got worse.",
-	"klab(1), TRACK"
+	"TRACK"
 };
 
 static char *track_ref(const char *name)

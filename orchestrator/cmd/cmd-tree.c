@@ -13,12 +13,12 @@ static const struct opt_usage import_usage = {
 	"Turn Debian's kernel source tarball into a git repository once (one commit on\n"
 	"branch main, tagged v<version>; the same tarball gives the same commit id\n"
 	"everywhere).  Run again, it reuses the import.",
-	"klab(1), TREE"
+	"TREE"
 };
 static const struct opt_usage tree_usage = {
 	"tree", NULL,
 	"Kernel trees for klab to build.",
-	"klab(1), TREE"
+	"TREE"
 };
 
 static int tree_import_cmd(int argc, char **argv, const struct global_opts *g)

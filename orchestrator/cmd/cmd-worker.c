@@ -9,7 +9,7 @@ static const struct opt_usage worker_usage = {
 	"Claim queued jobs and run them, each as a child klab process whose output goes\n"
 	"to <state>/logs/queue-ID.log.  SIGTERM or SIGINT: stop the running jobs and hand\n"
 	"them back to the queue.",
-	"klab(1), QUEUE"
+	"QUEUE"
 };
 
 int cmd_worker(int argc, char **argv, const struct global_opts *g)

@@ -96,7 +96,7 @@ static int subcommand_help(const struct opt_usage *u, const struct subcommand *s
 	parse_options_help_mode(OPT_HELP_FULL);
 	if (u->what)
 		printf("\n%s\n", u->what);
-	printf("\n'klab %s <subcommand> --help' describes one%s%s.\n", u->name, u->more ? "; " : "",
+	printf("\n'klab %s <subcommand> --help' describes one%s%s.\n", u->name, u->more ? "; more in klab(1): " : "",
 	       u->more ? u->more : "");
 	return ret;
 }
@@ -130,7 +130,7 @@ static const struct opt_usage submit_usage = {
 	"Check everything the command needs now, as the command itself does, store it in\n"
 	"the lab's queue and print the job id; a 'klab worker' runs it.  Relative paths\n"
 	"are taken from the current directory.",
-	"klab(1), QUEUE"
+	"QUEUE"
 };
 
 static int cmd_submit(int argc, char **argv, const struct global_opts *g)
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 	int version = 0, ret;
 	struct opt rows[] = { GLOBAL_ROWS(&g, &version) };
 	char *what = main_what();
-	struct opt_usage u = { "", main_forms, what, "'klab COMMAND --help' describes a command; klab(1) all of them." };
+	struct opt_usage u = { "", main_forms, what, NULL };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	main_usage = &u;
@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 	}
 	if (!argc) {
 		free(what);
-		return usage_error(&u, "which command? ('klab help' lists them)");
+		return usage_error(&u, "no command given ('klab help' lists them)");
 	}
 	if (check_state_dir(&g) < 0) {
 		free(what);

@@ -24,7 +24,7 @@ struct recipe_opts {
 	int allow_drift;
 };
 #define OPT_RECIPE_ROWS(ro)                                                                                        \
-	OPT_GROUP("kernel config"),                                                                                \
+	OPT_GROUP("config options"),                                                                                \
 	OPT_STRING(0, "config", &(ro)->base, "BASE", "tinyconfig (default), defconfig, allnoconfig or a .config"), \
 	OPT_LIST(0, "fragment", &(ro)->fragments, "F", "add a fragment: a shipped name or a path (repeatable)"),   \
 	OPT_LIST(0, "config-option", &(ro)->options, "O", "one setting, e.g. CONFIG_KASAN=y (repeatable)"),        \
@@ -50,7 +50,7 @@ int guest_opt_run_timeout(const struct opt *o, const char *arg);
 	OPT_STRING(0, "host", &(geo)->host, "NAME", "only this registered host (waits while it is full)")
 #define OPT_GUEST_QUIET(geo) OPT_BOOL(0, "quiet", &(geo)->quiet, "no progress lines")
 #define OPT_GUEST_ROWS(geo)                                                                                   \
-	OPT_GROUP("guests"), OPT_GUEST_URI(geo), OPT_GUEST_HOST(geo),                                        \
+	OPT_GROUP("guest options"), OPT_GUEST_URI(geo), OPT_GUEST_HOST(geo),                                        \
 	OPT_STRING(0, "accel", &(geo)->accel, "auto|kvm|tcg", "accelerator (default auto: KVM with vmx/svm)"), \
 	OPT_BOOL(0, "no-pin", &(geo)->no_pin, "do not pin vCPUs (for comparisons)"),                          \
 	OPT_CALLBACK(0, "cmdline", geo, "TEXT", "appended to the guest kernel's command line",                \

@@ -366,7 +366,9 @@ void usage_with_options(FILE *f, const struct opt_usage *u, const struct opt *op
 		print_rows(f, opts);
 	}
 	if (u->more)
-		fprintf(f, "\n%s\n", u->more);
+		fprintf(f, "\nMore in klab(1): %s.\n", u->more);
+	else if (!*u->name)
+		fprintf(f, "\n'klab COMMAND --help' describes a command; klab(1) all of them.\n");
 }
 
 /* --help as the process-wide mode says.  PARSE_OPT_HELP, or

@@ -90,7 +90,7 @@ struct opt_usage {
 	const char *name;		/* "bisect start" */
 	const char *const *forms;	/* NULL-terminated, or NULL */
 	const char *what;		/* a line or two on what it does */
-	const char *more;		/* where the details are: "klab(1), BISECT" */
+	const char *more;		/* klab(1)'s sections with the details: "BISECT" */
 };
 
 enum {

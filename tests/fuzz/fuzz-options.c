@@ -33,7 +33,7 @@ static FILE *null_out;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct opt_usage usage = { "fuzz", NULL, "What it does.", "klab(1)" };
+	static const struct opt_usage usage = { "fuzz", NULL, "What it does.", "FUZZ" };
 	char *copy = malloc(size + 1), *argv[MAX_WORDS + 2];
 	struct strbuf sb = STRBUF_INIT;
 	struct vals v;

@@ -65,7 +65,7 @@ check "every command's --help is at most 40 lines" test "$long" -eq 0
 
 # ---- 3. each form, as the synopsis writes it -----------------------------------
 # A mistake of the option parser (or of an operand count) says one of these.
-parse_errors="unknown option|ambiguous option|needs a value|takes no value|only one --|\(got more\)|too\)|takes no arguments|is not a [a-z]* subcommand|needs a subcommand|which command"
+parse_errors="unknown option|ambiguous option|needs a value|takes no value|only one --|\(got more\)|too\)|takes no arguments|is not a [a-z]* subcommand|needs a subcommand|no command given"
 
 # form KEY WANT-RC PATTERN -- ARGS...: runs klab ARGS in $T; passes when the
 # exit status is WANT-RC ("any": whatever the command decided), the output
