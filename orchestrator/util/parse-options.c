@@ -105,18 +105,28 @@ static void add_argh(struct strbuf *sb, const char *argh, int man)
 	}
 }
 
+/* Text as it is, or escaped for man(7). */
+static void add_text(struct strbuf *sb, const char *s, int man)
+{
+	if (man)
+		man_escaped(sb, s, strlen(s));
+	else
+		strbuf_addstr(sb, s);
+}
+
+/* "--name VALUE" or "-c VALUE" (man: the name bold, the value as
+ * add_argh sets it). */
 static void add_option(struct strbuf *sb, const struct opt *o, int use_short, int man)
 {
 	char name[3] = { '-', (char)o->short_name, 0 };
-	const char *shown = use_short ? name : NULL;
 
 	if (man)
 		strbuf_addstr(sb, "\\fB");
-	if (shown) {
-		man ? man_escaped(sb, shown, strlen(shown)) : strbuf_addstr(sb, shown);
+	if (use_short) {
+		add_text(sb, name, man);
 	} else {
-		man ? strbuf_addstr(sb, "\\-\\-") : strbuf_addstr(sb, "--");
-		man ? man_escaped(sb, o->long_name, strlen(o->long_name)) : strbuf_addstr(sb, o->long_name);
+		add_text(sb, "--", man);
+		add_text(sb, o->long_name, man);
 	}
 	if (man)
 		strbuf_addstr(sb, "\\fR");
@@ -165,7 +175,7 @@ static int word_char(int c)
 	return isalnum(c) || c == '_' || c == '-' || c == '.' || c == '=' || c == ',' || c == '/' || c == ':';
 }
 
-/* One form rendered (form_text: the form, or NULL for every row). */
+/* One form rendered (form: the text, or NULL for every row). */
 static int render_form(struct strbuf *out, const struct opt_usage *u, const struct opt *opts, const char *form,
 		       int man)
 {
@@ -213,17 +223,13 @@ static int render_form(struct strbuf *out, const struct opt_usage *u, const stru
 
 int usage_render_form(struct strbuf *out, const struct opt_usage *u, const struct opt *opts, size_t i, int man)
 {
-	if (u->forms) {
-		for (size_t k = 0; k < i; k++)
-			if (!u->forms[k])
-				return error("'klab %s' has no synopsis form %zu", u->name, i + 1);
-		if (!u->forms[i])
-			return error("'klab %s' has no synopsis form %zu", u->name, i + 1);
-		return render_form(out, u, opts, u->forms[i], man);
-	}
-	if (i)
+	size_t nr = 0;
+
+	while (u->forms && u->forms[nr])
+		nr++;
+	if (i >= (u->forms ? nr : 1))
 		return error("'klab %s' has no synopsis form %zu", u->name, i + 1);
-	return render_form(out, u, opts, NULL, man);
+	return render_form(out, u, opts, u->forms ? u->forms[i] : NULL, man);
 }
 
 /* 1 when the space at text[i] may end a line: outside brackets, not
@@ -534,11 +540,11 @@ static int parse_long(struct parse_state *st, const char *a)
 	size_t n = eq ? (size_t)(eq - name) : strlen(name);
 	const struct opt *o;
 	const char *arg;
-	int ambiguous;
+	int ambiguous = 0;
 
 	if (n == 4 && !strncmp(name, "help", 4) && !eq)
 		return show_help(st->u, st->opts);
-	o = find_long(st, name, n, &ambiguous);
+	o = n ? find_long(st, name, n, &ambiguous) : NULL;
 	if (!o) {
 		if (!ambiguous && n && !strncmp("help", name, n) && !eq)
 			return show_help(st->u, st->opts);
