@@ -124,7 +124,8 @@ static int collect(const char *dir, struct entry **out, size_t *nr, int dry_run)
 		add_entry(out, nr, &alloc, p, &st);
 	}
 	closedir(d);
-	qsort(*out, *nr, sizeof(**out), cmp_newest);
+	if (*nr)	/* qsort takes no NULL, even for nothing */
+		qsort(*out, *nr, sizeof(**out), cmp_newest);
 	return 0;
 }
 
@@ -166,7 +167,8 @@ static void collect_worktree_builds(const struct lab *lab, struct entry **e, siz
 	if (d)
 		closedir(d);
 	free(wts);
-	qsort(*e, *nr, sizeof(**e), cmp_newest);
+	if (*nr)
+		qsort(*e, *nr, sizeof(**e), cmp_newest);
 }
 
 /* The lock a build in directory path holds: build-<wt>-<recipe12>[.N]
