@@ -6,7 +6,8 @@
 # run as the synopsis writes it, options after operands where it shows
 # them so (klab job import FILE --out-dir D, klab reproduce REPORT
 # --no-measure --job-out F, ...), and reaches the command itself (its own
-# checks or its work), never an option-parsing error.
+# checks or its work), never an option-parsing error; and no command
+# calls a function another command's file defines.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_tools git sqlite3
 
@@ -193,5 +194,21 @@ err=$(KLAB_STATE="$nlstate" "$KLAB" status 2>&1); rc=$?
 check "KLAB_STATE with a newline refused too" test "$rc" -eq 2
 err=$("$KLAB" $S notify send 999 2>&1); rc=$?
 case $err in *"no bisection 999"*) ok "notify send: a missing bisection is named before the config";; *) fail "notify send 999: $err";; esac
+
+# ---- 5. commands are thin: no cmd-*.c calls a function another defines ----------
+shared=0
+for f in "$KLAB_SRCDIR"/orchestrator/cmd/cmd-*.c; do
+	for fn in $(sed -n 's/^\(int\|void\|char \*\|const char \*\) *\([a-z_0-9]*\)(.*/\2/p' "$f"); do
+		for other in "$KLAB_SRCDIR"/orchestrator/cmd/cmd-*.c; do
+			[ "$other" = "$f" ] && continue
+			if grep -qw "$fn" "$other"; then
+				fail "$(basename "$other") uses $fn, defined in $(basename "$f"): shared code goes in a module"
+				shared=1
+			fi
+		done
+	done
+done
+check "no command calls another command's functions" test "$shared" -eq 0
+check "the check saw the commands' entry points" sh -c "grep -q '^int cmd_bisect(' '$KLAB_SRCDIR/orchestrator/cmd/cmd-bisect.c'"
 
 finish
