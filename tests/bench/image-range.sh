@@ -18,6 +18,8 @@ set -eu
 KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+export GIT_AUTHOR_NAME="klab bench" GIT_AUTHOR_EMAIL=bench@klab.invalid GIT_COMMITTER_NAME="klab bench" \
+	GIT_COMMITTER_EMAIL=bench@klab.invalid
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 . "$KLAB_SRCDIR/tests/trust-kernels.sh"
