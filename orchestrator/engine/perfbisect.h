@@ -137,6 +137,8 @@ void perf_side_refs(const struct perf *p, int bad_side, struct runs_buf *out);
 int perf_side_stale(const struct perf *p, int bad_side, int decided, unsigned age);
 
 void runs_buf_release(struct runs_buf *b);
+/* Append n runs (values v at times t) to b. */
+void runs_buf_add(struct runs_buf *b, const double *v, const double *t, size_t n);
 
 /* "9300 ±2%" style: median and %stddev of values. */
 void perf_describe(struct strbuf *sb, const double *v, size_t n);

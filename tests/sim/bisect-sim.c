@@ -344,7 +344,7 @@ static double side_latest(const struct side *sd)
 	return t;
 }
 
-/* reference_run(): one more run of the good or the bad end, in turn */
+/* perf_reference_run_turn(): one more run of the good or the bad end, in turn */
 static void fresh_reference_run(struct bisection *B, struct series *g, struct series *b)
 {
 	struct series *s = B->turn++ & 1 ? b : g;
@@ -378,7 +378,7 @@ static void reuse(const struct bisection *B, struct series *s, const struct seri
 	s->n = k;
 }
 
-/* confirm_and_report(): parent and culprit interleaved, `repeat` runs
+/* perf_confirm_and_report(): parent and culprit interleaved, `repeat` runs
  * each and more while verdict_confirm asks.  1 when confirmed. */
 static int confirm(struct bisection *B, const struct series *g, const struct series *b, int culprit)
 {

@@ -1,0 +1,199 @@
+/* The reference phase of a job bisection: the good and the bad end
+ * measured interleaved until the rules say whether the regression
+ * reproduces; a resumed bisection decides again from its stored runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/perfbisect-int.h"
+#include "core/verdict.h"
+#include "lab/db.h"
+#include "lab/lab.h"
+#include "util/strbuf.h"
+#include "util/util.h"
+
+static int pair_measure(struct bisect_run *r, struct pair_side *a, struct pair_side *b, size_t want, char **why)
+{
+	return perf_pair_measure_with(perf_of(r), a, b, want, why);
+}
+
+/* The reference steps of an earlier run (the latest pair decided, each
+ * end with its own verdict), their runs in p.  1 found, 0 none, -1 error. */
+static int stored_references(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+	double pct;
+
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		return -1;
+	for (size_t i = 0; i < nr_steps; i++) {
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_DONE)
+			continue;
+		if (!strcmp(steps[i].hash, r->b->goods[0]) && steps[i].mark == BISECT_GOOD)
+			p->good_step = steps[i].id;
+		else if (!strcmp(steps[i].hash, r->b->bad) && steps[i].mark == BISECT_BAD)
+			p->bad_step = steps[i].id;
+	}
+	steps_release(steps, nr_steps);
+	if (!p->good_step || !p->bad_step) {
+		p->good_step = p->bad_step = 0;
+		return 0;
+	}
+	if (db_step_metric_runs(r->lab->db, p->good_step, p->job.kpi, &p->good, &p->good_t, &p->ng) < 0 ||
+	    db_step_metric_runs(r->lab->db, p->bad_step, p->job.kpi, &p->bad, &p->bad_t, &p->nb) < 0 ||
+	    db_bisection_drift(r->lab->db, r->b->id, &p->drift, &pct) < 0)
+		return -1;
+	return 1;
+}
+
+/* An end's stored reference step, open again for more runs. */
+static int reopen_side(struct bisect_run *r, struct pair_side *side, const char *hex, int64_t step_id)
+{
+	memset(side, 0, sizeof(*side));
+	side->hex = hex;
+	memcpy(side->s.hash, hex, 41);
+	side->s.id = step_id;
+	side->s.phase = (char *)step_phase_to_string(STEP_PHASE_REFERENCE);
+	side->s.exit_code = -1;
+	if (db_step_reopen(r->lab->db, step_id) < 0)
+		return -1;
+	return perf_build_for(r, hex, &side->kernel, &side->build_id);
+}
+
+/* The ends' steps for the reference phase: a resumed bisection's stored
+ * ones, decided again from their runs, or new ones.  1 the stored runs
+ * reproduce (go on bisecting), 0 good and bad ready to measure from
+ * *want runs each, -1 error (*message: why, or NULL). */
+static int reference_sides(struct bisect_run *r, struct pair_side *good, struct pair_side *bad, size_t *want,
+			   char **message)
+{
+	struct perf *p = perf_of(r);
+	struct verdict_runs G, B;
+	struct verdict v;
+	int rc = stored_references(r);
+
+	if (rc < 0)
+		return -1;
+	if (!rc) {
+		if (perf_pair_begin(r, good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
+		    perf_pair_begin(r, bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
+			*message = xstrdup("cannot build the ends of the range");
+			return -1;
+		}
+		return 0;
+	}
+	G = perf_good_runs(p);
+	B = perf_bad_runs(p);
+	if (verdict_reproduce_timed(&v, &p->pol, &G, &B, p->job.direction) < 0)
+		return -1;
+	printf("references from earlier runs: %zu good and %zu bad runs%s\n", p->ng, p->nb,
+	       p->drift ? "; the host drifted (time-local references)" : "");
+	if (v.kind == VERDICT_REPRODUCED)
+		return 1;
+	/* not reproduced at the old cap: the same steps, more runs */
+	*want = p->ng > p->nb ? p->ng : p->nb;
+	perf_forget_runs(p);
+	if (reopen_side(r, good, r->b->goods[0], p->good_step) < 0 || reopen_side(r, bad, r->b->bad, p->bad_step) < 0) {
+		*message = xstrdup("cannot open the ends of the range again");
+		return -1;
+	}
+	return 0;
+}
+
+/* Measure the good and the bad end (interleaved) and refuse to bisect
+ * unless the regression reproduces (reference_sides: a resumed
+ * bisection's ends).  0 go on, 1 refused (*message: why), -1 error
+ * (*message: the bisection fails so, or NULL). */
+int perf_reference_phase(struct bisect_run *r, char **message)
+{
+	struct perf *p = perf_of(r);
+	struct pair_side good, bad;
+	struct verdict v;
+	char *why = NULL;
+	size_t want = p->job.repeat;
+	int ret = -1, rc;
+
+	memset(&good, 0, sizeof(good));
+	memset(&bad, 0, sizeof(bad));
+	rc = reference_sides(r, &good, &bad, &want, message);
+	if (rc) {
+		ret = rc > 0 ? 0 : -1;
+		goto out;
+	}
+	if (good.kernel)
+		perf_speculate_next(r, &good.s, good.kernel);
+	for (;;) {
+		struct verdict_runs G, B;
+
+		rc = pair_measure(r, &good, &bad, want, &why);
+		if (rc) {
+			char *msg = xstrfmt("the ends of the range cannot be measured (%s)", why ? why : "klab error");
+			if (rc > 0) {
+				free(msg);
+				msg = xstrfmt("an end of the range cannot be measured: %s", why);
+			}
+			*message = msg;
+			goto out;
+		}
+		G = (struct verdict_runs){ good.vals, good.t, good.n };
+		B = (struct verdict_runs){ bad.vals, bad.t, bad.n };
+		if (verdict_reproduce_timed(&v, &p->pol, &G, &B, p->job.direction) < 0)
+			goto out;
+		if (v.kind != VERDICT_NEED_MORE || v.next_runs <= want)
+			break;
+		printf("  %s: %u runs each\n", v.text, v.next_runs);
+		want = v.next_runs;
+	}
+	perf_store_verdict(r, good.s.id, &v);
+	perf_store_verdict(r, bad.s.id, &v);
+	if (perf_pair_finish(r, &good, BISECT_GOOD, v.text) < 0 || perf_pair_finish(r, &bad, BISECT_BAD, v.text) < 0)
+		goto out;
+	p->good = good.vals;
+	p->good_t = good.t;
+	p->ng = good.n;
+	p->bad = bad.vals;
+	p->bad_t = bad.t;
+	p->nb = bad.n;
+	good.vals = bad.vals = good.t = bad.t = NULL;
+	perf_note_drift(r, &v);
+	p->good_step = good.s.id;
+	p->bad_step = bad.s.id;
+	p->good_kernel = good.kernel;
+	p->good_build = good.build_id;
+	p->bad_kernel = bad.kernel;
+	p->bad_build = bad.build_id;
+	good.kernel = bad.kernel = NULL;
+	{
+		struct strbuf gs = STRBUF_INIT, bs = STRBUF_INIT;
+		perf_describe(&gs, p->good, p->ng);
+		perf_describe(&bs, p->bad, p->nb);
+		printf("%s: good %s, bad %s (%zu and %zu runs)\n", p->job.kpi, gs.buf, bs.buf, p->ng, p->nb);
+		strbuf_release(&gs);
+		strbuf_release(&bs);
+	}
+	if (v.kind != VERDICT_REPRODUCED) {
+		char *msg = strstr(v.text, "not reproduced") ? xstrdup(v.text)
+							      : xstrfmt("regression not reproduced: %s", v.text);
+		if (v.runs_needed > p->nb && v.runs_needed <= 1000) {
+			/* the power estimate, and how to go on with these runs */
+			char *more = xstrfmt("%s; to go on with these runs: klab bisect resume --max-runs %u %lld", msg,
+					     v.runs_needed < VERDICT_MIN_CAP ? VERDICT_MIN_CAP : v.runs_needed,
+					     (long long)r->b->id);
+			free(msg);
+			msg = more;
+		}
+		/* bisect_run prints it and ends the bisection not-reproduced */
+		*message = msg;
+		ret = 1;
+		goto out;
+	}
+	printf("%s\n", v.text);
+	ret = 0;
+out:
+	free(why);
+	perf_pair_release(&good);
+	perf_pair_release(&bad);
+	return ret;
+}
