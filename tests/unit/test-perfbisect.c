@@ -1,7 +1,8 @@
 /* Unit tests of the job tester's side of two change points
  * (perf-halves.c, perf-measure.c): the references of each half after a
- * split, taken from stored steps and runs, with no kernel or guest (the reference phase of
- * a resumed bisection decides from its stored runs and boots nothing). */
+ * split, taken from stored steps and runs, with no kernel or guest (the
+ * reference phase of a resumed bisection decides from its stored runs
+ * and boots nothing). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
