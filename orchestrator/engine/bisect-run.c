@@ -123,12 +123,17 @@ struct kernel_request bisect_run_kernel_request(struct bisect_run *r, const char
 int bisect_run_step_kernel(struct bisect_run *r, const struct step *s, int checked_out, struct step_outcome *out,
 			   struct kernel_result *kr)
 {
-	const char *hex = s->hash;
-	struct kernel_request rq = bisect_run_kernel_request(r, hex);
-	int rc;
+	struct kernel_request rq = bisect_run_kernel_request(r, s->hash);
 
 	rq.checked_out = checked_out;
-	rc = kernel_for_commit(&rq, kr);
+	return bisect_run_kernel_outcome(r, s, kernel_for_commit(&rq, kr), out, kr);
+}
+
+int bisect_run_kernel_outcome(struct bisect_run *r, const struct step *s, int rc, struct step_outcome *out,
+			      struct kernel_result *kr)
+{
+	const char *hex = s->hash;
+
 	out->checkout_ms += kr->checkout_ms;
 	if (rc < 0 && !kr->message) {
 		strbuf_addstr(&out->reason, kr->checkout_failed ? "checkout failed" : "klab could not run the build");

@@ -150,6 +150,10 @@ struct kernel_request bisect_run_kernel_request(struct bisect_run *br, const cha
  * caller checked the commit out.  kr is released by the caller always. */
 int bisect_run_step_kernel(struct bisect_run *br, const struct step *s, int checked_out, struct step_outcome *out,
 			   struct kernel_result *kr);
+/* The same for a kernel got another way (the job tester's measurer): rc
+ * and kr are kernel_for_commit's. */
+int bisect_run_kernel_outcome(struct bisect_run *br, const struct step *s, int rc, struct step_outcome *out,
+			      struct kernel_result *kr);
 /* Stop with the bisection resumable / fail it: stored, reported; EXIT_FAIL. */
 int bisect_run_stop(struct bisect_run *br, const char *msg);
 int bisect_run_fail(struct bisect_run *br, const char *msg);

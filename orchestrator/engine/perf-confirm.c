@@ -113,6 +113,11 @@ static void profile_pair(struct bisect_run *r, const struct pair_side *parent, c
 	if (perf_init(&prof, r->lab, r->b->job_path, r->b->job_text, r->b->kpi) < 0)
 		return;
 	prof.job.monitors |= 1u << idx;
+	/* measured as the bisection measures */
+	if (perf_set_measurer(&prof, p->mops, p->marg) < 0) {
+		perf_release(&prof);
+		return;
+	}
 	printf("\nprofile: %u run%s each of parent and culprit with perf-profile (not used for the verdict)\n",
 	       p->job.profile_runs, p->job.profile_runs == 1 ? "" : "s");
 	for (int i = 0; i < 2; i++) {

@@ -17,26 +17,6 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-int perf_use_kernel(struct perf *p, const char *kernel, int64_t step_id)
-{
-	struct guest_env_opts o = { 0 };
-
-	if (!p->ge) {
-		o.kernel = kernel;
-		o.quiet = 1;
-		/* like-for-like: a resumed bisection boots where it booted before */
-		if (db_bisection_host(p->lab->db, step_id, &o.prefer_host_id) < 0 ||
-		    guest_env_prepare(&p->ge, p->lab, &p->job, &o) < 0)
-			return -1;
-		printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s\n", p->job.guest.vcpus,
-		       p->job.guest.numa_nodes, (unsigned long long)p->job.guest.memory_mb,
-		       accel_name(guest_env_accel(p->ge)), guest_env_accel_why(p->ge), guest_env_host_name(p->ge) ? ", host " : "",
-		       guest_env_host_name(p->ge) ? guest_env_host_name(p->ge) : "");
-		return 0;
-	}
-	return guest_env_set_kernel(p->ge, kernel);
-}
-
 int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
 		       size_t want, double **vals, double **times, size_t *n, char **reason)
 {
@@ -49,49 +29,26 @@ int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int
 	for (size_t i = 0; i < *n; i++)
 		if (t[i] > p->last_run)
 			p->last_run = t[i];
-	if (*n < want && perf_use_kernel(p, kernel, step_id) < 0)
+	if (*n < want && p->mops->use(p->mdata, kernel, step_id) < 0)
 		goto out;
 	while (*n < want) {
-		struct guest_result gr;
-		double v = NAN;
-		char buf[32];
+		/* the runs asked for in one go boot this kernel, the run after
+		 * them the caller's next_kernel */
+		struct measurer_run run = { kernel, build_id, step_id, (unsigned)*n + 1, label,
+					    *n + 1 < want ? kernel : p->next_kernel };
+		double v, when;
+		int rc = p->mops->run(p->mdata, &run, &v, &when, reason);
 
-		/* each next guest is made while this one boots: the runs
-		 * asked for in one go boot this kernel, the run after them
-		 * the caller's next_kernel */
-		guest_env_expect_next(p->ge, *n + 1 < want ? kernel : p->next_kernel);
-		if (guest_run_once(p->ge, 0, build_id, step_id, (unsigned)*n + 1, label, &gr) < 0) {
-			guest_result_release(&gr);
-			goto out;
-		}
-		if (gr.outcome != VM_OK) {
-			*reason = xstrfmt("%s: %s", vm_outcome_name(gr.outcome), gr.reason);
-			print_line("%srun %zu: %s (console: %s)", label, *n + 1, *reason, gr.console_path);
-			if (gr.outcome == VM_PANIC && gr.excerpt)
-				print_lines("", gr.excerpt);
-			guest_result_release(&gr);
-			ret = 1;
-			goto out;
-		}
-		for (size_t i = 0; i < gr.nr_metrics; i++)
-			if (!strcmp(gr.metrics[i].name, p->job.kpi) && gr.metrics[i].seq == 0)
-				v = gr.metrics[i].value;
-		if (isnan(v)) {
-			error("the KPI '%s' is not among the metrics of run %zu (see %s)", p->job.kpi, *n + 1,
-			      gr.raw_path);
-			guest_result_release(&gr);
+		if (rc) {
+			ret = rc;
 			goto out;
 		}
 		*vals = xrealloc(*vals, (*n + 1) * sizeof(double));
 		t = xrealloc(t, (*n + 1) * sizeof(double));
-		t[*n] = (double)gr.run_id;
-		if (t[*n] > p->last_run)
-			p->last_run = t[*n];
+		t[*n] = when;
+		if (when > p->last_run)
+			p->last_run = when;
 		(*vals)[(*n)++] = v;
-		printf("%srun %zu: %s = %g (agent after %s)\n", label, *n, p->job.kpi, v,
-		       fmt_duration(gr.hello_ms, buf, sizeof(buf)));
-		fflush(stdout);
-		guest_result_release(&gr);
 		perf_spec_first_run(p, step_id, v);
 	}
 	ret = 0;
@@ -254,7 +211,7 @@ int perf_kernel_of(struct bisect_run *r, const char *hex, char **kernel, int64_t
 		   struct kernel_result *kr)
 {
 	struct kernel_request rq = bisect_run_kernel_request(r, hex);
-	int rc = kernel_for_commit(&rq, kr);
+	int rc = perf_kernel(perf_of(r), &rq, 0, kr);
 
 	if (rc == 0) {
 		*kernel = xstrdup(kr->kernel);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "engine/perfbisect-int.h"
-#include "guest/guest.h"
 #include "kernel/kernel.h"
 #include "util/strbuf.h"
 #include "util/util.h"
@@ -39,11 +38,10 @@ int perf_round_prepare(struct bisect_run *r, char (*hex)[41], int n, int *fork_s
 			round_prebuild(r, hex[i], &p->slot_kernel[i], &p->slot_build[i]);
 		fork_slot[i] = p->slot_kernel[i] != NULL;
 	}
-	/* A libvirt connection must not be shared with children (their
-	 * event loops would read its socket): closed here, opened again
-	 * when the parent boots the next guest. */
-	guest_env_free(p->ge);
-	p->ge = NULL;
+	/* what the children must not share (the guests' libvirt
+	 * connection) closed here, opened again when the parent next runs */
+	if (p->mops->disconnect)
+		p->mops->disconnect(p->mdata);
 	return 0;
 }
 
@@ -59,7 +57,8 @@ int perf_slot_test(struct bisect_run *r, int i, const struct step *s, struct ste
 	int rc;
 
 	/* the parent closed its guests' connection before forking */
-	guest_env_detach(&p->ge);
+	if (p->mops->detach)
+		p->mops->detach(p->mdata);
 	snprintf(label, sizeof(label), "  %.12s ", s->hash);
 	rc = perf_measure_to(p, p->slot_kernel[i], p->slot_build[i], s->id, label, p->pol.ladder[0], &vals, &n,
 			     &why);
@@ -69,8 +68,8 @@ int perf_slot_test(struct bisect_run *r, int i, const struct step *s, struct ste
 		strbuf_addstr(&out->reason, why);
 		out->test_ms = now_ms() - t0;
 	}
-	guest_env_free(p->ge);
-	p->ge = NULL;
+	if (p->mops->disconnect)
+		p->mops->disconnect(p->mdata);
 	free(vals);
 	free(why);
 	return rc > 0 ? 0 : rc == 0 ? 1 : -1;

@@ -7,7 +7,6 @@
 #include "engine/perfbisect-int.h"
 #include "engine/speculate.h"
 #include "core/stats.h"
-#include "guest/guest.h"
 #include "kernel/kernel.h"
 #include "lab/db.h"
 #include "lab/lab.h"
@@ -42,7 +41,7 @@ static void spec_build(void *data, const char *hex, int jobs)
 	rq.jobs = jobs;
 	rq.progress = PROGRESS_LINES;
 	rq.indent = "";
-	kernel_for_commit(&rq, &kr);
+	perf_kernel(perf_of(r), &rq, 0, &kr);
 	printf("klab: %.12s: %s\n", hex, kr.message ? kr.message : "klab could not build it");
 	kernel_result_release(&kr);
 }
@@ -59,7 +58,8 @@ void perf_speculate_next(struct bisect_run *r, const struct step *s, const char 
 	int n = 0, rc;
 
 	/* (spec_off: the job's shape leaves no CPU on this host) */
-	if (!r->b->build || r->slots > 1 || !p->lab->speculative_builds || p->spec.pid || p->spec_off)
+	if (!r->b->build || r->slots > 1 || !p->lab->speculative_builds || p->spec.pid || p->spec_off ||
+	    !p->mops->vcpu_cpus)
 		return;
 	for (int i = 0; i < 2; i++) {
 		/* the reference phase: the first step's commit, either way */
@@ -73,10 +73,10 @@ void perf_speculate_next(struct bisect_run *r, const struct step *s, const char 
 			as[n++] = spec_if[i];
 		}
 	}
-	if (!n || perf_use_kernel(p, kernel, s->id) < 0)
+	if (!n || p->mops->use(p->mdata, kernel, s->id) < 0)
 		return;
 	/* the job's shape on this host first: off for good, said once */
-	rc = guest_env_vcpu_cpus(p->ge, 0, &vcpus, &nr_vcpus, &why);
+	rc = p->mops->vcpu_cpus(p->mdata, 0, &vcpus, &nr_vcpus, &why);
 	if (rc == 0 && !(n_spare = speculate_spare_cpus(vcpus, nr_vcpus, &spare, &nr_spare)))
 		why = "no CPU outside the guests' vCPUs";
 	if (rc != 0 || !n_spare) {
@@ -87,7 +87,7 @@ void perf_speculate_next(struct bisect_run *r, const struct step *s, const char 
 	/* then beside the other klab guests running now: never on theirs */
 	FREE_MANY(vcpus, spare);
 	vcpus = spare = NULL;
-	rc = guest_env_vcpu_cpus(p->ge, 1, &vcpus, &nr_vcpus, &why);
+	rc = p->mops->vcpu_cpus(p->mdata, 1, &vcpus, &nr_vcpus, &why);
 	if (rc == 0 && !(n_spare = speculate_spare_cpus(vcpus, nr_vcpus, &spare, &nr_spare)))
 		why = "other klab guests use the spare CPUs now";
 	if (rc != 0 || !n_spare) {

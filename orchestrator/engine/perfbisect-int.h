@@ -28,7 +28,6 @@ void perf_store_verdict(struct bisect_run *r, int64_t step_id, const struct verd
 void perf_forget_runs(struct perf *p);
 
 /* perf-measure.c */
-int perf_use_kernel(struct perf *p, const char *kernel, int64_t step_id);
 void perf_reference_run_of(struct bisect_run *r, int bad_end);
 void perf_reference_run_turn(struct bisect_run *r);
 void perf_note_drift(struct bisect_run *r, const struct verdict *v);

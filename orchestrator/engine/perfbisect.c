@@ -30,7 +30,26 @@ int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char 
 	p->pol.confirm_share = p->job.confirm_share;
 	if (p->job.max_runs && verdict_policy_set_cap(&p->pol, p->job.max_runs) < 0)
 		return -1;
+	return perf_set_measurer(p, &guest_measurer, NULL);
+}
+
+int perf_set_measurer(struct perf *p, const struct measurer_ops *ops, void *arg)
+{
+	if (p->mops)
+		p->mops->close(p->mdata);
+	p->mops = ops;
+	p->marg = arg;
+	p->mdata = NULL;
+	if (ops->open(&p->mdata, arg, p->lab, &p->job) < 0) {
+		p->mops = NULL;
+		return -1;
+	}
 	return 0;
+}
+
+int perf_kernel(struct perf *p, const struct kernel_request *rq, int klab_commit, struct kernel_result *kr)
+{
+	return p->mops->kernel(p->mdata, rq, klab_commit, kr);
 }
 
 /* The ends' runs and their times, gone. */
@@ -67,7 +86,8 @@ void perf_release(struct perf *p)
 {
 	speculate_settle(&p->spec, NULL, NULL);
 	perf_spec_drop(p);
-	guest_env_free(p->ge);
+	if (p->mops)
+		p->mops->close(p->mdata);
 	job_release(&p->job);
 	forget_references(p);
 	perf_end_release(&p->outer);
@@ -111,7 +131,8 @@ static void perf_test(struct bisect_run *r, const struct step *s, struct step_ou
 	if (perf_inherit_treesame(r, s, out))
 		return;
 	if (r->b->build) {
-		int rc = bisect_run_step_kernel(r, s, 0, out, &kr);
+		struct kernel_request rq = bisect_run_kernel_request(r, s->hash);
+		int rc = bisect_run_kernel_outcome(r, s, perf_kernel(perf_of(r), &rq, 0, &kr), out, &kr);
 		if (rc) {
 			kernel_result_release(&kr);
 			return;

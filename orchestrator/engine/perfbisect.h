@@ -10,11 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "job/job.h"
-#include "guest/guest.h"
+#include "engine/measurer.h"
 #include "engine/speculate.h"
 #include "core/verdict.h"
 
 struct lab;
+struct kernel_request;
+struct kernel_result;
 
 /* Runs and their times (run ids), owned. */
 struct runs_buf {
@@ -26,7 +28,10 @@ struct perf {
 	struct lab *lab;
 	struct job job;
 	struct verdict_policy pol;
-	struct guest_env *ge;	/* NULL until the first boot */
+	/* how kernels are got and measured (measurer.h): the guests', or a
+	 * test's; mdata is its state for this job */
+	const struct measurer_ops *mops;
+	void *marg, *mdata;
 	double *good, *bad;	/* KPI runs of the reference ends */
 	double *good_t, *bad_t;	/* ... and when each was taken (run ids) */
 	size_t ng, nb;
@@ -44,8 +49,9 @@ struct perf {
 	 * side's references (pol.side_age) */
 	struct runs_buf side[2];
 	double last_run;	/* the time (run id) of the latest run taken */
-	/* the kernel the run after perf_measure_timed's last boots (its
-	 * guest is made ahead: interleaved runs), NULL: not known */
+	/* the kernel the run after perf_measure_timed's last boots (the
+	 * guest measurer makes its guest ahead: interleaved runs), NULL: not
+	 * known */
 	const char *next_kernel;
 	/* kernels this run decided, for steps whose image is byte for byte
 	 * one of them (perf_test inherits the mark, booting nothing) */
@@ -95,9 +101,16 @@ struct step_tester_ops;
 /* The job tester: tester_data is the bisection's struct perf. */
 extern const struct step_tester_ops perf_tester;
 
-/* Parse the job text stored with the bisection; kpi overrides the job's. */
+/* Parse the job text stored with the bisection; kpi overrides the job's.
+ * Kernels and runs come from the guest measurer. */
 int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char *job_text, const char *kpi);
 void perf_release(struct perf *p);
+/* Get kernels and runs from ops (opened with arg) from now on.  -1
+ * after error(). */
+int perf_set_measurer(struct perf *p, const struct measurer_ops *ops, void *arg);
+/* The kernel of commit rq->hex through p's measurer (klab_commit: a
+ * commit klab made, the revert's): kernel_for_commit's 0 / 1 / -1. */
+int perf_kernel(struct perf *p, const struct kernel_request *rq, int klab_commit, struct kernel_result *kr);
 
 /* Boot `kernel` until step `step_id` has `want` KPI values (runs stored
  * earlier, e.g. before a crash, count).  vals and n: all of them (caller

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,6 +400,14 @@ void guest_result_release(struct guest_result *res)
 	FREE_MANY(res->reason, res->excerpt, res->kernel_release, res->pinning, res->raw_path, res->console_path);
 	result_metrics_free(res->metrics, res->nr_metrics);
 	memset(res, 0, sizeof(*res));
+}
+
+double guest_result_kpi(const struct guest_result *res, const char *kpi)
+{
+	for (size_t i = 0; i < res->nr_metrics; i++)
+		if (res->metrics[i].seq == 0 && !strcmp(res->metrics[i].name, kpi))
+			return res->metrics[i].value;
+	return NAN;
 }
 
 /* The next boot's guest in the making, beside this boot's (a thread: the

@@ -92,6 +92,10 @@ struct guest_result {
 int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
 		   unsigned iteration, const char *label, struct guest_result *res);
 void guest_result_release(struct guest_result *res);
+/* The KPI of a run: its single value of metric `kpi` (seq 0, as the
+ * database's KPI reads take it; a series' values have their own seq),
+ * NAN when the run has none. */
+double guest_result_kpi(const struct guest_result *res, const char *kpi);
 
 /* One job on one kernel, `boots` times, recorded as a run set: the loop
  * of `klab run`, shared with `klab track run`. */
