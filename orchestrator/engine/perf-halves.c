@@ -130,10 +130,7 @@ void perf_halves_end(struct bisect_run *r)
 		if (r->half != c[i].half && db_bisection_set_half(r->lab->db, r->b->id, c[i].half) < 0)
 			break;
 		r->half = c[i].half;
-		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
-			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
-			.good = r->b->goods[0], .bad = r->b->bad, .culprit = c[i].culprit, .perf = p,
-			.half = c[i].half });
+		perf_revert_check(r, c[i].culprit, c[i].half);
 	}
 	half_culprits_release(c, nr);
 }

@@ -118,7 +118,19 @@ int perf_side_stale(const struct perf *p, int bad_side, int decided, unsigned ag
 	return latest < 0 || p->last_run - latest >= (double)age;
 }
 
-void perf_reference_run(struct perf *p, int bad_end, const char *hex)
+void perf_describe(struct strbuf *sb, const double *v, size_t n)
+{
+	if (!n) {
+		strbuf_addstr(sb, "-");
+		return;
+	}
+	strbuf_addf(sb, "%.6g ±%.0f%%", stats_median(v, n), stats_cv_percent(v, n));
+}
+
+/* One more run of a reference end (bad_end 0 or 1, `hex` the end's
+ * commit) whose kernel is known, appended with its time to the end's
+ * runs. */
+static void end_run(struct perf *p, int bad_end, const char *hex)
 {
 	char *kernel = bad_end ? p->bad_kernel : p->good_kernel;
 	int64_t build = bad_end ? p->bad_build : p->good_build;
@@ -147,15 +159,6 @@ void perf_reference_run(struct perf *p, int bad_end, const char *hex)
 	free(why);
 }
 
-void perf_describe(struct strbuf *sb, const double *v, size_t n)
-{
-	if (!n) {
-		strbuf_addstr(sb, "-");
-		return;
-	}
-	strbuf_addf(sb, "%.6g ±%.0f%%", stats_median(v, n), stats_cv_percent(v, n));
-}
-
 /* One more run of a reference end, taken between a commit's extra runs:
  * a commit is ambiguous when the host drifts as often as when the commit
  * sits between the ends, and reference runs from the same minutes keep
@@ -172,7 +175,7 @@ void perf_reference_run_of(struct bisect_run *r, int bad_end)
 			bad_end ? "bad" : "good");
 		return;
 	}
-	perf_reference_run(p, bad_end, hex);
+	end_run(p, bad_end, hex);
 }
 
 /* ... of the good and the bad end in turn. */
@@ -189,19 +192,26 @@ void perf_note_drift(struct bisect_run *r, const struct verdict *v)
 {
 	struct perf *p = perf_of(r);
 
+	char *then;
+
 	if (!v->drift || p->drift)
 		return;
-	p->drift = 1;
 	if (p->pol.side_age)
-		printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); from here on each commit "
-		       "is judged against the latest runs of each side (its end and the commits decided like it), "
-		       "an end running again when its side has no run among the last %u\n",
-		       v->drift_percent, v->drift_z, p->pol.side_age);
+		then = xstrfmt("from here on each commit is judged against the latest runs of each side (its end and "
+			       "the commits decided like it), an end running again when its side has no run among the "
+			       "last %u", p->pol.side_age);
 	else
-		printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); from here on each commit "
-		       "is judged against the latest runs of the ends, with a reference run before each of its runs\n",
-		       v->drift_percent, v->drift_z);
-	if (db_bisection_set_drift(r->lab->db, r->b->id, v->drift_percent) < 0)
+		then = xstrdup("from here on each commit is judged against the latest runs of the ends, with a "
+			       "reference run before each of its runs");
+	perf_drift_seen(r, v->drift_percent, v->drift_z, then);
+	free(then);
+}
+
+void perf_drift_seen(struct bisect_run *r, double percent, double z, const char *then)
+{
+	perf_of(r)->drift = 1;
+	printf("  drift: the host trended by %+.2f%% per run (%.1f standard errors); %s\n", percent, z, then);
+	if (db_bisection_set_drift(r->lab->db, r->b->id, percent) < 0)
 		warning("the drift is not stored: a resumed bisection will test for it again");
 }
 

@@ -16,6 +16,7 @@
 
 #include "engine/perfbisect.h"
 #include "engine/bisect-run.h"
+#include "engine/revert.h"
 
 static inline struct perf *perf_of(struct bisect_run *r)
 {
@@ -31,6 +32,10 @@ void perf_forget_runs(struct perf *p);
 void perf_reference_run_of(struct bisect_run *r, int bad_end);
 void perf_reference_run_turn(struct bisect_run *r);
 void perf_note_drift(struct bisect_run *r, const struct verdict *v);
+/* The host drifts (percent per run, z standard errors): time-local
+ * references from here on (`then` says how), said and stored so that a
+ * resumed bisection goes on the same way. */
+void perf_drift_seen(struct bisect_run *r, double percent, double z, const char *then);
 int perf_kernel_of(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id, struct kernel_result *kr);
 int perf_build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id);
 
@@ -76,6 +81,10 @@ void perf_speculate_next(struct bisect_run *r, const struct step *s, const char 
 void perf_spec_drop(struct perf *p);
 void perf_spec_first_run(struct perf *p, int64_t step_id, double v);
 void perf_settle(struct bisect_run *r, const char *hex);
+
+/* perf-revert.c: the revert check of a confirmed culprit (half 0: the
+ * bisection's; 1 or 2: that half's), against the range's ends */
+void perf_revert_check(struct bisect_run *r, const char *culprit, int half);
 
 /* perf-halves.c */
 void perf_end_release(struct perf_end *e);

@@ -179,9 +179,7 @@ static char *perf_confirm(struct bisect_run *r, const char *culprit, int *confir
 	/* a half's culprit: its revert once both halves have ended
 	 * (perf_halves_end), against the whole range's ends */
 	if (*confirmed && !perf_of(r)->half)
-		revert_check_bisection(&(struct revert_env){ .lab = r->lab, .repo = r->repo, .wt = r->wt,
-			.repo_id = r->b->repo_id, .bisection_id = r->b->id, .recipe = &r->recipe, .jobs = r->jobs,
-			.good = r->b->goods[0], .bad = r->b->bad, .culprit = culprit, .perf = perf_of(r) });
+		perf_revert_check(r, culprit, 0);
 	return msg;
 }
 

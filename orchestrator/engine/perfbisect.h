@@ -17,6 +17,8 @@
 struct lab;
 struct kernel_request;
 struct kernel_result;
+struct bisect_run;
+struct revert_engine;
 
 /* Runs and their times (run ids), owned. */
 struct runs_buf {
@@ -101,6 +103,10 @@ struct step_tester_ops;
 /* The job tester: tester_data is the bisection's struct perf. */
 extern const struct step_tester_ops perf_tester;
 
+/* What the revert check asks of bisection r under the job tester (its
+ * references, runs and kernels, revert.h), in *out. */
+void perf_revert_engine(struct bisect_run *r, struct revert_engine *out);
+
 /* Parse the job text stored with the bisection; kpi overrides the job's.
  * Kernels and runs come from the guest measurer. */
 int perf_init(struct perf *p, struct lab *lab, const char *job_path, const char *job_text, const char *kpi);
@@ -123,11 +129,6 @@ int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_
  * clock) in *times (caller frees), in the order of *vals. */
 int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
 		       size_t want, double **vals, double **times, size_t *n, char **reason);
-
-/* One more run of a reference end (bad_end 0 or 1, `hex` the end's
- * commit) whose kernel is known, appended with its time to the end's
- * runs.  A failure is a warning: the runs measured so far still hold. */
-void perf_reference_run(struct perf *p, int bad_end, const char *hex);
 
 /* The runs of the good end, the bad end, as the _timed verdicts take them. */
 struct verdict_runs perf_good_runs(const struct perf *p);

@@ -1,12 +1,12 @@
 /* The revert check: the bad end without the culprit, made by klab in its
- * own worktree (gitrepo.c's worktree_revert), built (kernel.c) and
- * measured like a bisection step (perfbisect.c, verdict.c). */
+ * own worktree (gitrepo.c's worktree_revert), its kernel and runs asked of
+ * the bisection's engine (revert_engine: the job tester's kernels and
+ * references) and decided by the revert rule (revert-rule.c). */
 #include "engine/revert.h"
 #include "lab/db.h"
 #include "lab/gitrepo.h"
 #include "kernel/kernel.h"
 #include "lab/lab.h"
-#include "engine/perfbisect.h"
 #include "core/stats.h"
 #include "util/util.h"
 
@@ -27,74 +27,21 @@ static void say(const struct revert_env *env, const struct revert_check *rc)
 	strbuf_release(&sb);
 }
 
-/* One more run of a reference end, good and bad in turn, between the
- * revert's extra runs, as a bisection step's extra runs get (cmd-bisect.c's
- * reference_run, which this mirrors: an ambiguous result is as often a
- * drifting host as a kernel between the ends).  A failure is a warning:
- * the references measured so far still hold. */
-static void fresh_reference_run_of(const struct revert_env *env, int bad_end)
-{
-	struct perf *p = env->perf;
-	const char *hex = bad_end ? env->bad : env->good;
-	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
-	int64_t *build = bad_end ? &p->bad_build : &p->good_build;
-	int64_t step = bad_end ? p->bad_step : p->good_step;
-
-	if (!hex || !step)
-		return;
-	if (!*kernel) {
-		/* a resumed bisection: the end's kernel is in the store */
-		struct kernel_request rq = { 0 };
-		struct kernel_result kr;
-
-		rq.lab = env->lab;
-		rq.repo = env->repo;
-		rq.repo_id = env->repo_id;
-		rq.wt = env->wt;
-		rq.hex = hex;
-		rq.recipe = env->recipe;
-		rq.jobs = env->jobs;
-		rq.progress = PROGRESS_AUTO;
-		rq.indent = "  ";
-		if (kernel_for_commit(&rq, &kr) == 0) {
-			*kernel = xstrdup(kr.kernel);
-			*build = kr.build_id;
-		}
-		kernel_result_release(&kr);
-		if (!*kernel) {
-			warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
-				bad_end ? "bad" : "good");
-			return;
-		}
-	}
-	perf_reference_run(p, bad_end, hex);
-}
-
-static void fresh_reference_run(const struct revert_env *env)
-{
-	fresh_reference_run_of(env, env->perf->ref_turn++ & 1);
-}
-
 /* The ends' runs trend (the fresh reference runs between the revert's
  * runs show the host drifting that the bisection had not seen): from
- * here on as under drift, stored as the bisection's (a failure to store
- * is a warning).  -1 after error(). */
-static int note_drift(const struct revert_env *env)
+ * here on as under drift, said and stored as the bisection's.  -1 after
+ * error(). */
+static int test_drift(const struct revert_engine *e)
 {
-	struct perf *p = env->perf;
-	struct verdict_runs ends[2] = { perf_good_runs(p), perf_bad_runs(p) };
+	struct verdict_runs ends[2] = { e->ops->end_runs(e->data, 0), e->ops->end_runs(e->data, 1) };
 	struct verdict_trend tr;
 
-	if (verdict_trend(&tr, &p->pol, ends, 2) < 0)
+	if (verdict_trend(&tr, e->pol, ends, 2) < 0)
 		return -1;
-	if (!tr.drift)
-		return 0;
-	p->drift = 1;
-	printf("  drift: the ends' runs trended by %+.2f%% per run (%.1f standard errors); the revert from here "
-	       "on one run at a time, each after a run of the good end, judged against the ends' latest runs\n",
-	       tr.percent, tr.z);
-	if (db_bisection_set_drift(env->lab->db, env->bisection_id, tr.percent) < 0)
-		warning("the drift is not stored");
+	if (tr.drift)
+		e->ops->drift_seen(e->data, tr.percent, tr.z,
+				   "the revert from here on one run at a time, each after a run of the good end, "
+				   "judged against the ends' latest runs");
 	return 0;
 }
 
@@ -108,9 +55,152 @@ static size_t runs_after(const double *t, size_t n, double t0)
 	return k;
 }
 
+/* The revert's measurement under its 'revert' step (measure()). */
+struct revert_runs {
+	const struct revert_env *env;
+	const struct revert_engine *e;
+	const char *kernel;
+	int64_t build_id;
+	struct step s;
+	char label[64];
+	double *vals, *t;
+	size_t n, want;
+	unsigned ends;		/* ends to run again before deciding again (revert_fresh_ends) */
+	int stuck;		/* those runs failed: decide without them */
+	int told, told_drift;
+	double t0;		/* the check begins after the ends' runs so far */
+	double t_drift;		/* the revert's last run when the check saw the drift (revert_drift_wait) */
+	struct verdict_local loc;
+	struct verdict_runs g, b;	/* the ends' runs it was judged against, as measured */
+	struct verdict v;
+};
+
+/* The ends' runs before the revert's next ones, and how many of the
+ * revert's it then needs: the ends beside the revert after an undecided
+ * "does not restore" (its runs as they are), under drift the good end
+ * before each run and the bad end when it has none among the last
+ * side_age, else a fresh reference run (good and bad in turn) before
+ * each extra run. */
+static size_t ends_before(struct revert_runs *m)
+{
+	const struct revert_engine *e = m->e;
+	size_t next = m->n ? m->n + 1 : m->want;
+
+	if (m->ends) {
+		size_t before = e->ops->end_runs(e->data, 0).n + e->ops->end_runs(e->data, 1).n;
+
+		for (int k = 0; k < 2; k++)
+			if (m->ends & (1u << k))
+				e->ops->end_run(e->data, k, NULL);
+		m->stuck = e->ops->end_runs(e->data, 0).n + e->ops->end_runs(e->data, 1).n == before;
+		m->ends = 0;
+		return m->n;
+	}
+	if (e->ops->drift(e->data)) {
+		/* the good end right before each run (whether the revert is
+		 * like good is the question: the trend estimated from a few
+		 * runs, carried over several, made a full revert look short
+		 * of good); its guest made ahead */
+		if (e->ops->end_stale(e->data, 0, 1))
+			e->ops->end_run(e->data, 0, m->kernel);
+		if (e->ops->end_stale(e->data, 1, e->pol->side_age))
+			e->ops->end_run(e->data, 1, m->kernel);
+		return m->n + 1;
+	}
+	if (m->n)
+		e->ops->end_run(e->data, -1, m->kernel);
+	return next;
+}
+
+/* The rule on the runs so far: the pooled runs as they are, or under
+ * drift the local ones (the revert is measured last, after the fresh
+ * reference runs of its own extra runs, so the ends' trend is tested
+ * again first).  revert_decide's 1 more runs, 0 decided, -1 error. */
+static int judge(struct revert_runs *m, enum revert_outcome *o)
+{
+	const struct revert_engine *e = m->e;
+
+	verdict_local_release(&m->loc);
+	if (!e->ops->drift(e->data)) {
+		if (test_drift(e) < 0)
+			return -1;
+		if (e->ops->drift(e->data))
+			m->t_drift = m->t[m->n - 1];
+	}
+	m->g = e->ops->end_runs(e->data, 0);
+	m->b = e->ops->end_runs(e->data, 1);
+	if (e->ops->drift(e->data)) {
+		struct verdict_runs C = { m->vals, m->t, m->n };
+
+		if (verdict_local(&m->loc, e->pol, &m->g, &m->b, &C) < 0)
+			return -1;
+		/* the ends' latest runs, before the trend's adjustment */
+		m->g.v += m->g.n - m->loc.ng;
+		m->g.t += m->g.n - m->loc.ng;
+		m->g.n = m->loc.ng;
+		m->b.v += m->b.n - m->loc.nb;
+		m->b.t += m->b.n - m->loc.nb;
+		m->b.n = m->loc.nb;
+		return revert_decide(&m->v, o, e->pol, m->loc.good, m->loc.ng, m->loc.bad, m->loc.nb, m->loc.cand,
+				     m->loc.nc, e->direction);
+	}
+	return revert_decide(&m->v, o, e->pol, m->g.v, m->g.n, m->b.v, m->b.n, m->vals, m->n, e->direction);
+}
+
+/* Decided "does not restore" (or anything) from runs that may not say
+ * it yet: 1 when more runs come first (a drift first seen during the
+ * check: REVERT_DRIFT_RUNS revert runs taken the drift way; outside
+ * drift: REVERT_FRESH_END_RUNS runs of each end beside the revert's), 0
+ * when the outcome stands. */
+static int wait_more(struct revert_runs *m, enum revert_outcome *o)
+{
+	const struct revert_engine *e = m->e;
+	int drift = e->ops->drift(e->data);
+	struct verdict_runs g = e->ops->end_runs(e->data, 0), b = e->ops->end_runs(e->data, 1);
+
+	if (revert_drift_wait(*o, m->t_drift >= 0, runs_after(m->t, m->n, m->t_drift),
+			      verdict_next_runs(e->pol, m->n, m->n + 1) != 0)) {
+		if (!m->told_drift++)
+			printf("  %s: before \"does not restore\", %d runs of the revert taken the drift way\n",
+			       m->v.text, REVERT_DRIFT_RUNS);
+		*o = REVERT_NONE;
+		return 1;
+	}
+	m->ends = m->stuck ? 0 : revert_fresh_ends(*o, drift, runs_after(g.t, g.n, m->t0), runs_after(b.t, b.n, m->t0));
+	if (!m->ends)
+		return 0;
+	if (!m->told++)
+		printf("  %s: before \"does not restore\", %d runs of each end beside the revert's\n", m->v.text,
+		       REVERT_FRESH_END_RUNS);
+	*o = REVERT_NONE;
+	return 1;
+}
+
+/* The outcome as measured into rc, the verdict stored, the step done. */
+static int finish(struct revert_runs *m, struct revert_check *rc)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	/* as measured (under drift the ends' runs the revert was judged
+	 * against, before the trend's adjustment: the values a developer
+	 * sees in the runs) */
+	rc->runs = m->n;
+	rc->median = stats_median(m->vals, m->n);
+	rc->cv_percent = stats_cv_percent(m->vals, m->n);
+	rc->good_median = stats_median(m->g.v, m->g.n);
+	rc->bad_median = stats_median(m->b.v, m->b.n);
+	rc->detail = xstrfmt("%s: %s", m->v.rule, m->v.text);
+	verdict_format(&sb, &m->v);
+	db_verdict_store(m->env->lab->db, m->s.id, m->v.rule, m->v.mwu_good.p_value, m->v.mwu_bad.p_value, NULL, sb.buf);
+	strbuf_release(&sb);
+	m->s.verdict = m->v.kind == VERDICT_GOOD ? "good" : m->v.kind == VERDICT_BAD ? "bad" : "skip";
+	m->s.reason = rc->detail;
+	return db_step_finish(m->env->lab->db, &m->s);
+}
+
 /* Runs of the reverted kernel under a 'revert' step until the rules
  * decide.  Under drift (the bisection saw the host trend, or the ends'
- * runs during the check show it: note_drift) the revert runs one at a
+ * runs during the check show it: test_drift) the revert runs one at a
  * time, each right after a run of the good end, the bad end running
  * first when it has no run among the last side_age, and is compared with
  * the ends' latest runs, every run brought to the latest time by the
@@ -120,156 +210,72 @@ static size_t runs_after(const double *t, size_t n, double t0)
  * "does not restore" waits for REVERT_FRESH_END_RUNS runs of each end
  * beside the revert's (revert_fresh_ends); a drift first seen during
  * the check, for REVERT_DRIFT_RUNS revert runs taken the drift way
- * (revert_drift_wait).  0 decided or the guests
- * failed (rc filled), -1 klab failed. */
+ * (revert_drift_wait).  0 decided or the guests failed (rc filled), -1
+ * klab failed. */
 static int measure(const struct revert_env *env, const char *kernel, int64_t build_id, struct revert_check *rc)
 {
-	struct perf *p = env->perf;
-	struct verdict_local loc = { 0 };
-	struct step s;
-	struct verdict v;
-	double *vals = NULL, *t = NULL;
-	const double *g = NULL, *b = NULL, *c = NULL;
-	size_t n = 0, ng = 0, nb = 0, nc = 0, want = p->job.repeat ? p->job.repeat : 3;
-	char *why = NULL, label[64];
-	int ret = -1, d, told = 0, told_drift = 0, stuck = 0;
-	unsigned ends = 0;	/* ends to run again before deciding again (revert_fresh_ends) */
-	double t_drift = -1;	/* the revert's last run when the check saw the drift (revert_drift_wait) */
-	/* the check begins after the ends' runs so far */
-	double t0 = p->last_run;
+	const struct revert_engine *e = env->engine;
+	struct revert_runs m = { .env = env, .e = e, .kernel = kernel, .build_id = build_id, .t_drift = -1 };
+	struct verdict_runs g = e->ops->end_runs(e->data, 0), b = e->ops->end_runs(e->data, 1);
+	char *why = NULL;
+	int ret = -1;
 
-	if (p->ng && p->good_t[p->ng - 1] > t0)
-		t0 = p->good_t[p->ng - 1];
-	if (p->nb && p->bad_t[p->nb - 1] > t0)
-		t0 = p->bad_t[p->nb - 1];
-	memset(&s, 0, sizeof(s));
-	memcpy(s.hash, rc->commit, 41);
-	s.phase = "revert";
-	s.exit_code = -1;
-	if (db_step_begin(env->lab->db, env->bisection_id, &s) < 0)
+	m.want = e->repeat ? e->repeat : 3;
+	m.t0 = e->ops->last_run(e->data);
+	if (g.n && g.t[g.n - 1] > m.t0)
+		m.t0 = g.t[g.n - 1];
+	if (b.n && b.t[b.n - 1] > m.t0)
+		m.t0 = b.t[b.n - 1];
+	memcpy(m.s.hash, rc->commit, 41);
+	m.s.phase = "revert";
+	m.s.exit_code = -1;
+	if (db_step_begin(env->lab->db, env->bisection_id, &m.s) < 0)
 		return -1;
-	snprintf(label, sizeof(label), "  revert %.12s ", rc->commit);
-	if (p->drift)
+	snprintf(m.label, sizeof(m.label), "  revert %.12s ", rc->commit);
+	if (e->ops->drift(e->data))
 		printf("  (drift: the revert runs one at a time, each after a run of the good end, the bad end's when it "
 		       "has none among the last %u, and is judged against the ends' latest runs, adjusted by the "
-		       "trend)\n", p->pol.side_age);
+		       "trend)\n", e->pol->side_age);
 	for (;;) {
-		/* the first runs in one go, extra runs one by one */
-		size_t next = n ? n + 1 : want;
-		int m;
+		size_t next = ends_before(&m);
+		int d;
 
-		if (ends) {
-			/* the ends beside the revert, the revert's runs as they are */
-			size_t before = p->ng + p->nb;
-
-			for (int k = 0; k < 2; k++)
-				if (ends & (1u << k))
-					fresh_reference_run_of(env, k);
-			stuck = p->ng + p->nb == before;
-			ends = 0;
-			next = n;
-		} else if (p->drift) {
-			p->next_kernel = kernel;	/* the revert's guest made ahead */
-			/* the good end right before each run (whether the
-			 * revert is like good is the question: the trend
-			 * estimated from a few runs, carried over several,
-			 * made a full revert look short of good), the bad end
-			 * when it has no run among the last side_age */
-			if (perf_side_stale(p, 0, 0, 1))
-				fresh_reference_run_of(env, 0);
-			if (perf_side_stale(p, 1, 0, p->pol.side_age))
-				fresh_reference_run_of(env, 1);
-			next = n + 1;
-		} else if (n) {
-			p->next_kernel = kernel;
-			fresh_reference_run(env);
-		}
-		p->next_kernel = NULL;
-		free(vals);
-		free(t);
-		vals = t = NULL;
-		m = perf_measure_timed(p, kernel, build_id, s.id, label, next, &vals, &t, &n, &why);
-
-		if (m < 0)
+		free(m.vals);
+		free(m.t);
+		m.vals = m.t = NULL;
+		free(why);
+		why = NULL;
+		d = e->ops->measure(e->data, kernel, build_id, m.s.id, m.label, next, &m.vals, &m.t, &m.n, &why);
+		if (d < 0)
 			goto out;
-		if (m > 0) {
+		if (d > 0) {
 			rc->outcome = REVERT_NOT_MEASURED;
 			rc->detail = xstrdup(why ? why : "guest failed");
-			s.verdict = "skip";
-			s.reason = rc->detail;
-			ret = db_step_finish(env->lab->db, &s);
+			m.s.verdict = "skip";
+			m.s.reason = rc->detail;
+			ret = db_step_finish(env->lab->db, &m.s);
 			goto out;
 		}
-		if (n < want)
+		if (m.n < m.want)
 			continue;
-		/* the pooled runs as they are, or under drift the local ones;
-		 * the revert is measured last, after the fresh reference runs
-		 * of its own extra runs, so the ends' trend is tested again */
-		g = p->good, b = p->bad, c = vals;
-		ng = p->ng, nb = p->nb, nc = n;
-		verdict_local_release(&loc);
-		if (!p->drift) {
-			if (note_drift(env) < 0)
-				goto out;
-			if (p->drift)
-				t_drift = t[n - 1];
-		}
-		if (p->drift) {
-			struct verdict_runs G = perf_good_runs(p), B = perf_bad_runs(p), C = { vals, t, n };
-			if (verdict_local(&loc, &p->pol, &G, &B, &C) < 0)
-				goto out;
-			g = loc.good, b = loc.bad, c = loc.cand;
-			ng = loc.ng, nb = loc.nb, nc = loc.nc;
-		}
-		d = revert_decide(&v, &rc->outcome, &p->pol, g, ng, b, nb, c, nc, p->job.direction);
+		d = judge(&m, &rc->outcome);
 		if (d < 0)
 			goto out;
 		if (d == 0) {
-			if (revert_drift_wait(rc->outcome, t_drift >= 0, runs_after(t, n, t_drift),
-					      verdict_next_runs(&p->pol, n, n + 1) != 0)) {
-				if (!told_drift++)
-					printf("  %s: before \"does not restore\", %d runs of the revert taken the drift "
-					       "way\n", v.text, REVERT_DRIFT_RUNS);
-				rc->outcome = REVERT_NONE;
+			if (wait_more(&m, &rc->outcome))
 				continue;
-			}
-			ends = stuck ? 0 : revert_fresh_ends(rc->outcome, p->drift, runs_after(p->good_t, p->ng, t0),
-							      runs_after(p->bad_t, p->nb, t0));
-			if (!ends)
-				break;
-			if (!told++)
-				printf("  %s: before \"does not restore\", %d runs of each end beside the revert's\n",
-				       v.text, REVERT_FRESH_END_RUNS);
-			rc->outcome = REVERT_NONE;
-			continue;
+			break;
 		}
-		printf("  %s: %u runs needed, %s\n", v.text, v.next_runs,
-		       p->drift ? "each after a run of the good end" : "each after a fresh reference run");
-		want = v.next_runs;
+		printf("  %s: %u runs needed, %s\n", m.v.text, m.v.next_runs,
+		       e->ops->drift(e->data) ? "each after a run of the good end" : "each after a fresh reference run");
+		m.want = m.v.next_runs;
 	}
-	/* as measured (under drift the ends' runs the revert was judged
-	 * against, before the trend's adjustment: the values a developer
-	 * sees in the runs) */
-	rc->runs = n;
-	rc->median = stats_median(vals, n);
-	rc->cv_percent = stats_cv_percent(vals, n);
-	rc->good_median = stats_median(p->good + (p->ng - ng), ng);
-	rc->bad_median = stats_median(p->bad + (p->nb - nb), nb);
-	rc->detail = xstrfmt("%s: %s", v.rule, v.text);
-	{
-		struct strbuf sb = STRBUF_INIT;
-		verdict_format(&sb, &v);
-		db_verdict_store(env->lab->db, s.id, v.rule, v.mwu_good.p_value, v.mwu_bad.p_value, NULL, sb.buf);
-		strbuf_release(&sb);
-	}
-	s.verdict = v.kind == VERDICT_GOOD ? "good" : v.kind == VERDICT_BAD ? "bad" : "skip";
-	s.reason = rc->detail;
-	ret = db_step_finish(env->lab->db, &s);
+	ret = finish(&m, rc);
 out:
-	verdict_local_release(&loc);
+	verdict_local_release(&m.loc);
 	free(why);
-	free(vals);
-	free(t);
+	free(m.vals);
+	free(m.t);
 	return ret;
 }
 
@@ -328,7 +334,7 @@ int revert_check_run(const struct revert_env *env, struct revert_check *out)
 	rq.jobs = env->jobs;
 	rq.progress = PROGRESS_AUTO;
 	rq.indent = "  ";
-	rc = kernel_for_klab_commit(&rq, &kr);
+	rc = env->engine->ops->kernel(env->engine->data, &rq, &kr);
 	if (rc != 0) {
 		if (rc < 0 && !kr.message) {
 			kernel_result_release(&kr);
@@ -357,7 +363,7 @@ int revert_check_bisection(const struct revert_env *env)
 	struct revert_check rc;
 	int on;
 
-	if (!env->perf)
+	if (!env->engine)
 		return 0;
 	if (db_bisection_revert_check(env->lab->db, env->bisection_id, &on) < 0)
 		return -1;
@@ -365,7 +371,7 @@ int revert_check_bisection(const struct revert_env *env)
 		printf("revert check: off (--no-revert-check)\n");
 		return 0;
 	}
-	if (!env->perf->job.revert_check) {
+	if (!env->engine->wanted) {
 		/* stored as --no-revert-check's, for bisect show */
 		printf("revert check: off (the job's revert_check: no)\n");
 		return db_bisection_set_revert_check(env->lab->db, env->bisection_id, 0);

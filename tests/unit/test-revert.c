@@ -18,6 +18,7 @@
 #include "lab/gitrepo.h"
 #include "kernel/kbuild.h"
 #include "lab/lab.h"
+#include "engine/bisect-run.h"
 #include "engine/perfbisect.h"
 #include "engine/revert.h"
 #include "core/verdict.h"
@@ -319,13 +320,17 @@ struct check_env {
 	struct lab lab;
 	struct gitrepo *repo;
 	struct worktree *wt;
+	struct bisection b;
+	struct bisect_run br;
 	struct perf perf;
+	struct revert_engine engine;	/* the job tester's (perf_revert_engine) */
 	struct kbuild_recipe recipe;
 	struct revert_env env;
 	char *bad, *culprit;
 };
 
-/* A lab with a job bisection of the user's repository, bad end `bad`. */
+/* A lab with a job bisection of the user's repository, bad end `bad`,
+ * and the job tester on it as the revert check's engine. */
 static void check_env_open(struct check_env *c, const char *name, const char *bad, const char *culprit)
 {
 	char *labdir = xstrfmt("%s/lab-%s", dir, name), *user = xstrfmt("%s/user", dir);
@@ -342,20 +347,29 @@ static void check_env_open(struct check_env *c, const char *name, const char *ba
 	c->culprit = rev(culprit);
 	memcpy(b.bad, c->bad, 41);
 	b.job_path = "job.yaml";
-	b.job_text = "suite: stress-ng\n";
+	b.job_text = "suite: stress-ng\ntestcase: mmapaddr\n";
 	b.kpi = "stress-ng.mmapaddr.ops_per_sec";
 	b.build = 1;
 	assert_int_equal(db_bisection_create(c->lab.db, &b), 0);
+	assert_int_equal(db_bisection_load(c->lab.db, b.id, &c->b), 0);
+	assert_int_equal(perf_init(&c->perf, &c->lab, c->b.job_path, c->b.job_text, c->b.kpi), 0);
+	assert_int_equal(bisect_run_init(&c->br, &c->lab, &c->b, NULL, NULL), 0);
+	c->br.tester = &perf_tester;
+	c->br.tester_data = &c->perf;
+	perf_revert_engine(&c->br, &c->engine);
 	c->recipe.base = "tinyconfig";
 	c->env = (struct revert_env){ .lab = &c->lab, .repo = c->repo, .wt = c->wt, .repo_id = b.repo_id,
 				      .bisection_id = b.id, .recipe = &c->recipe, .bad = c->bad,
-				      .culprit = c->culprit, .perf = &c->perf };
+				      .culprit = c->culprit, .engine = &c->engine };
 	free(labdir);
 	free(user);
 }
 
 static void check_env_close(struct check_env *c)
 {
+	perf_release(&c->perf);
+	bisect_run_release(&c->br);
+	bisection_release(&c->b);
 	lab_close(&c->lab);
 	worktree_free(c->wt);
 	gitrepo_free(c->repo);
@@ -431,7 +445,7 @@ static void test_revert__check_turned_off_stores_nothing(void **state)
 	assert_int_equal(revert_check_bisection(&c.env), 0);
 	assert_int_equal(db_bisection_revert(c.lab.db, c.env.bisection_id, &got), 0);
 	/* and a test-command bisection has none */
-	c.env.perf = NULL;
+	c.env.engine = NULL;
 	assert_int_equal(db_bisection_set_revert_check(c.lab.db, c.env.bisection_id, 1), 0);
 	assert_int_equal(revert_check_bisection(&c.env), 0);
 	assert_int_equal(db_bisection_revert(c.lab.db, c.env.bisection_id, &got), 0);
