@@ -146,11 +146,8 @@ static void run_booted(const struct job_run *jr, unsigned i, const struct guest_
 {
 	struct summary *sum = data;
 	char b1[32], b2[32];
-	int has_kpi = 0;
+	int has_kpi = !isnan(guest_result_kpi(gr, jr->job->kpi));
 
-	for (size_t m = 0; m < gr->nr_metrics; m++)
-		if (!strcmp(gr->metrics[m].name, jr->job->kpi))
-			has_kpi = 1;
 	printf("boot %u/%u: %-10s agent after %s, run %s, %zu metrics, %zu /proc values; pinning %s%s%s\n", i,
 	       jr->boots, vm_outcome_name(gr->outcome),
 	       gr->hello_ms >= 0 ? fmt_duration(gr->hello_ms, b1, sizeof(b1)) : "-",

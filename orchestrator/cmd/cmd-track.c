@@ -629,13 +629,12 @@ struct tip_run {
 
 static void on_boot(const struct job_run *jr, unsigned i, const struct guest_result *gr, void *data)
 {
+	double kpi = guest_result_kpi(gr, jr->job->kpi);
+
 	(void)data;
 	printf("  boot %u/%u: %s", i, jr->boots, vm_outcome_name(gr->outcome));
-	for (size_t m = 0; m < gr->nr_metrics; m++)
-		if (!strcmp(gr->metrics[m].name, jr->job->kpi)) {
-			printf(", %s %.6g", jr->job->kpi, gr->metrics[m].value);
-			break;
-		}
+	if (!isnan(kpi))
+		printf(", %s %.6g", jr->job->kpi, kpi);
 	if (gr->outcome != VM_OK && gr->reason) {
 		printf(": ");
 		print_clean(stdout, gr->reason);
@@ -743,16 +742,13 @@ struct fresh_values {
 static void on_fresh_boot(const struct job_run *jr, unsigned i, const struct guest_result *gr, void *data)
 {
 	struct fresh_values *fv = data;
+	double kpi = guest_result_kpi(gr, jr->job->kpi);
 
 	on_boot(jr, i, gr, NULL);
-	if (gr->outcome != VM_OK)
+	if (gr->outcome != VM_OK || isnan(kpi))
 		return;
-	for (size_t m = 0; m < gr->nr_metrics; m++)
-		if (!strcmp(gr->metrics[m].name, jr->job->kpi)) {
-			ALLOC_GROW(fv->v, fv->n + 1, fv->alloc);
-			fv->v[fv->n++] = gr->metrics[m].value;
-			break;
-		}
+	ALLOC_GROW(fv->v, fv->n + 1, fv->alloc);
+	fv->v[fv->n++] = kpi;
 }
 
 /* One boot of a kernel for the fresh check, its runs stored under its tip:

@@ -927,11 +927,7 @@ int run_job_on_kernel(struct lab *lab, struct job_run *jr)
 		jr->nr_done++;
 		if (gr.outcome == VM_OK) {
 			jr->nr_ok++;
-			for (size_t m = 0; m < gr.nr_metrics; m++)
-				if (!strcmp(gr.metrics[m].name, job->kpi)) {
-					jr->nr_kpi++;
-					break;
-				}
+			jr->nr_kpi += !isnan(guest_result_kpi(&gr, job->kpi));
 		} else if (!jr->failure_reason) {
 			jr->failure = gr.outcome;
 			jr->failure_reason = xstrdup(gr.reason ? gr.reason : vm_outcome_name(gr.outcome));

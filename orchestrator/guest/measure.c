@@ -102,9 +102,7 @@ static int boot_side(struct measure *m, size_t i, char **why)
 		guest_result_release(&gr);
 		return 1;
 	}
-	for (size_t k = 0; k < gr.nr_metrics; k++)
-		if (!strcmp(gr.metrics[k].name, s->job->kpi) && gr.metrics[k].seq == 0)
-			v = gr.metrics[k].value;
+	v = guest_result_kpi(&gr, s->job->kpi);
 	if (isnan(v)) {
 		*why = xstrfmt("%s run %u: the KPI %s is not among the run's metrics (see %s)", s->label, iteration,
 			       s->job->kpi, gr.raw_path);
