@@ -16,6 +16,7 @@
 #include "kernel/kbuild.h"
 #include "lab/lab.h"
 #include "guest/guest.h"
+#include "guest/measure.h"
 #include "kernel/kernel.h"
 #include "core/stats.h"
 #include "util/strbuf.h"

@@ -12,6 +12,7 @@
 #include "kernel/kbuild.h"
 #include "report/notify.h"
 #include "guest/guest.h"
+#include "guest/measure.h"
 #include "kernel/kernel.h"
 #include "core/stats.h"
 #include "core/track.h"

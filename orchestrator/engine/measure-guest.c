@@ -9,6 +9,7 @@
 
 #include "engine/measurer.h"
 #include "guest/guest.h"
+#include "guest/measure.h"
 #include "job/job.h"
 #include "kernel/kernel.h"
 #include "lab/db.h"
@@ -74,12 +75,13 @@ static int gm_run(void *data, const struct measurer_run *run, double *value, dou
 	struct guest_measurer *gm = data;
 	const struct job *job = gm->job;
 	struct guest_result gr;
+	/* the next guest is made while this one boots */
+	struct measure_boot b = { 0, run->build_id, run->step_id, run->iteration, run->label, run->next_kernel,
+				  job->kpi };
 	char buf[32];
 	int ret = -1;
 
-	/* the next guest is made while this one boots */
-	guest_env_expect_next(gm->ge, run->next_kernel);
-	if (guest_run_once(gm->ge, 0, run->build_id, run->step_id, run->iteration, run->label, &gr) < 0)
+	if (measure_boot(gm->ge, &b, &gr, value) < 0)
 		goto out;
 	if (gr.outcome != VM_OK) {
 		*reason = xstrfmt("%s: %s", vm_outcome_name(gr.outcome), gr.reason);
@@ -89,7 +91,6 @@ static int gm_run(void *data, const struct measurer_run *run, double *value, dou
 		ret = 1;
 		goto out;
 	}
-	*value = guest_result_kpi(&gr, job->kpi);
 	if (isnan(*value)) {
 		error("the KPI '%s' is not among the metrics of run %u (see %s)", job->kpi, run->iteration,
 		      gr.raw_path);

@@ -894,63 +894,6 @@ cleanup:
 	return ret;
 }
 
-/* ---- one job on one kernel, N boots ----------------------------------------- */
-
-int run_job_on_kernel(struct lab *lab, struct job_run *jr)
-{
-	const struct job *job = jr->job;
-	int ret = -1;
-
-	jr->run_set_id = 0;
-	jr->nr_done = jr->nr_ok = jr->nr_kpi = 0;
-	jr->failure = VM_OK;
-	jr->failure_reason = NULL;
-	if (guest_env_prepare(&jr->ge, lab, job, jr->geo) < 0)
-		return -1;
-	if (guest_run_set_create(jr->ge, job, jr->geo->kernel, jr->build_id, jr->commit_hash, jr->boots,
-				 jr->track_tip_id, &jr->run_set_id) < 0)
-		return -1;
-	if (jr->started)
-		jr->started(jr, jr->data);
-	for (unsigned i = 1; i <= jr->boots; i++) {
-		struct guest_result gr;
-		char label[64];
-
-		snprintf(label, sizeof(label), "  boot %u/%u: ", i, jr->boots);
-		guest_env_expect_next(jr->ge, i < jr->boots ? jr->geo->kernel : NULL);
-		if (guest_run_once(jr->ge, jr->run_set_id, jr->build_id, 0, i, label, &gr) < 0) {
-			guest_result_release(&gr);
-			db_run_set_finish(lab->db, jr->run_set_id, "failed");
-			return error("run %lld stopped: klab could not run the guest (stored runs are kept)",
-				     (long long)jr->run_set_id);
-		}
-		jr->nr_done++;
-		if (gr.outcome == VM_OK) {
-			jr->nr_ok++;
-			jr->nr_kpi += !isnan(guest_result_kpi(&gr, job->kpi));
-		} else if (!jr->failure_reason) {
-			jr->failure = gr.outcome;
-			jr->failure_reason = xstrdup(gr.reason ? gr.reason : vm_outcome_name(gr.outcome));
-		}
-		if (jr->booted)
-			jr->booted(jr, i, &gr, jr->data);
-		guest_result_release(&gr);
-		if (jr->failure_reason && jr->stop_on_failure)
-			break;
-	}
-	ret = 0;
-	db_run_set_finish(lab->db, jr->run_set_id, jr->nr_ok == jr->boots ? "done" : "failed");
-	return ret;
-}
-
-void job_run_release(struct job_run *jr)
-{
-	guest_env_free(jr->ge);
-	jr->ge = NULL;
-	free(jr->failure_reason);
-	jr->failure_reason = NULL;
-}
-
 /* ---- a run set's row ------------------------------------------------------- */
 
 int guest_run_set_create(struct guest_env *ge, const struct job *job, const char *kernel, int64_t build_id,

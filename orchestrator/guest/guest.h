@@ -97,36 +97,6 @@ void guest_result_release(struct guest_result *res);
  * NAN when the run has none. */
 double guest_result_kpi(const struct guest_result *res, const char *kpi);
 
-/* One job on one kernel, `boots` times, recorded as a run set: the loop
- * of `klab run`, shared with `klab track run`. */
-struct job_run {
-	/* in */
-	const struct job *job;
-	const struct guest_env_opts *geo;	/* geo->kernel: the bzImage */
-	int64_t build_id;		/* 0: none */
-	const char *commit_hash;	/* NULL: none */
-	int64_t track_tip_id;		/* 0: none */
-	unsigned boots;
-	int stop_on_failure;		/* no more boots after one that is not ok */
-	/* Called once the run set is recorded, and after each boot. */
-	void (*started)(const struct job_run *jr, void *data);
-	void (*booted)(const struct job_run *jr, unsigned iteration, const struct guest_result *gr, void *data);
-	void *data;
-	/* out */
-	struct guest_env *ge;		/* valid in the callbacks */
-	int64_t run_set_id;
-	unsigned nr_done, nr_ok, nr_kpi;	/* boots run; ok; ok with the KPI */
-	enum vm_outcome failure;	/* of the first boot that was not ok */
-	char *failure_reason;		/* NULL: every boot was ok */
-};
-
-/* Prepare the guests, record the run set and boot.  0 when every boot
- * ran (each outcome is in the counts and the failure fields), -1 when
- * klab or libvirt failed (stored runs are kept; the run set is marked
- * failed).  Release with job_run_release(). */
-int run_job_on_kernel(struct lab *lab, struct job_run *jr);
-void job_run_release(struct job_run *jr);
-
 /* The run_sets row for `boots` boots of job on kernel in this env (its
  * URI, host and accelerator): klab run, track and compare. */
 int guest_run_set_create(struct guest_env *ge, const struct job *job, const char *kernel, int64_t build_id,
