@@ -8,28 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const bisect_mark_names[] = {
-	[BISECT_UNMARKED] = NULL,
-	[BISECT_GOOD] = "good",
-	[BISECT_BAD] = "bad",
-	[BISECT_SKIP] = "skip",
-};
-_Static_assert(ARRAY_SIZE(bisect_mark_names) == BISECT_MARK_LAST, "one name per mark");
-
-const char *bisect_mark_to_string(enum bisect_mark mark)
-{
-	return (unsigned)mark < BISECT_MARK_LAST ? bisect_mark_names[mark] : NULL;
-}
-
-int bisect_mark_from_string(const char *name)
-{
-	if (!name)
-		return BISECT_UNMARKED;
-	for (int i = BISECT_GOOD; i < BISECT_MARK_LAST; i++)
-		if (!strcmp(name, bisect_mark_names[i]))
-			return i;
-	return -1;
-}
+KLAB_ENUM_IMPL(bisect_mark, BISECT_MARK_LAST, NULL, "good", "bad", "skip")
 
 void bisect_dag_init(struct bisect_dag *dag)
 {

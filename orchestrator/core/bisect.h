@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/enum.h"
+
 #define BISECT_TREESAME 0x1	/* does not touch the bisection's paths */
 
 struct bisect_commit {
@@ -33,8 +35,7 @@ enum bisect_mark { BISECT_UNMARKED = 0, BISECT_GOOD, BISECT_BAD, BISECT_SKIP, BI
 /* The stored names, git bisect's: "good", "bad", "skip"; NULL for
  * BISECT_UNMARKED.  from_string: NULL gives BISECT_UNMARKED, a name not
  * in the table -1. */
-const char *bisect_mark_to_string(enum bisect_mark mark);
-int bisect_mark_from_string(const char *name);
+KLAB_ENUM_DECL(bisect_mark);
 
 /* Marks made so far.  `bad` is the current bad commit (index). */
 struct bisect_state {

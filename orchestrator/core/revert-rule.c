@@ -6,43 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	enum revert_outcome o;
-	const char *name, *text;
-} outcomes[] = {
-	{ REVERT_NONE, "none", "not checked" },
-	{ REVERT_RESTORES_GOOD, "restores-good", "revert restores good" },
-	{ REVERT_NO_RESTORE, "does-not-restore", "revert does not restore" },
-	{ REVERT_NO_APPLY, "does-not-apply", "revert does not apply" },
-	{ REVERT_NO_BUILD, "does-not-build", "reverted kernel does not build" },
-	{ REVERT_NOT_MEASURED, "not-measured", "reverted kernel could not be measured" },
-};
-
-const char *revert_outcome_name(enum revert_outcome o)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(outcomes); i++)
-		if (outcomes[i].o == o)
-			return outcomes[i].name;
-	return "none";
-}
+KLAB_ENUM_IMPL(revert_outcome, REVERT_OUTCOME_LAST, "none", "restores-good", "does-not-restore", "does-not-apply",
+	       "does-not-build", "not-measured")
 
 int revert_outcome_from_name(const char *name, enum revert_outcome *o)
 {
-	for (size_t i = 0; name && i < ARRAY_SIZE(outcomes); i++)
-		if (!strcmp(outcomes[i].name, name)) {
-			*o = outcomes[i].o;
-			return 0;
-		}
-	*o = REVERT_NONE;
-	return -1;
+	int v = name ? revert_outcome_from_string(name) : -1;
+
+	*o = v < 0 ? REVERT_NONE : (enum revert_outcome)v;
+	return v < 0 ? -1 : 0;
 }
+
+/* What people read, beside the stored names: one per outcome. */
+static const char *const outcome_texts[] = {
+	"not checked", "revert restores good", "revert does not restore", "revert does not apply",
+	"reverted kernel does not build", "reverted kernel could not be measured",
+};
+_Static_assert(ARRAY_SIZE(outcome_texts) == REVERT_OUTCOME_LAST, "one text per revert outcome");
 
 const char *revert_outcome_text(enum revert_outcome o)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(outcomes); i++)
-		if (outcomes[i].o == o)
-			return outcomes[i].text;
-	return "not checked";
+	return (unsigned)o < REVERT_OUTCOME_LAST ? outcome_texts[o] : "not checked";
 }
 
 void revert_check_release(struct revert_check *rc)

@@ -8,6 +8,7 @@
 
 #include "util/strbuf.h"
 #include "core/verdict.h"
+#include "util/enum.h"
 
 enum revert_outcome {
 	REVERT_NONE,		/* not checked (off, not a job, no culprit yet) */
@@ -18,10 +19,19 @@ enum revert_outcome {
 	REVERT_NOT_MEASURED,	/* its guests failed (boot, panic, timeout) */
 };
 
-/* Stored names ("restores-good", "does-not-restore", "does-not-apply",
- * "does-not-build", "not-measured"; "none" for REVERT_NONE) and back: -1
- * for a name klab does not know. */
-const char *revert_outcome_name(enum revert_outcome o);
+/* Stored names: "none" (REVERT_NONE), "restores-good",
+ * "does-not-restore", "does-not-apply", "does-not-build", "not-measured". */
+#define REVERT_OUTCOME_LAST (REVERT_NOT_MEASURED + 1)
+KLAB_ENUM_DECL(revert_outcome);
+/* The name for a line or a column: never NULL ("none" outside the table). */
+static inline const char *revert_outcome_name(enum revert_outcome o)
+{
+	const char *name = revert_outcome_to_string(o);
+
+	return name ? name : "none";
+}
+/* A stored name into *o: 0, or -1 for a name klab does not know (or
+ * NULL), *o REVERT_NONE then. */
 int revert_outcome_from_name(const char *name, enum revert_outcome *o);
 /* What people read: "revert restores good", "revert does not restore",
  * "revert does not apply", "reverted kernel does not build", "reverted

@@ -42,13 +42,7 @@ int track_status_measured(const char *status)
 	       !strcmp(status, "improvement");
 }
 
-static const char *const track_change_names[] = { "no-change", "regression", "improvement", "inconclusive" };
-_Static_assert(ARRAY_SIZE(track_change_names) == TRACK_INCONCLUSIVE + 1, "one name per change");
-
-const char *track_change_name(enum track_change c)
-{
-	return (unsigned)c < ARRAY_SIZE(track_change_names) ? track_change_names[c] : "no-change";
-}
+KLAB_ENUM_IMPL(track_change, TRACK_CHANGE_LAST, "no-change", "regression", "improvement", "inconclusive")
 
 int track_compare(struct track_cmp *out, const double *prev, size_t np, const double *cur, size_t nc,
 		  int direction, double threshold_pct)

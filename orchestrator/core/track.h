@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/verdict.h"
+#include "util/enum.h"
 
 /* A track's name is used in a git ref (refs/klab/track/NAME), a lock
  * and a file name: 1 to 64 of [A-Za-z0-9._-], starting with a letter
@@ -46,7 +47,15 @@ struct track_cmp {
 int track_compare(struct track_cmp *out, const double *prev, size_t np, const double *cur, size_t nc,
 		  int direction, double threshold_pct);
 
-const char *track_change_name(enum track_change c);
+#define TRACK_CHANGE_LAST (TRACK_INCONCLUSIVE + 1)
+KLAB_ENUM_DECL(track_change);
+/* The change's name for a line: never NULL ("no-change" outside the table). */
+static inline const char *track_change_name(enum track_change c)
+{
+	const char *name = track_change_to_string(c);
+
+	return name ? name : "no-change";
+}
 
 /* The status of a tip from its jobs' changes: "first" without a tip to
  * compare with, else "regression" if any job regressed, "improvement" if

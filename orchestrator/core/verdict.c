@@ -119,15 +119,8 @@ unsigned verdict_next_runs(const struct verdict_policy *p, size_t have, size_t w
 	return verdict_policy_cap(p) > have ? verdict_policy_cap(p) : 0;
 }
 
-static const char *const verdict_kind_names[] = {
-	"need-more", "reproduced", "not-reproduced", "good", "bad", "skip", "confirmed", "unconfirmed", "between",
-};
-_Static_assert(ARRAY_SIZE(verdict_kind_names) == VERDICT_BETWEEN + 1, "one name per verdict kind");
-
-const char *verdict_kind_name(enum verdict_kind kind)
-{
-	return (unsigned)kind < ARRAY_SIZE(verdict_kind_names) ? verdict_kind_names[kind] : "?";
-}
+KLAB_ENUM_IMPL(verdict_kind, VERDICT_KIND_LAST, "need-more", "reproduced", "not-reproduced", "good", "bad", "skip",
+	       "confirmed", "unconfirmed", "between")
 
 /* The sets of one verdict, on the compared scale. */
 struct sets {
@@ -1093,7 +1086,7 @@ void verdict_format(struct strbuf *sb, const struct verdict *v)
 {
 	int classify = v->n_cand > 0;
 
-	strbuf_addf(sb, "verdict: %s (rule %s)\n", verdict_kind_name(v->kind), v->rule);
+	strbuf_addf(sb, "verdict: %s (rule %s)\n", verdict_kind_to_string(v->kind), v->rule);
 	strbuf_addf(sb, "  %s\n", v->text);
 	if (v->confirm) {
 		strbuf_addf(sb, "  parent: median %.6g of %zu runs; culprit: median %.6g of %zu runs (%s is better)\n",

@@ -8,6 +8,7 @@
 
 #include "core/bisect.h"
 #include "core/stats.h"
+#include "util/enum.h"
 #include "util/strbuf.h"
 
 enum verdict_kind {
@@ -352,7 +353,8 @@ int verdict_confirm_reusing(struct verdict *out, const struct verdict_policy *p,
 			    const struct verdict_runs *culprit, size_t culprit_fresh, int drift, int direction);
 
 /* "good", "bad", "skip", "reproduced", ... */
-const char *verdict_kind_name(enum verdict_kind kind);
+#define VERDICT_KIND_LAST (VERDICT_BETWEEN + 1)
+KLAB_ENUM_DECL(verdict_kind);
 /* A step's verdict from a commit's: good and bad as they are, anything
  * else (ambiguous at the cap) a skip. */
 enum bisect_mark verdict_mark(enum verdict_kind kind);

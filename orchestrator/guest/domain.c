@@ -7,13 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const accel_names[] = { "kvm", "tcg" };
-_Static_assert(ARRAY_SIZE(accel_names) == ACCEL_TCG + 1, "one name per accelerator");
-
-const char *accel_name(enum accel a)
-{
-	return (unsigned)a < ARRAY_SIZE(accel_names) ? accel_names[a] : "unknown";
-}
+KLAB_ENUM_IMPL(accel, ACCEL_LAST, "kvm", "tcg")
 
 /* Length of the UTF-8 sequence at s if it is a character XML 1.0 allows
  * (not overlong, no surrogate, at most U+10FFFF, not U+FFFE/U+FFFF);

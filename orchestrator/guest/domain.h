@@ -6,12 +6,21 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "guest/topology.h"
+#include "util/enum.h"
 
 struct strbuf;
 
 enum accel { ACCEL_KVM, ACCEL_TCG };
 
-const char *accel_name(enum accel a);	/* "kvm" | "tcg" */
+#define ACCEL_LAST (ACCEL_TCG + 1)
+KLAB_ENUM_DECL(accel);	/* "kvm" | "tcg" */
+/* The accelerator's name for a line: never NULL ("unknown" outside the table). */
+static inline const char *accel_name(enum accel a)
+{
+	const char *name = accel_to_string(a);
+
+	return name ? name : "unknown";
+}
 
 enum hugepage_backing { BACKING_NONE, BACKING_2M, BACKING_1G };
 

@@ -449,13 +449,7 @@ next:
 	return cleaned;
 }
 
-static const char *const vm_outcome_names[] = { "ok", "boot-failed", "panic", "timeout", "run-failed", "error" };
-_Static_assert(ARRAY_SIZE(vm_outcome_names) == VM_ERROR + 1, "one name per outcome");
-
-const char *vm_outcome_name(enum vm_outcome o)
-{
-	return (unsigned)o < ARRAY_SIZE(vm_outcome_names) ? vm_outcome_names[o] : "error";
-}
+KLAB_ENUM_IMPL(vm_outcome, VM_OUTCOME_LAST, "ok", "boot-failed", "panic", "timeout", "run-failed", "error")
 
 /* ---- panic detection (pure) ---------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include "guest/domain.h"
 #include "guest/topology.h"
 #include "job/resultproto.h"
+#include "util/enum.h"
 
 struct vm_conn {
 	void *conn;		/* virConnectPtr */
@@ -77,7 +78,15 @@ enum vm_outcome {
 	VM_ERROR		/* klab or libvirt failed: not the kernel's fault */
 };
 
-const char *vm_outcome_name(enum vm_outcome o);
+#define VM_OUTCOME_LAST (VM_ERROR + 1)
+KLAB_ENUM_DECL(vm_outcome);
+/* The outcome's name for a line: never NULL ("error" outside the table). */
+static inline const char *vm_outcome_name(enum vm_outcome o)
+{
+	const char *name = vm_outcome_to_string(o);
+
+	return name ? name : "error";
+}
 
 struct vm_run_opts {
 	const char *xml;		/* domain XML (domain_xml) */

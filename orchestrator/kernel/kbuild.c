@@ -40,6 +40,8 @@ const char *const kbuild_make_env_fixed[] = {
 	"MAKEFLAGS=", "KBUILD_VERBOSE=0", "LC_ALL=C", NULL
 };
 
+KLAB_ENUM_IMPL(kbuild_status, KBUILD_STATUS_LAST, "ok", "build-failed", "env-failed", "config-drift")
+
 static const char *const kconfig_targets[] = { "tinyconfig", "defconfig", "allnoconfig", "kvm_guest.config" };
 
 static int is_dir(const char *p)

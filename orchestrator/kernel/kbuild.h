@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/ksources.h"
+#include "util/enum.h"
 
 struct lab;
 struct strbuf;
@@ -62,6 +63,8 @@ enum kbuild_status {
 	KBUILD_ENV_FAILED,	/* the machine failed (disk, tools): stop */
 	KBUILD_DRIFT		/* the config came out other than asked */
 };
+#define KBUILD_STATUS_LAST (KBUILD_DRIFT + 1)
+KLAB_ENUM_DECL(kbuild_status);	/* "ok", "build-failed", "env-failed", "config-drift" */
 
 enum kbuild_progress { PROGRESS_AUTO, PROGRESS_QUIET, PROGRESS_LINES, PROGRESS_TTY };
 

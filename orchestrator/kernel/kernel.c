@@ -111,12 +111,11 @@ void kernel_result_release(struct kernel_result *kr)
 
 void kernel_print_build(const struct kbuild_result *res, const char *indent)
 {
-	static const char *const names[] = { "ok", "build-failed", "env-failed", "config-drift" };
 	char dur[32];
 
 	if (!indent)
 		indent = "";
-	printf("%sbuild:      %s%s", indent, names[res->status], res->cache_hit ? " (cache hit: not rebuilt)" : "");
+	printf("%sbuild:      %s%s", indent, kbuild_status_to_string(res->status), res->cache_hit ? " (cache hit: not rebuilt)" : "");
 	if (!res->cache_hit && res->status == KBUILD_OK)
 		printf(", %d objects compiled in %s%s", res->objects, fmt_duration(res->duration_ms, dur, sizeof(dur)),
 		       *res->config_from ? " (config step skipped)" : "");

@@ -9,43 +9,12 @@
 
 /* ---- the vocabulary: one table per column (db.h) ----------------------- */
 
-static const char *const bisection_kind_names[] = { "command", "job" };
-static const char *const bisection_state_names[] = { "created", "running", "stopped", "done", "failed" };
-static const char *const bisection_result_names[] = {
-	NULL, "culprit", "skipped-only", "not-reproduced", "unconfirmed", "error",
-};
-static const char *const step_phase_names[] = { "bisect", "merge-base", "reference", "confirm", "revert", "profile" };
-static const char *const step_status_names[] = { "running", "done", "aborted" };
-_Static_assert(ARRAY_SIZE(bisection_kind_names) == BISECTION_KIND_LAST, "one name per kind");
-_Static_assert(ARRAY_SIZE(bisection_state_names) == BISECTION_STATE_LAST, "one name per state");
-_Static_assert(ARRAY_SIZE(bisection_result_names) == BISECTION_RESULT_LAST, "one name per result");
-_Static_assert(ARRAY_SIZE(step_phase_names) == STEP_PHASE_LAST, "one name per phase");
-_Static_assert(ARRAY_SIZE(step_status_names) == STEP_STATUS_LAST, "one name per status");
-
-#define NAME_TABLE(type, last)                                                        \
-	const char *type##_to_string(enum type v)                                     \
-	{                                                                             \
-		return (unsigned)v < (last) ? type##_names[v] : NULL;                 \
-	}                                                                             \
-	int type##_from_string(const char *name)                                      \
-	{                                                                             \
-		return name_index(type##_names, (last), name);                        \
-	}
-
-NAME_TABLE(bisection_kind, BISECTION_KIND_LAST)
-NAME_TABLE(bisection_state, BISECTION_STATE_LAST)
-NAME_TABLE(step_phase, STEP_PHASE_LAST)
-NAME_TABLE(step_status, STEP_STATUS_LAST)
-
-const char *bisection_result_to_string(enum bisection_result v)
-{
-	return (unsigned)v < BISECTION_RESULT_LAST ? bisection_result_names[v] : NULL;
-}
-
-int bisection_result_from_string(const char *name)
-{
-	return name ? name_index(bisection_result_names, BISECTION_RESULT_LAST, name) : BISECTION_NO_RESULT;
-}
+KLAB_ENUM_IMPL(bisection_kind, BISECTION_KIND_LAST, "command", "job")
+KLAB_ENUM_IMPL(bisection_state, BISECTION_STATE_LAST, "created", "running", "stopped", "done", "failed")
+KLAB_ENUM_IMPL(bisection_result, BISECTION_RESULT_LAST,
+	       NULL, "culprit", "skipped-only", "not-reproduced", "unconfirmed", "error")
+KLAB_ENUM_IMPL(step_phase, STEP_PHASE_LAST, "bisect", "merge-base", "reference", "confirm", "revert", "profile")
+KLAB_ENUM_IMPL(step_status, STEP_STATUS_LAST, "running", "done", "aborted")
 
 /* A stored name into its enum; one the table lacks (a newer klab's) as
  * `other`. */

@@ -181,16 +181,6 @@ static inline int step_row(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_s
 	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
 }
 
-/* A stored name's index in a vocabulary table (db.h's enums; a NULL
- * entry matches nothing), -1 when the table lacks it. */
-static inline int name_index(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (names[i] && name && !strcmp(names[i], name))
-			return i;
-	return -1;
-}
-
 /* A step_row reader: the first column, an int64_t. */
 static inline void row_int64(sqlite3_stmt *st, void *out)
 {

@@ -8,30 +8,8 @@
 
 /* ---- the vocabulary: one table per column (db.h) ----------------------- */
 
-static const char *const queue_kind_names[] = { "bisect", "run", "track", "reproduce" };
-static const char *const queue_state_names[] = { "queued", "running", "done", "failed", "cancelled" };
-_Static_assert(ARRAY_SIZE(queue_kind_names) == QUEUE_KIND_LAST, "one name per kind");
-_Static_assert(ARRAY_SIZE(queue_state_names) == QUEUE_STATE_LAST, "one name per state");
-
-const char *queue_kind_to_string(enum queue_kind v)
-{
-	return (unsigned)v < QUEUE_KIND_LAST ? queue_kind_names[v] : NULL;
-}
-
-int queue_kind_from_string(const char *name)
-{
-	return name_index(queue_kind_names, QUEUE_KIND_LAST, name);
-}
-
-const char *queue_state_to_string(enum queue_state v)
-{
-	return (unsigned)v < QUEUE_STATE_LAST ? queue_state_names[v] : NULL;
-}
-
-int queue_state_from_string(const char *name)
-{
-	return name_index(queue_state_names, QUEUE_STATE_LAST, name);
-}
+KLAB_ENUM_IMPL(queue_kind, QUEUE_KIND_LAST, "bisect", "run", "track", "reproduce")
+KLAB_ENUM_IMPL(queue_state, QUEUE_STATE_LAST, "queued", "running", "done", "failed", "cancelled")
 
 /* args is stored as one blob: the strings one after another, each ending
  * in NUL (args[0] is the submitter's working directory). */

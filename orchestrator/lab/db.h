@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 #include "core/bisect.h"
+#include "util/enum.h"
 
 struct commit_info;
 struct report;
@@ -51,9 +52,9 @@ int db_commit_facts(sqlite3 *db, int64_t repo_id, const char *hash, char **subje
 
 /* The bisections' and steps' vocabulary: one enum each, the column's
  * names in one table each (db-bisect.c; a step's verdict is bisect.h's
- * enum bisect_mark), parsed once when a row is loaded.  x_to_string:
- * the stored name; x_from_string: the enum, or -1 for a name not in the
- * table. */
+ * enum bisect_mark), parsed once when a row is loaded (util/enum.h:
+ * x_to_string the stored name; x_from_string the enum, or -1 for a name
+ * not in the table). */
 enum bisection_kind { BISECTION_COMMAND, BISECTION_JOB, BISECTION_KIND_LAST };
 enum bisection_state {
 	BISECTION_CREATED, BISECTION_RUNNING, BISECTION_STOPPED, BISECTION_DONE, BISECTION_FAILED,
@@ -72,16 +73,11 @@ enum step_phase {
 };
 enum step_status { STEP_RUNNING, STEP_DONE, STEP_ABORTED, STEP_STATUS_LAST };
 
-const char *bisection_kind_to_string(enum bisection_kind v);
-int bisection_kind_from_string(const char *name);
-const char *bisection_state_to_string(enum bisection_state v);
-int bisection_state_from_string(const char *name);
-const char *bisection_result_to_string(enum bisection_result v);	/* NULL for no result */
-int bisection_result_from_string(const char *name);			/* NULL: no result */
-const char *step_phase_to_string(enum step_phase v);
-int step_phase_from_string(const char *name);
-const char *step_status_to_string(enum step_status v);
-int step_status_from_string(const char *name);
+KLAB_ENUM_DECL(bisection_kind);
+KLAB_ENUM_DECL(bisection_state);
+KLAB_ENUM_DECL(bisection_result);	/* no result: NULL, and NULL gives it */
+KLAB_ENUM_DECL(step_phase);
+KLAB_ENUM_DECL(step_status);
 
 struct bisection {
 	int64_t id;
@@ -358,10 +354,8 @@ int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const 
  * in one table each (db-queue.c), parsed when a row is loaded. */
 enum queue_kind { QUEUE_BISECT, QUEUE_RUN, QUEUE_TRACK, QUEUE_REPRODUCE, QUEUE_KIND_LAST };
 enum queue_state { QUEUE_QUEUED, QUEUE_RUNNING, QUEUE_DONE, QUEUE_FAILED, QUEUE_CANCELLED, QUEUE_STATE_LAST };
-const char *queue_kind_to_string(enum queue_kind v);
-int queue_kind_from_string(const char *name);
-const char *queue_state_to_string(enum queue_state v);
-int queue_state_from_string(const char *name);
+KLAB_ENUM_DECL(queue_kind);
+KLAB_ENUM_DECL(queue_state);
 
 /* The queue (klab submit / worker): one row per submitted job. */
 struct queue_job {

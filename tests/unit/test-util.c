@@ -16,6 +16,7 @@
 #include "util/util.h"
 #include "util/strbuf.h"
 #include "util/run-command.h"
+#include "util/enum.h"
 
 static void test_strbuf__grows_and_formats(void **state)
 {
@@ -407,6 +408,24 @@ static void test_util__files_identical_compares_bytes(void **state)
 	free(a); free(b); free(c); free(big1); free(big2);
 }
 
+/* A table made with the enum macros: names both ways, a value without a
+ * name (NULL) found by NULL, nothing outside the table. */
+enum fruit { FRUIT_NONE, FRUIT_APPLE, FRUIT_PEAR, FRUIT_LAST };
+KLAB_ENUM_DECL(fruit);
+KLAB_ENUM_IMPL(fruit, FRUIT_LAST, NULL, "apple", "pear")
+
+static void test_util__enum_table_maps_both_ways(void **state)
+{
+	(void)state;
+	assert_string_equal(fruit_to_string(FRUIT_PEAR), "pear");
+	assert_null(fruit_to_string(FRUIT_NONE));
+	assert_null(fruit_to_string(FRUIT_LAST));
+	assert_null(fruit_to_string(-1));
+	assert_int_equal(fruit_from_string("apple"), FRUIT_APPLE);
+	assert_int_equal(fruit_from_string("plum"), -1);
+	assert_int_equal(fruit_from_string(NULL), FRUIT_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_util__process_gone),
 		cmocka_unit_test(test_util__name_owner_pid),
 		cmocka_unit_test(test_util__files_identical_compares_bytes),
+		cmocka_unit_test(test_util__enum_table_maps_both_ways),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
