@@ -741,6 +741,75 @@ static int finish_boot(struct guest_env *ge, const struct vm_run *vr, const stru
 	return rc;
 }
 
+/* The guest of the boot after this one (kernel `next`), to be made while
+ * this one boots, on this boot's CPU plan: sj filled, its domain XML in
+ * xml.  -1 when it cannot be (the next boot makes its own). */
+static int spare_job_ready(struct guest_env *ge, const char *next, const struct guest_plan *plan, int64_t started,
+			   struct spare_job *sj, struct strbuf *xml)
+{
+	sj->kernel = staged_kernel(ge, next);
+	if (!sj->kernel)
+		return -1;
+	sj->name = xstrfmt("%s%d-%lld%s", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms(), VM_SPARE_SUFFIX);
+	if (make_swap_disk(ge, sj->name, &sj->swap) < 0 ||
+	    boot_domain_xml(ge, sj->kernel, plan, sj->name, started, sj->swap, xml) < 0)
+		return -1;
+	sj->vm = &ge->vm;
+	sj->xml = xml->buf;
+	return 0;
+}
+
+/* The boot row of a boot (b: its run set, build, step, domain and
+ * pinning; the rest filled here) and the paths of its console and raw
+ * output in res: a run set's boots by iteration, a step's by step and
+ * iteration.  -1 after error(). */
+static int begin_boot_row(struct guest_env *ge, struct db_boot *b, unsigned iteration, struct guest_result *res)
+{
+	const struct job *job = ge->job;
+	char *dir, *stem;
+	int ret = -1;
+
+	b->host_id = guest_env_host_id(ge);
+	b->accel = accel_name(ge->accel);
+	b->vcpus = job->guest.vcpus;
+	b->numa_nodes = job->guest.numa_nodes;
+	b->memory_mb = job->guest.memory_mb;
+	dir = b->run_set_id ? xstrfmt("%s/runs/%lld", ge->lab->state_dir, (long long)b->run_set_id)
+			    : xstrfmt("%s/runs/steps", ge->lab->state_dir);
+	if (mkdir_p(dir, 0700) < 0) {
+		free(dir);
+		return -1;
+	}
+	/* a step's files carry its id: run 1 of the next step must not
+	 * overwrite this one's console (the boot row names it) */
+	stem = b->run_set_id ? xstrfmt("%s/%u", dir, iteration)
+			     : xstrfmt("%s/%lld-%u", dir, (long long)b->step_id, iteration);
+	res->console_path = xstrfmt("%s.console", stem);
+	res->raw_path = xstrfmt("%s.out", stem);
+	b->console_path = res->console_path;
+	if (db_boot_begin(ge->lab->db, b, &res->boot_id) == 0)
+		ret = 0;
+	free(dir);
+	free(stem);
+	return ret;
+}
+
+/* What a boot that ran gives its caller, copied out of vr. */
+static void take_result(struct guest_result *res, const struct vm_run *vr)
+{
+	res->outcome = vr->outcome;
+	res->reason = xstrdup(vr->reason);
+	res->excerpt = vr->excerpt ? xstrdup(vr->excerpt) : NULL;
+	res->hello_ms = vr->hello_ms;
+	res->first_output_ms = vr->first_output_ms;
+	res->create_ms = vr->create_ms;
+	res->total_ms = vr->total_ms;
+	res->pinning = xstrdup(vr->pinning ? vr->pinning : "?");
+	res->dropped = vr->result.long_lines + vr->result.bad_records;
+	if (result_env_get(&vr->result, "kernel"))
+		res->kernel_release = xstrdup(result_env_get(&vr->result, "kernel"));
+}
+
 int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
 		   unsigned iteration, const char *label, struct guest_result *res)
 {
@@ -754,7 +823,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	struct db_boot boot = { 0 };
 	struct spare_job sj = { 0 };
 	struct strbuf spare_xml = STRBUF_INIT;
-	char *name = NULL, *dir = NULL, *stem = NULL, *plan_text = NULL, *swap = NULL;
+	char *name = NULL, *plan_text = NULL, *swap = NULL;
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
 	int have_vr = 0, ret = -1;
@@ -798,39 +867,15 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 			goto cleanup;
 	}
 	/* the next boot's guest, when the caller says which kernel it boots */
-	if (next && (sj.kernel = staged_kernel(ge, next))) {
-		sj.name = xstrfmt("%s%d-%lld%s", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms(),
-				  VM_SPARE_SUFFIX);
-		if (make_swap_disk(ge, sj.name, &sj.swap) == 0 &&
-		    boot_domain_xml(ge, sj.kernel, &plan, sj.name, started, sj.swap, &spare_xml) == 0) {
-			sj.vm = &ge->vm;
-			sj.xml = spare_xml.buf;
-			pc.sj = &sj;
-		}
-	}
+	if (next && spare_job_ready(ge, next, &plan, started, &sj, &spare_xml) == 0)
+		pc.sj = &sj;
 
 	boot.run_set_id = run_set_id;
 	boot.build_id = build_id;
 	boot.step_id = step_id;
-	boot.host_id = guest_env_host_id(ge);
 	boot.domain_name = name;
-	boot.accel = accel_name(ge->accel);
 	boot.pinning = ge->pin ? plan_text : "unpinned";
-	boot.vcpus = shape.vcpus;
-	boot.numa_nodes = shape.numa_nodes;
-	boot.memory_mb = shape.memory_mb;
-	dir = run_set_id ? xstrfmt("%s/runs/%lld", ge->lab->state_dir, (long long)run_set_id)
-			 : xstrfmt("%s/runs/steps", ge->lab->state_dir);
-	if (mkdir_p(dir, 0700) < 0)
-		goto cleanup;
-	/* a step's files carry its id: run 1 of the next step must not
-	 * overwrite this one's console (the boot row names it) */
-	stem = run_set_id ? xstrfmt("%s/%u", dir, iteration)
-			  : xstrfmt("%s/%lld-%u", dir, (long long)step_id, iteration);
-	res->console_path = xstrfmt("%s.console", stem);
-	res->raw_path = xstrfmt("%s.out", stem);
-	boot.console_path = res->console_path;
-	if (db_boot_begin(ge->lab->db, &boot, &res->boot_id) < 0)
+	if (begin_boot_row(ge, &boot, iteration, res) < 0)
 		goto cleanup;
 
 	vo.xml = xml.buf;
@@ -851,17 +896,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	}
 	have_vr = 1;
 	add_failure_line(job, &vr);
-	res->outcome = vr.outcome;
-	res->reason = xstrdup(vr.reason);
-	res->excerpt = vr.excerpt ? xstrdup(vr.excerpt) : NULL;
-	res->hello_ms = vr.hello_ms;
-	res->first_output_ms = vr.first_output_ms;
-	res->create_ms = vr.create_ms;
-	res->total_ms = vr.total_ms;
-	res->pinning = xstrdup(vr.pinning ? vr.pinning : "?");
-	res->dropped = vr.result.long_lines + vr.result.bad_records;
-	if (result_env_get(&vr.result, "kernel"))
-		res->kernel_release = xstrdup(result_env_get(&vr.result, "kernel"));
+	take_result(res, &vr);
 
 	if (vr.result.hello && store_run(ge, &vr, step_id, iteration, started, res) < 0)
 		goto cleanup;
@@ -886,8 +921,6 @@ cleanup:
 	free(swap);
 	free(busy);
 	free(name);
-	free(dir);
-	free(stem);
 	free(plan_text);
 	guest_plan_release(&plan);
 	strbuf_release(&xml);

@@ -778,12 +778,65 @@ void vm_spare_destroy(void *dom)
 	virDomainFree(dom);
 }
 
+/* The running guest's events until it stops, panics, times out or
+ * powers off after its result, then what is buffered drained and the
+ * run classified.  -1 when libvirt failed (reported). */
+static int watch(struct boot *b, struct vm_conn *c)
+{
+	const struct vm_run_opts *o = b->o;
+	struct vm_run *r = b->r;
+	int boot_timed_out = 0, run_timed_out = 0;
+	int64_t done_at = -1;
+
+	for (;;) {
+		int64_t now;
+		if (virEventRunDefaultImpl() < 0) {
+			virt_error("event loop failed");
+			return -1;
+		}
+		now = now_ms();
+		if (b->stopped) {
+			/* The domain is gone; its streams end soon after. */
+			if ((!b->console.open && !b->channel.open) || now - b->stopped_at > DRAIN_MS)
+				break;
+			continue;
+		}
+		if (!virConnectIsAlive(c->conn)) {
+			error("lost the connection to libvirt at '%s'", c->uri);
+			return -1;
+		}
+		if (b->panic_seen && now - b->panic_at > PANIC_GRACE_MS)
+			break;
+		if (!r->result.hello && now - b->t0 > o->boot_timeout_ms) {
+			boot_timed_out = 1;
+			break;
+		}
+		if (r->result.hello && !r->result.done && now - b->t0 - r->hello_ms > o->run_timeout_ms) {
+			run_timed_out = 1;
+			break;
+		}
+		if (r->result.done && done_at < 0)
+			done_at = now;
+		if (done_at >= 0 && now - done_at > POWEROFF_GRACE_MS)
+			break;	/* said done but did not power off: still a result */
+	}
+	r->total_ms = now_ms() - b->t0;
+	/* Drain what is buffered before destroying. */
+	if (!b->stopped) {
+		int64_t until = now_ms() + 200;
+		while (now_ms() < until && (b->console.open || b->channel.open))
+			virEventRunDefaultImpl();
+	}
+	result_finish(&r->result);
+	classify(b, boot_timed_out, run_timed_out);
+	return 0;
+}
+
 int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_run *r)
 {
 	struct boot b;
 	virDomainPtr dom = NULL;
-	int cb_id = -1, timer = -1, ret = -1, boot_timed_out = 0, run_timed_out = 0;
-	int64_t done_at = -1;
+	int cb_id = -1, timer = -1, ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	memset(&b, 0, sizeof(b));
@@ -838,48 +891,8 @@ int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_ru
 		o->on_created(o->data);
 	if (o->on_resumed)
 		o->on_resumed(o->data);
-
-	for (;;) {
-		int64_t now;
-		if (virEventRunDefaultImpl() < 0) {
-			virt_error("event loop failed");
-			goto cleanup;
-		}
-		now = now_ms();
-		if (b.stopped) {
-			/* The domain is gone; its streams end soon after. */
-			if ((!b.console.open && !b.channel.open) || now - b.stopped_at > DRAIN_MS)
-				break;
-			continue;
-		}
-		if (!virConnectIsAlive(c->conn)) {
-			error("lost the connection to libvirt at '%s'", c->uri);
-			goto cleanup;
-		}
-		if (b.panic_seen && now - b.panic_at > PANIC_GRACE_MS)
-			break;
-		if (!r->result.hello && now - b.t0 > o->boot_timeout_ms) {
-			boot_timed_out = 1;
-			break;
-		}
-		if (r->result.hello && !r->result.done && now - b.t0 - r->hello_ms > o->run_timeout_ms) {
-			run_timed_out = 1;
-			break;
-		}
-		if (r->result.done && done_at < 0)
-			done_at = now;
-		if (done_at >= 0 && now - done_at > POWEROFF_GRACE_MS)
-			break;	/* said done but did not power off: still a result */
-	}
-	r->total_ms = now_ms() - b.t0;
-	/* Drain what is buffered before destroying. */
-	if (!b.stopped) {
-		int64_t until = now_ms() + 200;
-		while (now_ms() < until && (b.console.open || b.channel.open))
-			virEventRunDefaultImpl();
-	}
-	result_finish(&r->result);
-	classify(&b, boot_timed_out, run_timed_out);
+	if (watch(&b, c) < 0)
+		goto cleanup;
 	ret = 0;
 
 cleanup:

@@ -2,7 +2,7 @@
 """The house rule of orchestrator/: each file lives in a room, a room
 includes only its own headers and those of the rooms below it, and no
 module's includes come back to it (no cycles).  Prints each breach and
-exits 1; `make check` runs it (tests/style/t-rooms.sh).
+exits 1; `make check` runs it (tests/style/t-style.sh).
 
 The rooms, lowest first:
   util    strbuf, allocation, errors, run-command, JSON, HTML escaping

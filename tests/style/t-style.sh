@@ -1,0 +1,42 @@
+#!/bin/sh
+# The house rules of orchestrator/ as checks: the rooms and their include
+# rule (rooms.py), no function over 120 lines but the one allowed
+# (long-functions.py).  Each check is also shown a breach, so that a check
+# that stopped seeing anything would fail here.
+. "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
+py=${PYTHON3:-python3}
+style=$KLAB_SRCDIR/tests/style
+
+out=$("$py" "$style/rooms.py" "$KLAB_SRCDIR" 2>&1)
+check "the rooms' include rule holds, no cycle" test -z "$out"
+[ -z "$out" ] || printf '%s\n' "$out"
+out=$("$py" "$style/long-functions.py" "$KLAB_SRCDIR" 2>&1)
+check "no function over 120 lines but bisect_choose" test -z "$out"
+[ -z "$out" ] || printf '%s\n' "$out"
+
+# A tree with a core file that includes an engine header and two engine
+# modules that include each other.
+mkdir -p "$T/bad/orchestrator/core" "$T/bad/orchestrator/engine"
+printf '#include "engine/a.h"\n' > "$T/bad/orchestrator/core/pure.c"
+printf '#include "engine/b.h"\n' > "$T/bad/orchestrator/engine/a.h"
+printf '#include "engine/a.h"\n' > "$T/bad/orchestrator/engine/b.h"
+out=$("$py" "$style/rooms.py" "$T/bad" 2>&1)
+case $out in *"core/pure.c includes engine/a.h"*) ok "rooms.py sees a lower room including a higher one";;
+	*) fail "rooms.py on a climbing include: $out";; esac
+case $out in *"cycle: engine/a -> engine/b"*) ok "rooms.py sees a cycle";;
+	*) fail "rooms.py on a cycle: $out";; esac
+
+# A function of 121 lines, one of 120, and bisect_choose of 200.
+body() { i=0; while [ $i -lt "$1" ]; do echo "	x++;"; i=$((i + 1)); done; }
+{
+	printf 'int long_one(void)\n{\n'; body 119; printf '}\n\n'
+	printf 'static int\nshort_enough(int a,\n\t     int b)\n{\n'; body 118; printf '}\n\n'
+	printf 'int bisect_choose(void)\n{\n'; body 198; printf '}\n'
+} > "$T/bad/orchestrator/core/long.c"
+out=$("$py" "$style/long-functions.py" "$T/bad" 2>&1)
+case $out in *"long.c:2: long_one: 121 lines"*) ok "long-functions.py sees a function of 121 lines";;
+	*) fail "long-functions.py on 121 lines: $out";; esac
+case $out in *short_enough*|*bisect_choose*) fail "long-functions.py: $out";;
+	*) ok "120 lines, and bisect_choose, pass";; esac
+
+finish
