@@ -168,9 +168,9 @@ void perf_reference_run_of(struct bisect_run *r, int bad_end)
 {
 	struct perf *p = perf_of(r);
 	const char *hex = perf_end_hex(r, bad_end);
+	char **kernel = bad_end ? &p->bad_kernel : &p->good_kernel;
 
-	if (!(bad_end ? p->bad_kernel : p->good_kernel) &&
-	    perf_build_for(r, hex, bad_end ? &p->bad_kernel : &p->good_kernel, bad_end ? &p->bad_build : &p->good_build) < 0) {
+	if (!*kernel && perf_build_for(r, hex, kernel, bad_end ? &p->bad_build : &p->good_build) < 0) {
 		warning("no kernel for a fresh %s reference run: deciding with the earlier ones",
 			bad_end ? "bad" : "good");
 		return;

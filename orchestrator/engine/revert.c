@@ -191,7 +191,8 @@ static int finish(struct revert_runs *m, struct revert_check *rc)
 	rc->bad_median = stats_median(m->b.v, m->b.n);
 	rc->detail = xstrfmt("%s: %s", m->v.rule, m->v.text);
 	verdict_format(&sb, &m->v);
-	db_verdict_store(m->env->lab->db, m->s.id, m->v.rule, m->v.mwu_good.p_value, m->v.mwu_bad.p_value, NULL, sb.buf);
+	db_verdict_store(m->env->lab->db, m->s.id, m->v.rule, m->v.mwu_good.p_value, m->v.mwu_bad.p_value, NULL,
+			 sb.buf);
 	strbuf_release(&sb);
 	m->s.verdict = m->v.kind == VERDICT_GOOD ? "good" : m->v.kind == VERDICT_BAD ? "bad" : "skip";
 	m->s.reason = rc->detail;
@@ -267,7 +268,8 @@ static int measure(const struct revert_env *env, const char *kernel, int64_t bui
 			break;
 		}
 		printf("  %s: %u runs needed, %s\n", m.v.text, m.v.next_runs,
-		       e->ops->drift(e->data) ? "each after a run of the good end" : "each after a fresh reference run");
+		       e->ops->drift(e->data) ? "each after a run of the good end"
+					      : "each after a fresh reference run");
 		m.want = m.v.next_runs;
 	}
 	ret = finish(&m, rc);
