@@ -1,7 +1,7 @@
-/* Measuring for the job tester: runs of a kernel under a step (one guest
- * environment for the whole bisection, the kernel swapped per commit,
- * every run stored under its step), the ends' extra runs and the sides'
- * references, pairs of commits measured interleaved, a commit's kernel. */
+/* Measuring for the job tester: runs of a kernel under a step, asked of
+ * the measurer one at a time (measurer.h: the guests', or a test's), the
+ * ends' extra runs and the sides' references, pairs of commits measured
+ * interleaved, a commit's kernel. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

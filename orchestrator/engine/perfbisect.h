@@ -118,10 +118,11 @@ int perf_set_measurer(struct perf *p, const struct measurer_ops *ops, void *arg)
  * commit klab made, the revert's): kernel_for_commit's 0 / 1 / -1. */
 int perf_kernel(struct perf *p, const struct kernel_request *rq, int klab_commit, struct kernel_result *kr);
 
-/* Boot `kernel` until step `step_id` has `want` KPI values (runs stored
- * earlier, e.g. before a crash, count).  vals and n: all of them (caller
- * frees).  0 ok; 1 the guest failed (reason: outcome and why, e.g.
- * "panic: Kernel panic - not syncing: ..."); -1 klab failed. */
+/* Runs of `kernel` (the measurer's: guests boot it) until step `step_id`
+ * has `want` KPI values (runs stored earlier, e.g. before a crash,
+ * count).  vals and n: all of them (caller frees).  0 ok; 1 the kernel
+ * failed (reason: outcome and why, e.g. "panic: Kernel panic - not
+ * syncing: ..."); -1 klab failed. */
 int perf_measure_to(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
 		    size_t want, double **vals, size_t *n, char **reason);
 
