@@ -685,6 +685,7 @@ int check_kpi(const struct job *job, const char *kpi, struct strbuf *why)
 {
 	struct strbuf list = STRBUF_INIT, *produces = &list;
 	const struct suite *suite;
+	const char *prefix;
 	size_t n;
 
 	/* the names result records may carry (resultproto.h) */
@@ -695,14 +696,15 @@ int check_kpi(const struct job *job, const char *kpi, struct strbuf *why)
 	}
 	if (!job || !job->suite)
 		return 0;
-	n = strlen(job->suite);
-	if (strncmp(kpi, job->suite, n) || kpi[n] != '.' || !kpi[n + 1]) {
+	suite = suite_find(job->suite);
+	prefix = suite ? suite_prefix(suite) : job->suite;
+	n = strlen(prefix);
+	if (strncmp(kpi, prefix, n) || kpi[n] != '.' || !kpi[n + 1]) {
 		if (why)
-			strbuf_addf(why, "a %s job's metrics are named %s.<metric> (default %s)", job->suite,
-				    job->suite, job->default_kpi ? job->default_kpi : "?");
+			strbuf_addf(why, "a %s job's metrics are named %s.<metric> (default %s)", job->suite, prefix,
+				    job->default_kpi ? job->default_kpi : "?");
 		return -1;
 	}
-	suite = suite_find(job->suite);
 	if (suite && job->testcase && job->mode && !suite_produces(suite, job, kpi, produces)) {
 		if (why)
 			strbuf_addf(why, "this %s job (testcase %s%s%s) never produces it; it produces %s", job->suite,

@@ -303,6 +303,8 @@ static void parse_fio(struct result_metrics *ml, char *const *lines, size_t nr)
 
 const struct suite suite_fio_basic = {
 	.name = "fio-basic",
+	/* LKP's fio parser's names */
+	.prefix = "fio",
 	.keys = SUITE_KEY_FS,
 	.params = params,
 	.testcase_is_suite = 1,

@@ -93,9 +93,9 @@ static int one_more_run(const struct job *job, unsigned *out)
 
 /* Means over the runs: per metric name, sum and count. */
 struct means {
-	char *name[8];
-	double sum[8];
-	unsigned n[8];
+	char *name[32];
+	double sum[32];
+	unsigned n[32];
 	size_t nr;
 };
 
@@ -253,7 +253,7 @@ static void parse_futex(struct result_metrics *ml, char *const *lines, size_t nr
 								 : "perf-bench-futex.requeued_time_ms"),
 					  0, v);
 		else if (n >= 9 && !strcmp(tok[0], "Avg") && !strcmp(tok[1], "per-thread") && !strcmp(tok[2], "latency") &&
-			 !strcmp(tok[n - 3], "ms") && !result_parse_number(tok[n - 4], &v))
+			 !strcmp(tok[n - 2], "ms") && !result_parse_number(tok[n - 3], &v))
 			result_add_metric(ml, xstrdup("perf-bench-futex.avg_per_thread_latency_ms"), 0, v);
 		free(copy);
 	}

@@ -236,7 +236,8 @@ static int usemem_line(char **tok, size_t n, size_t k, double v[3])
  *
  * As LKP's parser: throughput is the runs' mean of their tasks' summed
  * KB/s, median the mean of their medians, workload the kilobytes done;
- * faulted lines make throughput_fault and median_fault.
+ * faulted lines make throughput_fault and median_fault.  (usemem's own
+ * lines alone are one run.)
  */
 static void parse_vm_scalability(struct result_metrics *ml, char *const *lines, size_t nr)
 {
@@ -244,7 +245,6 @@ static void parse_vm_scalability(struct result_metrics *ml, char *const *lines, 
 	struct samples fault = { xcalloc(MAX_SAMPLE_TASKS, sizeof(double)), 0, 0, 0, 0 };
 	double bytes = 0;
 	int64_t task = 0;
-	int header = 0;
 
 	for (size_t i = 0; i < nr; i++) {
 		char *copy, *tok[RESULT_MAX_TOKENS];
@@ -254,11 +254,7 @@ static void parse_vm_scalability(struct result_metrics *ml, char *const *lines, 
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
-		if (n >= 2 && !strcmp(tok[0], "vm-scalability:")) {
-			header = 1;
-		} else if (!header) {
-			;
-		} else if (n == 1 && !strncmp(tok[0], "./case-", 7)) {
+		if (n == 1 && !strncmp(tok[0], "./case-", 7)) {
 			sample_end(&main);
 			sample_end(&fault);
 		} else if (usemem_line(tok, n, 0, v) || (n == 9 && !strcmp(tok[0], "truncated:") && usemem_line(tok, n, 1, v))) {

@@ -134,6 +134,11 @@ int suite_produces(const struct suite *s, const struct job *job, const char *met
 	return found;
 }
 
+const char *suite_prefix(const struct suite *s)
+{
+	return s->prefix ? s->prefix : s->name;
+}
+
 int suite_takes_param(const struct suite *s, const char *key)
 {
 	for (const char *const *p = s->params; p && *p; p++)

@@ -45,6 +45,9 @@ struct suite_program {
 
 struct suite {
 	const char *name;	/* the job's suite: and the metrics' prefix */
+	/* the metrics' prefix when it is not the name (fio-basic's are
+	 * LKP's fio.*), else NULL; suite_prefix() says which */
+	const char *prefix;
 	unsigned keys;		/* SUITE_KEY_* it reads */
 	/* the values of mode: (LKP's), the default first; NULL-terminated
 	 * (NULL without SUITE_KEY_MODE: the job's mode is "process") */
@@ -117,6 +120,9 @@ void suite_names(struct strbuf *sb, unsigned keys, const char *last_sep);
  * metric; else 0, with the names it does produce added to `produces`
  * (may be NULL), ", "-separated. */
 int suite_produces(const struct suite *s, const struct job *job, const char *metric, struct strbuf *produces);
+
+/* Its metrics' names start with this and a '.': the prefix or the name. */
+const char *suite_prefix(const struct suite *s);
 
 /* 1 when the suite takes `key` under params:. */
 int suite_takes_param(const struct suite *s, const char *key);
