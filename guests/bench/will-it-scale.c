@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -1290,32 +1291,53 @@ out:
 	return ret;
 }
 
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
 /* Each testcase and mode in a child of its own: a test's threads, its
- * rlimits, signal handlers and program break end with it.  0 when every
- * one ran. */
+ * rlimits, signal handlers and program break end with it.  Its files go
+ * into a directory of its own, removed once it has gone (threads still
+ * looping would make them again behind a cleanup).  0 when every one
+ * ran. */
 static int run_all(const struct options *o)
 {
 	int failed = 0;
 
 	for (unsigned i = 0; i < o->nr_tests; i++) {
 		for (int threads = 0; threads < 2; threads++) {
+			struct options own = *o;
+			char dir[PATH_MAX];
 			int status;
 			pid_t pid;
 
 			if ((threads && !strcmp(o->mode, "process")) || (!threads && !strcmp(o->mode, "thread")))
 				continue;
+			snprintf(dir, sizeof(dir), "%s/willitscale.XXXXXX", o->dir);
+			if (!mkdtemp(dir)) {
+				say(2, "will-it-scale: cannot create a directory in %s: %s\n", o->dir, strerror(errno));
+				return -1;
+			}
+			own.dir = dir;
 			pid = fork();
 			if (pid < 0) {
 				say(2, "will-it-scale: fork: %s\n", strerror(errno));
+				rmdir(dir);
 				return -1;
 			}
 			if (pid == 0) {
 				prctl(PR_SET_PDEATHSIG, SIGKILL);
 				/* leave without exit handlers under looping threads' feet */
-				_exit(run_testcase(o, o->tests[i], threads) == 0 ? 0 : 1);
+				_exit(run_testcase(&own, o->tests[i], threads) == 0 ? 0 : 1);
 			}
 			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 				;
+			nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 				if (WIFSIGNALED(status))
 					say(2, "will-it-scale: %s %s: died of signal %d\n", o->tests[i]->name,
