@@ -31,6 +31,7 @@
 #define MAX_SEND 65507		/* the largest UDP payload over IPv4 */
 #define TCP_SEND 16384		/* a TCP_STREAM send, netperf's usual on loopback */
 #define UDP_SEND 1024
+#define MAX_TESTS 16
 
 enum test { TCP_RR, TCP_CRR, TCP_STREAM, UDP_RR, UDP_STREAM };
 static const char *const test_names[] = { "TCP_RR", "TCP_CRR", "TCP_STREAM", "UDP_RR", "UDP_STREAM" };
@@ -361,12 +362,13 @@ out:
 }
 
 static const char usage[] =
-	"usage: klab-netperf --test TEST [--clients N] [--runtime SECS] [--send-size BYTES]\n"
+	"usage: klab-netperf --test TEST... [--clients N] [--runtime SECS] [--send-size BYTES]\n"
 	"\n"
 	"klab's loopback stand-in for netperf (not netperf): N clients, each\n"
 	"against a server of its own on 127.0.0.1, for SECS seconds.\n"
 	"\n"
-	"    --test TEST        TCP_RR, TCP_CRR, TCP_STREAM, UDP_RR or UDP_STREAM\n"
+	"    --test TEST        TCP_RR, TCP_CRR, TCP_STREAM, UDP_RR or UDP_STREAM; given\n"
+	"                       again, the tests run one after another\n"
 	"    --clients N        client/server pairs (default 1)\n"
 	"    --runtime SECS     seconds (default 10)\n"
 	"    --send-size BYTES  a STREAM test's send (default 16384 TCP, 1024 UDP)\n";
@@ -382,21 +384,26 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .clients = 1, .runtime_s = 10 };
-	int c, have_test = 0;
+	enum test tests[MAX_TESTS];
+	unsigned nr_tests = 0, send_size;
+	int c, failed = 0;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
-		case 't':
+		case 't': {
+			int found = 0;
+
 			for (size_t i = 0; i < sizeof(test_names) / sizeof(test_names[0]); i++)
-				if (!strcmp(optarg, test_names[i])) {
-					o.test = (enum test)i;
-					have_test = 1;
+				if (!strcmp(optarg, test_names[i]) && nr_tests < MAX_TESTS) {
+					tests[nr_tests++] = (enum test)i;
+					found = 1;
 				}
-			if (!have_test) {
-				fprintf(stderr, "klab-netperf: unknown test '%s'\n", optarg);
+			if (!found) {
+				fprintf(stderr, "klab-netperf: unknown test '%s' (or more than %d)\n", optarg, MAX_TESTS);
 				goto usage;
 			}
 			break;
+		}
 		case 'c':
 			if (parse_uint(optarg, 1, MAX_CLIENTS, &o.clients) < 0) {
 				fprintf(stderr, "klab-netperf: --clients wants 1 to %d, not '%s'\n", MAX_CLIENTS, optarg);
@@ -422,19 +429,24 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (optind != argc || !have_test) {
+	if (optind != argc || !nr_tests) {
 		fprintf(stderr, "klab-netperf: --test is required\n");
 		goto usage;
 	}
-	if (!o.send_size)
-		o.send_size = o.test == UDP_STREAM ? UDP_SEND : TCP_SEND;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("klab-netperf: test=%s clients=%u runtime=%u send_size=%u (klab's loopback stand-in, not netperf)\n",
-	       test_names[o.test], o.clients, o.runtime_s, is_stream(o.test) ? o.send_size : 1);
 	if (loopback_up() < 0)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
-	return run(&o) == 0 ? 0 : 1;
+	send_size = o.send_size;
+	for (unsigned i = 0; i < nr_tests; i++) {
+		o.test = tests[i];
+		o.send_size = send_size ? send_size : o.test == UDP_STREAM ? UDP_SEND : TCP_SEND;
+		printf("klab-netperf: test=%s clients=%u runtime=%u send_size=%u (klab's loopback stand-in, not netperf)\n",
+		       test_names[o.test], o.clients, o.runtime_s, is_stream(o.test) ? o.send_size : 1);
+		if (run(&o) < 0)
+			failed = 1;
+	}
+	return failed;
 
 usage:
 	fputs(usage, stderr);

@@ -5,7 +5,8 @@
  * the driver's own readers (lru-file-readonce, -readtwice) and truncation
  * (truncate, truncate-seq).  A case runs again and again until the
  * runtime has passed, each run after a "./case-NAME" line as LKP's log
- * has, so that runs are told apart. */
+ * has, so that runs are told apart; several cases run one after another,
+ * each after its "vm-scalability: case=..." line. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #define MAX_SECONDS	86400
 #define READ_BLOCK	4096
 #define MAX_ARGS	32
+#define MAX_CASES	64
 
 /* What the case's usemem does: one run, or one a task on a file of its own. */
 enum kind { USEMEM, PER_TASK, READ_ONCE, READ_TWICE, TRUNCATE, TRUNCATE_SEQ };
@@ -137,7 +139,9 @@ static const struct vcase cases[] = {
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
 struct options {
-	const struct vcase *c;
+	const struct vcase *c;		/* the case running */
+	const struct vcase *cases[MAX_CASES];	/* --case, in order */
+	unsigned nr_cases;
 	unsigned tasks, runtime_s;
 	uint64_t unit_size;	/* LKP's unit_size: the case's total, 0 = its default */
 	uint64_t task_size;	/* klab's size: each usemem's SIZE, 0 = the case's */
@@ -560,13 +564,14 @@ static int shm_mount(const char *dir, int *mounted)
 }
 
 static const char usage[] =
-	"usage: vm-scalability --case NAME --tasks N [--runtime SECS] [--unit-size BYTES]\n"
+	"usage: vm-scalability --case NAME... --tasks N [--runtime SECS] [--unit-size BYTES]\n"
 	"                      [--task-size BYTES] [--sparse-dir DIR] [--shm-dir DIR] [--usemem PATH]\n"
 	"       vm-scalability --list\n"
 	"\n"
 	"Run a vm-scalability case again and again for SECS seconds (at least once).\n"
 	"\n"
-	"    --case NAME        the case (--list names them)\n"
+	"    --case NAME        the case (--list names them); given again, the\n"
+	"                       cases run one after another, SECS each\n"
 	"    --tasks N          the case's nr_task\n"
 	"    --runtime SECS     default 10\n"
 	"    --unit-size BYTES  LKP's unit_size: the case's total size\n"
@@ -575,6 +580,40 @@ static const char usage[] =
 	"    --shm-dir DIR      a tmpfs for the shm cases (default\n"
 	"                       /tmp/vm-scalability-tmp, mounted when root)\n"
 	"    --usemem PATH      klab's usemem (default /usr/lib/klab/usemem)\n";
+
+/* One case for the runtime, after its header; 0 or -1. */
+static int run_one(struct options *o, const struct vcase *c)
+{
+	int64_t deadline;
+	struct sizes s;
+	int mounted = 0, ret = 0;
+
+	o->c = c;
+	if (c->file == SHM_FILE && shm_mount(o->shm_dir, &mounted) < 0)
+		return -1;
+	measure(o, &s);
+	printf("vm-scalability: case=%s tasks=%u runtime=%u mem=%llu shm=%llu\n", c->name, o->tasks, o->runtime_s,
+	       (unsigned long long)s.mem, (unsigned long long)s.shm);
+	if ((c->flags & F_SWAP) && !s.swap) {
+		fprintf(stderr, "vm-scalability: %s needs swap and there is none (the job's guest.swap)\n", c->name);
+		ret = -1;
+	} else if ((c->flags & F_HUGETLB) && setup_hugetlb(o, &s) < 0) {
+		ret = -1;
+	}
+	deadline = now_us() + (int64_t)o->runtime_s * 1000000;
+	while (!ret) {
+		printf("./case-%s\n", c->name);
+		if (run_case(o, &s, deadline) < 0) {
+			fprintf(stderr, "vm-scalability: case %s failed\n", c->name);
+			ret = -1;
+		}
+		if (now_us() >= deadline)
+			break;
+	}
+	if (mounted)
+		umount2(o->shm_dir, MNT_DETACH);
+	return ret;
+}
 
 static int parse_bytes(const char *s, uint64_t *out)
 {
@@ -604,13 +643,16 @@ int main(int argc, char **argv)
 	};
 	struct options o = { .runtime_s = 10, .usemem = "/usr/lib/klab/usemem", .sparse_dir = "/tmp",
 			     .shm_dir = "/tmp/vm-scalability-tmp" };
-	struct sizes s;
-	int64_t start, deadline;
-	int c, mounted = 0, failed = 0;
+	int c, failed = 0;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
+			if (o.nr_cases == MAX_CASES) {
+				fprintf(stderr, "vm-scalability: at most %d cases\n", MAX_CASES);
+				goto usage;
+			}
+			o.c = NULL;
 			for (size_t i = 0; i < NR_CASES; i++)
 				if (!strcmp(optarg, cases[i].name))
 					o.c = &cases[i];
@@ -618,6 +660,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "vm-scalability: unknown case '%s' (--list names them)\n", optarg);
 				goto usage;
 			}
+			o.cases[o.nr_cases++] = o.c;
 			break;
 		case 'n':
 			if (parse_uint(optarg, 1, MAX_TASKS, &o.tasks) < 0) {
@@ -658,34 +701,14 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (optind != argc || !o.c || !o.tasks) {
+	if (optind != argc || !o.nr_cases || !o.tasks) {
 		fprintf(stderr, "vm-scalability: --case and --tasks are required\n");
 		goto usage;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (o.c->file == SHM_FILE && shm_mount(o.shm_dir, &mounted) < 0)
-		return 1;
-	measure(&o, &s);
-	if ((o.c->flags & F_SWAP) && !s.swap) {
-		fprintf(stderr, "vm-scalability: %s needs swap and there is none (the job's guest.swap)\n", o.c->name);
-		return 1;
-	}
-	if ((o.c->flags & F_HUGETLB) && setup_hugetlb(&o, &s) < 0)
-		return 1;
-	printf("vm-scalability: case=%s tasks=%u runtime=%u mem=%llu shm=%llu\n", o.c->name, o.tasks, o.runtime_s,
-	       (unsigned long long)s.mem, (unsigned long long)s.shm);
-	start = now_us();
-	deadline = start + (int64_t)o.runtime_s * 1000000;
-	do {
-		printf("./case-%s\n", o.c->name);
-		if (run_case(&o, &s, deadline) < 0) {
-			fprintf(stderr, "vm-scalability: case %s failed\n", o.c->name);
+	for (unsigned i = 0; i < o.nr_cases; i++)
+		if (run_one(&o, o.cases[i]) < 0)
 			failed = 1;
-			break;
-		}
-	} while (now_us() < deadline);
-	if (mounted)
-		umount2(o.shm_dir, MNT_DETACH);
 	return failed;
 
 usage:

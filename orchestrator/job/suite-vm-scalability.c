@@ -5,7 +5,7 @@
  * guest's memory as LKP's hw_vars does; LKP's parser's metrics
  * (vm-scalability.throughput, median, workload, ...).  The cases that
  * read sparse files do it on the job's fs: (LKP's default, xfs, when the
- * job names none). */
+ * job names none).  params.also names more cases for the same boot. */
 #include "job/suite.h"
 #include "job/job.h"
 #include "job/resultproto.h"
@@ -19,6 +19,8 @@
 #define PROGRAM "/usr/lib/klab/vm-scalability"
 #define USEMEM "/usr/lib/klab/usemem"
 #define MAX_SAMPLE_TASKS 4096
+/* the driver's own limit on --case */
+#define MAX_ALSO 63
 
 /* the driver's cases, lkp-tests' vm-scalability jobs' tests */
 static const char *const testcases[] = {
@@ -40,9 +42,10 @@ static const char *const sparse_cases[] = {
 	"mremap-xread-rand-mt", "msync", "msync-mt", "truncate", "truncate-seq",
 };
 
-static const char *const params[] = { "unit_size", NULL };
+static const char *const params[] = { "unit_size", "also", NULL };
 
 #define WHEN_FAULT 0x1
+#define WHEN_ALSO 0x2
 
 static const struct suite_kpi kpis[] = {
 	{ "vm-scalability.throughput", 1 },
@@ -61,6 +64,7 @@ static const struct suite_metric metrics[] = {
 	{ "vm-scalability.task_bytes", 0 },
 	{ "vm-scalability.throughput_fault", WHEN_FAULT },
 	{ "vm-scalability.median_fault", WHEN_FAULT },
+	{ "vm-scalability.*.throughput", WHEN_ALSO },
 	{ NULL, 0 },
 };
 
@@ -69,17 +73,33 @@ static const struct suite_program tools[] = {
 	{ NULL, NULL, NULL },
 };
 
-static unsigned conditions(const struct job *job)
-{
-	return !strcmp(job->testcase, "truncate-seq") ? WHEN_FAULT : 0;
-}
-
 static const char *param(const struct job *job, const char *key)
 {
 	for (size_t i = 0; i < job->nr_params; i++)
 		if (!strcmp(job->params[i].key, key))
 			return job->params[i].value;
 	return NULL;
+}
+
+static unsigned conditions(const struct job *job)
+{
+	return (!strcmp(job->testcase, "truncate-seq") ? WHEN_FAULT : 0) | (param(job, "also") ? WHEN_ALSO : 0);
+}
+
+/* params.also: more cases for the same boot, after the job's own. */
+static int each_also(const struct job *job, const char *what, int (*fn)(const char *c, void *data), void *data)
+{
+	return suite_each_also(job, what, param(job, "also"), testcases, ARRAY_SIZE(testcases), MAX_ALSO, fn, data);
+}
+
+/* What the cases need: a sparse root (1), swap (2). */
+static int case_needs(const char *c, void *data)
+{
+	unsigned *needs = data;
+
+	*needs |= suite_listed(c, sparse_cases, ARRAY_SIZE(sparse_cases)) ? 1 : 0;
+	*needs |= !strncmp(c, "swap-", 5) ? 2 : 0;
+	return 0;
 }
 
 static int check_testcase(const struct job *job, const char *path, int line)
@@ -94,8 +114,15 @@ static int check_testcase(const struct job *job, const char *path, int line)
 static int check_param(const struct job *job, const struct job_kv *kv, const char *path, int line)
 {
 	uint64_t bytes;
+	char *what;
+	int ret;
 
-	(void)job;
+	if (!strcmp(kv->key, "also")) {
+		what = xstrfmt("%s:%d: params.also", path, line);
+		ret = suite_each_also(job, what, kv->value, testcases, ARRAY_SIZE(testcases), MAX_ALSO, NULL, NULL);
+		free(what);
+		return ret;
+	}
 	if (!kv->value || job_parse_bytes(kv->value, &bytes) < 0)
 		return error("%s:%d: params.unit_size: expected a size like 1G or 512m, got '%s'", path, line,
 			     kv->value ? kv->value : "");
@@ -105,12 +132,17 @@ static int check_param(const struct job *job, const struct job_kv *kv, const cha
 /* LKP's sparse root is xfs unless the job says; the swap cases need swap. */
 static int check(struct job *job, const char *path, int line)
 {
-	if (suite_listed(job->testcase, sparse_cases, ARRAY_SIZE(sparse_cases)) && !job->fs)
+	unsigned needs = 0;
+
+	case_needs(job->testcase, &needs);
+	if (param(job, "also"))
+		each_also(job, "params.also", case_needs, &needs);
+	if ((needs & 1) && !job->fs)
 		job->fs = xstrdup("xfs");
-	if (!strncmp(job->testcase, "swap-", 5) && !job->guest.swap_mb)
-		return error("%s:%d: testcase %s writes beyond memory into swap: give the guest a swap disk "
+	if ((needs & 2) && !job->guest.swap_mb)
+		return error("%s:%d: the swap-w cases write beyond memory into swap: give the guest a swap disk "
 			     "(guest: { swap: 1G })",
-			     path, line, job->testcase);
+			     path, line);
 	return 0;
 }
 
@@ -128,11 +160,28 @@ static char *default_kpi(const struct job *job)
 	return xstrdup("vm-scalability.throughput");
 }
 
-/* A run may start its last mappings just before the runtime ends. */
+static int count_case(const char *c, void *n)
+{
+	(void)c;
+	(*(unsigned *)n)++;
+	return 0;
+}
+
+/* Each case runs for the runtime; a run may start its last mappings just
+ * before it ends. */
 static int warmup_s(const struct job *job, unsigned *out)
 {
-	*out = job->runtime_s;
+	unsigned cases = 1;
+
+	if (param(job, "also") && each_also(job, "params.also", count_case, &cases) < 0)
+		return -1;
+	*out = (2 * cases - 1) * job->runtime_s;
 	return 0;
+}
+
+static int add_case(const char *c, void *sb)
+{
+	return JOB_CONF_ARGV(sb, "--case", c);
 }
 
 /* Each usemem's bytes for klab's size: the job's size when it fits in the
@@ -168,7 +217,9 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 		return error("job '%s': vm-scalability has no case '%s'", job->path, job->testcase);
 	if (task_bytes(job, nr_task, &bytes) < 0)
 		return -1;
-	if (JOB_CONF_ARGV(sb, PROGRAM, "--case", job->testcase) < 0 || job_conf_argv_uint(sb, "--tasks", nr_task) < 0 ||
+	if (JOB_CONF_ARGV(sb, PROGRAM, "--case", job->testcase) < 0 ||
+	    (param(job, "also") && each_also(job, "params.also", add_case, sb) < 0) ||
+	    job_conf_argv_uint(sb, "--tasks", nr_task) < 0 ||
 	    job_conf_argv_uint(sb, "--runtime", job->runtime_s) < 0)
 		return -1;
 	if (unit && (job_parse_bytes(unit, &unit_bytes) < 0 ||
@@ -225,8 +276,16 @@ static int usemem_line(char **tok, size_t n, size_t k, double v[3])
 	       v[1] >= 0 && v[2] >= 0;
 }
 
+/* A case name from the driver's header, as it may go into a metric. */
+static int case_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n <= 40 && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
 /*
- * klab's driver, a run after each "./case-NAME" line:
+ * klab's driver, a section a case, a run after each "./case-NAME" line:
  *
  *   vm-scalability: case=anon-w-seq tasks=2 runtime=10 mem=2058776576 shm=2058776576
  *   ./case-anon-w-seq
@@ -236,35 +295,66 @@ static int usemem_line(char **tok, size_t n, size_t k, double v[3])
  *
  * As LKP's parser: throughput is the runs' mean of their tasks' summed
  * KB/s, median the mean of their medians, workload the kilobytes done;
- * faulted lines make throughput_fault and median_fault.  (usemem's own
- * lines alone are one run.)
+ * faulted lines make throughput_fault and median_fault.  The first
+ * section is the job's case (usemem's own lines alone are one run of
+ * it); later ones (params.also) give vm-scalability.<case>.throughput.
  */
 static void parse_vm_scalability(struct result_metrics *ml, char *const *lines, size_t nr)
 {
 	struct samples main = { xcalloc(MAX_SAMPLE_TASKS, sizeof(double)), 0, 0, 0, 0 };
 	struct samples fault = { xcalloc(MAX_SAMPLE_TASKS, sizeof(double)), 0, 0, 0, 0 };
+	struct samples extra = { xcalloc(MAX_SAMPLE_TASKS, sizeof(double)), 0, 0, 0, 0 };
+	char section[41] = "";
 	double bytes = 0;
 	int64_t task = 0;
+	int sections = 0, header, lost = 0;
 
-	for (size_t i = 0; i < nr; i++) {
-		char *copy, *tok[RESULT_MAX_TOKENS];
+	for (size_t i = 0; i <= nr; i++) {
+		char *copy = NULL, *tok[RESULT_MAX_TOKENS];
+		const char *c = NULL;
 		double v[3];
-		size_t n;
+		size_t n = 0;
 
-		if (!lines[i])
+		if (i < nr && !lines[i])
 			continue;
-		n = result_tokenize(lines[i], &copy, tok);
-		if (n == 1 && !strncmp(tok[0], "./case-", 7)) {
-			sample_end(&main);
+		if (i < nr)
+			n = result_tokenize(lines[i], &copy, tok);
+		header = n >= 2 && n <= RESULT_MAX_TOKENS && !strcmp(tok[0], "vm-scalability:");
+		if (header)
+			c = result_key_value(tok[1], "case", '=');
+		/* a section ends at the next header or the end; a header that
+		 * names no case keeps what follows out */
+		if (i == nr || header) {
+			if (sections > 1) {
+				sample_end(&extra);
+				if (extra.runs)
+					result_add_metric(ml, xstrfmt("vm-scalability.%s.throughput", section), 0,
+							  extra.sum_throughput / extra.runs);
+				extra.runs = 0;
+				extra.sum_throughput = extra.sum_median = 0;
+			}
+			lost = i < nr && !(c && case_name_ok(c));
+			if (i < nr && !lost) {
+				snprintf(section, sizeof(section), "%s", c);
+				sections++;
+			}
+		} else if (lost) {
+			;
+		} else if (n == 1 && !strncmp(tok[0], "./case-", 7)) {
+			sample_end(sections > 1 ? &extra : &main);
 			sample_end(&fault);
 		} else if (usemem_line(tok, n, 0, v) || (n == 9 && !strcmp(tok[0], "truncated:") && usemem_line(tok, n, 1, v))) {
-			result_add_metric(ml, xstrdup("vm-scalability.task_throughput"), task, v[2]);
-			result_add_metric(ml, xstrdup("vm-scalability.task_usecs"), task, v[1]);
-			result_add_metric(ml, xstrdup("vm-scalability.task_bytes"), task, v[0]);
-			task++;
-			sample_add(&main, v[2]);
-			bytes += v[0];
-		} else if (n == 9 && !strcmp(tok[0], "faulted:") && usemem_line(tok, n, 1, v)) {
+			if (sections > 1) {
+				sample_add(&extra, v[2]);
+			} else {
+				result_add_metric(ml, xstrdup("vm-scalability.task_throughput"), task, v[2]);
+				result_add_metric(ml, xstrdup("vm-scalability.task_usecs"), task, v[1]);
+				result_add_metric(ml, xstrdup("vm-scalability.task_bytes"), task, v[0]);
+				task++;
+				sample_add(&main, v[2]);
+				bytes += v[0];
+			}
+		} else if (n == 9 && !strcmp(tok[0], "faulted:") && usemem_line(tok, n, 1, v) && sections <= 1) {
 			sample_add(&fault, v[2]);
 		}
 		free(copy);
@@ -282,6 +372,7 @@ static void parse_vm_scalability(struct result_metrics *ml, char *const *lines, 
 	}
 	free(main.kbps);
 	free(fault.kbps);
+	free(extra.kbps);
 }
 
 const struct suite suite_vm_scalability = {

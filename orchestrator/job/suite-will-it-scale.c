@@ -87,33 +87,10 @@ static int parse_warmup(const char *s, unsigned *out)
 	return job_parse_duration(s, 0, MAX_WARMUP_S, out);
 }
 
-/* params.also: testcases separated by blanks or commas, each once, not
- * the job's own; each is called back (NULL: checked only).  -1 after
- * error("<what>: ...") */
 static int each_also(const struct job *job, const char *what, const char *v,
 		     int (*fn)(const char *test, void *data), void *data)
 {
-	char *copy = xstrdup(v ? v : ""), *save = NULL;
-	const char *seen[MAX_ALSO];
-	size_t n = 0;
-	int ret = 0;
-
-	for (char *t = strtok_r(copy, " ,", &save); t && !ret; t = strtok_r(NULL, " ,", &save)) {
-		if (!suite_listed(t, testcases, ARRAY_SIZE(testcases)))
-			ret = error("%s: '%.64s' is not a will-it-scale testcase", what, t);
-		else if (!strcmp(t, job->testcase) || suite_listed(t, seen, n))
-			ret = error("%s: %s is named twice (the job's testcase runs first anyway)", what, t);
-		else if (n == MAX_ALSO)
-			ret = error("%s: at most %d more testcases", what, MAX_ALSO);
-		else if (fn)
-			ret = fn(t, data);
-		if (!ret)
-			seen[n++] = t;
-	}
-	if (!ret && !n)
-		ret = error("%s: expected testcases like 'page_fault2 page_fault3'", what);
-	free(copy);
-	return ret;
+	return suite_each_also(job, what, v, testcases, ARRAY_SIZE(testcases), MAX_ALSO, fn, data);
 }
 
 static int check_param(const struct job *job, const struct job_kv *kv, const char *path, int line)

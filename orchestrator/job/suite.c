@@ -167,3 +167,30 @@ int suite_check_listed(const struct job *job, const char *const *list, size_t n,
 	strbuf_release(&sb);
 	return -1;
 }
+
+int suite_each_also(const struct job *job, const char *what, const char *value, const char *const *list, size_t n,
+		    size_t max, int (*fn)(const char *testcase, void *data), void *data)
+{
+	char *copy = xstrdup(value ? value : ""), *save = NULL;
+	const char **seen = xcalloc(max + 1, sizeof(*seen));
+	size_t nr = 0;
+	int ret = 0;
+
+	for (char *t = strtok_r(copy, " ,", &save); t && !ret; t = strtok_r(NULL, " ,", &save)) {
+		if (!suite_listed(t, list, n))
+			ret = error("%s: '%.64s' is not a %s testcase", what, t, job->suite);
+		else if (!strcmp(t, job->testcase) || suite_listed(t, seen, nr))
+			ret = error("%s: %s is named twice (the job's testcase runs first anyway)", what, t);
+		else if (nr == max)
+			ret = error("%s: at most %zu more testcases", what, max);
+		else if (fn)
+			ret = fn(t, data);
+		if (!ret)
+			seen[nr++] = t;
+	}
+	if (!ret && !nr)
+		ret = error("%s: expected testcases separated by blanks or commas", what);
+	free(seen);
+	free(copy);
+	return ret;
+}

@@ -134,6 +134,13 @@ int suite_kpi_direction(const struct suite *s, const char *testcase, const char 
 /* For suite-*.c: a testcase that must be one of a list ("path:line:
  * testcase: <suite> supports a, b or c, got 'x'"). */
 int suite_check_listed(const struct job *job, const char *const *list, size_t n, const char *path, int line);
+/* For a suite's params.also: more testcases of the list for the same
+ * boot, separated by blanks or commas, each once and not the job's own,
+ * at most max; each is called back in order (fn NULL: checked only).  -1
+ * after error("<what>: ...") or fn's -1. */
+int suite_each_also(const struct job *job, const char *what, const char *value, const char *const *list, size_t n,
+		    size_t max, int (*fn)(const char *testcase, void *data), void *data);
+
 /* 1 when s is in the list. */
 int suite_listed(const char *s, const char *const *list, size_t n);
 

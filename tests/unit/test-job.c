@@ -915,7 +915,7 @@ static void test_job__scalar_limits(void **state)
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { warmup: forever }\n",
 			  "t.yaml:3: params.warmup: expected a duration like 2s or 0");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nparams: { x: 1 }\n",
-			  "t.yaml:3: params: vm-scalability has no option 'x' (known: unit_size)");
+			  "t.yaml:3: params: vm-scalability has no option 'x' (known: unit_size, also)");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 0\n", "t.yaml:3: size: expected a size per task");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2p\n", "size: expected a size per task");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2t\n", "size: expected a size per task");
@@ -1124,7 +1124,7 @@ static void test_job__fs_gets_a_scratch_disk(void **state)
 	assert_text_error("suite: fio-basic\nfs: xfs\nguest: { disk: 256M }\n",
 			  "t.yaml:3: guest.disk: 256M is too small for a file system (at least 512M)");
 	assert_text_error("suite: vm-scalability\ntestcase: swap-w-seq\n",
-			  "testcase swap-w-seq writes beyond memory into swap: give the guest a swap disk");
+			  "the swap-w cases write beyond memory into swap: give the guest a swap disk");
 }
 
 static void test_job__usemem_size_larger_than_the_guest_is_refused(void **state)

@@ -1203,6 +1203,47 @@ static void test_resultproto__vm_scalability_runs_are_averaged(void **state)
 	result_metrics_free(m, n);
 }
 
+/* params.also: the first section is the job's, LKP's names; the others
+ * under their own name. */
+static void test_resultproto__vm_scalability_and_netperf_sections(void **state)
+{
+	struct result_metric *m;
+	size_t n;
+
+	(void)state;
+	n = parse_text("vm-scalability", "vm-scalability: case=anon-w-seq tasks=1 runtime=1 mem=1 shm=1\n"
+					 "./case-anon-w-seq\n"
+					 "100 bytes / 1 usecs = 10 KB/s\n"
+					 "vm-scalability: case=lru-shm tasks=1 runtime=1 mem=1 shm=1\n"
+					 "./case-lru-shm\n"
+					 "100 bytes / 1 usecs = 20 KB/s\n"
+					 "./case-lru-shm\n"
+					 "100 bytes / 1 usecs = 40 KB/s\n"
+					 "vm-scalability: case=../x tasks=1\n"
+					 "100 bytes / 1 usecs = 80 KB/s\n",
+		       &m);
+	assert_metrics_sane(m, n);
+	assert_true(value_of(m, n, "vm-scalability.throughput", 0) == 10);
+	assert_true(value_of(m, n, "vm-scalability.lru-shm.throughput", 0) == 30);
+	assert_true(value_of(m, n, "vm-scalability.workload", 0) == 100 / 1024.0);
+	assert_null(find(m, n, "vm-scalability.task_throughput", 1));
+	result_metrics_free(m, n);
+	n = parse_text("netperf", "klab-netperf: test=TCP_RR clients=1 runtime=1 send_size=1 (x)\n"
+				  "client:0 elapsed:1.000 tps:100 transactions:100\n"
+				  "klab-netperf: test=TCP_STREAM clients=1 runtime=1 send_size=1000 (x)\n"
+				  "client:0 elapsed:1.000 send_Mbps:8 recv_Mbps:8 bytes:1000000\n"
+				  "klab-netperf: test=SCTP_RR clients=1 runtime=1 send_size=1 (x)\n"
+				  "client:0 elapsed:1.000 tps:7 transactions:7\n",
+		       &m);
+	assert_metrics_sane(m, n);
+	assert_true(value_of(m, n, "netperf.Throughput_tps", 0) == 100);
+	assert_true(value_of(m, n, "netperf.workload", 0) == 100);
+	assert_true(value_of(m, n, "netperf.TCP_STREAM.Throughput_Mbps", 0) == 8);
+	assert_null(find(m, n, "netperf.Throughput_Mbps", 0));
+	assert_null(find(m, n, "netperf.SCTP_RR.Throughput_tps", 0));
+	result_metrics_free(m, n);
+}
+
 /* will-it-scale's both mode and params.also: LKP's names for the job's
  * testcase, the others under their own name. */
 static void test_resultproto__will_it_scale_both_and_also(void **state)
@@ -1288,6 +1329,7 @@ int main(void)
 		cmocka_unit_test(test_resultproto__kbuild_hostile_output_is_skipped),
 		cmocka_unit_test(test_resultproto__vm_scalability_runs_are_averaged),
 		cmocka_unit_test(test_resultproto__will_it_scale_both_and_also),
+		cmocka_unit_test(test_resultproto__vm_scalability_and_netperf_sections),
 		cmocka_unit_test(test_resultproto__unknown_suite_gives_no_metrics),
 	};
 

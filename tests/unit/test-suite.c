@@ -390,6 +390,11 @@ static void test_suite__argv_of_lkps_parameters(void **state)
 		  "--direct=1" },
 		{ "suite: netperf\ntestcase: TCP_STREAM\nnr_threads: 200%\nparams: { send_size: 10K }\n",
 		  "/usr/lib/klab/klab-netperf --test TCP_STREAM --clients 8 --runtime 10 --send-size 10240" },
+		{ "suite: netperf\ntestcase: TCP_RR\nparams: { also: 'UDP_RR TCP_CRR' }\n",
+		  "/usr/lib/klab/klab-netperf --test TCP_RR --test UDP_RR --test TCP_CRR --clients 1 --runtime 10" },
+		{ "suite: vm-scalability\ntestcase: anon-w-seq\nnr_task: 1\nruntime: 2s\nparams: { also: 'msync, lru-shm' }\n",
+		  "/usr/lib/klab/vm-scalability --case anon-w-seq --case msync --case lru-shm --tasks 1 --runtime 2 "
+		  "--sparse-dir /klab/disk" },
 	};
 
 	(void)state;
