@@ -601,6 +601,9 @@ static int key_suite(struct parser *p, const struct node *k, const struct node *
 		p->job->suite = xstrdup(suite->name);
 		return 0;
 	}
+	/* an LKP suite klab does not run: why, not the list */
+	if (s && suite_not_run(s))
+		return error("%s:%d: suite: klab does not run %s: %s", p->path, v->line, s, suite_not_run(s));
 	strbuf_addstr(&sb, "one of ");
 	suite_names(&sb, 0, " or ");
 	expected(p, v, "suite", sb.buf);

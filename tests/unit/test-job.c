@@ -799,6 +799,8 @@ static void test_job__unknown_suite_and_testcase_list_the_supported(void **state
 			  "t.yaml:2: testcase: will-it-scale supports brk1, brk2, context_switch1, dup1, ");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-r-sequential\n",
 			  "t.yaml:2: testcase: vm-scalability supports anon-w-seq, anon-w-seq-mt, ");
+	assert_text_error("suite: unixbench\ntestcase: x\n",
+			  "t.yaml:1: suite: klab does not run unixbench: UnixBench is not packaged in Debian");
 	assert_text_error("suite: stress-ng\ntestcase: Mmap_Addr\n",
 			  "t.yaml:2: testcase: expected a stress-ng stressor name");
 	assert_text_error("testcase: x y\nsuite: stress-ng\n", "t.yaml:1: testcase: expected a test name");
