@@ -646,7 +646,7 @@ static int key_fs(struct parser *p, const struct node *k, const struct node *v)
 static int count_key(struct parser *p, const struct node *v, const char *what, struct job_count *c)
 {
 	if (parse_count(scalar(v), c) < 0)
-		return expected(p, v, what, "a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 1000%)");
+		return expected(p, v, what, "a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 6400%)");
 	return 0;
 }
 

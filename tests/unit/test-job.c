@@ -819,7 +819,7 @@ static void test_job__bad_counts_are_refused(void **state)
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nnr_threads: 0\n",
 			  "t.yaml:3: nr_threads: expected a count");
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 0\n",
-			  "nr_task: expected a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 1000%), got '0'");
+			  "nr_task: expected a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 6400%), got '0'");
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 150x\n", "got '150x'");
 }
 
