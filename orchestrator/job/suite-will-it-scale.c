@@ -123,8 +123,9 @@ static int count_test(const char *test, void *n)
 	return 0;
 }
 
-/* Each testcase and mode warms up and runs (and starts, a second at
- * most): all but the first runtime come before the last one ends. */
+/* Each testcase and mode warms up and runs, and starts (its tasks and
+ * their files; two seconds under TCG at most): all but the first
+ * runtime come before the last one ends. */
 static int warmup_s(const struct job *job, unsigned *out)
 {
 	const char *w = param(job, "warmup"), *also = param(job, "also");
@@ -135,7 +136,7 @@ static int warmup_s(const struct job *job, unsigned *out)
 	if (also && each_also(job, "params.also", also, count_test, &tests) < 0)
 		return -1;
 	runs = tests * (!strcmp(job->mode, "both") ? 2 : 1);
-	*out = runs * warmup + (runs - 1) * (job->runtime_s + 1);
+	*out = runs * warmup + (runs - 1) * (job->runtime_s + 2);
 	return 0;
 }
 

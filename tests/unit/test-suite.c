@@ -167,10 +167,10 @@ static void test_suite__will_it_scale_warms_up_two_seconds_unless_told(void **st
 	assert_int_equal(w, 2);
 	job_release(&job);
 	/* three testcases in both modes: six warm-ups, five runs of 10 s
-	 * (and a second to start each) before the last one's */
+	 * (and two seconds to start each) before the last one's */
 	parse_job(&job, "suite: will-it-scale\ntestcase: malloc1\nmode: both\nparams: { also: 'mmap1, brk1' }\n");
 	assert_int_equal(wis->warmup_s(&job, &w), 0);
-	assert_int_equal(w, 6 * 2 + 5 * 11);
+	assert_int_equal(w, 6 * 2 + 5 * 12);
 	job_release(&job);
 	parse_job(&job, "suite: will-it-scale\ntestcase: malloc1\nparams: { warmup: 1m }\n");
 	assert_int_equal(wis->warmup_s(&job, &w), 0);
