@@ -1069,10 +1069,10 @@ static int key_params(struct parser *p, const struct node *k, const struct node 
 			return error("%s:%d: params: expected an option name of a-z, 0-9, '_' and '-', got %s", p->path,
 				     pk->line, shown(pk, b, sizeof(b)));
 		if (pv->type != NODE_SCALAR || (!pv->is_null && !*pv->text) || !is_printable_ascii(pv->text) ||
-		    strlen(pv->text) > 256) {
+		    strlen(pv->text) > JOB_MAX_TEXT) {
 			char *what = xstrfmt("params.%s", pk->text);
 			expected(p, pv, what,
-				 "a value (printable text on one line, at most 256 characters) or nothing for a bare option");
+				 "a value (printable text on one line, at most 1024 characters) or nothing for a bare option");
 			free(what);
 			return -1;
 		}

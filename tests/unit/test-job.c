@@ -904,7 +904,7 @@ static void test_job__scalar_limits(void **state)
 		{ "kconfig: debug.config", "kconfig: expected a list of config fragment files" },
 		{ "params: { Vm_Bytes: 1 }", "t.yaml:3: params: expected an option name of a-z, 0-9, '_' and '-', got 'Vm_Bytes'" },
 		{ "params: { --vm: 1 }", "params: expected an option name" },
-		{ "params: { vm-bytes: { a: 1 } }", "params.vm-bytes: expected a value (printable text on one line, at most 256 characters) or nothing for a bare option, got a map" },
+		{ "params: { vm-bytes: { a: 1 } }", "params.vm-bytes: expected a value (printable text on one line, at most 1024 characters) or nothing for a bare option, got a map" },
 		{ "params: { vm-bytes: \"\" }", "params.vm-bytes: expected a value" },
 		{ "params: { timeout: 1 }", "t.yaml:3: params: 'timeout' is an option klab sets itself" },
 		{ "params: { mmapaddr: 4 }", "params: 'mmapaddr' is an option klab sets itself" },
@@ -1192,7 +1192,7 @@ static void test_job__control_characters_in_values_are_refused(void **state)
 	assert_text_error("suite: stress-ng\ntestcase: x\nsysctl: { \"vm.\\rx\": 1 }\n", "t.yaml:3: sysctl key: control character");
 	/* not ASCII: refused where the value reaches the guest */
 	assert_text_error("suite: stress-ng\ntestcase: x\nparams: { vm-bytes: \"\\u00e9\" }\n",
-			  "t.yaml:3: params.vm-bytes: expected a value (printable text on one line, at most 256 characters) or nothing for a bare option, got '?" "?'");
+			  "t.yaml:3: params.vm-bytes: expected a value (printable text on one line, at most 1024 characters) or nothing for a bare option, got '?" "?'");
 	/* a raw NUL byte in the file is the reader's business */
 	assert_buffer_error("t.yaml", "suite: stress-ng\ntestcase: a\0b\n", 30, "t.yaml:2: not a valid job file: ");
 }
