@@ -167,6 +167,8 @@ static void parse_hackbench(struct result_metrics *ml, char *const *lines, size_
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n >= 3 && !strcmp(tok[0], "Running") && !strcmp(tok[n - 1], "tasks)") &&
 		    !result_parse_number(tok[n - 2], &v) && v > 0 && v <= 1e7) {
 			tasks = v;

@@ -212,6 +212,8 @@ static void parse_netperf(struct result_metrics *ml, char *const *lines, size_t 
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n >= 1 && n <= RESULT_MAX_TOKENS && !strcmp(tok[0], "klab-netperf:")) {
 			/* a header ends the section before it; one that is not
 			 * whole keeps what follows out */

@@ -244,6 +244,8 @@ static void parse_futex(struct result_metrics *ml, char *const *lines, size_t nr
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n >= 3 && !strcmp(tok[0], "Averaged") && !strcmp(tok[2], "operations/sec") &&
 		    !result_parse_number(tok[1], &v))
 			result_add_metric(ml, xstrdup("perf-bench-futex.ops/s"), 0, v);
@@ -342,6 +344,8 @@ static void parse_sched_pipe(struct result_metrics *ml, char *const *lines, size
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n == 2 && !strcmp(tok[1], "ops/sec") && !result_parse_number(tok[0], &v))
 			means_add(&m, "perf-bench-sched-pipe.ops_per_sec", v);
 		else if (n == 2 && !strcmp(tok[1], "usecs/op") && !result_parse_number(tok[0], &v))
@@ -434,6 +438,8 @@ static void parse_sched_messaging(struct result_metrics *ml, char *const *lines,
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n == 4 && !strcmp(tok[0], "Total") && !strcmp(tok[1], "time:") && !strcmp(tok[3], "[sec]") &&
 		    !result_parse_number(tok[2], &v))
 			means_add(&m, "perf-bench-sched-messaging.total_time_sec", v);
@@ -556,6 +562,8 @@ static void parse_mem(struct result_metrics *ml, char *const *lines, size_t nr)
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n == 4 && !strcmp(tok[0], "#") && !strcmp(tok[1], "Running") && !strncmp(tok[2], "'mem/", 5)) {
 			char o[16];
 
@@ -680,6 +688,8 @@ static void parse_syscall(struct result_metrics *ml, char *const *lines, size_t 
 		if (!lines[i])
 			continue;
 		n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		if (n == 5 && !strcmp(tok[1], "Executed") && !strcmp(tok[4], "calls"))
 			getppid = !strcmp(tok[3], "getppid()");
 		else if (!getppid)

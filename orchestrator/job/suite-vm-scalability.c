@@ -320,6 +320,8 @@ static void parse_vm_scalability(struct result_metrics *ml, char *const *lines, 
 			continue;
 		if (i < nr)
 			n = result_tokenize(lines[i], &copy, tok);
+		if (n > RESULT_MAX_TOKENS)
+			n = 0;	/* too many words for any line it reads */
 		header = n >= 2 && n <= RESULT_MAX_TOKENS && !strcmp(tok[0], "vm-scalability:");
 		if (header)
 			c = result_key_value(tok[1], "case", '=');

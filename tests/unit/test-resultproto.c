@@ -1274,6 +1274,25 @@ static void test_resultproto__will_it_scale_both_and_also(void **state)
 	result_metrics_free(m, n);
 }
 
+/* A line of more words than the tokenizer keeps is skipped, not read
+ * past its words (the fuzzer's find: hackbench's last word). */
+static void test_resultproto__lines_of_too_many_words_are_skipped(void **state)
+{
+	static const char *const suites[] = { "hackbench", "perf-bench-futex", "perf-bench-sched-pipe", "netperf",
+					      "vm-scalability", "perf-bench-mem", "perf-bench-syscall" };
+	struct result_metric *m;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		assert_int_equal(parse_text(suites[i], "Running a b c d e f g h i j k l m n o p q r s t u v (== 40 tasks)\n"
+						       "Avg per-thread latency a b c d e f g h i j k l m n o p q in 1 ms (x)\n"
+						       "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 ops/sec\n",
+					    &m),
+				 0);
+		assert_null(m);
+	}
+}
+
 static void test_resultproto__unknown_suite_gives_no_metrics(void **state)
 {
 	char *lines[] = { "stress-ng: metrc: [1] good 1 2 3 4 5 6", "second:1 min:1 max:1 total:1" };
@@ -1330,6 +1349,7 @@ int main(void)
 		cmocka_unit_test(test_resultproto__vm_scalability_runs_are_averaged),
 		cmocka_unit_test(test_resultproto__will_it_scale_both_and_also),
 		cmocka_unit_test(test_resultproto__vm_scalability_and_netperf_sections),
+		cmocka_unit_test(test_resultproto__lines_of_too_many_words_are_skipped),
 		cmocka_unit_test(test_resultproto__unknown_suite_gives_no_metrics),
 	};
 
