@@ -584,6 +584,111 @@ static int setup_swap(const struct job_conf *jc)
 	return 0;
 }
 
+/* The block device (/dev/vdX) whose serial is `serial`, waited for a
+ * little as the swap disk is: 0 or -1. */
+static int disk_by_serial(const char *serial, char *dev, size_t size)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		DIR *d = opendir("/sys/block");
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char path[PATH_MAX], buf[64];
+			ssize_t n;
+			int fd;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/block/%s/serial", de->d_name);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			buf[n] = '\0';
+			chomp(buf);
+			if (!strcmp(buf, serial) && strlen(de->d_name) < 32) {
+				snprintf(dev, size, "/dev/%s", de->d_name);
+				closedir(d);
+				return access(dev, R_OK) == 0 ? 0 : -1;
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(100 * 1000);
+	}
+	return -1;
+}
+
+/*
+ * The scratch disk (a job's fs:): a fresh file system made on it with the
+ * mkfs the image carries (/usr/sbin/mkfs.<type>), mounted for the
+ * benchmark.  Not in --test mode: the host's disks are not the agent's.
+ */
+static int setup_fs(const struct job_conf *jc)
+{
+	char dev[64], mkfs[64], out[512];
+	const char *argv[8];
+	int pipefd[2], status, n = 0;
+	ssize_t len = 0, r;
+	pid_t pid;
+
+	if (!jc->fs.serial)
+		return 0;
+	if (test_mode) {
+		logmsg("test mode: no %s made on disk %s", jc->fs.type, jc->fs.serial);
+		return 0;
+	}
+	if (disk_by_serial(jc->fs.serial, dev, sizeof(dev)) < 0)
+		return fail("fs: no disk with serial %s (is CONFIG_VIRTIO_BLK in the kernel?)", jc->fs.serial);
+	snprintf(mkfs, sizeof(mkfs), "/usr/sbin/mkfs.%s", jc->fs.type);
+	argv[n++] = mkfs;
+	/* quiet, and over whatever the disk held (it is new each boot) */
+	argv[n++] = !strcmp(jc->fs.type, "ext4") ? "-F" : "-f";
+	argv[n++] = "-q";
+	argv[n++] = dev;
+	argv[n] = NULL;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return fail("fs: pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		child_stdio(pipefd[1]);
+		execv(mkfs, (char *const *)argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* to its end, keeping the first lines: a full pipe would stop mkfs */
+	while (pid > 0) {
+		char sink[512];
+		size_t room = sizeof(out) - 1 - (size_t)len;
+
+		r = read(pipefd[0], room ? out + len : sink, room ? room : sizeof(sink));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (room)
+			len += r;
+	}
+	close(pipefd[0]);
+	out[len] = '\0';
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		chomp(out);
+		for (char *c = out; *c; c++)
+			if ((unsigned char)*c < 0x20)
+				*c = ' ';
+		return fail("fs: %s %s failed%s%s", mkfs, dev, *out ? ": " : "", out);
+	}
+	if (mount_one(dev, jc->fs.dir, jc->fs.type, MS_NOSUID | MS_NODEV, NULL, 0755) < 0)
+		return -1;
+	/* as /tmp: benchmarks may run as anyone */
+	chmod(jc->fs.dir, 01777);
+	logmsg("fs: %s made on %s (serial %s), mounted on %s", jc->fs.type, dev, jc->fs.serial, jc->fs.dir);
+	return 0;
+}
+
 /* "always [madvise] never" → "madvise" */
 static void send_bracketed(const char *key, const char *path)
 {
@@ -1391,7 +1496,7 @@ int main(int argc, char **argv)
 	record("hello %d", AGENT_VERSION);
 
 	if (read_conf(&jc, conf_path) == 0 && apply_settings(&jc) == 0 && setup_swap(&jc) == 0 &&
-	    mount_shares(&jc) == 0) {
+	    setup_fs(&jc) == 0 && mount_shares(&jc) == 0) {
 		if (jc.name)
 			logmsg("job %s", jc.name);
 		const char *perf_event = profile_wanted(&jc) ? perfprof_event() : NULL;

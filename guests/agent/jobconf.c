@@ -27,6 +27,15 @@ static int tag_ok(const char *t)
 	return n && n <= SHARE_TAG_MAX && strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
 
+/* A virtio disk's serial as klab names it: at most 20 bytes (virtio-blk's
+ * limit) of [a-z0-9_-]. */
+static int serial_ok(const char *t)
+{
+	size_t n = strlen(t);
+
+	return n && n <= 20 && strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
 /* Split "key value..." at the first space; both must be non-empty. */
 static int split_pair(char *s, char **value)
 {
@@ -111,6 +120,18 @@ static int parse_line(struct job_conf *jc, char *line, int lineno)
 		if (!value || strncmp(value, "/dev/", 5) || has_dotdot(value) || strchr(value, ' ') || jc->swap)
 			return jobconf_fail("job.conf:%d: expected one 'swap /dev/<device>'", lineno);
 		jc->swap = value;
+	} else if (!strcmp(key, "fs")) {
+		char *type, *dir;
+
+		/* the host names the disk, the type and where; the mkfs is the
+		 * agent's own choice of program */
+		if (jc->fs.serial || split_pair(value, &type) < 0 || split_pair(type, &dir) < 0 || !serial_ok(value) ||
+		    (strcmp(type, "xfs") && strcmp(type, "ext4") && strcmp(type, "btrfs")) || strncmp(dir, "/klab/", 6) ||
+		    has_dotdot(dir) || strchr(dir, ' ') || strstr(dir, "//"))
+			return jobconf_fail("job.conf:%d: expected one 'fs <serial> xfs|ext4|btrfs /klab/<dir>'", lineno);
+		jc->fs.serial = value;
+		jc->fs.type = type;
+		jc->fs.dir = dir;
 	} else if (!strcmp(key, "mount9p")) {
 		/* the host names the tag and where it goes; the options are
 		 * the agent's own: read-only, whatever the host wrote */

@@ -35,6 +35,11 @@ struct job_conf {
 	size_t nr_env;
 	const char *monitors;	/* the monitors to read, space-separated; NULL: all */
 	const char *swap;	/* a device to make swap on and enable, or NULL */
+	/* "fs SERIAL TYPE DIR": the disk of that serial, a fresh file
+	 * system of TYPE (xfs, ext4, btrfs) made on it, mounted at DIR */
+	struct {
+		const char *serial, *type, *dir;
+	} fs;
 	struct share *shares;	/* 9p tags to mount read-only, in order */
 	size_t nr_shares;
 };

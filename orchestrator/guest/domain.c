@@ -249,6 +249,7 @@ static int check_spec(const struct domain_spec *spec, uint64_t *memory_mb)
 	if (check_name(spec->name) < 0 || (spec->uuid && check_uuid(spec->uuid) < 0) ||
 	    check_path("emulator", spec->emulator, 0) < 0 || check_path("kernel", spec->kernel, 1) < 0 ||
 	    check_path("initrd", spec->initrd, 0) < 0 || check_path("swap disk", spec->swap_disk, 0) < 0 ||
+	    check_path("scratch disk", spec->scratch_disk, 0) < 0 ||
 	    (spec->cmdline && check_text("kernel command line", spec->cmdline) < 0))
 		return -1;
 	if (check_shares(spec) < 0)
@@ -350,6 +351,17 @@ static void add_devices(struct strbuf *sb, const struct domain_spec *spec)
 		strbuf_addstr(sb, "'/>\n"
 				  "      <target dev='vda' bus='virtio'/>\n"
 				  "    </disk>\n");
+	}
+	if (spec->scratch_disk) {
+		strbuf_addstr(sb, "    <disk type='file' device='disk'>\n"
+				  "      <driver name='qemu' type='raw' cache='unsafe'/>\n"
+				  "      <source file='");
+		strbuf_add_xml_escaped(sb, spec->scratch_disk);
+		strbuf_addf(sb, "'/>\n"
+				"      <target dev='%s' bus='virtio'/>\n"
+				"      <serial>" DOMAIN_SCRATCH_SERIAL "</serial>\n"
+				"    </disk>\n",
+			    spec->swap_disk ? "vdb" : "vda");
 	}
 	for (size_t i = 0; i < spec->nr_shares; i++) {
 		strbuf_addstr(sb, "    <filesystem type='mount' accessmode='squash'>\n"

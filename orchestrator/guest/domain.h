@@ -25,6 +25,9 @@ static inline const char *accel_name(enum accel a)
 enum hugepage_backing { BACKING_NONE, BACKING_2M, BACKING_1G };
 
 #define DOMAIN_RESULT_CHANNEL "org.klab.results"
+/* The serial of a job's scratch disk, which the agent finds it by
+ * (job.h's JOB_DISK_SERIAL). */
+#define DOMAIN_SCRATCH_SERIAL "klab-disk"
 #define DOMAIN_NAME_PREFIX "klab-"
 #define DOMAIN_NAME_MAX 64		/* prefix included */
 #define DOMAIN_METADATA_NS "https://klab.invalid/xmlns/domain/1"
@@ -53,6 +56,10 @@ struct domain_spec {
 	/* a raw file attached as the first virtio disk (vda), the job's
 	 * swap (absolute path; optional) */
 	const char *swap_disk;
+	/* a raw file attached as the next virtio disk (vdb, or vda without
+	 * swap) with the serial DOMAIN_SCRATCH_SERIAL, the job's file
+	 * system's (absolute path; optional) */
+	const char *scratch_disk;
 	/* read-only 9p shares (a kbuild job's toolchain and source tree);
 	 * none for every other job, whose XML is then unchanged */
 	const struct domain_share *shares;
@@ -78,7 +85,11 @@ struct domain_spec {
  * <panic model='isa'> at 0x505; <memballoon model='none'/>; no USB
  * controller, no network, no graphics, no disk but the swap disk when
  * asked (a raw file as virtio vda, cache='unsafe': it holds only what
- * the guest swaps out during one run); one <filesystem type='mount'
+ * the guest swaps out during one run) and the scratch disk when asked (a
+ * raw file as the next virtio disk with <serial>DOMAIN_SCRATCH_SERIAL,
+ * cache='unsafe' too: made fresh each boot, nothing on it outlives the
+ * run, and the host's flushes would be noise; cache='none' needs
+ * O_DIRECT, which a tmpfs image directory refuses); one <filesystem type='mount'
  * accessmode='squash'> with <driver type='path'/> and <readonly/> per
  * share (9p; QEMU reads the files as its own user); klab metadata.
  * Pinning (cputune, numatune) only when spec->pin, which needs a pinned

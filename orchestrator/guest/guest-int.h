@@ -19,7 +19,7 @@ struct guest_env {
 	size_t nr_allowed;
 	int pin;
 	char *image_dir, *base_image, *initrd, *kernel;
-	char *monitors_image;	/* the job's monitors' programs (perf), or NULL */
+	char *programs_image;	/* the job's suite's, fs:'s and monitors' programs, or NULL */
 	int base_hit;
 	char *cmdline;
 	int64_t boot_timeout_ms, run_timeout_ms;
@@ -44,7 +44,7 @@ struct guest_env {
 	char *kernel_source;		/* the bzImage ge->kernel was staged from */
 	struct guest_spare {
 		void *dom;		/* virDomainPtr, paused; NULL: none */
-		char *name, *kernel, *plan, *swap;
+		char *name, *kernel, *plan, *swap, *scratch;
 	} spare;
 	int spare_warned;		/* a spare could not be made: said once */
 	int spare_late_warned;		/* one was still in the making at a benchmark: said once */

@@ -141,7 +141,7 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	enum accel_choice choice;
 	struct strbuf conf = STRBUF_INIT, cmd = STRBUF_INIT;
 	unsigned agent_timeout;
-	int ret = -1, marked, monitors_hit;
+	int ret = -1, marked, programs_hit;
 
 	*out = NULL;
 	ge->lab = lab;
@@ -164,11 +164,12 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	    guestimg_base(ge->image_dir, &ge->base_image, &ge->base_hit) < 0)
 		goto cleanup;
 	ge->kernel_source = xstrdup(o->kernel);
-	/* perf and its libraries only for a job that profiles */
-	if (guestimg_monitors(ge->image_dir, job->monitors, &ge->monitors_image, &monitors_hit) < 0)
+	/* the suite's, fs:'s and monitors' host programs (fio, mkfs.xfs,
+	 * perf...) only for the job that runs them */
+	if (guestimg_programs(ge->image_dir, job->suite, job->fs, job->monitors, &ge->programs_image, &programs_hit) < 0)
 		goto cleanup;
 	if (job_agent_conf(job, job->guest.vcpus, &conf) < 0 ||
-	    guestimg_initrd(ge->image_dir, ge->base_image, ge->monitors_image, conf.buf, conf.len,
+	    guestimg_initrd(ge->image_dir, ge->base_image, ge->programs_image, conf.buf, conf.len,
 			    &ge->local_initrd) < 0)
 		goto cleanup;
 
@@ -216,6 +217,11 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 	 * not used: Debian 12's libvirt 9.0 cannot make it read-only) */
 	for (size_t i = 0; !ge->quiet && i < job->nr_shares; i++)
 		print_line("share: %s as %s in the guest (9p, read-only)", job->shares[i].host, job->shares[i].guest_dir);
+	if (!ge->quiet && job->fs)
+		print_line("disk: %s made fresh each boot on a %lluM scratch disk, at %s in the guest", job->fs,
+			   (unsigned long long)job->guest.disk_mb, JOB_DISK_DIR);
+	if (!ge->quiet && suite_find(job->suite) && suite_find(job->suite)->note)
+		print_line("%s: %s", job->suite, suite_find(job->suite)->note);
 	ret = 0;
 cleanup:
 	strbuf_release(&conf);
@@ -321,15 +327,17 @@ int guest_env_base_hit(const struct guest_env *ge)
 }
 
 /* Forget the spare; the owner (not a forked child) also destroys it and
- * removes its swap disk. */
+ * removes its disks. */
 static void spare_drop(struct guest_spare *sp, int owner)
 {
 	if (owner) {
 		vm_spare_destroy(sp->dom);
 		if (sp->swap)
 			unlink(sp->swap);
+		if (sp->scratch)
+			unlink(sp->scratch);
 	}
-	FREE_MANY(sp->name, sp->kernel, sp->plan, sp->swap);
+	FREE_MANY(sp->name, sp->kernel, sp->plan, sp->swap, sp->scratch);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -360,7 +368,7 @@ static void env_free_but_vm(struct guest_env *ge)
 	free(ge->allowed);
 	free(ge->image_dir);
 	free(ge->base_image);
-	free(ge->monitors_image);
+	free(ge->programs_image);
 	free(ge->initrd);
 	free(ge->kernel);
 	free(ge->local_kernel);
@@ -415,7 +423,7 @@ double guest_result_kpi(const struct guest_result *res, const char *kpi)
 struct spare_job {
 	struct vm_conn *vm;
 	const char *xml;
-	char *name, *swap, *why, *kernel;
+	char *name, *swap, *scratch, *why, *kernel;
 	void *dom;
 	int64_t ms, done_at;	/* the creation's time; when it ended (now_ms) */
 	pthread_t thr;
@@ -483,16 +491,19 @@ static void spare_finish(struct guest_env *ge, struct spare_job *sj, const char 
 	}
 	if (sj->dom) {
 		spare_drop(&ge->spare, 1);
-		ge->spare = (struct guest_spare){ sj->dom, sj->name, sj->kernel, xstrdup(plan_text), sj->swap };
+		ge->spare = (struct guest_spare){ sj->dom, sj->name, sj->kernel, xstrdup(plan_text), sj->swap,
+						  sj->scratch };
 		sj->dom = NULL;
-		sj->name = sj->swap = sj->kernel = NULL;
+		sj->name = sj->swap = sj->scratch = sj->kernel = NULL;
 	} else if (sj->why && !ge->spare_warned++) {
 		fprintf(stderr, "klab: the next guest could not be made ahead, it is made when it boots (%s)\n",
 			sj->why);
 	}
 	if (sj->swap)
 		unlink(sj->swap);
-	FREE_MANY(sj->name, sj->swap, sj->why, sj->kernel);
+	if (sj->scratch)
+		unlink(sj->scratch);
+	FREE_MANY(sj->name, sj->swap, sj->scratch, sj->why, sj->kernel);
 }
 
 /* Monitor records → before/after/delta rows, and time series as samples. */
@@ -563,7 +574,8 @@ static int write_raw(const char *path, const struct result *r)
 
 /* The domain XML of one boot of `kernel` (the host's path) on `plan`. */
 static int boot_domain_xml(const struct guest_env *ge, const char *kernel, const struct guest_plan *plan,
-			   const char *name, int64_t created_s, const char *swap_disk, struct strbuf *xml)
+			   const char *name, int64_t created_s, const char *swap_disk, const char *scratch_disk,
+			   struct strbuf *xml)
 {
 	const struct job *job = ge->job;
 	struct domain_share shares[DOMAIN_MAX_SHARES];
@@ -580,6 +592,7 @@ static int boot_domain_xml(const struct guest_env *ge, const char *kernel, const
 	spec.hugepages = job->guest.hugepages == JOB_HUGEPAGES_2M ? BACKING_2M
 		       : job->guest.hugepages == JOB_HUGEPAGES_1G ? BACKING_1G : BACKING_NONE;
 	spec.swap_disk = swap_disk;
+	spec.scratch_disk = scratch_disk;
 	if (job->nr_shares > DOMAIN_MAX_SHARES)
 		return error("job '%s' shares %zu directories, at most %d", job->path, job->nr_shares, DOMAIN_MAX_SHARES);
 	for (size_t i = 0; i < job->nr_shares; i++)
@@ -592,55 +605,58 @@ static int boot_domain_xml(const struct guest_env *ge, const char *kernel, const
 	return domain_xml(&spec, xml);
 }
 
-/* Swap disks a killed klab left (swap-klab-<pid>-<ms>.img, see
- * make_swap_disk: removed with the boot, unless the process died first):
- * removed by the next boot, with swap or not, when that pid is gone.  A
- * name that does not parse is left. */
-static void remove_orphan_swap_disks(const char *dir)
+/* Disks a killed klab left (swap-klab-<pid>-<ms>.img and
+ * disk-klab-<pid>-<ms>.img, see make_disk: removed with the boot, unless
+ * the process died first): removed by the next boot, with disks or not,
+ * when that pid is gone.  A name that does not parse is left. */
+static void remove_orphan_disks(const char *dir)
 {
-	static const char prefix[] = "swap-" DOMAIN_NAME_PREFIX;
+	static const char *const prefixes[] = { "swap-" DOMAIN_NAME_PREFIX, "disk-" DOMAIN_NAME_PREFIX };
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
 	while (d && (de = readdir(d))) {
 		const char *n = de->d_name;
 		char *end, *p;
+		size_t k;
 		long pid;
 
-		if (strncmp(n, prefix, sizeof(prefix) - 1))
+		for (k = 0; k < ARRAY_SIZE(prefixes) && strncmp(n, prefixes[k], strlen(prefixes[k])); k++)
+			;
+		if (k == ARRAY_SIZE(prefixes))
 			continue;
 		errno = 0;
-		pid = strtol(n + sizeof(prefix) - 1, &end, 10);
+		pid = strtol(n + strlen(prefixes[k]), &end, 10);
 		if (errno || pid <= 0 || *end != '-' || pid == (long)getpid() || !process_gone(pid))
 			continue;
 		p = xstrfmt("%s/%s", dir, n);
 		if (unlink(p) == 0)
-			printf("klab: removed %s, the swap disk of klab process %ld, which is gone\n", p, pid);
+			printf("klab: removed %s, the %s disk of klab process %ld, which is gone\n", p,
+			       k ? "scratch" : "swap", pid);
 		free(p);
 	}
 	if (d)
 		closedir(d);
 }
 
-/* A job's swap disk for one boot: a sparse file of guest.swap's size
- * beside the staged kernel (QEMU's user can reach it there; libvirt
- * hands it over), fresh for every boot so that no run starts with
- * another's pages.  *path stays NULL without swap.  0, or -1 after
- * error(). */
-static int make_swap_disk(const struct guest_env *ge, const char *name, char **path)
+/* A job's disk for one boot: a sparse file of `mb` MiB beside the staged
+ * kernel (QEMU's user can reach it there; libvirt hands it over), fresh
+ * for every boot so that no run starts with another's pages or files:
+ * guest.swap's (kind "swap") or the scratch disk fs: is made on (kind
+ * "disk").  *path stays NULL for 0 MiB.  0, or -1 after error(). */
+static int make_disk(const struct guest_env *ge, const char *name, const char *kind, uint64_t mb, char **path)
 {
-	uint64_t bytes = ge->job->guest.swap_mb << 20;
+	uint64_t bytes = mb << 20;
 	char *p;
 	int fd;
 
 	*path = NULL;
-	remove_orphan_swap_disks(ge->image_dir);
 	if (!bytes)
 		return 0;
-	p = xstrfmt("%s/swap-%s.img", ge->image_dir, name);
+	p = xstrfmt("%s/%s-%s.img", ge->image_dir, kind, name);
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes) < 0) {
-		error("cannot make the swap disk %s: %s", p, strerror(errno));
+		error("cannot make the %s disk %s: %s", kind, p, strerror(errno));
 		if (fd >= 0) {
 			close(fd);
 			unlink(p);
@@ -650,6 +666,23 @@ static int make_swap_disk(const struct guest_env *ge, const char *name, char **p
 	}
 	close(fd);
 	*path = p;
+	return 0;
+}
+
+/* Both disks of a boot (none, either or both). */
+static int make_disks(const struct guest_env *ge, const char *name, char **swap, char **scratch)
+{
+	remove_orphan_disks(ge->image_dir);
+	*scratch = NULL;
+	if (make_disk(ge, name, "swap", ge->job->guest.swap_mb, swap) < 0)
+		return -1;
+	if (make_disk(ge, name, "disk", ge->job->fs ? ge->job->guest.disk_mb : 0, scratch) < 0) {
+		if (*swap)
+			unlink(*swap);
+		free(*swap);
+		*swap = NULL;
+		return -1;
+	}
 	return 0;
 }
 
@@ -751,8 +784,8 @@ static int spare_job_ready(struct guest_env *ge, const char *next, const struct 
 	if (!sj->kernel)
 		return -1;
 	sj->name = xstrfmt("%s%d-%lld%s", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms(), VM_SPARE_SUFFIX);
-	if (make_swap_disk(ge, sj->name, &sj->swap) < 0 ||
-	    boot_domain_xml(ge, sj->kernel, plan, sj->name, started, sj->swap, xml) < 0)
+	if (make_disks(ge, sj->name, &sj->swap, &sj->scratch) < 0 ||
+	    boot_domain_xml(ge, sj->kernel, plan, sj->name, started, sj->swap, sj->scratch, xml) < 0)
 		return -1;
 	sj->vm = &ge->vm;
 	sj->xml = xml->buf;
@@ -823,7 +856,7 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 	struct db_boot boot = { 0 };
 	struct spare_job sj = { 0 };
 	struct strbuf spare_xml = STRBUF_INIT;
-	char *name = NULL, *plan_text = NULL, *swap = NULL;
+	char *name = NULL, *plan_text = NULL, *swap = NULL, *scratch = NULL;
 	unsigned char *busy = NULL;
 	size_t nr_busy = 0;
 	int have_vr = 0, ret = -1;
@@ -855,15 +888,16 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 			vo.spare = ge->spare.dom;
 			name = ge->spare.name;
 			swap = ge->spare.swap;
+			scratch = ge->spare.scratch;
 			ge->spare.dom = NULL;
-			ge->spare.name = ge->spare.swap = NULL;
+			ge->spare.name = ge->spare.swap = ge->spare.scratch = NULL;
 		}
 		spare_drop(&ge->spare, 1);
 	}
 	if (!vo.spare) {
 		name = xstrfmt("%s%d-%lld", DOMAIN_NAME_PREFIX, (int)getpid(), (long long)now_ms());
-		if (make_swap_disk(ge, name, &swap) < 0 ||
-		    boot_domain_xml(ge, ge->kernel, &plan, name, started, swap, &xml) < 0)
+		if (make_disks(ge, name, &swap, &scratch) < 0 ||
+		    boot_domain_xml(ge, ge->kernel, &plan, name, started, swap, scratch, &xml) < 0)
 			goto cleanup;
 	}
 	/* the next boot's guest, when the caller says which kernel it boots */
@@ -918,7 +952,10 @@ cleanup:
 		vm_run_release(&vr);
 	if (swap)
 		unlink(swap);
+	if (scratch)
+		unlink(scratch);
 	free(swap);
+	free(scratch);
 	free(busy);
 	free(name);
 	free(plan_text);

@@ -23,9 +23,19 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
-/* Bump when the layout of the base image (or of a monitors part) changes. */
-#define BASE_FORMAT "klab-initramfs-base 2"
-#define MONITORS_FORMAT "klab-initramfs-monitors 2"
+/* Bump when the layout of the base image (or of a programs part) changes. */
+#define BASE_FORMAT "klab-initramfs-base 3"
+#define PROGRAMS_FORMAT "klab-initramfs-programs 1"
+
+/* The tool each fs: needs in the guest (the agent runs /usr/sbin/mkfs.<fs>). */
+static const struct {
+	const char *fs;
+	struct suite_program mkfs;
+} fs_tools[] = {
+	{ "xfs", { "mkfs.xfs", "/usr/sbin/mkfs.xfs", "xfsprogs" } },
+	{ "ext4", { "mkfs.ext4", "/usr/sbin/mkfs.ext4", "e2fsprogs" } },
+	{ "btrfs", { "mkfs.btrfs", "/usr/sbin/mkfs.btrfs", "btrfs-progs" } },
+};
 #define IMG_MAX_INPUT (256u << 20)
 
 static void blob_hex(const void *data, size_t len, char hex[41])
@@ -308,20 +318,38 @@ static int add_guest_program(struct img *img, const char *name, const char *sub,
 	return 0;
 }
 
-/* A host program from PATH with its libraries. */
+/* A host program from PATH (or the sbin directories a user's PATH may
+ * lack: mkfs.xfs) with its libraries. */
 static int add_host_program(struct img *img, const struct suite_program *prog)
 {
-	char *path;
+	static const char *const sbin[] = { "/usr/sbin", "/sbin" };
+	char *path = NULL;
 	int ret;
 
-	if (find_executable(prog->name, &path) < 0)
+	for (size_t i = 0; !path && i < ARRAY_SIZE(sbin); i++) {
+		char *p = xstrfmt("%s/%s", sbin[i], prog->name);
+
+		if (access(p, X_OK) == 0)
+			path = p;
+		else
+			free(p);
+	}
+	if (!path && find_executable(prog->name, &path) < 0)
 		return error("%s not found: install the Debian package '%s'", prog->name, prog->package);
 	ret = add_dynamic(img, path, prog->dest + 1);
 	free(path);
 	return ret;
 }
 
-/* The agent as /init, busybox, and every suite's program. */
+/* A suite program klab builds (static: no libraries), into the base. */
+static int add_klab_program(struct img *img, const struct suite_program *prog)
+{
+	return prog->package ? 0 : add_guest_program(img, prog->name, "bench", prog->dest + 1);
+}
+
+/* The base: the agent as /init, busybox, and every program klab builds
+ * for a suite (small and static); the host programs a suite or a monitor
+ * runs, with their libraries, go into a job's programs part. */
 static int img_collect(struct img *img)
 {
 	size_t nr;
@@ -329,17 +357,17 @@ static int img_collect(struct img *img)
 
 	if (add_guest_program(img, "klab-agent", "agent", "init") < 0)
 		return -1;
-	for (size_t i = 0; i < nr; i++)
-		if (!suites[i]->program.package &&
-		    add_guest_program(img, suites[i]->program.name, "bench", suites[i]->program.dest + 1) < 0)
+	for (size_t i = 0; i < nr; i++) {
+		if (add_klab_program(img, &suites[i]->program) < 0)
 			return -1;
+		for (const struct suite_program *t = suites[i]->tools; t && t->name; t++)
+			if (add_klab_program(img, t) < 0)
+				return -1;
+	}
 	if (access("/bin/busybox", X_OK) < 0)
 		return error("/bin/busybox not found: install the Debian package 'busybox-static'");
 	img_add(img, "bin/busybox", "/bin/busybox", NULL, 0100755);
 	img_add(img, "bin/sh", NULL, "busybox", 0120777);
-	for (size_t i = 0; i < nr; i++)
-		if (suites[i]->program.package && add_host_program(img, &suites[i]->program) < 0)
-			return -1;
 	return 0;
 }
 
@@ -445,7 +473,7 @@ static int img_manifest(const struct img *img, const char *format, struct strbuf
  * such file is there (*hit). */
 static int img_build(struct img *img, const char *image_dir, const char *name, int base, char **path, int *hit)
 {
-	const char *format = base ? BASE_FORMAT : MONITORS_FORMAT;
+	const char *format = base ? BASE_FORMAT : PROGRAMS_FORMAT;
 	struct strbuf manifest = STRBUF_INIT, cpio = STRBUF_INIT;
 	char **dirs = NULL;
 	size_t nr_dirs = 0;
@@ -499,38 +527,57 @@ int guestimg_base(const char *image_dir, char **path, int *hit)
 	return ret;
 }
 
-static int runs_programs(unsigned monitors)
+/* The host programs of a job: its suite's, its fs: tool, its monitors'. */
+static int collect_programs(struct img *img, const char *suite_name, const char *fs, unsigned monitors)
 {
-	for (size_t i = 0; i < monitor_count(); i++)
-		if ((monitors & (1u << i)) && monitor_at(i)->program.name)
-			return 1;
-	return 0;
-}
+	const struct suite *suite = suite_name ? suite_get(suite_name) : NULL;
 
-int guestimg_monitors(const char *image_dir, unsigned monitors, char **path, int *hit)
-{
-	struct img img = { 0 };
-	int ret = -1;
+	if (suite_name && !suite)
+		return -1;
+	if (suite) {
+		if (suite->program.package && add_host_program(img, &suite->program) < 0)
+			return -1;
+		for (const struct suite_program *t = suite->tools; t && t->name; t++)
+			if (t->package && add_host_program(img, t) < 0)
+				return -1;
+	}
+	if (fs) {
+		size_t i;
 
-	size_t nr_base;
-
-	*path = NULL;
-	*hit = 0;
-	if (!runs_programs(monitors))
-		return 0;
-	/* what the base has (libc, ...) is not carried twice: img_add keeps
-	 * the first of each path */
-	if (img_collect(&img) < 0)
-		goto cleanup;
-	nr_base = img.nr;
+		for (i = 0; i < ARRAY_SIZE(fs_tools) && strcmp(fs_tools[i].fs, fs); i++)
+			;
+		if (i == ARRAY_SIZE(fs_tools))
+			return error("no tool makes a '%s' file system", fs);
+		if (add_host_program(img, &fs_tools[i].mkfs) < 0)
+			return -1;
+	}
 	for (size_t i = 0; i < monitor_count(); i++) {
 		const struct monitor *m = monitor_at(i);
 
-		if ((monitors & (1u << i)) && m->program.name && add_host_program(&img, &m->program) < 0)
-			goto cleanup;
+		if ((monitors & (1u << i)) && m->program.name && add_host_program(img, &m->program) < 0)
+			return -1;
 	}
+	return 0;
+}
+
+int guestimg_programs(const char *image_dir, const char *suite, const char *fs, unsigned monitors, char **path,
+		      int *hit)
+{
+	struct img img = { 0 };
+	size_t nr_base;
+	int ret = -1;
+
+	*path = NULL;
+	*hit = 0;
+	/* what the base has (the agent, busybox) is not carried twice: img_add
+	 * keeps the first of each path */
+	if (img_collect(&img) < 0)
+		goto cleanup;
+	nr_base = img.nr;
+	if (collect_programs(&img, suite, fs, monitors) < 0)
+		goto cleanup;
 	img_drop_first(&img, nr_base);
-	ret = img.nr ? img_build(&img, image_dir, "initramfs-monitors", 0, path, hit) : 0;
+	ret = img.nr ? img_build(&img, image_dir, "initramfs-programs", 0, path, hit) : 0;
 cleanup:
 	img_release(&img);
 	return ret;
@@ -574,7 +621,7 @@ static const char *part_hash(const char *path, const char *prefix)
 	return !strncmp(name, prefix, strlen(prefix)) ? name + strlen(prefix) : name;
 }
 
-int guestimg_initrd(const char *image_dir, const char *base_path, const char *monitors_path, const char *conf,
+int guestimg_initrd(const char *image_dir, const char *base_path, const char *programs_path, const char *conf,
 		    size_t conf_len, char **path)
 {
 	struct strbuf cpio = STRBUF_INIT;
@@ -583,10 +630,10 @@ int guestimg_initrd(const char *image_dir, const char *base_path, const char *mo
 
 	blob_hex(conf, conf_len, hex);
 	/* initramfs-base-<16>.cpio → initrd-<16>-<job 16>.img, and with
-	 * initramfs-monitors-<m 16>.cpio initrd-<16>-<m 16>-<job 16>.img */
-	if (monitors_path)
+	 * initramfs-programs-<p 16>.cpio initrd-<16>-<p 16>-<job 16>.img */
+	if (programs_path)
 		*path = xstrfmt("%s/initrd-%.16s-%.16s-%.16s.img", image_dir, part_hash(base_path, "initramfs-base-"),
-				part_hash(monitors_path, "initramfs-monitors-"), hex);
+				part_hash(programs_path, "initramfs-programs-"), hex);
 	else
 		*path = xstrfmt("%s/initrd-%.16s-%.16s.img", image_dir, part_hash(base_path, "initramfs-base-"), hex);
 	if (access(*path, R_OK) == 0)
@@ -594,7 +641,7 @@ int guestimg_initrd(const char *image_dir, const char *base_path, const char *mo
 	cpio_add(&cpio, "klab", 040755, 0, 0, NULL, 0);
 	cpio_add(&cpio, "klab/job.conf", 0100644, 0, 0, conf, conf_len);
 	cpio_trailer(&cpio);
-	if (copy_concat(*path, base_path, monitors_path, cpio.buf, cpio.len) < 0)
+	if (copy_concat(*path, base_path, programs_path, cpio.buf, cpio.len) < 0)
 		goto cleanup;
 	ret = 0;
 cleanup:

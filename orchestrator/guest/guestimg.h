@@ -1,7 +1,7 @@
-/* The guest's initramfs: a cached base image (agent, busybox, and every
- * suite's program (suite.h): klab's benchmarks, stress-ng and its
- * libraries), a cached monitors part when the job's monitors run a
- * program (perf), and a small job part, as cpio newc archives
+/* The guest's initramfs: a cached base image (agent, busybox, and klab's
+ * own benchmark programs), a cached programs part with the host programs
+ * the job's suite, fs: and monitors run (stress-ng, fio, mkfs.xfs, perf,
+ * ...) and their libraries, and a small job part, as cpio newc archives
  * concatenated, not compressed (docs/guest-protocol.md). */
 #ifndef KLAB_GUESTIMG_H
 #define KLAB_GUESTIMG_H
@@ -25,16 +25,18 @@ int guestimg_image_dir(const struct lab *lab, char **out);
  * *hit says whether it already existed. */
 int guestimg_base(const char *image_dir, char **path, int *hit);
 
-/* Build (or find) the part of the image the chosen monitors (a job's
- * bit set, monitor.h) need beyond the base: the host programs they run
- * (perf, for perf-profile) with their libraries, content-addressed like
- * the base.  *path is NULL when they need nothing (the default set), so
- * a job without perf-profile boots the image it did before. */
-int guestimg_monitors(const char *image_dir, unsigned monitors, char **path, int *hit);
+/* Build (or find) the part of the image a job needs beyond the base:
+ * the host programs its suite runs (stress-ng, fio, perf, hackbench; a
+ * suite program with a Debian package), the mkfs tool of its fs: (NULL:
+ * none), and its monitors' (perf, for perf-profile), each with its
+ * libraries, content-addressed like the base.  *path is NULL when they
+ * need nothing (klab's own benchmarks, the default monitors). */
+int guestimg_programs(const char *image_dir, const char *suite, const char *fs, unsigned monitors, char **path,
+		      int *hit);
 
-/* base + the monitors part (NULL: none) + a job part with
+/* base + the programs part (NULL: none) + a job part with
  * /klab/job.conf = conf: a cached initrd file named by their hashes. */
-int guestimg_initrd(const char *image_dir, const char *base_path, const char *monitors_path, const char *conf,
+int guestimg_initrd(const char *image_dir, const char *base_path, const char *programs_path, const char *conf,
 		    size_t conf_len, char **path);
 
 /* 0 when `kernel` is a readable x86 bzImage (its boot header), else -1

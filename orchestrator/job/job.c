@@ -27,10 +27,12 @@
 #define JOB_MAX_TEXT 1024
 
 #define MAX_TASKS 4096
-#define MAX_PERCENT 1000
+/* hackbench's LKP jobs run 1600% of the CPUs' groups */
+#define MAX_PERCENT 6400
 #define MAX_RUNTIME_S 86400
 #define MAX_MONITOR_S 3600
 #define MAX_SWAP_MB (64 * 1024)
+#define MAX_DISK_MB (1024 * 1024)
 /* job->monitors when the job does not choose, and `all`: the cheap ones
  * (perf-profile only when named) */
 #define JOB_MONITORS_DEFAULT monitor_default_set()
@@ -57,7 +59,7 @@ struct node {
 };
 
 enum top_key {
-	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_KPI, K_DIRECTION,
+	K_SUITE, K_TESTCASE, K_MODE, K_NR_TASK, K_NR_THREADS, K_RUNTIME, K_SIZE, K_FS, K_KPI, K_DIRECTION,
 	K_REPEAT, K_CONFIRM_SHARE, K_PROFILE_RUNS, K_MAX_RUNS, K_REVERT_CHECK, K_SYSCTL, K_THP, K_ASLR, K_DROP_CACHES, K_MONITOR_INTERVAL, K_MONITORS, K_GUEST, K_KCONFIG,
 	K_PARAMS, NR_TOP_KEYS
 };
@@ -71,6 +73,8 @@ struct parser {
 	struct job *job;
 	int top_line;
 	int key_line[NR_TOP_KEYS];	/* 0 = not given */
+	const struct node *mode;	/* mode: as written, judged once the suite is known */
+	int disk_line;			/* guest.disk's line, 0 = not given */
 	int *sysctl_line, *param_line;
 	size_t alloc_sysctl, alloc_params, alloc_fragments, alloc_sysctl_line, alloc_param_line;
 };
@@ -597,6 +601,9 @@ static int key_suite(struct parser *p, const struct node *k, const struct node *
 		p->job->suite = xstrdup(suite->name);
 		return 0;
 	}
+	/* an LKP suite klab does not run: why, not the list */
+	if (s && suite_not_run(s))
+		return error("%s:%d: suite: klab does not run %s: %s", p->path, v->line, s, suite_not_run(s));
 	strbuf_addstr(&sb, "one of ");
 	suite_names(&sb, 0, " or ");
 	expected(p, v, "suite", sb.buf);
@@ -615,23 +622,31 @@ static int key_testcase(struct parser *p, const struct node *k, const struct nod
 	return 0;
 }
 
+/* Its values are the suite's (check_job): the key may come first. */
 static int key_mode(struct parser *p, const struct node *k, const struct node *v)
 {
-	static const char *const modes[] = { "process", "thread" };
+	(void)k;
+	p->mode = v;
+	return 0;
+}
+
+static int key_fs(struct parser *p, const struct node *k, const struct node *v)
+{
+	static const char *const fs[] = { "xfs", "ext4", "btrfs" };
 	int i;
 
 	(void)k;
-	if (pick(p, v, "mode", modes, ARRAY_SIZE(modes), &i) < 0)
+	if (pick(p, v, "fs", fs, ARRAY_SIZE(fs), &i) < 0)
 		return -1;
-	free(p->job->mode);
-	p->job->mode = xstrdup(modes[i]);
+	free(p->job->fs);
+	p->job->fs = xstrdup(fs[i]);
 	return 0;
 }
 
 static int count_key(struct parser *p, const struct node *v, const char *what, struct job_count *c)
 {
 	if (parse_count(scalar(v), c) < 0)
-		return expected(p, v, what, "a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 1000%)");
+		return expected(p, v, what, "a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 6400%)");
 	return 0;
 }
 
@@ -671,6 +686,9 @@ static int key_size(struct parser *p, const struct node *k, const struct node *v
 
 int check_kpi(const struct job *job, const char *kpi, struct strbuf *why)
 {
+	struct strbuf list = STRBUF_INIT, *produces = &list;
+	const struct suite *suite;
+	const char *prefix;
 	size_t n;
 
 	/* the names result records may carry (resultproto.h) */
@@ -681,13 +699,24 @@ int check_kpi(const struct job *job, const char *kpi, struct strbuf *why)
 	}
 	if (!job || !job->suite)
 		return 0;
-	n = strlen(job->suite);
-	if (strncmp(kpi, job->suite, n) || kpi[n] != '.' || !kpi[n + 1]) {
+	suite = suite_find(job->suite);
+	prefix = suite ? suite_prefix(suite) : job->suite;
+	n = strlen(prefix);
+	if (strncmp(kpi, prefix, n) || kpi[n] != '.' || !kpi[n + 1]) {
 		if (why)
-			strbuf_addf(why, "a %s job's metrics are named %s.<metric> (default %s)", job->suite,
-				    job->suite, job->default_kpi ? job->default_kpi : "?");
+			strbuf_addf(why, "a %s job's metrics are named %s.<metric> (default %s)", job->suite, prefix,
+				    job->default_kpi ? job->default_kpi : "?");
 		return -1;
 	}
+	if (suite && job->testcase && job->mode && !suite_produces(suite, job, kpi, produces)) {
+		if (why)
+			strbuf_addf(why, "this %s job (testcase %s%s%s) never produces it; it produces %s", job->suite,
+				    job->testcase, suite->modes ? ", mode " : "", suite->modes ? job->mode : "",
+				    produces->buf);
+		strbuf_release(produces);
+		return -1;
+	}
+	strbuf_release(produces);
 	return 0;
 }
 
@@ -897,7 +926,7 @@ static int key_monitors(struct parser *p, const struct node *k, const struct nod
 
 static int key_guest(struct parser *p, const struct node *k, const struct node *v)
 {
-	static const char *const keys[] = { "vcpus", "numa_nodes", "memory", "hugepages", "swap" };
+	static const char *const keys[] = { "vcpus", "numa_nodes", "memory", "hugepages", "swap", "disk" };
 	static const char *const hugepages[] = { "none", "2M", "1G" };
 	struct job_guest *g = &p->job->guest;
 	int line[ARRAY_SIZE(keys)] = { 0 };
@@ -912,7 +941,7 @@ static int key_guest(struct parser *p, const struct node *k, const struct node *
 
 		if (which < 0) {
 			char b[80];
-			return error("%s:%d: guest: unknown key %s (known: vcpus, numa_nodes, memory, hugepages, swap)",
+			return error("%s:%d: guest: unknown key %s (known: vcpus, numa_nodes, memory, hugepages, swap, disk)",
 				     p->path, gk->line, shown(gk, b, sizeof(b)));
 		}
 		line[which] = gv->line;
@@ -951,6 +980,12 @@ static int key_guest(struct parser *p, const struct node *k, const struct node *
 			if (parse_memory_mb(scalar(gv), &g->swap_mb) < 0 || g->swap_mb > MAX_SWAP_MB)
 				return expected(p, gv, "guest.swap",
 						"none or a size like 1G or 512M (MiB), from 128M to 64G: a swap disk");
+			break;
+		case 5:
+			if (parse_memory_mb(scalar(gv), &g->disk_mb) < 0 || g->disk_mb > MAX_DISK_MB)
+				return expected(p, gv, "guest.disk",
+						"a size like 4G or 512M (MiB), from 128M to 1T: the scratch disk fs: is made on");
+			p->disk_line = gv->line;
 			break;
 		}
 	}
@@ -1029,14 +1064,15 @@ static int key_params(struct parser *p, const struct node *k, const struct node 
 		const struct node *pk = v->kids[i], *pv = v->kids[i + 1];
 		char b[80];
 
-		if (strlen(pk->text) > 64 || !only_chars(pk->text, LOWER_DIGITS "-") || pk->text[0] == '-')
-			return error("%s:%d: params: expected an option name of a-z, 0-9 and '-', got %s", p->path,
+		/* LKP's parameter names have '_' (test_size), stress-ng's '-' */
+		if (strlen(pk->text) > 64 || !only_chars(pk->text, LOWER_DIGITS "-_") || pk->text[0] == '-')
+			return error("%s:%d: params: expected an option name of a-z, 0-9, '_' and '-', got %s", p->path,
 				     pk->line, shown(pk, b, sizeof(b)));
 		if (pv->type != NODE_SCALAR || (!pv->is_null && !*pv->text) || !is_printable_ascii(pv->text) ||
-		    strlen(pv->text) > 256) {
+		    strlen(pv->text) > JOB_MAX_TEXT) {
 			char *what = xstrfmt("params.%s", pk->text);
 			expected(p, pv, what,
-				 "a value (printable text on one line, at most 256 characters) or nothing for a bare option");
+				 "a value (printable text on one line, at most 1024 characters) or nothing for a bare option");
 			free(what);
 			return -1;
 		}
@@ -1062,6 +1098,7 @@ static const struct {
 	[K_NR_THREADS] = { "nr_threads", key_nr_threads },
 	[K_RUNTIME] = { "runtime", key_runtime },
 	[K_SIZE] = { "size", key_size },
+	[K_FS] = { "fs", key_fs },
 	[K_KPI] = { "kpi", key_kpi },
 	[K_DIRECTION] = { "direction", key_direction },
 	[K_REPEAT] = { "repeat", key_repeat },
@@ -1091,9 +1128,10 @@ static int check_suite_keys(struct parser *p, const struct suite *suite)
 		unsigned bit;
 		const char *fmt;
 	} only[] = {
-		{ K_MODE, SUITE_KEY_MODE, "%s:%d: mode: only %s has a mode (process or thread)" },
-		{ K_NR_THREADS, SUITE_KEY_NR_THREADS, "%s:%d: nr_threads: only %s runs threads per task" },
-		{ K_SIZE, SUITE_KEY_SIZE, "%s:%d: size: only %s takes a size" },
+		{ K_MODE, SUITE_KEY_MODE, "%s:%d: mode: only %s have a mode" },
+		{ K_NR_THREADS, SUITE_KEY_NR_THREADS, "%s:%d: nr_threads: only %s take nr_threads" },
+		{ K_SIZE, SUITE_KEY_SIZE, "%s:%d: size: only %s take a size" },
+		{ K_FS, SUITE_KEY_FS, "%s:%d: fs: only %s run on a file system of their own" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(only); i++) {
@@ -1109,6 +1147,83 @@ static int check_suite_keys(struct parser *p, const struct suite *suite)
 	return 0;
 }
 
+/* mode: one of the suite's (the first is the default). */
+static int check_mode(struct parser *p, const struct suite *suite)
+{
+	struct job *job = p->job;
+	const char *const *modes = suite->modes;
+	struct strbuf sb = STRBUF_INIT;
+	const char *s;
+	size_t n = 0;
+	int i;
+
+	free(job->mode);
+	job->mode = NULL;
+	if (!modes) {
+		job->mode = xstrdup("process");
+		return 0;
+	}
+	if (!p->mode) {
+		job->mode = xstrdup(modes[0]);
+		return 0;
+	}
+	while (modes[n])
+		n++;
+	s = scalar(p->mode);
+	if (s && (i = one_of(s, modes, n)) >= 0) {
+		job->mode = xstrdup(modes[i]);
+		return 0;
+	}
+	strbuf_addstr(&sb, "one of ");
+	join(&sb, modes, n, " or ");
+	strbuf_addf(&sb, " (%s's modes)", suite->name);
+	expected(p, p->mode, "mode", sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+/* params: a key the suite takes (stress-ng's: any of its options). */
+static int check_params(struct parser *p, const struct suite *suite)
+{
+	struct job *job = p->job;
+
+	for (size_t i = 0; i < job->nr_params; i++) {
+		if (suite->params && !suite_takes_param(suite, job->params[i].key)) {
+			struct strbuf sb = STRBUF_INIT;
+
+			for (const char *const *k = suite->params; *k; k++)
+				strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", *k);
+			error("%s:%d: params: %s has no option '%s' (%s%s)", p->path, p->param_line[i], suite->name,
+			      job->params[i].key, sb.len ? "known: " : "it takes none", sb.buf);
+			strbuf_release(&sb);
+			return -1;
+		}
+		if (suite->check_param(job, &job->params[i], p->path, p->param_line[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* fs: a scratch disk to make it on (guest.disk, or the suite's size). */
+static int check_disk(struct parser *p, const struct suite *suite)
+{
+	struct job *job = p->job;
+
+	if (!job->fs) {
+		if (p->disk_line)
+			return error("%s:%d: guest.disk: the scratch disk is for a file system: add fs: (xfs, ext4 or btrfs)",
+				     p->path, p->disk_line);
+		return 0;
+	}
+	if (!job->guest.disk_mb)
+		job->guest.disk_mb = suite->disk_mb ? suite->disk_mb(job) : JOB_DEFAULT_DISK_MB;
+	/* mkfs.xfs wants 300 MB */
+	if (job->guest.disk_mb < 512)
+		return error("%s:%d: guest.disk: %lluM is too small for a file system (at least 512M)", p->path,
+			     p->disk_line ? p->disk_line : p->key_line[K_FS], (unsigned long long)job->guest.disk_mb);
+	return 0;
+}
+
 static int check_job(struct parser *p)
 {
 	struct job *job = p->job;
@@ -1121,15 +1236,21 @@ static int check_job(struct parser *p)
 		strbuf_release(&sb);
 		return -1;
 	}
+	suite = suite_get(job->suite);
+	if (!suite)
+		return -1;
+	if (!job->testcase && suite->testcase_is_suite)
+		job->testcase = xstrdup(suite->name);
 	if (!job->testcase)
 		return error("%s:%d: missing key 'testcase' (the %s test to run)", p->path, p->top_line, job->suite);
-	suite = suite_get(job->suite);
-	if (!suite || suite->check_testcase(job, p->path, p->key_line[K_TESTCASE]) < 0 ||
-	    check_suite_keys(p, suite) < 0)
+	if (suite->check_testcase(job, p->path, p->key_line[K_TESTCASE] ? p->key_line[K_TESTCASE] : p->top_line) < 0 ||
+	    check_suite_keys(p, suite) < 0 || check_mode(p, suite) < 0 || check_params(p, suite) < 0)
 		return -1;
-	for (size_t i = 0; i < job->nr_params; i++)
-		if (suite->check_param(job, &job->params[i], p->path, p->param_line[i]) < 0)
-			return -1;
+	/* before the disk: a suite may choose the file system (LKP's default) */
+	if (suite->check && suite->check(job, p->path, p->key_line[K_PARAMS] ? p->key_line[K_PARAMS] : p->top_line) < 0)
+		return -1;
+	if (check_disk(p, suite) < 0)
+		return -1;
 	if (suite->shares &&
 	    suite->shares(job, p->path, p->key_line[K_PARAMS] ? p->key_line[K_PARAMS] : p->top_line) < 0)
 		return -1;
@@ -1153,6 +1274,7 @@ static int check_job(struct parser *p)
 static void job_defaults(struct job *job)
 {
 	memset(job, 0, sizeof(*job));
+	/* the suite's default once it is known (check_mode) */
 	job->mode = xstrdup("process");
 	job->nr_task.is_percent = 1;
 	job->nr_task.value = 100;
@@ -1419,7 +1541,8 @@ int job_parse_file(struct job *job, const char *path)
 
 void job_release(struct job *job)
 {
-	FREE_MANY(job->path, job->hash, job->suite, job->testcase, job->mode, job->size, job->kpi, job->default_kpi);
+	FREE_MANY(job->path, job->hash, job->suite, job->testcase, job->mode, job->size, job->fs, job->kpi,
+		  job->default_kpi);
 	for (size_t i = 0; i < job->nr_sysctl; i++) {
 		free(job->sysctl[i].key);
 		free(job->sysctl[i].value);
@@ -1639,6 +1762,9 @@ int job_agent_conf(const struct job *job, unsigned vcpus, struct strbuf *out)
 	/* the disk guest.c attaches: the first virtio disk */
 	if (job->guest.swap_mb)
 		strbuf_addstr(&sb, "swap " JOB_SWAP_DEVICE "\n");
+	/* the scratch disk guest.c attaches, found by its serial */
+	if (job->fs)
+		strbuf_addf(&sb, "fs %s %s %s\n", JOB_DISK_SERIAL, job->fs, JOB_DISK_DIR);
 	/* the shares guest.c attaches, by tag (the host path stays on the host) */
 	for (size_t i = 0; i < job->nr_shares; i++)
 		strbuf_addf(&sb, "mount9p %s %s\n", job->shares[i].tag, job->shares[i].guest_dir);

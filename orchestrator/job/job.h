@@ -29,6 +29,9 @@ struct job_guest {
 	uint64_t memory_mb;	/* default 2048 */
 	enum job_hugepages hugepages;	/* backing of guest memory on the host */
 	uint64_t swap_mb;	/* a swap disk of this size (0: none, the default) */
+	/* the scratch disk fs: is made on (0: none; a job with fs: gets
+	 * its suite's size, else JOB_DEFAULT_DISK_MB) */
+	uint64_t disk_mb;
 };
 
 /* A host directory the job's guest sees read-only through 9p (a kbuild
@@ -42,17 +45,25 @@ struct job_share {
 
 /* The guest device of a job's swap disk (domain.c attaches it there). */
 #define JOB_SWAP_DEVICE "/dev/vda"
+/* A job's scratch disk: the serial the agent finds it by (domain.c sets
+ * it), where it mounts the file system it makes there, and its size when
+ * neither the job nor its suite says (a sparse file on the host). */
+#define JOB_DISK_SERIAL "klab-disk"
+#define JOB_DISK_DIR "/klab/disk"
+#define JOB_DEFAULT_DISK_MB 4096
 
 struct job {
 	char *path;		/* as given (for messages) */
 	char *hash;		/* git-style blob hash of the file's bytes (hex) */
 	char *suite;		/* a suite of the registry (suite.h): stress-ng | will-it-scale | vm-scalability */
 	char *testcase;		/* mmapaddr, vm-splice, malloc1, anon-w-seq, ... */
-	char *mode;		/* will-it-scale: process | thread (default process) */
+	char *mode;		/* one of the suite's modes (suite.h), its first by default; "process"
+				 * for a suite without modes */
 	struct job_count nr_task;	/* default 100% */
 	struct job_count nr_threads;	/* usemem -t; default 1 */
 	unsigned runtime_s;	/* default 10 */
 	char *size;		/* usemem size as written (k/m/g/t suffix), or NULL */
+	char *fs;		/* xfs | ext4 | btrfs: made on the scratch disk each boot, or NULL */
 	char *kpi;		/* default per suite, e.g. stress-ng.<testcase>.ops_per_sec */
 	char *default_kpi;	/* what job_default_kpi() returns (set by the parser) */
 	int direction;		/* +1 higher is better (default), -1 lower is better */

@@ -25,7 +25,7 @@ struct monitor {
 	int named_only;
 	/* A host program the agent runs for it (name NULL: none), put into
 	 * the guest image with its libraries only for a job that chooses the
-	 * monitor (guestimg_monitors). */
+	 * monitor (guestimg_programs). */
 	struct suite_program program;
 	/* Seconds the agent may spend on it after the benchmark: the host
 	 * waits that much longer for the run. */

@@ -1,4 +1,5 @@
-/* kbuild: LKP's kernel-build benchmark.  The guest builds a host kernel
+/* kbuild: LKP's kernel-build benchmark (LKP's parameters: build_kconfig,
+ * target, nr_task, runtime).  The guest builds a host kernel
  * tree with the host's own toolchain, both shared read-only (9p), into a
  * tmpfs build directory; klab's runner (guests/bench/kbuild-run.c) times
  * each build with wait4's rusage after one warm-up build; each measured
@@ -28,19 +29,53 @@
 #define MAX_TARGET 128
 #define MAX_ITERATION 100000
 
-/* The config target is the testcase, as LKP's kbuild job names it. */
-static const char *const testcases[] = { "tinyconfig", "allnoconfig", "defconfig" };
+#define DEFAULT_KCONFIG "defconfig"
+#define MAX_KCONFIG 64
+
+/* LKP's testcase is kbuild and its config target build_kconfig; a job
+ * may also name the config target as its testcase (klab's older form). */
+static const char *const testcases[] = { "kbuild", "tinyconfig", "allnoconfig", "defconfig" };
+static const char *const params[] = {
+	"build_kconfig", "target", "source", "toolchain", "warmup", "build-timeout", NULL,
+};
 
 static const struct suite_kpi kpis[] = {
 	{ "kbuild.buildtime_per_iteration", -1 },
+	{ "kbuild.real_time_per_iteration", -1 },
+	{ "kbuild.user_time_per_iteration", -1 },
+	{ "kbuild.sys_time_per_iteration", -1 },
 	{ "kbuild.user_time", -1 },
 	{ "kbuild.sys_time", -1 },
+	{ NULL, 0 },
+};
+
+static const struct suite_metric metrics[] = {
+	{ "kbuild.buildtime_per_iteration", 0 },
+	{ "kbuild.real_time_per_iteration", 0 },
+	{ "kbuild.user_time_per_iteration", 0 },
+	{ "kbuild.sys_time_per_iteration", 0 },
+	{ "kbuild.workload", 0 },
+	{ "kbuild.user_time", 0 },
+	{ "kbuild.sys_time", 0 },
+	{ "kbuild.iterations", 0 },
+	{ "kbuild.iteration_buildtime", 0 },
+	{ "kbuild.iteration_user_time", 0 },
+	{ "kbuild.iteration_sys_time", 0 },
 	{ NULL, 0 },
 };
 
 static int check_testcase(const struct job *job, const char *path, int line)
 {
 	return suite_check_listed(job, testcases, ARRAY_SIZE(testcases), path, line);
+}
+
+/* A make config target: defconfig, allyesconfig, tinyconfig, ... */
+static int kconfig_ok(const char *t)
+{
+	size_t n = t ? strlen(t) : 0;
+
+	return n > 6 && n <= MAX_KCONFIG && !strcmp(t + n - 6, "config") &&
+	       strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
 
 /* A make target: vmlinux, a directory (kernel/, mm/) or an object
@@ -104,7 +139,6 @@ static int check_param(const struct job *job, const struct job_kv *kv, const cha
 	unsigned t;
 	int ret = -1;
 
-	(void)job;
 	if (!strcmp(kv->key, "source")) {
 		if (job_check_share_dir(what, kv->value) < 0)
 			goto out;
@@ -126,14 +160,23 @@ static int check_param(const struct job *job, const struct job_kv *kv, const cha
 			error("%s: expected yes or no, got '%s'", what, kv->value ? kv->value : "");
 			goto out;
 		}
+	} else if (!strcmp(kv->key, "build_kconfig")) {
+		if (!kconfig_ok(kv->value)) {
+			error("%s: expected a config target like defconfig, allyesconfig or tinyconfig, got '%s'", what,
+			      kv->value ? kv->value : "");
+			goto out;
+		}
+		if (strcmp(job->testcase, "kbuild") && strcmp(job->testcase, kv->value)) {
+			error("%s: the testcase names the config target %s already", what, job->testcase);
+			goto out;
+		}
 	} else if (!strcmp(kv->key, "build-timeout")) {
 		if (!kv->value || parse_build_timeout(kv->value, &t) < 0) {
 			error("%s: expected a duration like 10m (10s to 24h), got '%s'", what, kv->value ? kv->value : "");
 			goto out;
 		}
 	} else {
-		error("%s:%d: params: kbuild has no option '%s' (known: source, toolchain, target, warmup, build-timeout)",
-		      path, line, kv->key);
+		error("%s:%d: params: kbuild has no option '%s'", path, line, kv->key);
 		goto out;
 	}
 	ret = 0;
@@ -204,13 +247,24 @@ static int warmup_s(const struct job *job, unsigned *out)
 	return 0;
 }
 
+/* The config target: build_kconfig, a testcase naming one, or LKP's
+ * default. */
+static const char *kconfig(const struct job *job)
+{
+	const char *k = param(job, "build_kconfig");
+
+	if (k)
+		return k;
+	return strcmp(job->testcase, "kbuild") ? job->testcase : DEFAULT_KCONFIG;
+}
+
 static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 {
 	const char *target = param(job, "target"), *warmup = param(job, "warmup");
 	unsigned timeout;
 
-	if (!suite_listed(job->testcase, testcases, ARRAY_SIZE(testcases)))
-		return error("job '%s': kbuild has no config target '%s'", job->path, job->testcase);
+	if (!suite_listed(job->testcase, testcases, ARRAY_SIZE(testcases)) || !kconfig_ok(kconfig(job)))
+		return error("job '%s': kbuild has no config target '%s'", job->path, kconfig(job));
 	if (job->nr_shares < 2)
 		return error("job '%s': a kbuild job needs its toolchain and source shares", job->path);
 	if (build_timeout_s(job, &timeout) < 0)
@@ -219,7 +273,7 @@ static int agent_argv(const struct job *job, unsigned vcpus, struct strbuf *sb)
 		target = DEFAULT_TARGET;
 	if (!target_ok(target))
 		return error("job '%s': params.target '%s' is not a make target", job->path, target);
-	if (JOB_CONF_ARGV(sb, PROGRAM, "--root", GUEST_ROOT, "--config", job->testcase, "--target", target) < 0 ||
+	if (JOB_CONF_ARGV(sb, PROGRAM, "--root", GUEST_ROOT, "--config", kconfig(job), "--target", target) < 0 ||
 	    job_conf_argv_uint(sb, "--jobs", job_count_resolve(&job->nr_task, vcpus)) < 0 ||
 	    job_conf_argv_uint(sb, "--runtime", job->runtime_s) < 0)
 		return -1;
@@ -274,13 +328,17 @@ static void parse_kbuild(struct result_metrics *ml, char *const *lines, size_t n
 	}
 }
 
-/* The means per measured build, LKP's kbuild metrics. */
+/* The means per measured build, LKP's kbuild metrics (and klab's older
+ * names of the same means); LKP's workload is the number of builds. */
 static void kbuild_derive(struct result_metrics *ml)
 {
 	static const struct {
 		const char *series, *mean;
 	} m[] = {
 		{ "kbuild.iteration_buildtime", "kbuild.buildtime_per_iteration" },
+		{ "kbuild.iteration_buildtime", "kbuild.real_time_per_iteration" },
+		{ "kbuild.iteration_user_time", "kbuild.user_time_per_iteration" },
+		{ "kbuild.iteration_sys_time", "kbuild.sys_time_per_iteration" },
 		{ "kbuild.iteration_user_time", "kbuild.user_time" },
 		{ "kbuild.iteration_sys_time", "kbuild.sys_time" },
 	};
@@ -295,8 +353,10 @@ static void kbuild_derive(struct result_metrics *ml)
 		if (!k)
 			count = n;
 	}
-	if (count)
+	if (count) {
 		result_add_metric(ml, xstrdup("kbuild.iterations"), 0, (double)count);
+		result_add_metric(ml, xstrdup("kbuild.workload"), 0, (double)count);
+	}
 }
 
 /* The runner's "kbuild: first error: <make's or the compiler's line>",
@@ -320,7 +380,10 @@ static char *kbuild_failure(char *const *lines, size_t nr)
 const struct suite suite_kbuild = {
 	.name = "kbuild",
 	.keys = 0,
+	.params = params,
+	.testcase_is_suite = 1,
 	.kpis = kpis,
+	.metrics = metrics,
 	.program = { "kbuild-run", PROGRAM, NULL },
 	.check_testcase = check_testcase,
 	.check_param = check_param,

@@ -21,6 +21,13 @@ static const struct suite_kpi kpis[] = {
 	{ NULL, 0 },
 };
 
+/* the metrics table's columns and the stressor's own miscellaneous
+ * metrics, whose names only its output tells */
+static const struct suite_metric metrics[] = {
+	{ "stress-ng.%s.*", 0 },
+	{ NULL, 0 },
+};
+
 /* a-z, 0-9 and '-', not starting with '-' (it becomes an option) */
 static int stressor_name_ok(const char *s)
 {
@@ -217,6 +224,7 @@ static void parse_stress_ng(struct result_metrics *ml, char *const *lines, size_
 const struct suite suite_stress_ng = {
 	.name = "stress-ng",
 	.kpis = kpis,
+	.metrics = metrics,
 	.program = { "stress-ng", PROGRAM, "stress-ng" },
 	.check_testcase = check_testcase,
 	.check_param = check_param,

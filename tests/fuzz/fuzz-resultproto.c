@@ -14,6 +14,7 @@
 
 #include "job/resultproto.h"
 #include "job/monitor.h"
+#include "job/suite.h"
 #include "procmon.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -112,13 +113,15 @@ static void check_metrics(const struct result_metric *m, size_t n)
 				broken("a duplicate (metric, seq)");
 }
 
+/* Every suite of the registry, and one that is not there. */
 static void parse_all_suites(char *const *lines, size_t nr)
 {
-	static const char *const suites[] = { "stress-ng", "will-it-scale", "vm-scalability", "kbuild", "unknown" };
+	size_t nr_suites;
+	const struct suite *const *suites = suite_all(&nr_suites);
 
-	for (size_t s = 0; s < sizeof(suites) / sizeof(suites[0]); s++) {
+	for (size_t s = 0; s <= nr_suites; s++) {
 		struct result_metric *m;
-		size_t n = result_parse_metrics(suites[s], "fuzz", lines, nr, &m);
+		size_t n = result_parse_metrics(s < nr_suites ? suites[s]->name : "unknown", "fuzz", lines, nr, &m);
 
 		check_metrics(m, n);
 		result_metrics_free(m, n);

@@ -8,12 +8,15 @@
 : "${KLAB_USEMEM:=$top_builddir/guests/bench/usemem}"
 : "${KLAB_WIS:=$top_builddir/guests/bench/will-it-scale}"
 : "${KLAB_KBUILD:=$top_builddir/guests/bench/kbuild-run}"
+: "${KLAB_VMS:=$top_builddir/guests/bench/vm-scalability}"
+: "${KLAB_REPEAT:=$top_builddir/guests/bench/repeat}"
+: "${KLAB_NETPERF:=$top_builddir/guests/bench/klab-netperf}"
 
 # TAP-style numbered lines, counted the way lib.sh's finish expects
 ok() { checks=$((checks + 1)); echo "ok $checks - $*"; }
 fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "not ok $checks - $*"; }
 
-for prog in "$KLAB_AGENT" "$KLAB_USEMEM" "$KLAB_WIS" "$KLAB_KBUILD"; do
+for prog in "$KLAB_AGENT" "$KLAB_USEMEM" "$KLAB_WIS" "$KLAB_KBUILD" "$KLAB_VMS" "$KLAB_REPEAT" "$KLAB_NETPERF"; do
 	if [ ! -x "$prog" ]; then
 		echo "not ok - $prog is not built (set top_builddir or KLAB_AGENT/KLAB_USEMEM/KLAB_WIS)"
 		exit 1
@@ -122,6 +125,22 @@ swap /etc/passwd
 argv /bin/true
 EOF
 check "swap on a path outside /dev: refused" test "$rc" -ne 0
+
+# a scratch disk (a job's fs:): in --test mode no disk is touched; a line
+# that is not "fs <serial> xfs|ext4|btrfs /klab/<dir>" is refused
+agent fs-test <<EOF
+version 1
+timeout 10
+fs klab-disk xfs /klab/disk
+argv /bin/true
+EOF
+check "fs line in --test mode: run goes on, nothing made" \
+	sh -c "test $rc -eq 0 && grep -q 'test mode: no xfs made on disk klab-disk' '$T/fs-test.err'"
+for bad in "fs klab-disk zfs /klab/disk" "fs klab-disk xfs /etc" "fs KLAB xfs /klab/disk" "fs klab-disk xfs"; do
+	printf 'version 1\ntimeout 10\n%s\nargv /bin/true\n' "$bad" > "$T/fs-bad.in"
+	agent fs-bad < "$T/fs-bad.in"
+	check "'$bad': refused" test "$rc" -ne 0
+done
 
 # 9p shares (a kbuild job's): in --test mode nothing is mounted on the
 # host (what mounts in the guest is checked only there); the lines are
@@ -324,9 +343,19 @@ check "usemem -n 2 exits 0" test "$rc" -eq 0
 n=$(printf '%s\n' "$out" | grep -c '^[1-9][0-9]* bytes / [1-9][0-9]* usecs = [1-9][0-9]* KB/s$')
 check "usemem -n 2 prints two result lines" test "$n" -eq 2 -a "$(printf '%s\n' "$out" | wc -l)" -eq 2
 out=$("$KLAB_USEMEM" -t 2 8m); rc=$?
-check "usemem -t 2 prints one line per process" \
-	test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | grep -c ' KB/s$')" -eq 1
-for args in "" "16x" "-n 0 16m" "--runtime x 16m" "16m 16m" "0"; do
+check "usemem -t 2 prints one line per thread (each a task, as vm-scalability's)" \
+	test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | grep -c ' KB/s$')" -eq 2
+# the options vm-scalability's cases use, each task on its own line
+truncate -s 16m "$T/sparse"
+for args in "-n 2 --readonly --random 8m" "-t 2 --prealloc --prefault 8m" "-n 2 --prealloc --prefault --random 8m" \
+	    "-t 2 -f $T/sparse --readonly 8m" "-t 2 -f $T/sparse --prealloc --remap --readonly --random 8m" \
+	    "-n 2 -f $T/sparse --prealloc --prefault --open-rw --msync 8m" "-n 2 --readonly --unit 40k 4m"; do
+	# shellcheck disable=SC2086
+	out=$("$KLAB_USEMEM" $args); rc=$?
+	check "usemem $args: exit 0, a line a task" \
+		test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | grep -c '^[1-9][0-9]* bytes / [1-9][0-9]* usecs = [0-9]* KB/s$')" -eq 2
+done
+for args in "" "16x" "-n 0 16m" "--runtime x 16m" "16m 16m" "0" "--remap 8m" "-f $T/sparse --hugetlb 8m"; do
 	# shellcheck disable=SC2086
 	"$KLAB_USEMEM" $args >/dev/null 2>&1
 	check "usemem refuses '$args'" test $? -ne 0
@@ -346,10 +375,60 @@ for mode in process thread; do
 	check "will-it-scale $mode per_task_average > 0" \
 		sh -c "printf '%s\n' '$out' | grep -q '^per_task_average:[1-9][0-9]*\$'"
 done
+# testcases of each kind in both modes: a helper task (context_switch1),
+# the program break (brk1), a shared file (pread2), the open file limit
+# (poll2), signals
+out=$("$KLAB_WIS" --test context_switch1 --test brk1 --test pread2 --test poll2 --test signal1 --mode both \
+	--tasks 2 --runtime 1 --warmup 0); rc=$?
+check "will-it-scale: five testcases in both modes exit 0" test "$rc" -eq 0
+check "will-it-scale: a section and a positive per-task figure for each" \
+	test "$(printf '%s\n' "$out" | grep -c '^will-it-scale: testcase=[a-z0-9_]* mode=[a-z]* ')" -eq 10 -a \
+	     "$(printf '%s\n' "$out" | grep -c '^per_task_average:[1-9][0-9]*$')" -eq 10
+check "will-it-scale: the tests leave no file behind" test -z "$(ls /tmp/willitscale.* 2>/dev/null)"
+check "will-it-scale --list names every testcase of LKP's jobs (60)" test "$("$KLAB_WIS" --list | wc -l)" -eq 60
 "$KLAB_WIS" --test nosuch --tasks 1 >/dev/null 2>&1
 check "will-it-scale refuses an unknown test with 2" test $? -eq 2
 "$KLAB_WIS" --test malloc1 --tasks 1 --mode fork >/dev/null 2>&1
 check "will-it-scale refuses an unknown mode with 2" test $? -eq 2
+
+# ---- vm-scalability, repeat, klab-netperf -----------------------------------
+# The cases on the host with their sizes cut down (the host's memory is
+# not a guest's): runs after "./case-NAME" lines, usemem's lines in them.
+
+mkdir -p "$T/sparse-root" "$T/shm"
+usemem_abs=$(cd "$(dirname "$KLAB_USEMEM")" && pwd)/usemem
+for c in anon-w-seq anon-cow-seq-mt anon-r-rand-mt lru-file-readtwice mmap-pread-seq msync-mt small-allocs; do
+	out=$("$KLAB_VMS" --case $c --tasks 2 --runtime 1 --usemem "$usemem_abs" \
+		--sparse-dir "$T/sparse-root" --shm-dir "$T/shm" --unit-size 16777216 --task-size 8388608); rc=$?
+	check "vm-scalability $c: exit 0, runs and their tasks' lines" \
+		test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | grep -c "^./case-$c\$")" -ge 1 -a \
+		     "$(printf '%s\n' "$out" | grep -c ' bytes / [0-9]* usecs = [0-9]* KB/s$')" -ge 1
+done
+out=$("$KLAB_VMS" --case truncate-seq --tasks 2 --runtime 1 --sparse-dir "$T/sparse-root"); rc=$?
+check "vm-scalability truncate-seq: faulted and truncated" \
+	sh -c "[ $rc -eq 0 ] && printf '%s\n' '$out' | grep -q '^faulted: ' && printf '%s\n' '$out' | grep -q '^truncated: '"
+check "vm-scalability: no sparse file left" test -z "$(ls "$T/sparse-root")"
+"$KLAB_VMS" --case migrate --tasks 1 >/dev/null 2>&1
+check "vm-scalability refuses a case it does not have with 2" test $? -eq 2
+check "vm-scalability --list: the cases of LKP's jobs (51)" test "$("$KLAB_VMS" --list | wc -l)" -eq 51
+
+out=$("$KLAB_REPEAT" --iterations 3 -- echo run); rc=$?
+check "repeat --iterations 3: three runs, each after its Iterations line" \
+	test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | tr '\n' ' ')" = "Iterations: 1 run Iterations: 2 run Iterations: 3 run "
+t0=$(date +%s)
+"$KLAB_REPEAT" --runtime 2 -- sleep 0.5 >/dev/null; rc=$?
+check "repeat --runtime 2: runs until 2 s have passed" test "$rc" -eq 0 -a $(($(date +%s) - t0)) -ge 2
+"$KLAB_REPEAT" --iterations 2 -- false >/dev/null 2>&1
+check "repeat: a failing run ends it with 1" test $? -eq 1
+
+for t in TCP_RR TCP_CRR TCP_STREAM UDP_RR UDP_STREAM; do
+	out=$("$KLAB_NETPERF" --test $t --clients 2 --runtime 1); rc=$?
+	check "klab-netperf $t: exit 0, says it is not netperf, a line a client" \
+		test "$rc" -eq 0 -a "$(printf '%s\n' "$out" | grep -c 'not netperf')" -eq 1 -a \
+		     "$(printf '%s\n' "$out" | grep -c '^client:[01] elapsed:')" -eq 2
+done
+"$KLAB_NETPERF" --test SCTP_RR >/dev/null 2>&1
+check "klab-netperf refuses a test it does not run with 2" test $? -eq 2
 
 # ---- kbuild-run -------------------------------------------------------------
 # Without --root it mounts nothing and runs make as told: a stand-in make

@@ -28,7 +28,7 @@ chmod 755 "$T"
 # t-agent.sh checks the warm-up with a stand-in make)
 kbuild_job() {
 	sed -e "s|^  source:.*|  source: $2|" -e "s|^  target:.*|  target: $3|" \
-	    -e 's/^testcase:.*/testcase: allnoconfig/' \
+	    -e 's/^  build_kconfig:.*/  build_kconfig: allnoconfig/' \
 	    -e 's/^runtime:.*/runtime: 1s/' -e 's/^repeat:.*/repeat: 1/' \
 	    -e 's/^  build-timeout:.*/  build-timeout: 10m/' -e 's/^  warmup:.*/  warmup: no/' \
 	    -e "s|^kconfig:.*|kconfig: [ $KLAB_SRCDIR/jobs/kbuild.config ]|" \

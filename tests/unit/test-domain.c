@@ -131,7 +131,7 @@ static xmlDocPtr check_domain(const struct domain_spec *spec, const char *file)
 		assert_xpath(doc, "/domain/os/cmdline", spec->cmdline);
 	assert_xpath(doc, "/domain/metadata/klab:guest/klab:lab", spec->lab_id);
 	assert_xpath(doc, "/domain/devices/channel/target/@name", DOMAIN_RESULT_CHANNEL);
-	assert_xpath_count(doc, "/domain/devices/disk", spec->swap_disk ? 1 : 0);
+	assert_xpath_count(doc, "/domain/devices/disk", !!spec->swap_disk + !!spec->scratch_disk);
 	assert_xpath_count(doc, "/domain/devices/filesystem", (int)spec->nr_shares);
 	/* every share is read-only, whatever else */
 	assert_xpath_count(doc, "/domain/devices/filesystem[readonly]", (int)spec->nr_shares);
@@ -210,6 +210,47 @@ static void test_domain__swap_disk_is_one_virtio_disk(void **state)
 	{
 		struct strbuf sb = STRBUF_INIT;
 		assert_int_equal(domain_xml(&spec, &sb), -1);
+		strbuf_release(&sb);
+	}
+	guest_plan_release(&p);
+}
+
+/* a job's fs: a scratch disk after the swap disk (or first), found in
+ * the guest by its serial */
+static void test_domain__scratch_disk_has_the_serial_the_agent_looks_for(void **state)
+{
+	struct guest_plan p;
+	struct domain_spec spec;
+	xmlDocPtr doc;
+
+	(void)state;
+	plan_on(&p, "small-1socket-2cpu-1node", 2, 1, 1024);
+	spec = base_spec(&p);
+	spec.memory_mb = 1024;
+	spec.swap_disk = "/var/lib/klab/images/swap-klab-1-2.img";
+	spec.scratch_disk = "/var/lib/klab/images/disk-klab-1-2.img";
+	doc = check_domain(&spec, "tcg-swap-and-scratch-disk");
+	assert_xpath(doc, "/domain/devices/disk[2]/source/@file", spec.scratch_disk);
+	assert_xpath(doc, "/domain/devices/disk[2]/target/@dev", "vdb");
+	assert_xpath(doc, "/domain/devices/disk[2]/serial", DOMAIN_SCRATCH_SERIAL);
+	assert_xpath(doc, "/domain/devices/disk[1]/target/@dev", "vda");
+	xmlFreeDoc(doc);
+	spec.swap_disk = NULL;
+	doc = check_domain(&spec, "tcg-scratch-disk");
+	assert_xpath(doc, "/domain/devices/disk/target/@dev", "vda");
+	assert_xpath(doc, "/domain/devices/disk/serial", "klab-disk");
+	xmlFreeDoc(doc);
+	guest_plan_release(&p);
+	/* a relative path is refused before libvirt sees it */
+	plan_on(&p, "small-1socket-2cpu-1node", 2, 1, 1024);
+	spec = base_spec(&p);
+	spec.memory_mb = 1024;
+	spec.scratch_disk = "disk.img";
+	{
+		struct strbuf sb = STRBUF_INIT;
+		capture_stderr();
+		assert_int_equal(domain_xml(&spec, &sb), -1);
+		free(captured_stderr());
 		strbuf_release(&sb);
 	}
 	guest_plan_release(&p);
@@ -558,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_domain__kvm_8vcpu_2cell_2m_hugepages_on_big_host),
 		cmocka_unit_test(test_domain__tcg_1vcpu_unpinned),
 		cmocka_unit_test(test_domain__swap_disk_is_one_virtio_disk),
+		cmocka_unit_test(test_domain__scratch_disk_has_the_serial_the_agent_looks_for),
 		cmocka_unit_test(test_domain__shares_are_readonly_9p_filesystems),
 		cmocka_unit_test(test_domain__bad_shares_refused),
 		cmocka_unit_test(test_domain__kvm_4vcpu_4cell_1g_hugepages_on_four_node_host),

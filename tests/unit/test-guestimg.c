@@ -31,8 +31,10 @@ static int setup(void **state)
 	/* A private copy of the guest programs, so one can be changed. */
 	bindir = xstrfmt("%s/bin", dir);
 	sh("mkdir -p %s && cp %s/guests/agent/klab-agent %s/guests/bench/usemem %s/guests/bench/will-it-scale "
-	   "%s/guests/bench/kbuild-run %s/", bindir, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR,
-	   KLAB_ABS_BUILDDIR, bindir);
+	   "%s/guests/bench/kbuild-run %s/guests/bench/repeat %s/guests/bench/klab-netperf "
+	   "%s/guests/bench/vm-scalability %s/",
+	   bindir, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR,
+	   KLAB_ABS_BUILDDIR, KLAB_ABS_BUILDDIR, bindir);
 	setenv("KLAB_GUEST_BINDIR", bindir, 1);
 	free(bindir);
 	return 0;
@@ -95,12 +97,15 @@ static char *job_initrd(const char *img_dir, const char *base, const char *part,
 	return path;
 }
 
-static void test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries(void **state)
+static void test_guestimg__base_has_the_agent_and_klabs_own_benchmarks_only(void **state)
 {
 	static const char *const files[] = {
-		"\ninit\n", "dev/console\n", "bin/busybox\n", "usr/bin/stress-ng\n", "usr/lib/klab/usemem\n",
-		"usr/lib/klab/will-it-scale\n", "usr/lib/klab/kbuild-run\n", "ld-linux-x86-64.so.2\n", "libc.so.6\n",
+		"\ninit\n", "dev/console\n", "bin/busybox\n", "usr/lib/klab/usemem\n", "usr/lib/klab/will-it-scale\n",
+		"usr/lib/klab/kbuild-run\n", "usr/lib/klab/repeat\n", "usr/lib/klab/klab-netperf\n",
+		"usr/lib/klab/vm-scalability\n",
 	};
+	/* the host programs and their libraries are a job's programs part */
+	static const char *const not_there[] = { "usr/bin/stress-ng\n", "usr/bin/fio\n", "libc.so.6\n" };
 	char *img_dir = image_dir("images"), *path = NULL, *list;
 	size_t len = 0;
 	int hit = -1;
@@ -111,6 +116,8 @@ static void test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries(voi
 	list = list_image(path);
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		assert_contains(list, files[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(not_there); i++)
+		assert_null(strstr(list, not_there[i]));
 	free(list);
 	/* not compressed: the kernel unpacks it without inflating (TCG) */
 	assert_int_equal(read_file(path, 1 << 30, &list, &len), 0);
@@ -192,21 +199,21 @@ static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void
 	assert_null(strstr(list, "usr/bin/perf\n"));
 	free(list);
 	/* the default set runs no program: no part, the initrd as before */
-	assert_int_equal(guestimg_monitors(img_dir, monitor_default_set(), &none, &hit), 0);
+	assert_int_equal(guestimg_programs(img_dir, NULL, NULL, monitor_default_set(), &none, &hit), 0);
 	assert_null(none);
 	plain = job_initrd(img_dir, base, NULL, "version 1\nargv /bin/true\n");
 	/* perf-profile: perf and the libraries the base lacks, cached */
-	assert_int_equal(guestimg_monitors(img_dir, monitor_default_set() | profile, &part, &hit), 0);
+	assert_int_equal(guestimg_programs(img_dir, NULL, NULL, monitor_default_set() | profile, &part, &hit), 0);
 	assert_non_null(part);
 	assert_int_equal(hit, 0);
 	list = list_image(part);
 	assert_non_null(strstr(list, "usr/bin/perf\n"));
 	assert_non_null(strstr(list, "libpython"));
-	/* libc is the base's already */
-	assert_null(strstr(list, "libc.so.6\n"));
+	/* the base's files are not carried twice */
 	assert_null(strstr(list, "\ninit\n"));
+	assert_null(strstr(list, "usr/lib/klab/usemem\n"));
 	free(list);
-	assert_int_equal(guestimg_monitors(img_dir, profile, &again, &hit), 0);
+	assert_int_equal(guestimg_programs(img_dir, NULL, NULL, profile, &again, &hit), 0);
 	assert_int_equal(hit, 1);
 	assert_string_equal(part, again);
 	/* base, then the part, then the job */
@@ -226,6 +233,42 @@ static void test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles(void
 	free(img_dir);
 }
 
+/* A job's suite and fs: choose its part: stress-ng with its libraries,
+ * fio with mkfs.xfs; klab's own benchmark needs none. */
+static void test_guestimg__programs_part_is_the_suites_and_the_file_systems(void **state)
+{
+	char *img_dir = image_dir("images6"), *part = NULL, *list;
+	int hit = -1;
+
+	(void)state;
+	assert_int_equal(guestimg_programs(img_dir, "will-it-scale", NULL, monitor_default_set(), &part, &hit), 0);
+	assert_null(part);
+	assert_int_equal(guestimg_programs(img_dir, "stress-ng", NULL, monitor_default_set(), &part, &hit), 0);
+	assert_non_null(part);
+	list = list_image(part);
+	assert_contains(list, "usr/bin/stress-ng\n");
+	assert_contains(list, "libc.so.6\n");
+	free(list);
+	free(part);
+	part = NULL;
+	if (access("/usr/bin/fio", X_OK) < 0 || access("/usr/sbin/mkfs.xfs", X_OK) < 0)
+		skip();	/* the Debian packages fio and xfsprogs */
+	assert_int_equal(guestimg_programs(img_dir, "fio-basic", "xfs", monitor_default_set(), &part, &hit), 0);
+	assert_non_null(part);
+	list = list_image(part);
+	assert_contains(list, "usr/bin/fio\n");
+	assert_contains(list, "usr/sbin/mkfs.xfs\n");
+	assert_null(strstr(list, "mkfs.ext4"));
+	assert_null(strstr(list, "usr/bin/stress-ng\n"));
+	free(list);
+	free(part);
+	/* a file system klab has no tool for */
+	capture_stderr();
+	assert_int_equal(guestimg_programs(img_dir, "fio-basic", "zfs", 0, &part, &hit), -1);
+	free(captured_stderr());
+	free(img_dir);
+}
+
 static void test_guestimg__kernel_must_be_a_bzimage(void **state)
 {
 	char *img_dir = image_dir("images4"), *fake = xstrfmt("%s/notakernel", dir), *out = NULL;
@@ -242,10 +285,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpio__newc_header_and_padding),
-		cmocka_unit_test(test_guestimg__base_has_agent_benchmarks_and_stress_ng_libraries),
+		cmocka_unit_test(test_guestimg__base_has_the_agent_and_klabs_own_benchmarks_only),
 		cmocka_unit_test(test_guestimg__base_is_rebuilt_only_when_an_input_changes),
 		cmocka_unit_test(test_guestimg__initrd_appends_the_job_part),
 		cmocka_unit_test(test_guestimg__perf_is_only_in_the_image_of_a_job_that_profiles),
+		cmocka_unit_test(test_guestimg__programs_part_is_the_suites_and_the_file_systems),
 		cmocka_unit_test(test_guestimg__kernel_must_be_a_bzimage),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

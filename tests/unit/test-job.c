@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "job/job.h"
+#include "job/suite.h"
 #include "job/monitor.h"
 #include "util/util.h"
 #include "util/strbuf.h"
@@ -166,6 +167,9 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 	static const char *const expected[] = {
 		"stress-ng-mmapaddr.yaml", "stress-ng-vm-splice.yaml", "usemem-anon-w-seq.yaml",
 		"will-it-scale-malloc1.yaml", "will-it-scale-page_fault1.yaml", "kbuild.yaml",
+		"will-it-scale-page_fault2-thread.yaml", "hackbench-pipe.yaml", "perf-bench-futex-hash.yaml",
+		"perf-bench-sched-pipe.yaml", "fio-basic-randwrite-xfs.yaml", "netperf-tcp-rr.yaml",
+		"vm-scalability-lru-file-mmap-read.yaml",
 	};
 	/* a kbuild job names a kernel tree of the machine it runs on: here
 	 * its source line names a stand-in tree */
@@ -181,6 +185,7 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 		size_t n = strlen(de->d_name);
 		struct job job;
 		struct strbuf sb = STRBUF_INIT;
+		const char *prefix;
 		char *path;
 
 		if (n < 6 || strcmp(de->d_name + n - 5, ".yaml"))
@@ -207,7 +212,8 @@ static void test_job__every_shipped_job_parses_and_makes_a_conf(void **state)
 		for (size_t i = 0; i < ARRAY_SIZE(expected); i++)
 			if (!strcmp(de->d_name, expected[i]))
 				found++;
-		assert_int_equal(strncmp(job.kpi, job.suite, strlen(job.suite)), 0);
+		prefix = suite_prefix(suite_find(job.suite));
+		assert_int_equal(strncmp(job.kpi, prefix, strlen(prefix)), 0);
 		assert_int_equal(job.repeat, 3);
 	assert_true(job.confirm_share == 0.5);
 		assert_int_equal(job.guest.vcpus, 2);
@@ -405,7 +411,7 @@ static void test_job__kbuild_bad_paths_and_params_are_job_errors(void **state)
 	assert_text_error("suite: kbuild\ntestcase: tinyconfig\nparams: { source: /usr }\n",
 			  "t.yaml:3: params.source: '/usr' is not a kernel source tree (no Makefile and Kconfig)");
 	assert_text_error("suite: kbuild\ntestcase: lmbench\nparams: { source: /usr }\n",
-			  "t.yaml:2: testcase: kbuild supports tinyconfig, allnoconfig or defconfig, got 'lmbench'");
+			  "t.yaml:2: testcase: kbuild supports kbuild, tinyconfig, allnoconfig or defconfig, got 'lmbench'");
 
 	/* QEMU's user must reach the tree */
 	p = xstrfmt("%s/closed", dir);
@@ -437,13 +443,15 @@ static void test_job__kbuild_bad_paths_and_params_are_job_errors(void **state)
 	assert_text_error(text, "t.yaml:3: params.build-timeout: expected a duration like 10m (10s to 24h), got '1s'");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, jobs: 4 }\n", tree);
-	assert_text_error(text, "params: kbuild has no option 'jobs' (known: source, toolchain, target, warmup, build-timeout)");
+	assert_text_error(text, "params: kbuild has no option 'jobs' (known: build_kconfig, target, source, toolchain, warmup, "
+				"build-timeout)");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nparams: { source: %s, warmup: 0 }\n", tree);
 	assert_text_error(text, "t.yaml:3: params.warmup: expected yes or no, got '0'");
 	free(text);
 	text = xstrfmt("suite: kbuild\ntestcase: tinyconfig\nmode: thread\nparams: { source: %s }\n", tree);
-	assert_text_error(text, "t.yaml:3: mode: only will-it-scale has a mode");
+	assert_text_error(text, "t.yaml:3: mode: only will-it-scale, hackbench, perf-bench-sched-pipe and "
+				"perf-bench-sched-messaging have a mode");
 	free(text);
 	free(closed);
 	free(tree);
@@ -480,8 +488,8 @@ static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void 
 	assert_contains_all(sb.buf,
 			    "swap /dev/vda\n",
 			    /* (1G + 1G) * 75% / 2 tasks = 768M each */
-			    "argv -n\nargv 2\n",
-			    "argv 786432k\n",
+			    "argv --tasks\nargv 2\n",
+			    "argv --task-size=805306368\n",
 			    "sysfs /sys/kernel/mm/transparent_hugepage/defrag always\n");
 	strbuf_release(&sb);
 	job_release(&job);
@@ -491,7 +499,7 @@ static void test_job__swap_job_gets_a_disk_and_a_share_of_memory_plus_swap(void 
 			 "guest: { vcpus: 1, memory: 1G }\n");
 	assert_int_equal(job_agent_conf(&job, 1, &sb), 0);
 	assert_null(strstr(sb.buf, "swap"));
-	assert_non_null(strstr(sb.buf, "argv 524288k\n"));
+	assert_non_null(strstr(sb.buf, "argv --task-size=536870912\n"));
 	strbuf_release(&sb);
 	job_release(&job);
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nguest: { swap: 16M }\n",
@@ -730,10 +738,10 @@ static void test_job__unknown_key_is_named_with_the_known_ones(void **state)
 	(void)state;
 	assert_file_error("unknown-key.yaml",
 			  "3: unknown key 'testtime' (known keys: suite, testcase, mode, nr_task, nr_threads, runtime, "
-			  "size, kpi, direction, repeat, confirm_share, profile_runs, max_runs, revert_check, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
+			  "size, fs, kpi, direction, repeat, confirm_share, profile_runs, max_runs, revert_check, sysctl, thp, aslr, drop_caches, monitor_interval, monitors, guest, "
 			  "kconfig, params)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nguest:\n  cpus: 2\n",
-			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages, swap)");
+			  "t.yaml:4: guest: unknown key 'cpus' (known: vcpus, numa_nodes, memory, hugepages, swap, disk)");
 	assert_text_error("suite: stress-ng\ntestcase: x\nthp: { enable: always }\n",
 			  "t.yaml:3: thp: unknown key 'enable' (known: enabled, defrag)");
 }
@@ -769,7 +777,9 @@ static void test_job__missing_suite_or_testcase_is_an_error(void **state)
 	(void)state;
 	assert_file_error("missing-testcase.yaml", "3: missing key 'testcase' (the stress-ng test to run)");
 	assert_text_error("testcase: mmapaddr\n",
-			  "t.yaml:1: missing key 'suite' (stress-ng, will-it-scale, vm-scalability or kbuild)");
+			  "t.yaml:1: missing key 'suite' (stress-ng, will-it-scale, vm-scalability, hackbench, perf-bench-futex, "
+			  "perf-bench-sched-pipe, perf-bench-sched-messaging, perf-bench-mem, perf-bench-syscall, fio-basic, "
+			  "netperf or kbuild)");
 	assert_text_error("", "t.yaml:1: empty job file");
 	assert_text_error("# only a comment\n", "t.yaml:1: empty job file");
 	assert_text_error("- suite\n- stress-ng\n", "t.yaml:1: expected a map of job keys (suite: ..., testcase: ...), got a list");
@@ -782,11 +792,15 @@ static void test_job__unknown_suite_and_testcase_list_the_supported(void **state
 {
 	(void)state;
 	assert_file_error("unknown-suite.yaml",
-			  "1: suite: expected one of stress-ng, will-it-scale, vm-scalability or kbuild, got 'lmbench'");
-	assert_text_error("suite: will-it-scale\ntestcase: malloc2\n",
-			  "t.yaml:2: testcase: will-it-scale supports malloc1, page_fault1 or mmap1, got 'malloc2'");
-	assert_text_error("suite: vm-scalability\ntestcase: anon-r-seq\n",
-			  "t.yaml:2: testcase: vm-scalability supports anon-w-seq, got 'anon-r-seq'");
+			  "1: suite: expected one of stress-ng, will-it-scale, vm-scalability, hackbench, perf-bench-futex, "
+			  "perf-bench-sched-pipe, perf-bench-sched-messaging, perf-bench-mem, perf-bench-syscall, fio-basic, "
+			  "netperf or kbuild, got 'lmbench'");
+	assert_text_error("suite: will-it-scale\ntestcase: malloc9\n",
+			  "t.yaml:2: testcase: will-it-scale supports brk1, brk2, context_switch1, dup1, ");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-r-sequential\n",
+			  "t.yaml:2: testcase: vm-scalability supports anon-w-seq, anon-w-seq-mt, ");
+	assert_text_error("suite: unixbench\ntestcase: x\n",
+			  "t.yaml:1: suite: klab does not run unixbench: UnixBench is not packaged in Debian");
 	assert_text_error("suite: stress-ng\ntestcase: Mmap_Addr\n",
 			  "t.yaml:2: testcase: expected a stress-ng stressor name");
 	assert_text_error("testcase: x y\nsuite: stress-ng\n", "t.yaml:1: testcase: expected a test name");
@@ -794,7 +808,7 @@ static void test_job__unknown_suite_and_testcase_list_the_supported(void **state
 
 static void test_job__bad_counts_are_refused(void **state)
 {
-	static const char *const bad[] = { "0", "150x", "0%", "1001%", "-1", "+2", "4097", "2.5", "50 %", "''", "[1]" };
+	static const char *const bad[] = { "0", "150x", "0%", "6401%", "-1", "+2", "4097", "2.5", "50 %", "''", "[1]" };
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -805,7 +819,7 @@ static void test_job__bad_counts_are_refused(void **state)
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nnr_threads: 0\n",
 			  "t.yaml:3: nr_threads: expected a count");
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 0\n",
-			  "nr_task: expected a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 1000%), got '0'");
+			  "nr_task: expected a count from 1 to 4096 or a share of the vCPUs like 50% (1% to 6400%), got '0'");
 	assert_text_error("suite: stress-ng\ntestcase: mmapaddr\nnr_task: 150x\n", "got '150x'");
 }
 
@@ -869,9 +883,10 @@ static void test_job__scalar_limits(void **state)
 		{ "aslr: 3", "aslr: expected 0, 1 or 2 (kernel.randomize_va_space), got '3'" },
 		{ "drop_caches: 4", "drop_caches: expected 0, 1, 2 or 3" },
 		{ "monitor_interval: 2h", "monitor_interval: expected a duration" },
-		{ "mode: thread", "t.yaml:3: mode: only will-it-scale has a mode (process or thread)" },
-		{ "size: 1g", "t.yaml:3: size: only vm-scalability takes a size" },
-		{ "nr_threads: 2", "t.yaml:3: nr_threads: only vm-scalability runs threads per task" },
+		{ "mode: thread", "t.yaml:3: mode: only will-it-scale, hackbench, perf-bench-sched-pipe and perf-bench-sched-messaging have a mode" },
+		{ "size: 1g", "t.yaml:3: size: only vm-scalability take a size" },
+		{ "nr_threads: 2", "t.yaml:3: nr_threads: only hackbench and netperf take nr_threads" },
+		{ "fs: xfs", "t.yaml:3: fs: only will-it-scale, vm-scalability and fio-basic run on a file system of their own" },
 		{ "kpi: will-it-scale.per_process_ops",
 		  "t.yaml:3: kpi: a stress-ng job's metrics are named stress-ng.<metric> (default stress-ng.mmapaddr.ops_per_sec), got 'will-it-scale.per_process_ops'" },
 		{ "kpi: stress-ng.", "kpi: a stress-ng job's metrics are named" },
@@ -887,9 +902,9 @@ static void test_job__scalar_limits(void **state)
 		{ "sysctl: { vm.swappiness: }", "sysctl vm.swappiness: expected a value (printable text on one line), got nothing" },
 		{ "sysctl: { vm.swappiness: [1] }", "sysctl vm.swappiness: expected a value (printable text on one line), got a list" },
 		{ "kconfig: debug.config", "kconfig: expected a list of config fragment files" },
-		{ "params: { Vm_Bytes: 1 }", "t.yaml:3: params: expected an option name of a-z, 0-9 and '-', got 'Vm_Bytes'" },
+		{ "params: { Vm_Bytes: 1 }", "t.yaml:3: params: expected an option name of a-z, 0-9, '_' and '-', got 'Vm_Bytes'" },
 		{ "params: { --vm: 1 }", "params: expected an option name" },
-		{ "params: { vm-bytes: { a: 1 } }", "params.vm-bytes: expected a value (printable text on one line, at most 256 characters) or nothing for a bare option, got a map" },
+		{ "params: { vm-bytes: { a: 1 } }", "params.vm-bytes: expected a value (printable text on one line, at most 1024 characters) or nothing for a bare option, got a map" },
 		{ "params: { vm-bytes: \"\" }", "params.vm-bytes: expected a value" },
 		{ "params: { timeout: 1 }", "t.yaml:3: params: 'timeout' is an option klab sets itself" },
 		{ "params: { mmapaddr: 4 }", "params: 'mmapaddr' is an option klab sets itself" },
@@ -898,11 +913,11 @@ static void test_job__scalar_limits(void **state)
 	(void)state;
 	assert_bad_lines(cases, ARRAY_SIZE(cases));
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { tasks: 4 }\n",
-			  "t.yaml:3: params: will-it-scale has no option 'tasks' (known: warmup)");
+			  "t.yaml:3: params: will-it-scale has no option 'tasks' (known: warmup, also)");
 	assert_text_error("suite: will-it-scale\ntestcase: malloc1\nparams: { warmup: forever }\n",
 			  "t.yaml:3: params.warmup: expected a duration like 2s or 0");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nparams: { x: 1 }\n",
-			  "t.yaml:3: params: vm-scalability takes no options");
+			  "t.yaml:3: params: vm-scalability has no option 'x' (known: unit_size, also)");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 0\n", "t.yaml:3: size: expected a size per task");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2p\n", "size: expected a size per task");
 	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nsize: 2t\n", "size: expected a size per task");
@@ -978,6 +993,7 @@ static void test_job__will_it_scale_thread_conf_is_exact(void **state)
 static void test_job__usemem_conf_splits_half_the_memory_over_tasks(void **state)
 {
 	(void)state;
+	/* the case sizes itself against the guest (LKP's hw_vars) */
 	assert_conf("usemem.yaml",
 		    "suite: vm-scalability\n"
 		    "testcase: anon-w-seq\n"
@@ -986,28 +1002,131 @@ static void test_job__usemem_conf_splits_half_the_memory_over_tasks(void **state
 		    3,
 		    "version 1\n"
 		    "name usemem\n"
-		    "timeout 65\n"
+		    "timeout 70\n"
 		    "monitor_interval 0\n"
-		    "argv /usr/lib/klab/usemem\n"
-		    "argv -n\nargv 3\n"
-		    "argv --runtime\nargv 5\n"
-		    "argv 174762k\n");
+		    "argv /usr/lib/klab/vm-scalability\n"
+		    "argv --case\nargv anon-w-seq\n"
+		    "argv --tasks\nargv 3\n"
+		    "argv --runtime\nargv 5\n");
+	/* a file case: LKP's sparse root, xfs, on the scratch disk */
 	assert_conf("usemem.yaml",
 		    "suite: vm-scalability\n"
-		    "testcase: anon-w-seq\n"
+		    "testcase: lru-file-mmap-read\n"
 		    "nr_task: 1\n"
-		    "nr_threads: 100%\n"
 		    "size: 256m\n",
 		    4,
 		    "version 1\n"
 		    "name usemem\n"
-		    "timeout 70\n"
+		    "timeout 80\n"
+		    "fs klab-disk xfs /klab/disk\n"
 		    "monitor_interval 0\n"
-		    "argv /usr/lib/klab/usemem\n"
-		    "argv -n\nargv 1\n"
-		    "argv -t\nargv 4\n"
+		    "argv /usr/lib/klab/vm-scalability\n"
+		    "argv --case\nargv lru-file-mmap-read\n"
+		    "argv --tasks\nargv 1\n"
 		    "argv --runtime\nargv 10\n"
-		    "argv 256m\n");
+		    "argv --task-size=268435456\n"
+		    "argv --sparse-dir\nargv /klab/disk\n");
+}
+
+/* A KPI the suite, testcase and mode cannot produce is refused: it would
+ * never arrive, and every run would fail. */
+static void test_job__kpi_the_job_cannot_produce_is_refused(void **state)
+{
+	struct job job;
+
+	(void)state;
+	assert_text_error("suite: will-it-scale\ntestcase: page_fault2\nkpi: will-it-scale.per_thread_ops\n",
+			  "t.yaml:3: kpi: this will-it-scale job (testcase page_fault2, mode process) never produces it; "
+			  "it produces will-it-scale.per_process_ops, will-it-scale.workload, ");
+	parse_job(&job, "suite: will-it-scale\ntestcase: page_fault2\nmode: thread\nkpi: will-it-scale.per_thread_ops\n");
+	job_release(&job);
+	parse_job(&job, "suite: will-it-scale\ntestcase: page_fault2\nmode: both\nkpi: will-it-scale.per_thread_ops\n");
+	job_release(&job);
+	/* another testcase's name, only with params.also */
+	assert_text_error("suite: will-it-scale\ntestcase: page_fault2\nkpi: will-it-scale.pipe1.per_process_ops\n",
+			  "kpi: this will-it-scale job (testcase page_fault2, mode process) never produces it");
+	parse_job(&job, "suite: will-it-scale\ntestcase: page_fault2\nparams: { also: pipe1 }\n"
+			"kpi: will-it-scale.pipe1.per_process_ops\n");
+	job_release(&job);
+	assert_text_error("suite: fio-basic\nfs: xfs\nparams: { rw: randread }\nkpi: fio.write_bw_MBps\n",
+			  "t.yaml:4: kpi: this fio-basic job (testcase fio-basic) never produces it; it produces fio.read_*");
+	assert_text_error("suite: netperf\ntestcase: TCP_RR\nkpi: netperf.Throughput_Mbps\n",
+			  "kpi: this netperf job (testcase TCP_RR) never produces it; it produces netperf.Throughput_tps");
+	assert_text_error("suite: perf-bench-futex\ntestcase: wake\nkpi: perf-bench-futex.ops/s\n",
+			  "never produces it; it produces perf-bench-futex.wokeup_time_ms");
+	assert_text_error("suite: vm-scalability\ntestcase: anon-w-seq\nkpi: vm-scalability.throughput_fault\n",
+			  "never produces it");
+	/* stress-ng's own metrics are any under its stressor */
+	parse_job(&job, "suite: stress-ng\ntestcase: vm-splice\nkpi: stress-ng.vm-splice.MB_per_sec\n");
+	job_release(&job);
+	assert_text_error("suite: stress-ng\ntestcase: vm-splice\nkpi: stress-ng.pipe.ops_per_sec\n",
+			  "it produces stress-ng.vm-splice.*");
+	/* --kpi is checked the same way */
+	parse_job(&job, "suite: will-it-scale\ntestcase: malloc1\n");
+	assert_int_equal(check_kpi(&job, "will-it-scale.per_process_ops", NULL), 0);
+	assert_int_equal(check_kpi(&job, "will-it-scale.per_thread_ops", NULL), -1);
+	job_release(&job);
+}
+
+/* Each suite's modes are LKP's, its first the default. */
+static void test_job__modes_are_the_suites(void **state)
+{
+	struct job job;
+
+	(void)state;
+	parse_job(&job, "suite: hackbench\n");
+	assert_string_equal(job.mode, "process");
+	assert_string_equal(job.testcase, "hackbench");
+	job_release(&job);
+	parse_job(&job, "mode: threads\nsuite: hackbench\n");
+	assert_string_equal(job.mode, "threads");
+	job_release(&job);
+	parse_job(&job, "suite: will-it-scale\ntestcase: brk1\nmode: both\n");
+	assert_string_equal(job.default_kpi, "will-it-scale.per_process_ops");
+	job_release(&job);
+	assert_text_error("suite: will-it-scale\ntestcase: brk1\nmode: threads\n",
+			  "t.yaml:3: mode: expected one of process, thread or both (will-it-scale's modes), got 'threads'");
+	assert_text_error("suite: hackbench\nmode: both\n",
+			  "t.yaml:2: mode: expected one of process, threads or thread (hackbench's modes), got 'both'");
+	/* a suite without a test axis has LKP's testcase only */
+	assert_text_error("suite: perf-bench-sched-pipe\ntestcase: pipe\n",
+			  "t.yaml:2: testcase: perf-bench-sched-pipe has one, perf-bench-sched-pipe (LKP's), got 'pipe'");
+	assert_text_error("suite: will-it-scale\nmode: thread\n", "t.yaml:1: missing key 'testcase'");
+	assert_text_error("suite: hackbench\nparams: { groups: 4 }\n",
+			  "t.yaml:2: params: hackbench has no option 'groups' (known: ipc, loops, iterations, datasize, fds)");
+	assert_text_error("suite: perf-bench-syscall\nparams: { mode: x }\n",
+			  "t.yaml:2: params: perf-bench-syscall has no option 'mode' (known: op, loop)");
+}
+
+/* fs: a fresh file system on a scratch disk, sized by the suite. */
+static void test_job__fs_gets_a_scratch_disk(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct job job;
+
+	(void)state;
+	parse_job(&job, "suite: fio-basic\nfs: btrfs\nparams: { test_size: 8g }\n");
+	/* 8G and a quarter, and a gigabyte */
+	assert_int_equal(job.guest.disk_mb, 8192 * 5 / 4 + 1024);
+	assert_int_equal(job_agent_conf(&job, 2, &sb), 0);
+	assert_contains(sb.buf, "fs klab-disk btrfs /klab/disk\n");
+	strbuf_release(&sb);
+	job_release(&job);
+	parse_job(&job, "suite: will-it-scale\ntestcase: read3\nfs: ext4\nguest: { disk: 2G }\n");
+	assert_int_equal(job.guest.disk_mb, 2048);
+	job_release(&job);
+	parse_job(&job, "suite: will-it-scale\ntestcase: read3\n");
+	assert_null(job.fs);
+	assert_int_equal(job.guest.disk_mb, 0);
+	job_release(&job);
+	assert_text_error("suite: fio-basic\n", "fio-basic runs on a file system of its own: add fs: xfs, ext4 or btrfs");
+	assert_text_error("suite: fio-basic\nfs: zfs\n", "t.yaml:2: fs: expected one of xfs, ext4 or btrfs, got 'zfs'");
+	assert_text_error("suite: will-it-scale\ntestcase: read3\nguest: { disk: 2G }\n",
+			  "t.yaml:3: guest.disk: the scratch disk is for a file system: add fs: (xfs, ext4 or btrfs)");
+	assert_text_error("suite: fio-basic\nfs: xfs\nguest: { disk: 256M }\n",
+			  "t.yaml:3: guest.disk: 256M is too small for a file system (at least 512M)");
+	assert_text_error("suite: vm-scalability\ntestcase: swap-w-seq\n",
+			  "the swap-w cases write beyond memory into swap: give the guest a swap disk");
 }
 
 static void test_job__usemem_size_larger_than_the_guest_is_refused(void **state)
@@ -1073,7 +1192,7 @@ static void test_job__control_characters_in_values_are_refused(void **state)
 	assert_text_error("suite: stress-ng\ntestcase: x\nsysctl: { \"vm.\\rx\": 1 }\n", "t.yaml:3: sysctl key: control character");
 	/* not ASCII: refused where the value reaches the guest */
 	assert_text_error("suite: stress-ng\ntestcase: x\nparams: { vm-bytes: \"\\u00e9\" }\n",
-			  "t.yaml:3: params.vm-bytes: expected a value (printable text on one line, at most 256 characters) or nothing for a bare option, got '?" "?'");
+			  "t.yaml:3: params.vm-bytes: expected a value (printable text on one line, at most 1024 characters) or nothing for a bare option, got '?" "?'");
 	/* a raw NUL byte in the file is the reader's business */
 	assert_buffer_error("t.yaml", "suite: stress-ng\ntestcase: a\0b\n", 30, "t.yaml:2: not a valid job file: ");
 }
@@ -1251,6 +1370,9 @@ int main(void)
 		cmocka_unit_test(test_job__stress_ng_conf_is_exact),
 		cmocka_unit_test(test_job__will_it_scale_thread_conf_is_exact),
 		cmocka_unit_test(test_job__usemem_conf_splits_half_the_memory_over_tasks),
+		cmocka_unit_test(test_job__kpi_the_job_cannot_produce_is_refused),
+		cmocka_unit_test(test_job__modes_are_the_suites),
+		cmocka_unit_test(test_job__fs_gets_a_scratch_disk),
 		cmocka_unit_test(test_job__usemem_size_larger_than_the_guest_is_refused),
 		cmocka_unit_test(test_job__conf_refuses_hand_made_hostile_job),
 		cmocka_unit_test(test_job__control_characters_in_values_are_refused),

@@ -811,7 +811,24 @@ static const struct {
 	{ "will-it-scale-process", "will-it-scale" },
 	{ "will-it-scale-thread", "will-it-scale" },
 	{ "vm-scalability-usemem", "vm-scalability" },
+	{ "vm-scalability-anon-w-seq", "vm-scalability" },
+	{ "vm-scalability-truncate-seq", "vm-scalability" },
+	{ "will-it-scale-both-also", "will-it-scale" },
 	{ "kbuild-tinyconfig", "kbuild" },
+	{ "hackbench", "hackbench" },
+	{ "perf-bench-futex-hash", "perf-bench-futex" },
+	{ "perf-bench-futex-lock-pi", "perf-bench-futex" },
+	{ "perf-bench-futex-wake", "perf-bench-futex" },
+	{ "perf-bench-futex-requeue", "perf-bench-futex" },
+	{ "perf-bench-futex-wake-parallel", "perf-bench-futex" },
+	{ "perf-bench-sched-pipe", "perf-bench-sched-pipe" },
+	{ "perf-bench-sched-messaging", "perf-bench-sched-messaging" },
+	{ "perf-bench-mem", "perf-bench-mem" },
+	{ "perf-bench-syscall", "perf-bench-syscall" },
+	{ "fio-randrw", "fio-basic" },
+	{ "fio-write", "fio-basic" },
+	{ "netperf-tcp-rr", "netperf" },
+	{ "netperf-udp-stream", "netperf" },
 };
 
 static void test_resultproto__every_data_file_gives_its_golden_metrics(void **state)
@@ -992,7 +1009,8 @@ static void test_resultproto__will_it_scale_process_and_thread(void **state)
 	assert_int_equal(n, 3 * 5 + 3);
 	assert_true(value_of(m, n, "will-it-scale.per_process_ops", 0) == 905691);
 	assert_null(find(m, n, "will-it-scale.per_thread_ops", 0));
-	assert_true(value_of(m, n, "will-it-scale.workload", 0) == 9056912);
+	/* LKP's: the sections' average totals a second, summed */
+	assert_true(value_of(m, n, "will-it-scale.workload", 0) == 1811382);
 	assert_true(value_of(m, n, "will-it-scale.average", 0) == 1811382);
 	assert_true(value_of(m, n, "will-it-scale.ops_per_sec", 1) == 1813579);
 	assert_true(value_of(m, n, "will-it-scale.ops_per_sec", 5) == 1811110);
@@ -1004,7 +1022,7 @@ static void test_resultproto__will_it_scale_process_and_thread(void **state)
 	n = parse_output("will-it-scale-thread.out", "will-it-scale", "page_fault1", &m);
 	assert_int_equal(n, 3 * 3 + 3);
 	assert_true(value_of(m, n, "will-it-scale.per_thread_ops", 0) == 501916);
-	assert_true(value_of(m, n, "will-it-scale.workload", 0) == 2010000 + 2005000 + 2008000);
+	assert_true(value_of(m, n, "will-it-scale.workload", 0) == value_of(m, n, "will-it-scale.average", 0));
 	result_metrics_free(m, n);
 }
 
@@ -1018,8 +1036,10 @@ static void test_resultproto__kbuild_means_of_the_measured_builds(void **state)
 	(void)state;
 	n = parse_output("kbuild-tinyconfig.out", "kbuild", "tinyconfig", &m);
 	assert_metrics_sane(m, n);
-	assert_int_equal(n, 3 * 2 + 4);
+	assert_int_equal(n, 3 * 2 + 8);
 	assert_true(fabs(value_of(m, n, "kbuild.buildtime_per_iteration", 0) - (61.50 + 60.10) / 2) < 1e-9);
+	assert_true(fabs(value_of(m, n, "kbuild.user_time_per_iteration", 0) - (110.33 + 109.70) / 2) < 1e-9);
+	assert_true(value_of(m, n, "kbuild.workload", 0) == 2);
 	assert_true(fabs(value_of(m, n, "kbuild.user_time", 0) - (110.33 + 109.70) / 2) < 1e-9);
 	assert_true(fabs(value_of(m, n, "kbuild.sys_time", 0) - (12.01 + 11.42) / 2) < 1e-9);
 	assert_true(value_of(m, n, "kbuild.iterations", 0) == 2);
@@ -1051,7 +1071,7 @@ static void test_resultproto__kbuild_hostile_output_is_skipped(void **state)
 				 "iteration:2 real=10 user=2 sys=3\n"
 				 "iteration:2 real=1000 user=2000 sys=3000\n", &m);
 	assert_metrics_sane(m, n);
-	assert_int_equal(n, 3 + 4);
+	assert_int_equal(n, 3 + 8);
 	assert_true(value_of(m, n, "kbuild.buildtime_per_iteration", 0) == 10);
 	assert_true(value_of(m, n, "kbuild.sys_time", 0) == 3);
 	assert_true(value_of(m, n, "kbuild.iterations", 0) == 1);
@@ -1113,9 +1133,12 @@ static void test_resultproto__usemem_tasks_sum_to_throughput_and_workload(void *
 	size_t n;
 
 	n = parse_output("vm-scalability-usemem.out", "vm-scalability", "anon-w-seq", &m);
-	assert_int_equal(n, 3 * 2 + 2);
+	assert_int_equal(n, 3 * 2 + 3);
 	assert_true(value_of(m, n, "vm-scalability.throughput", 0) == 3316022 + 3276687);
-	assert_true(value_of(m, n, "vm-scalability.workload", 0) == 2 * 1073741824.0);
+	/* LKP's: a run's middle task (of two, the second once sorted) */
+	assert_true(value_of(m, n, "vm-scalability.median", 0) == 3316022);
+	/* LKP's: kilobytes */
+	assert_true(value_of(m, n, "vm-scalability.workload", 0) == 2 * 1048576.0);
 	assert_true(value_of(m, n, "vm-scalability.task_throughput", 0) == 3316022);
 	assert_true(value_of(m, n, "vm-scalability.task_throughput", 1) == 3276687);
 	assert_true(value_of(m, n, "vm-scalability.task_usecs", 1) == 320011);
@@ -1143,8 +1166,8 @@ static void test_resultproto__usemem_hostile_output_is_skipped(void **state)
 		       "1e308 bytes / 1 usecs = 1 KB/s\n",
 		       &m);
 	assert_metrics_sane(m, n);
-	/* three tasks and the throughput; the workload overflowed and is dropped */
-	assert_int_equal(n, 3 * 3 + 1);
+	/* three tasks, the throughput and median; the workload overflowed and is dropped */
+	assert_int_equal(n, 3 * 3 + 2);
 	assert_true(value_of(m, n, "vm-scalability.task_bytes", 0) == 2048);
 	assert_true(value_of(m, n, "vm-scalability.task_throughput", 0) == 100);
 	assert_true(value_of(m, n, "vm-scalability.throughput", 0) == 102);
@@ -1153,6 +1176,121 @@ static void test_resultproto__usemem_hostile_output_is_skipped(void **state)
 
 	assert_int_equal(parse_text("vm-scalability", "nothing here\n", &m), 0);
 	assert_null(m);
+}
+
+/* The driver's runs: throughput is their mean, not their sum. */
+static void test_resultproto__vm_scalability_runs_are_averaged(void **state)
+{
+	struct result_metric *m;
+	size_t n;
+
+	(void)state;
+	n = parse_text("vm-scalability", "vm-scalability: case=anon-w-seq tasks=2 runtime=1 mem=1 shm=1\n"
+					 "./case-anon-w-seq\n"
+					 "100 bytes / 1 usecs = 10 KB/s\n"
+					 "100 bytes / 1 usecs = 30 KB/s\n"
+					 "./case-anon-w-seq\n"
+					 "100 bytes / 1 usecs = 20 KB/s\n"
+					 "100 bytes / 1 usecs = 40 KB/s\n"
+					 "faulted: 2048 bytes / 1 usecs = 7 KB/s\n",
+		       &m);
+	assert_metrics_sane(m, n);
+	assert_true(value_of(m, n, "vm-scalability.throughput", 0) == (40 + 60) / 2.0);
+	assert_true(value_of(m, n, "vm-scalability.median", 0) == (30 + 40) / 2.0);
+	assert_true(value_of(m, n, "vm-scalability.workload", 0) == 400 / 1024.0);
+	assert_true(value_of(m, n, "vm-scalability.throughput_fault", 0) == 7);
+	assert_true(value_of(m, n, "vm-scalability.task_throughput", 3) == 40);
+	result_metrics_free(m, n);
+}
+
+/* params.also: the first section is the job's, LKP's names; the others
+ * under their own name. */
+static void test_resultproto__vm_scalability_and_netperf_sections(void **state)
+{
+	struct result_metric *m;
+	size_t n;
+
+	(void)state;
+	n = parse_text("vm-scalability", "vm-scalability: case=anon-w-seq tasks=1 runtime=1 mem=1 shm=1\n"
+					 "./case-anon-w-seq\n"
+					 "100 bytes / 1 usecs = 10 KB/s\n"
+					 "vm-scalability: case=lru-shm tasks=1 runtime=1 mem=1 shm=1\n"
+					 "./case-lru-shm\n"
+					 "100 bytes / 1 usecs = 20 KB/s\n"
+					 "./case-lru-shm\n"
+					 "100 bytes / 1 usecs = 40 KB/s\n"
+					 "vm-scalability: case=../x tasks=1\n"
+					 "100 bytes / 1 usecs = 80 KB/s\n",
+		       &m);
+	assert_metrics_sane(m, n);
+	assert_true(value_of(m, n, "vm-scalability.throughput", 0) == 10);
+	assert_true(value_of(m, n, "vm-scalability.lru-shm.throughput", 0) == 30);
+	assert_true(value_of(m, n, "vm-scalability.workload", 0) == 100 / 1024.0);
+	assert_null(find(m, n, "vm-scalability.task_throughput", 1));
+	result_metrics_free(m, n);
+	n = parse_text("netperf", "klab-netperf: test=TCP_RR clients=1 runtime=1 send_size=1 (x)\n"
+				  "client:0 elapsed:1.000 tps:100 transactions:100\n"
+				  "klab-netperf: test=TCP_STREAM clients=1 runtime=1 send_size=1000 (x)\n"
+				  "client:0 elapsed:1.000 send_Mbps:8 recv_Mbps:8 bytes:1000000\n"
+				  "klab-netperf: test=SCTP_RR clients=1 runtime=1 send_size=1 (x)\n"
+				  "client:0 elapsed:1.000 tps:7 transactions:7\n",
+		       &m);
+	assert_metrics_sane(m, n);
+	assert_true(value_of(m, n, "netperf.Throughput_tps", 0) == 100);
+	assert_true(value_of(m, n, "netperf.workload", 0) == 100);
+	assert_true(value_of(m, n, "netperf.TCP_STREAM.Throughput_Mbps", 0) == 8);
+	assert_null(find(m, n, "netperf.Throughput_Mbps", 0));
+	assert_null(find(m, n, "netperf.SCTP_RR.Throughput_tps", 0));
+	result_metrics_free(m, n);
+}
+
+/* will-it-scale's both mode and params.also: LKP's names for the job's
+ * testcase, the others under their own name. */
+static void test_resultproto__will_it_scale_both_and_also(void **state)
+{
+	struct result_metric *m;
+	size_t n;
+
+	(void)state;
+	n = parse_output("will-it-scale-both-also.out", "will-it-scale", "page_fault2", &m);
+	assert_metrics_sane(m, n);
+	assert_true(value_of(m, n, "will-it-scale.per_process_ops", 0) == 13481);
+	assert_true(value_of(m, n, "will-it-scale.per_thread_ops", 0) == 87861);
+	assert_true(value_of(m, n, "will-it-scale.workload", 0) == 26962 + 175722);
+	assert_true(value_of(m, n, "will-it-scale.average", 0) == 26962);
+	assert_true(value_of(m, n, "will-it-scale.ops_per_sec", 2) == 33195);
+	assert_true(value_of(m, n, "will-it-scale.pipe1.per_process_ops", 0) == 306032);
+	assert_true(value_of(m, n, "will-it-scale.pipe1.per_thread_ops", 0) == 274980);
+	assert_null(find(m, n, "will-it-scale.pipe1.per_process_ops", 1));
+	result_metrics_free(m, n);
+	/* a section header with a testcase that cannot be a name part */
+	n = parse_text("will-it-scale", "will-it-scale: testcase=malloc1 mode=process tasks=1\n"
+					"per_task_average:5\n"
+					"will-it-scale: testcase=../x mode=thread tasks=1\n"
+					"per_task_average:6\n",
+		       &m);
+	assert_int_equal(n, 1);
+	assert_true(value_of(m, n, "will-it-scale.per_process_ops", 0) == 5);
+	result_metrics_free(m, n);
+}
+
+/* A line of more words than the tokenizer keeps is skipped, not read
+ * past its words (the fuzzer's find: hackbench's last word). */
+static void test_resultproto__lines_of_too_many_words_are_skipped(void **state)
+{
+	static const char *const suites[] = { "hackbench", "perf-bench-futex", "perf-bench-sched-pipe", "netperf",
+					      "vm-scalability", "perf-bench-mem", "perf-bench-syscall" };
+	struct result_metric *m;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(suites); i++) {
+		assert_int_equal(parse_text(suites[i], "Running a b c d e f g h i j k l m n o p q r s t u v (== 40 tasks)\n"
+						       "Avg per-thread latency a b c d e f g h i j k l m n o p q in 1 ms (x)\n"
+						       "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 ops/sec\n",
+					    &m),
+				 0);
+		assert_null(m);
+	}
 }
 
 static void test_resultproto__unknown_suite_gives_no_metrics(void **state)
@@ -1208,6 +1346,10 @@ int main(void)
 		cmocka_unit_test(test_resultproto__usemem_hostile_output_is_skipped),
 		cmocka_unit_test(test_resultproto__kbuild_means_of_the_measured_builds),
 		cmocka_unit_test(test_resultproto__kbuild_hostile_output_is_skipped),
+		cmocka_unit_test(test_resultproto__vm_scalability_runs_are_averaged),
+		cmocka_unit_test(test_resultproto__will_it_scale_both_and_also),
+		cmocka_unit_test(test_resultproto__vm_scalability_and_netperf_sections),
+		cmocka_unit_test(test_resultproto__lines_of_too_many_words_are_skipped),
 		cmocka_unit_test(test_resultproto__unknown_suite_gives_no_metrics),
 	};
 
