@@ -75,10 +75,17 @@ enum vm_outcome {
 	VM_PANIC,		/* the kernel panicked (excerpt kept) */
 	VM_TIMEOUT,		/* the run did not finish in time */
 	VM_RUN_FAILED,		/* the agent ran, the benchmark or agent failed */
+	/* The host's fault, not the kernel's: QEMU ended with no panic on
+	 * the console (killed, crashed, destroyed by someone else), or the
+	 * connection to libvirtd was lost.  Tried again, never a verdict. */
+	VM_INFRA,
 	VM_ERROR		/* klab or libvirt failed: not the kernel's fault */
 };
 
 #define VM_OUTCOME_LAST (VM_ERROR + 1)
+/* Whose fault a failed boot was: "kernel" or "infrastructure" (NULL for
+ * VM_OK and VM_ERROR). */
+const char *vm_outcome_fault(enum vm_outcome o);
 KLAB_ENUM_DECL(vm_outcome);
 /* The outcome's name for a line: never NULL ("error" outside the table). */
 static inline const char *vm_outcome_name(enum vm_outcome o)
