@@ -214,6 +214,10 @@ int db_half_culprits_load(sqlite3 *db, int64_t id, struct half_culprit **out, si
 void half_culprits_release(struct half_culprit *c, size_t nr);
 /* The run cap `--max-runs` set (migration 10); *max_runs 0: none set. */
 int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs);
+/* Remove bisection id and all it stored (steps, boots, runs, samples,
+ * verdicts, notifications; queue jobs and tracked tips that started it
+ * lose the link), in one transaction. */
+int db_bisection_delete(sqlite3 *db, int64_t id);
 int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs);
 struct revert_check;
 int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on);
