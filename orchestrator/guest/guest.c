@@ -935,6 +935,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		goto cleanup;
 	}
 	have_vr = 1;
+	if (vr.outcome == VM_INFRA && vr.domain_name)
+		vm_destroy_leftover(&ge->vm, vr.domain_name);
 	add_failure_line(job, &vr);
 	take_result(res, &vr);
 

@@ -816,6 +816,24 @@ int vm_create_paused(struct vm_conn *c, const char *xml, void **dom, int64_t *ms
 	return 0;
 }
 
+int vm_destroy_leftover(struct vm_conn *c, const char *name)
+{
+	virDomainPtr d;
+
+	if (vm_ensure_connected(c) < 0)
+		return -1;
+	d = virDomainLookupByName(c->conn, name);
+	if (!d)
+		return 0;	/* gone with its QEMU */
+	if (virDomainIsActive(d) == 1) {
+		warning("the guest %s outlived its boot: destroyed", name);
+		if (virDomainDestroy(d) < 0)
+			virt_error("cannot destroy the guest");
+	}
+	virDomainFree(d);
+	return 0;
+}
+
 int vm_spare_usable(void *dom)
 {
 	virDomainInfo info;

@@ -148,6 +148,11 @@ void vm_spare_destroy(void *dom);
  * VM_ERROR), -1 after error() when klab/libvirt failed. */
 int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_run *r);
 void vm_run_release(struct vm_run *r);
+/* After a VM_INFRA boot: the connection made again (the bounded wait of
+ * vm_ensure_connected) and the guest of that boot destroyed if libvirtd
+ * still runs it (a restarted libvirtd keeps the QEMUs it finds, and
+ * forgets their auto-destroy).  0, or -1 after error(). */
+int vm_destroy_leftover(struct vm_conn *c, const char *name);
 
 /* Pure, for tests: find a panic or oops in console text; returns a
  * malloc'd excerpt or NULL. */
