@@ -702,9 +702,11 @@ static char *describe_pinning(virDomainPtr dom)
 }
 
 /* The host's part ended the guest: the connection lost, or QEMU gone
- * (killed, crashed: libvirt's "failed"; destroyed by someone else) with
- * no panic on the console and no panic from the guest's panic device (a
- * guest panic is VIR_DOMAIN_EVENT_CRASHED, then STOPPED_CRASHED). */
+ * (killed, crashed: libvirt's STOPPED_FAILED, its monitor closed without
+ * a shutdown; "reason=crashed" in libvirt's log) with no panic on the
+ * console and none from the guest's panic device (a guest panic is
+ * VIR_DOMAIN_EVENT_CRASHED, then STOPPED_CRASHED).  A guest that resets
+ * (a triple fault: on_reboot destroy) or powers off stays the kernel's. */
 static int infra_fault(struct boot *b)
 {
 	struct vm_run *r = b->r;
@@ -716,8 +718,6 @@ static int infra_fault(struct boot *b)
 		how = "the connection to libvirtd was lost";
 	} else if (b->stopped && !r->result.done && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
 		how = "libvirt: the emulator failed";
-	} else if (b->stopped && !r->result.done && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED) {
-		how = "libvirt: destroyed outside klab";
 	} else {
 		return 0;
 	}

@@ -76,7 +76,7 @@ enum vm_outcome {
 	VM_TIMEOUT,		/* the run did not finish in time */
 	VM_RUN_FAILED,		/* the agent ran, the benchmark or agent failed */
 	/* The host's fault, not the kernel's: QEMU ended with no panic on
-	 * the console (killed, crashed, destroyed by someone else), or the
+	 * the console (killed, crashed: libvirt's STOPPED_FAILED), or the
 	 * connection to libvirtd was lost.  Tried again, never a verdict. */
 	VM_INFRA,
 	VM_ERROR		/* klab or libvirt failed: not the kernel's fault */
