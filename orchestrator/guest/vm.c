@@ -712,11 +712,11 @@ static int infra_fault(struct boot *b)
 	struct vm_run *r = b->r;
 	const char *how;
 
-	if (b->panic_seen || b->crashed)
-		return 0;
+	if (b->panic_seen || b->crashed || r->result.done)
+		return 0;	/* the kernel's, or a whole result */
 	if (b->lost) {
 		how = "the connection to libvirtd was lost";
-	} else if (b->stopped && !r->result.done && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+	} else if (b->stopped && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
 		how = "libvirt: the emulator failed";
 	} else {
 		return 0;
