@@ -79,7 +79,7 @@ check "every try killed: three kills" test "$(grep -c "^killed" "$T/all.kills")"
 check "every try killed: one line says it is an environment failure after 3 tries" \
 	grep -q "^klab: error: environment failure: infrastructure: QEMU ended without a guest panic.*3 tries in a row" \
 	"$T/all.err"
-check "every try killed: three infrastructure boots in all" \
+check "every try killed: its three boots infrastructure faults (four in the lab)" \
 	test "$(q "SELECT count(*) FROM boots WHERE outcome = 'infrastructure'")" -eq 4
 check "every try killed: never a kernel fault" test "$(q "SELECT count(*) FROM runs WHERE fault = 'kernel'")" -eq 0
 # ---- libvirtd SIGKILLed and restarted while the guest runs -----------------
