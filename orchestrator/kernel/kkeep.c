@@ -19,6 +19,9 @@
 #include "util/util.h"
 
 #define MAX_CONFIG (16u << 20)
+/* Past this many changed paths (another release) the texts are not
+ * compared: the build is nearly whole anyway. */
+#define MAX_COMPARED_PATHS 20000
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -156,6 +159,8 @@ static int prepare_path(const char *path, int added, void *data)
 
 	if (kbuild_path_feeds_config(path) && !k->doubt)
 		k->doubt = xstrfmt("%s feeds the config step", path);
+	if (k->nr + k->rebuilt.nr >= MAX_COMPARED_PATHS && !k->doubt)
+		k->doubt = xstrfmt("more than %d files changed", MAX_COMPARED_PATHS);
 	if (added || k->doubt || !same_tokens_on_disk(p, path, &f.mtime, f.blob)) {
 		add_rebuilt(k, path);
 		return 0;

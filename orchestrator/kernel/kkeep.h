@@ -39,7 +39,8 @@ struct kkeep {
  * under wt_dir (kbuild.h) are not each a configured build without Rust
  * and without CONFIG_IKHEADERS (bindgen and the embedded headers read
  * comments), when the commits differ in what the config step reads, or
- * when git cannot compare them, or when keep is 0 (klab.conf's
+ * when git cannot compare them, when more than 20000 paths changed, or
+ * when keep is 0 (klab.conf's
  * comment_only_files = rebuild).  Never fails: doubt is a full rebuild. */
 void kkeep_prepare(struct kkeep *k, struct worktree *wt, const char *wt_dir, const char *to, int keep);
 /* After the checkout: each remembered file whose content is now the blob

@@ -19,9 +19,9 @@ build() {
 	t0=$(ms)
 	"$KLAB" --state "$B/lab" build --repo "$B/linux" --rev "$1" > "$B/out" 2>&1 || { cat "$B/out"; exit 1; }
 	t=$(($(ms) - t0))
-	objects=$(sed -n 's/^  compiled: *\([0-9]*\) object.*/\1/p' "$B/out")
-	kernel=$(sed -n 's/^  kernel: *//p' "$B/out")
-	sed -n 's/^  compiled: */    /p' "$B/out"
+	objects=$(sed -n 's/^compiled: *\([0-9]*\) object.*/\1/p' "$B/out")
+	kernel=$(sed -n 's/^kernel: *//p' "$B/out")
+	sed -n 's/^compiled: */    /p' "$B/out"
 }
 sec() { awk "BEGIN{printf \"%.1f\", $1/1000}"; }
 base=$(git -C "$B/linux" rev-parse HEAD)

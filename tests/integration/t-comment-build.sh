@@ -33,9 +33,9 @@ check "the real change is code" grep -q '^#define KLAB_TEST_REAL 1' "$T/linux/in
 # build REV: $out, $kernel, $objects (make's count) and $hits (ccache's)
 build() {
 	out=$(k build --repo "$T/linux" --rev "$1" 2>&1); rc=$?
-	kernel=$(echo "$out" | sed -n 's/^  kernel: *//p')
-	objects=$(echo "$out" | sed -n 's/^  compiled: *\([0-9]*\) object.*/\1/p')
-	hits=$(echo "$out" | sed -n 's/^  compiled: [0-9]* objects\{0,1\} (\([0-9]*\) from ccache).*/\1/p')
+	kernel=$(echo "$out" | sed -n 's/^kernel: *//p')
+	objects=$(echo "$out" | sed -n 's/^compiled: *\([0-9]*\) object.*/\1/p')
+	hits=$(echo "$out" | sed -n 's/^compiled: *[0-9]* objects\{0,1\} (\([0-9]*\) from ccache).*/\1/p')
 	[ "$rc" -eq 0 ] && [ -s "$kernel" ] && [ -n "$objects" ]
 }
 
@@ -55,8 +55,7 @@ case $out in *"1 comment-only file kept its build"*) ok "the build says a file k
 build "$c_shift" && ok "the shifted-line commit builds" || fail "shifted-line build: $out"
 echo "# khugepaged.h line shift: $objects objects compiled"
 check "a comment line that shifts tokens rebuilds what includes the header" test "$objects" -ge 3
-case $out in *"compiled:"*"for include/linux/khugepaged.h ("*") "*|*"compiled:"*"for include/linux/khugepaged.h ("*")") \
-	ok "the build names khugepaged.h as what it compiled for";; *) fail "no reason: $out";; esac
+case $out in *"compiled:"*" for include/linux/khugepaged.h ("*) ok "the build names khugepaged.h as what it compiled for";; *) fail "no reason: $out";; esac
 
 # 3. a real change of the header: rebuilt
 build "$c_real" && ok "the real change builds" || fail "real-change build: $out"
