@@ -907,22 +907,25 @@ enum kbuild_line kbuild_line_kind(const char *line)
 
 int kbuild_count_ccache_hits(const char *log)
 {
-	int hits = 0, hit = 0;
+	int hits = 0, hit = 0, source = 0;
 
 	for (const char *p = log; *p;) {
 		const char *eol = strchrnul(p, '\n');
 		size_t n = (size_t)(eol - p);
 
 		if (n && *p == '#') {
-			hits += hit;
+			hits += hit && source;
 			hit = 0;
+			/* "# <input>": kbuild's compiler probes (cc-option) compile
+			 * /dev/null or read no file; they are not objects */
+			source = n > 2 && p[1] == ' ' && !(n == 11 && !strncmp(p, "# /dev/null", 11));
 		} else if ((n == 16 && !strncmp(p, "direct_cache_hit", 16)) ||
 			   (n == 22 && !strncmp(p, "preprocessed_cache_hit", 22))) {
 			hit = 1;
 		}
 		p = *eol ? eol + 1 : eol;
 	}
-	return hits + hit;
+	return hits + (hit && source);
 }
 
 int kbuild_count_objects(const char *output)

@@ -148,7 +148,8 @@ enum kbuild_line kbuild_line_kind(const char *line);
 /* The objects a captured make output says it compiled. */
 int kbuild_count_objects(const char *output);
 /* The compiles a ccache stats log (CCACHE_STATSLOG) records that were
- * cache hits (direct or preprocessed).  Pure. */
+ * cache hits (direct or preprocessed), kbuild's compiler probes (of
+ * /dev/null, or of no file) left out.  Pure. */
 int kbuild_count_ccache_hits(const char *log);
 /* Environment entries every make of a build gets whatever klab inherited
  * (NULL-terminated): no MAKEFLAGS of a make that runs klab, kbuild's quiet

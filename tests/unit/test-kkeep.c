@@ -251,7 +251,7 @@ static void test_kkeep__build_explained_by_dependents_and_ccache(void **state)
 	/* ccache's stats log: one block a compile */
 	assert_int_equal(kbuild_count_ccache_hits("# a.c\ncache_miss\ndirect_cache_miss\n# b.c\ndirect_cache_hit\n"
 						  "local_storage_hit\n# c.S\npreprocessed_cache_hit\n# d.c\n"
-						  "direct_cache_hit\n"),
+						  "direct_cache_hit\n# /dev/null\ndirect_cache_hit\n# \nno_input_file\n"),
 			 3);
 	assert_int_equal(kbuild_count_ccache_hits(""), 0);
 	free(bd);
