@@ -54,5 +54,9 @@ cmp -s "$k_with" "$k_without" && same=yes
 echo "| step build of a comment in mm.h | without | with | ratio |"
 echo "| --- | --- | --- | --- |"
 echo "| time | $(sec "$t_without") s | $(sec "$t_with") s | $(awk "BEGIN{printf \"%.1f\", $t_without/($t_with > 0 ? $t_with : 1)}")x |"
-echo "| objects compiled | $o_without | $o_with | $(awk "BEGIN{printf \"%.0f\", $o_without/($o_with > 0 ? $o_with : 1)}")x |"
+if [ "$o_with" -gt 0 ]; then
+	echo "| objects compiled | $o_without | $o_with | $(awk "BEGIN{printf \"%.0f\", $o_without/$o_with}")x |"
+else
+	echo "| objects compiled | $o_without | 0 | none compiled |"
+fi
 echo "images byte for byte the same: $same"
