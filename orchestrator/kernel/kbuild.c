@@ -532,6 +532,7 @@ char *kbuild_build_lock_name(const char *src_dir, const char *recipe_id)
 
 void kbuild_result_release(struct kbuild_result *res)
 {
+	free(res->rebuilt_for);
 	FREE_MANY(res->artifact_dir, res->bzimage, res->config, res->system_map, res->log, res->excerpt,
 		  res->message);
 	memset(res, 0, sizeof(*res));
@@ -904,6 +905,29 @@ enum kbuild_line kbuild_line_kind(const char *line)
 	return KBUILD_LINE_OTHER;
 }
 
+int kbuild_count_ccache_hits(const char *log)
+{
+	int hits = 0, hit = 0, source = 0;
+
+	for (const char *p = log; *p;) {
+		const char *eol = strchrnul(p, '\n');
+		size_t n = (size_t)(eol - p);
+
+		if (n && *p == '#') {
+			hits += hit && source;
+			hit = 0;
+			/* "# <input>": kbuild's compiler probes (cc-option) compile
+			 * /dev/null or read no file; they are not objects */
+			source = n > 2 && p[1] == ' ' && !(n == 11 && !strncmp(p, "# /dev/null", 11));
+		} else if ((n == 16 && !strncmp(p, "direct_cache_hit", 16)) ||
+			   (n == 22 && !strncmp(p, "preprocessed_cache_hit", 22))) {
+			hit = 1;
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return hits + (hit && source);
+}
+
 int kbuild_count_objects(const char *output)
 {
 	int n = 0;
@@ -1210,8 +1234,8 @@ struct build {
 	size_t nr_settings;
 	struct strbuf recipe_text;
 	struct progress pg;
-	char *bd, *log, *marker, *cfg_path, *cfg_text;
-	char *env[20];
+	char *bd, *log, *marker, *cfg_path, *cfg_text, *stats_log;
+	char *env[24];
 	int nenv, lock_fd, marker_written;
 	int64_t start;
 };
@@ -1357,6 +1381,9 @@ static void make_env(struct build *b)
 	 * hit (docs/architecture.md).  The user's CCACHE_(NO)DEPEND wins. */
 	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
 		b->env[b->nenv++] = xstrdup("CCACHE_DEPEND=1");
+	/* one line a result for each compile: how many ccache gave */
+	if (!getenv("CCACHE_STATSLOG"))
+		b->env[b->nenv++] = xstrfmt("CCACHE_STATSLOG=%s", b->stats_log);
 	shim_env(b);
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
@@ -1586,6 +1613,35 @@ static int config_step(struct build *b)
 	return 1;
 }
 
+/* What the build compiled and why: the objects ccache gave (its stats
+ * log, when klab set it), the changed files most objects depend on. */
+static void explain_build(struct build *b)
+{
+	const struct kbuild_request *req = b->req;
+	struct kbuild_result *res = b->res;
+	char *text = NULL;
+	int hold = error_hold(1);
+
+	res->ccache_hits = -1;
+	if (!getenv("CCACHE_STATSLOG") && read_file(b->stats_log, 256 << 20, &text, NULL) == 0)
+		res->ccache_hits = kbuild_count_ccache_hits(text);
+	else if (!getenv("CCACHE_STATSLOG") && !res->objects)
+		res->ccache_hits = 0;	/* nothing compiled: no log */
+	free(text);
+	res->kept_files = req->kept_files;
+	if (req->changed && req->changed->nr && res->objects) {
+		size_t *counts = xcalloc(req->changed->nr, sizeof(*counts));
+		struct strbuf sb = STRBUF_INIT;
+
+		if (ksources_dependents(b->bd, req->src_dir, req->changed->paths, req->changed->nr, counts) == 0 &&
+		    ksources_top(req->changed->paths, counts, req->changed->nr, 3, &sb))
+			res->rebuilt_for = strbuf_detach(&sb, NULL);
+		strbuf_release(&sb);
+		free(counts);
+	}
+	error_hold(hold);
+}
+
 /* make bzImage; res->status from how it ended. */
 static int compile_step(struct build *b)
 {
@@ -1599,12 +1655,14 @@ static int compile_step(struct build *b)
 	int rc, env_failure = 0;
 
 	progress_phase(&b->pg, "prepare");
+	unlink(b->stats_log);
 	rc = build_make(b, extra, &b->pg, &rr);
 	free(jobs_arg);
 	if (rc < 0)
 		return -1;
 	progress_end(&b->pg);
 	res->objects = b->pg.objects;
+	explain_build(b);
 	res->duration_ms = now_ms() - b->start;
 	if (rr.status == RUN_EXEC_FAILED) {
 		res->status = KBUILD_ENV_FAILED;
@@ -1701,7 +1759,7 @@ static void build_release(struct build *b)
 		close(b->lock_fd);
 	kconfig_settings_release(b->settings, b->nr_settings);
 	strbuf_release(&b->recipe_text);
-	FREE_MANY(b->bd, b->log, b->marker, b->cfg_path, b->cfg_text);
+	FREE_MANY(b->bd, b->log, b->marker, b->cfg_path, b->cfg_text, b->stats_log);
 }
 
 int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
@@ -1721,6 +1779,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 			   &res->build_id) < 0)
 		goto out;
 	b.log = xstrfmt("%s/build.log", b.bd);
+	b.stats_log = xstrfmt("%s/.klab-ccache-stats", b.bd);
 	/* 0600 as run_command's logs: the log names the lab's paths */
 	if (write_file_atomic_mode(b.log, "", 0, 0600) < 0)
 		goto out;

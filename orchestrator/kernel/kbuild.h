@@ -80,6 +80,11 @@ struct kbuild_request {
 	int jobs;			/* 0: lab config, else CPUs */
 	enum kbuild_progress progress;
 	const char *indent;		/* prefix for progress lines */
+	/* What the checkout before this build changed (kernel/kkeep.h):
+	 * the paths whose objects are compiled again, and how many files
+	 * kept their build; NULL: not known (nothing checked out here) */
+	const struct ksources *changed;
+	size_t kept_files;
 };
 
 struct kbuild_result {
@@ -94,6 +99,9 @@ struct kbuild_result {
 	char config_from[41];		/* "" or the commit whose .config was reused (no config step) */
 	int64_t duration_ms;
 	int objects;
+	int ccache_hits;		/* of the objects, how many ccache gave; -1 not known */
+	char *rebuilt_for;		/* NULL, or the changed files with the most dependent objects: "a (975), b (1)" */
+	size_t kept_files;		/* changed files whose objects were kept (comments only) */
 	int64_t build_id;
 	char vmlinux_sha256[65];	/* "" unless ok: the verified kernel (kimage.h) */
 };
@@ -139,6 +147,10 @@ enum kbuild_line { KBUILD_LINE_OTHER, KBUILD_LINE_OBJECT, KBUILD_LINE_LINK, KBUI
 enum kbuild_line kbuild_line_kind(const char *line);
 /* The objects a captured make output says it compiled. */
 int kbuild_count_objects(const char *output);
+/* The compiles a ccache stats log (CCACHE_STATSLOG) records that were
+ * cache hits (direct or preprocessed), kbuild's compiler probes (of
+ * /dev/null, or of no file) left out.  Pure. */
+int kbuild_count_ccache_hits(const char *log);
 /* Environment entries every make of a build gets whatever klab inherited
  * (NULL-terminated): no MAKEFLAGS of a make that runs klab, kbuild's quiet
  * output, the C locale. */

@@ -1,6 +1,7 @@
 /* A commit's kernel.  The artifact store is looked up by (tree, recipe)
  * before the worktree is touched, so a hit costs milliseconds. */
 #include "kernel/kernel.h"
+#include "kernel/kkeep.h"
 #include "lab/db.h"
 #include "lab/gitrepo.h"
 #include "lab/lab.h"
@@ -12,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static int checkout(const struct kernel_request *rq, struct kernel_result *kr)
+/* Check rq->hex out; files whose change is comments only keep their
+ * build (kkeep.h) unless klab.conf says comment_only_files = rebuild. */
+static int checkout(const struct kernel_request *rq, struct kernel_result *kr, struct kkeep *keep)
 {
 	const char *indent = rq->indent ? rq->indent : "";
 	int say = rq->say_checkout && rq->progress != PROGRESS_QUIET;
@@ -21,13 +24,22 @@ static int checkout(const struct kernel_request *rq, struct kernel_result *kr)
 
 	if (say)
 		fprintf(stderr, "%s[checkout] %.12s\n", indent, rq->hex);
+	kkeep_prepare(keep, rq->wt, worktree_path(rq->wt), rq->hex, rq->lab->comment_only_keep);
 	if (worktree_checkout(rq->wt, rq->hex) < 0) {
 		kr->checkout_failed = 1;
 		return -1;
 	}
+	kkeep_restore(keep, worktree_path(rq->wt));
 	kr->checkout_ms = now_ms() - t0;
-	if (say)
-		fprintf(stderr, "%s[checkout] done in %s\n", indent, fmt_duration(kr->checkout_ms, dur, sizeof(dur)));
+	if (say) {
+		fprintf(stderr, "%s[checkout] done in %s", indent, fmt_duration(kr->checkout_ms, dur, sizeof(dur)));
+		if (keep->kept)
+			fprintf(stderr, "; %zu file%s with comment-only changes kept %s build", keep->kept,
+				keep->kept == 1 ? "" : "s", keep->kept == 1 ? "its" : "their");
+		else if (keep->doubt && rq->lab->comment_only_keep)
+			fprintf(stderr, "; no file kept its build: %s", keep->doubt);
+		fprintf(stderr, "\n");
+	}
 	return 0;
 }
 
@@ -38,10 +50,16 @@ static char *result_line(const struct kbuild_result *br)
 	size_t n;
 	char dur[32];
 
-	if (br->status == KBUILD_OK)
-		return br->cache_hit ? xstrdup("artifact store hit")
-				     : xstrfmt("compiled %s%s", fmt_duration(br->duration_ms, dur, sizeof(dur)),
-					       *br->config_from ? " (config reused)" : "");
+	if (br->status == KBUILD_OK && br->cache_hit)
+		return xstrdup("artifact store hit");
+	if (br->status == KBUILD_OK) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_addf(&sb, "compiled %s%s: ", fmt_duration(br->duration_ms, dur, sizeof(dur)),
+			    *br->config_from ? " (config reused)" : "");
+		kernel_explain_build(br, &sb);
+		return strbuf_detach(&sb, NULL);
+	}
 	ex = br->excerpt && *br->excerpt ? br->excerpt : br->message ? br->message : "";
 	n = strcspn(ex, "\n");
 	return xstrfmt("%s: %.*s", br->status == KBUILD_DRIFT ? "config drift" :
@@ -49,11 +67,24 @@ static char *result_line(const struct kbuild_result *br)
 		       (int)(n > 300 ? 300 : n), ex);
 }
 
+void kernel_explain_build(const struct kbuild_result *br, struct strbuf *out)
+{
+	strbuf_addf(out, "%d object%s", br->objects, br->objects == 1 ? "" : "s");
+	if (br->ccache_hits >= 0)
+		strbuf_addf(out, " (%d from ccache)", br->ccache_hits);
+	if (br->rebuilt_for)
+		strbuf_addf(out, " for %s", br->rebuilt_for);
+	if (br->kept_files)
+		strbuf_addf(out, "; %zu comment-only file%s kept %s build", br->kept_files,
+			    br->kept_files == 1 ? "" : "s", br->kept_files == 1 ? "its" : "their");
+}
+
 /* kernel_for_commit once the commit's tree is known. */
 static int kernel_for_tree(const struct kernel_request *rq, const char *tree, struct kernel_result *kr)
 {
 	struct kbuild_result *br = &kr->build;
 	struct kbuild_request req = { 0 };
+	struct kkeep keep = KKEEP_INIT;
 	char recipe_id[41];
 	int rc;
 
@@ -63,8 +94,14 @@ static int kernel_for_tree(const struct kernel_request *rq, const char *tree, st
 	if (rc < 0)
 		return -1;
 	if (rc == 0) {
-		if (!rq->checked_out && checkout(rq, kr) < 0)
+		if (!rq->checked_out && checkout(rq, kr, &keep) < 0) {
+			kkeep_release(&keep);
 			return -1;
+		}
+		if (!rq->checked_out) {
+			req.changed = &keep.rebuilt;
+			req.kept_files = keep.kept;
+		}
 		req.lab = rq->lab;
 		req.repo_id = rq->repo_id;
 		req.commit = rq->hex;
@@ -76,7 +113,9 @@ static int kernel_for_tree(const struct kernel_request *rq, const char *tree, st
 		req.jobs = rq->jobs;
 		req.progress = rq->progress;
 		req.indent = rq->indent;
-		if (kbuild_build(&req, br) < 0)
+		rc = kbuild_build(&req, br);
+		kkeep_release(&keep);
+		if (rc < 0)
 			return -1;
 	}
 	kr->message = result_line(br);
@@ -120,6 +159,13 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		printf(", %d objects compiled in %s%s", res->objects, fmt_duration(res->duration_ms, dur, sizeof(dur)),
 		       *res->config_from ? " (config step skipped)" : "");
 	printf("\n");
+	if (!res->cache_hit && res->status == KBUILD_OK) {
+		struct strbuf sb = STRBUF_INIT;
+
+		kernel_explain_build(res, &sb);
+		printf("%scompiled:   %s\n", indent, sb.buf);
+		strbuf_release(&sb);
+	}
 	if (res->message)
 		print_line("%smessage:    %s", indent, res->message);
 	if (res->status == KBUILD_OK) {

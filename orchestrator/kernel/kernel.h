@@ -9,6 +9,7 @@
 
 struct lab;
 struct gitrepo;
+struct strbuf;
 struct worktree;
 
 struct kernel_request {
@@ -53,6 +54,10 @@ void kernel_result_release(struct kernel_result *kr);
  * tree is read from the worktree; rq->checked_out must be 0. */
 int kernel_for_klab_commit(const struct kernel_request *rq, struct kernel_result *kr);
 
+/* What a compiled build compiled and why, appended to out: "12 objects
+ * (3 from ccache) for include/linux/fs.h (975), mm/mmap.c (1); 1
+ * comment-only file kept its build". */
+void kernel_explain_build(const struct kbuild_result *res, struct strbuf *out);
 /* Print a build result the way `klab build` does. */
 void kernel_print_build(const struct kbuild_result *res, const char *indent);
 

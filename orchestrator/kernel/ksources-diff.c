@@ -83,16 +83,8 @@ static int new_file_may_be_read(const struct ksources *set, const char *path)
 	return 0;
 }
 
-/* The largest source file compared for a comment-only change. */
-#define MAX_COMPARED_SOURCE (4u << 20)
-
-/* 1 when path differs between commits from and to in its comments and
- * blanks only (ksources_blank_comments: every token at its line and
- * column), 0 when not or not sure, -1 after error(). */
-static int comments_only(struct gitrepo *repo, const char *from, const char *to, const char *path)
+int ksources_same_tokens(const char *path, const char *a, size_t alen, const char *b, size_t blen)
 {
-	char *a = NULL, *b = NULL;
-	size_t alen, blen;
 	struct strbuf ba = STRBUF_INIT, bb = STRBUF_INIT;
 	/* a header may be preprocessed as assembler-with-cpp, whose "//"
 	 * need not be a comment: a header's "//" is doubt */
@@ -100,15 +92,30 @@ static int comments_only(struct gitrepo *repo, const char *from, const char *to,
 
 	if (!ends_with(path, ".c") && !ends_with(path, ".h"))
 		return 0;
-	ret = gitrepo_read_path(repo, from, path, MAX_COMPARED_SOURCE, &a, &alen);
-	if (ret == 1)
-		ret = gitrepo_read_path(repo, to, path, MAX_COMPARED_SOURCE, &b, &blen);
-	if (ret == 1)
-		ret = ksources_blank_comments(a, alen, line_comments, &ba) == 0 &&
-		      ksources_blank_comments(b, blen, line_comments, &bb) == 0 && ba.len == bb.len &&
-		      (!ba.len || !memcmp(ba.buf, bb.buf, ba.len));
+	ret = ksources_blank_comments(a, alen, line_comments, &ba) == 0 &&
+	      ksources_blank_comments(b, blen, line_comments, &bb) == 0 && ba.len == bb.len &&
+	      (!ba.len || !memcmp(ba.buf, bb.buf, ba.len));
 	strbuf_release(&ba);
 	strbuf_release(&bb);
+	return ret;
+}
+
+/* 1 when path differs between commits from and to in its comments and
+ * blanks only (ksources_same_tokens), 0 when not or not sure, -1 after
+ * error(). */
+static int comments_only(struct gitrepo *repo, const char *from, const char *to, const char *path)
+{
+	char *a = NULL, *b = NULL;
+	size_t alen, blen;
+	int ret;
+
+	if (!ends_with(path, ".c") && !ends_with(path, ".h"))
+		return 0;
+	ret = gitrepo_read_path(repo, from, path, KSOURCES_MAX_COMPARED, &a, &alen);
+	if (ret == 1)
+		ret = gitrepo_read_path(repo, to, path, KSOURCES_MAX_COMPARED, &b, &blen);
+	if (ret == 1)
+		ret = ksources_same_tokens(path, a, alen, b, blen);
 	free(a);
 	free(b);
 	return ret;

@@ -433,3 +433,94 @@ int ksources_read(struct ksources *s, const char *path)
 	free(text);
 	return rc < 0 ? error("'%s' is not a source set", path) : 1;
 }
+
+struct dependents {
+	const char *src_abs;
+	char *const *paths;
+	size_t nr, *counts, files;
+};
+
+/* The paths one .o.cmd file names, counted. */
+static int count_object_cmd(struct dependents *dp, const char *cmd)
+{
+	struct ksources one = KSOURCES_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = read_file(cmd, MAX_CMD_FILE, &text, &len);
+
+	if (rc == 0)
+		rc = ksources_parse_cmd(&one, text, len, dp->src_abs);
+	if (rc == 0) {
+		ksources_finish(&one);
+		for (size_t i = 0; i < dp->nr; i++)
+			dp->counts[i] += ksources_has(&one, dp->paths[i]);
+	}
+	ksources_release(&one);
+	free(text);
+	return rc;
+}
+
+static int walk_object_cmds(struct dependents *dp, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (depth > MAX_DEPTH)
+		return error("'%s' is nested deeper than %d directories", dir, MAX_DEPTH);
+	if (!(d = opendir(dir)))
+		return error("cannot read '%s': %s", dir, strerror(errno));
+	while (!ret && (de = readdir(d))) {
+		struct stat st;
+		char *path;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		/* lstat: the build directory's "source" link leads to the tree */
+		if (lstat(path, &st) < 0)
+			ret = error("cannot stat '%s': %s", path, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			ret = walk_object_cmds(dp, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && de->d_name[0] == '.' && ends_with(de->d_name, ".o.cmd"))
+			ret = count_object_cmd(dp, path);
+		free(path);
+	}
+	closedir(d);
+	return ret;
+}
+
+int ksources_dependents(const char *bd, const char *src_dir, char *const *paths, size_t nr, size_t *counts)
+{
+	char *src_abs = real_path(src_dir);
+	struct dependents dp = { src_abs, paths, nr, counts, 0 };
+	int rc;
+
+	memset(counts, 0, nr * sizeof(*counts));
+	rc = nr ? walk_object_cmds(&dp, bd, 0) : 0;
+	free(src_abs);
+	return rc;
+}
+
+size_t ksources_top(char *const *paths, const size_t *counts, size_t nr, size_t show, struct strbuf *out)
+{
+	size_t shown = 0, last = (size_t)-1, last_i = 0;
+
+	/* show passes over nr: a handful of paths each */
+	for (; shown < show; shown++) {
+		size_t best = nr;
+
+		for (size_t i = 0; i < nr; i++) {
+			if (!counts[i] || counts[i] > last || (counts[i] == last && i <= last_i))
+				continue;
+			if (best == nr || counts[i] > counts[best])
+				best = i;
+		}
+		if (best == nr)
+			break;
+		strbuf_addf(out, "%s%s (%zu)", shown ? ", " : "", paths[best], counts[best]);
+		last = counts[best];
+		last_i = best;
+	}
+	return shown;
+}

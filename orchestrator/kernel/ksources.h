@@ -74,6 +74,13 @@ int ksources_path_matters(const char *path);
  * literal that runs to its line's end (an apostrophe in assembler or in
  * prose under #if 0), an unterminated comment, a NUL byte.  Pure. */
 int ksources_blank_comments(const char *text, size_t len, int line_comments, struct strbuf *out);
+/* The largest source file compared for a comment-only change. */
+#define KSOURCES_MAX_COMPARED (4u << 20)
+/* 1 when a and b, two texts of the source `path`, are the same tokens at
+ * the same lines and columns: path a .c (its "//" comments blanked too)
+ * or a .h, and ksources_blank_comments sure of both and giving the same.
+ * 0 otherwise (not equal, not sure, another kind of file).  Pure. */
+int ksources_same_tokens(const char *path, const char *a, size_t alen, const char *b, size_t blen);
 
 /* Whether commit `to` builds the same kernel as commit `from`, whose
  * source set is `set`: 1 when no path the trees differ in (both names of
@@ -96,5 +103,13 @@ int ksources_same_kernel(struct gitrepo *repo, const char *from, const char *to,
  * error(). */
 int ksources_kernel_serves(struct gitrepo *repo, const char *bzimage, const char *recipe_id, const char *from,
 			   const char *to, int comments, struct strbuf *touched);
+
+/* The objects of build directory bd (its .o.cmd files) that depend on
+ * each of paths (repository-relative, a checkout at src_dir): counts[i]
+ * for paths[i].  -1 after error() when bd cannot be read. */
+int ksources_dependents(const char *bd, const char *src_dir, char *const *paths, size_t nr, size_t *counts);
+/* "a (975), b (3), c (1)": the top `show` of paths by dependents (ties in
+ * path order, none with 0), appended to out; the count of the paths named. */
+size_t ksources_top(char *const *paths, const size_t *counts, size_t nr, size_t show, struct strbuf *out);
 
 #endif

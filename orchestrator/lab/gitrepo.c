@@ -1507,6 +1507,37 @@ static git_tree *commit_tree(git_repository *repo, const char *hex)
 	return t;
 }
 
+int worktree_head(struct worktree *wt, char hex[41])
+{
+	git_reference *head = NULL;
+	git_object *obj = NULL;
+	int ret = 0;
+
+	if (git_repository_head(&head, wt->repo) == 0 && git_reference_peel(&obj, head, GIT_OBJECT_COMMIT) == 0) {
+		git_oid_tostr(hex, 41, git_object_id(obj));
+		ret = 1;
+	}
+	git_object_free(obj);
+	git_reference_free(head);
+	return ret;
+}
+
+int worktree_diff_each(struct worktree *wt, const char *from_hex, const char *to_hex,
+		       int (*fn)(const char *path, int added, void *data), void *data)
+{
+	struct gitrepo view = { .repo = wt->repo, .path = wt->path, .objects_dir = NULL };
+
+	return gitrepo_diff_each(&view, from_hex, to_hex, fn, data);
+}
+
+int worktree_read_path(struct worktree *wt, const char *hex, const char *path, size_t max, char **data,
+		       size_t *len)
+{
+	struct gitrepo view = { .repo = wt->repo, .path = wt->path, .objects_dir = NULL };
+
+	return gitrepo_read_path(&view, hex, path, max, data, len);
+}
+
 int gitrepo_diff_each(struct gitrepo *r, const char *from_hex, const char *to_hex,
 		      int (*fn)(const char *path, int added, void *data), void *data)
 {

@@ -115,6 +115,15 @@ void revert_result_release(struct revert_result *rr);
 int worktree_commit_tree(struct worktree *wt, const char *hex, char tree[41]);
 /* gitrepo_commit_info for a commit the worktree can read. */
 int worktree_commit_info(struct worktree *wt, const char *hex, struct commit_info *out);
+/* The commit the worktree's HEAD names: 1 (hex filled), 0 none (unborn,
+ * unreadable). */
+int worktree_head(struct worktree *wt, char hex[41]);
+/* gitrepo_diff_each and gitrepo_read_path for commits the worktree can
+ * read (klab's own commits too). */
+int worktree_diff_each(struct worktree *wt, const char *from_hex, const char *to_hex,
+		       int (*fn)(const char *path, int added, void *data), void *data);
+int worktree_read_path(struct worktree *wt, const char *hex, const char *path, size_t max, char **data,
+		       size_t *len);
 
 
 /* 1 when a path the trees of two commits differ in (either side's name

@@ -129,6 +129,10 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 		if (!one_of(val, (const char *const[]){ "skip", "build", NULL }))
 			return "comment_only_commits must be skip or build";
 		lab->comment_only_skip = !strcmp(val, "skip");
+	} else if (!strcmp(key, "comment_only_files")) {
+		if (!one_of(val, (const char *const[]){ "keep", "rebuild", NULL }))
+			return "comment_only_files must be keep or rebuild";
+		lab->comment_only_keep = !strcmp(val, "keep");
 	} else if (!strcmp(key, "compiler_wrapper")) {
 		set_optional(&lab->compiler_wrapper, val);
 	} else if (!strcmp(key, "notify_mail_to")) {
@@ -197,6 +201,7 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 	lab->speculative_builds = 0;
 	lab->guests_ahead = 1;
 	lab->comment_only_skip = 1;
+	lab->comment_only_keep = 1;
 	lab->smtp_url = xstrdup("smtp://localhost:25");
 	lab->smtp_tls = xstrdup("try");
 	lab->notify_timeout = 30;

@@ -23,6 +23,7 @@ struct lab {
 	int speculative_builds;	/* build the next step's commits beside the guests (default 0: no) */
 	int guests_ahead;	/* make the next guest while one boots (default 1: yes; guest.c) */
 	int comment_only_skip;	/* a bisection's comment-only commits inherit, unbuilt (default 1) */
+	int comment_only_keep;	/* a checkout keeps comment-only files' mtimes (default 1; kernel/kkeep.h) */
 	/* notifications (notify.c); NULL = off */
 	char *notify_mail_to;	/* "a@x, b@y" */
 	char *notify_mail_from;	/* NULL: klab@<host name> */
