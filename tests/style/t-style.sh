@@ -14,6 +14,17 @@ out=$("$py" "$style/long-functions.py" "$KLAB_SRCDIR" 2>&1)
 check "no function over 120 lines but bisect_choose" test -z "$out"
 [ -z "$out" ] || printf '%s\n' "$out"
 
+# Docs that read in minutes: README at most 150 lines and 1,500 words, no
+# line of README or docs/*.md over 400 characters, architecture.md a map
+# of at most 400 lines.
+readme=$KLAB_SRCDIR/README.md
+check "README.md at most 150 lines ($(wc -l < "$readme"))" test "$(wc -l < "$readme")" -le 150
+check "README.md at most 1,500 words ($(wc -w < "$readme"))" test "$(wc -w < "$readme")" -le 1500
+long=$(awk 'length > 400 { print FILENAME ":" FNR ": " length " characters" }' "$readme" "$KLAB_SRCDIR"/docs/*.md)
+check "no line of README.md or docs/*.md over 400 characters" test -z "$long"
+[ -z "$long" ] || printf '%s\n' "$long"
+check "docs/architecture.md at most 400 lines" test "$(wc -l < "$KLAB_SRCDIR/docs/architecture.md")" -le 400
+
 # A tree with a core file that includes an engine header and two engine
 # modules that include each other.
 mkdir -p "$T/bad/orchestrator/core" "$T/bad/orchestrator/engine"
