@@ -24,6 +24,7 @@ extern const char klab_migration_9_sql[];
 extern const char klab_migration_10_sql[];
 extern const char klab_migration_11_sql[];
 extern const char klab_migration_12_sql[];
+extern const char klab_migration_13_sql[];
 
 /* Migration n brings the database from user_version n-1 to n. */
 static const char *const migrations[] = {
@@ -39,6 +40,7 @@ static const char *const migrations[] = {
 	klab_migration_10_sql,
 	klab_migration_11_sql,
 	klab_migration_12_sql,
+	klab_migration_13_sql,
 };
 
 int db_schema_version(void)
