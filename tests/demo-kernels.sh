@@ -8,7 +8,7 @@
 # by t-kernel-build.sh.  Cached across runs with the tree.  Sets KSTORE.
 KSTORE="$KLAB_TEST_CACHE/artifacts"
 KDEMO="$KLAB_TEST_CACHE/demo-8"
-KDEMOLAB="$KLAB_TEST_CACHE/demo-lab"
+KDEMOLAB="$KLABS/demo-lab"
 # t-perf-bisect's second scenario (DEMO_BREAK_AT=4 DEMO_PANIC_AT=4): the
 # history is made here once and its kernels of the window that build (the
 # two that panic) are cached too, so that its bisection builds only the

@@ -11,23 +11,28 @@ if [ ! -f /usr/src/linux-source-6.1.tar.xz ]; then
 	exit 1
 fi
 # One importer at a time (tests may run in parallel).  The cached labs
-# (guest-lab, demo-lab, ...) are a cache too: their databases carry the
-# schema of the klab that made them, and a klab of another schema (an older
-# checkout, a branch that numbered its migrations otherwise) must not be
-# refused by them or read tables it does not know.  So they are dropped
-# when the schema's sources change; the tree, ccache and the artifact store
-# (each entry checked by its identity file) stay.
+# (guest-lab, demo-lab, ...) are a cache too, but their databases carry
+# the schema of the klab that made them: a klab of another schema (an
+# older checkout, a branch with a migration of its own) would be refused
+# by them or read tables it does not know.  So they live in $KLABS, one
+# folder per schema (its sources' hash); the three most recently used are
+# kept.  The tree, ccache and the artifact store (each entry checked by
+# its identity file) are shared by all.
 KSCHEMA=$(cat "$KLAB_SRCDIR"/db/schema.sql "$KLAB_SRCDIR"/db/migrations/*.sql | sha256sum | cut -c1-16)
+KLABS="$KLAB_TEST_CACHE/labs-$KSCHEMA"
 (
 	flock 9
-	if [ "$(cat "$KLAB_TEST_CACHE/.labs-schema" 2>/dev/null)" != "$KSCHEMA" ]; then
-		for db in "$KLAB_TEST_CACHE"/*/klab.db; do
-			[ -f "$db" ] || continue
-			echo "test cache: $(dirname "$db") made with another database schema: dropped" >&2
-			rm -rf "$(dirname "$db")"
-		done
-		echo "$KSCHEMA" > "$KLAB_TEST_CACHE/.labs-schema"
-	fi
+	for db in "$KLAB_TEST_CACHE"/*/klab.db; do
+		[ -f "$db" ] || continue
+		echo "test cache: $(dirname "$db"), a lab of the cache's older layout: dropped" >&2
+		rm -rf "$(dirname "$db")"
+	done
+	mkdir -p "$KLABS" && touch "$KLABS"
+	# shellcheck disable=SC2012
+	ls -dt "$KLAB_TEST_CACHE"/labs-* | tail -n +4 | while read -r old; do
+		echo "test cache: $old, labs of a schema not used lately: dropped" >&2
+		rm -rf "$old"
+	done
 	"$KLAB" tree import --dest "$KTREE" >&2
 ) 9>"$KLAB_TEST_CACHE/.import.lock" || exit 1
-export KTREE KCCACHE KLAB_TEST_CACHE
+export KTREE KCCACHE KLAB_TEST_CACHE KLABS

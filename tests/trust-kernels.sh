@@ -10,7 +10,7 @@
 # Sets KSTORE and KTRUST (the cached history, to clone or fetch from).
 KSTORE="$KLAB_TEST_CACHE/artifacts"
 KTRUST="$KLAB_TEST_CACHE/trust"
-KTRUSTLAB="$KLAB_TEST_CACHE/trust-lab"
+KTRUSTLAB="$KLABS/trust-lab"
 (
 	flock 9
 	set -e

@@ -27,8 +27,8 @@ guest_cpus_lock exclusive
 # objtool and with it every object.  Everything else (the database, the
 # artifact store, the logs) is new at every run, so the kernels are
 # compiled here, not found.  One run at a time holds it.
-lab="$KLAB_TEST_CACHE/speculate-lab"
-exec 8>"$KLAB_TEST_CACHE/.speculate-lab.lock"
+lab="$KLABS/speculate-lab"
+exec 8>"$KLABS/.speculate-lab.lock"
 flock 8
 if [ -d "$lab" ]; then
 	find "$lab" -mindepth 1 -maxdepth 1 ! -name worktrees -exec rm -rf {} +
