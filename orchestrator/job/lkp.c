@@ -1328,8 +1328,10 @@ static int jf_value(struct jfparser *p, struct axes *x, struct lkp_params *ignor
 		/* "if role client:" holds the client's map (netperf's), read as
 		 * the job's own; the server's side is netserver, started by it */
 		int role = depth == 1 && !strcmp(key, "if role client");
+		/* fs: { fs: ext4, format: n } is lkp-tests' fs setup with its
+		 * parameters, the file system among them */
 		int flatten = depth <= 1 && ((suite && !strcmp(key, suite)) || !strcmp(key, "transparent_hugepage") ||
-					     !strcmp(key, "fio-setup-basic"));
+					     !strcmp(key, "fio-setup-basic") || !strcmp(key, "fs"));
 		if (!flatten && !role) {
 			ignore_key(ignored, key, !strncmp(key, "if role ", 8) ? "another machine's part of an LKP cluster job"
 									 : "a map: a setup or monitor of lkp-tests");
@@ -1561,34 +1563,16 @@ const char *lkp_suite_refused(const char *suite)
 	return NULL;
 }
 
-/* How an LKP suite's parameters become a klab job's: which one names
- * the testcase, and which go to params: under LKP's own names.  A suite
- * without a row takes its testcase from test: and maps no params. */
-static const char *const hackbench_params[] = { "mode", "iterations", NULL };
-static const char *const netperf_params[] = { "ip", "send_size", NULL };
-static const char *const fio_params[] = { "bs", "ioengine", "test_size", "fs", "direct", "nr_files", "filesize",
-					  "fadvise", NULL };
-static const char *const futex_params[] = { "shared", NULL };
-static const char *const kbuild_params[] = { "target", NULL };
-static const char *const perf_mem_params[] = { "function", NULL };
-static const char *const perf_pipe_params[] = { "loops", NULL };
-static const char *const perf_messaging_params[] = { "mode", "loops", "groups", NULL };
+/* How an LKP suite's parameters become a klab job's is the suite's own
+ * table (suite.h): a suite whose testcase is its name takes none from the
+ * parameters; the others take it from test:.  Its modes are mode:, and
+ * the keys its params: takes pass on under LKP's own names. */
+#define LKP_TESTCASE_KEY "test"
 
-static const struct {
-	const char *suite;
-	const char *testcase_key;	/* the LKP parameter that is klab's testcase */
-	const char *testcase_default;	/* LKP's run script's default for it, or NULL */
-	const char *const *params;	/* LKP parameters that are params.<name> */
-} suite_rules[] = {
-	{ "kbuild", "build_kconfig", "defconfig", kbuild_params },
-	{ "hackbench", "ipc", "socket", hackbench_params },
-	{ "netperf", "test", NULL, netperf_params },
-	{ "fio-basic", "rw", NULL, fio_params },
-	{ "perf-bench-futex", "test", NULL, futex_params },
-	{ "perf-bench-mem", "op", NULL, perf_mem_params },
-	{ "perf-bench-sched-pipe", "mode", NULL, perf_pipe_params },
-	{ "perf-bench-sched-messaging", "ipc", NULL, perf_messaging_params },
-};
+/* kbuild's testcase is the config it builds (klab's older kbuild jobs
+ * name it so), LKP's build_kconfig with its run script's default */
+#define KBUILD_TESTCASE_KEY "build_kconfig"
+#define KBUILD_TESTCASE_DEFAULT "defconfig"
 
 /* stress-ng's options LKP's run script makes of its parameters:
  * "--<test>-method <method>" ('%s' is the stressor). */
@@ -1619,6 +1603,8 @@ static const struct {
 	{ "ucode", "the test machine's CPU microcode; not a guest setting" },
 	{ "disk", "klab's guests have no disk; the benchmark runs from the initramfs" },
 	{ "fs", "klab's guests have no disk file system" },
+	{ "format", "klab makes the file system fresh on its scratch disk each boot" },
+	{ "mount_option", "klab mounts the scratch file system with its defaults" },
 	{ "category", "lkp-tests' job category" },
 	{ "size", "LKP's total size for the test machine; klab sizes usemem per task against the guest's memory" },
 	{ "unit_size", "LKP's size of one usemem pass; klab's usemem has none" },
@@ -1637,7 +1623,7 @@ static const struct {
 /* What lkp_map learnt from the parameters, on its way to a job file. */
 struct lkp_mapping {
 	const struct suite *suite;
-	const char *testcase, *testcase_key, *mode, *tasks, *thp_en, *thp_df;
+	const char *testcase, *testcase_key, *mode, *tasks, *thp_en, *thp_df, *fs;
 	unsigned runtime, lkp_runtime;
 	int have_runtime, direction, thp_given;
 	char *kpi;
@@ -1738,37 +1724,49 @@ static int thp_ok(const char *key, const char *v)
 	return ok;
 }
 
-static int suite_rule(const char *suite)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(suite_rules); i++)
-		if (!strcmp(suite_rules[i].suite, suite))
-			return (int)i;
-	return -1;
-}
-
-static int listed_key(const char *const *list, const char *key)
+static int listed_value(const char *const *list, const char *v)
 {
 	for (size_t i = 0; list && list[i]; i++)
-		if (!strcmp(list[i], key))
+		if (!strcmp(list[i], v))
 			return 1;
 	return 0;
 }
 
-/* The testcase: the suite's testcase key, else LKP's default for it. */
+/* " a, b" of a suite's modes, for a message (static: one at a time) */
+static const char *modes_of(const struct suite *s)
+{
+	static char buf[128];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; s->modes && s->modes[i] && n < sizeof(buf) - 1; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s %s", i ? "," : "", s->modes[i]);
+	return buf;
+}
+
+/* The testcase: the suite's name where the suite has no test axis, else
+ * LKP's test:. */
 static void map_testcase(struct lkp_klab_job *out, struct lkp_mapping *m, const struct lkp_params *params)
 {
-	int r = suite_rule(m->suite->name);
-	const char *key = r >= 0 ? suite_rules[r].testcase_key : "test", *v = lkp_param(params, key);
+	const char *v;
 
-	m->testcase_key = key;
+	int kbuild = !strcmp(m->suite->name, "kbuild");
+
+	if (m->suite->testcase_is_suite && !kbuild) {
+		m->testcase = m->suite->name;
+		m->testcase_key = "testcase";
+		return;
+	}
+	m->testcase_key = kbuild ? KBUILD_TESTCASE_KEY : LKP_TESTCASE_KEY;
+	v = lkp_param(params, m->testcase_key);
 	if (v && *v && strlen(v) <= 64 && only(v, NAME_CHARS)) {
 		m->testcase = v;
-		mapped(out, key, v, "testcase", v, NULL);
+		mapped(out, m->testcase_key, v, "testcase", v, NULL);
 	} else if (v && *v) {
-		unmapped(out, key, v, "not a %s test name (letters, digits, '_' and '-')", m->suite->name);
-	} else if (r >= 0 && suite_rules[r].testcase_default) {
-		m->testcase = suite_rules[r].testcase_default;
-		mapped(out, key, "(not given)", "testcase", m->testcase, "LKP's %s runs %s without it", m->suite->name,
+		unmapped(out, m->testcase_key, v, "not a %s test name (letters, digits, '_' and '-')", m->suite->name);
+	} else if (kbuild) {
+		m->testcase = KBUILD_TESTCASE_DEFAULT;
+		mapped(out, m->testcase_key, "(not given)", "testcase", m->testcase, "LKP's kbuild runs %s without it",
 		       m->testcase);
 	}
 }
@@ -1778,7 +1776,6 @@ static void map_param(struct lkp_klab_job *out, struct lkp_mapping *m, const cha
 		      const char *has_nr_task, const struct lkp_map_in *in)
 {
 	const struct suite *suite = m->suite;
-	int r = suite_rule(suite->name);
 	char *key;
 
 	if (!strcmp(k, "testcase")) {
@@ -1791,10 +1788,10 @@ static void map_param(struct lkp_klab_job *out, struct lkp_mapping *m, const cha
 	if (!strcmp(k, m->testcase_key))
 		return;		/* map_testcase's */
 	if (!strcmp(k, "mode") && (suite->keys & SUITE_KEY_MODE)) {
-		if (!strcmp(v, "process") || !strcmp(v, "thread"))
+		if (listed_value(suite->modes, v))
 			mapped(out, k, v, "mode", m->mode = v, NULL);
 		else
-			unmapped(out, k, v, "klab runs one mode per job, process (the default) or thread");
+			unmapped(out, k, v, "klab's %s runs one mode per job, one of%s", suite->name, modes_of(suite));
 		return;
 	}
 	if ((!strcmp(k, "nr_task") || (!strcmp(k, "nr_threads") && !has_nr_task)) && !m->tasks) {
@@ -1829,6 +1826,13 @@ static void map_param(struct lkp_klab_job *out, struct lkp_mapping *m, const cha
 		unmapped(out, k, v, "klab runs the one stressor %s, not the whole class", m->testcase ? m->testcase : "named");
 		return;
 	}
+	if (!strcmp(k, "fs") && (suite->keys & SUITE_KEY_FS)) {
+		if (!strcmp(v, "xfs") || !strcmp(v, "ext4") || !strcmp(v, "btrfs"))
+			mapped(out, k, v, "fs", m->fs = v, "made fresh on the guest's scratch disk each boot");
+		else
+			unmapped(out, k, v, "klab makes xfs, ext4 or btrfs on its scratch disk");
+		return;
+	}
 	if (!strcmp(k, "thp_enabled") || !strcmp(k, "thp_defrag")) {
 		if (thp_ok(k, v)) {
 			*(!strcmp(k, "thp_enabled") ? &m->thp_en : &m->thp_df) = v;
@@ -1861,7 +1865,7 @@ static void map_param(struct lkp_klab_job *out, struct lkp_mapping *m, const cha
 			return;
 		}
 	}
-	if (r >= 0 && listed_key(suite_rules[r].params, k)) {
+	if (suite_takes_param(suite, k)) {
 		if (!value_ok(v) || lkp_param(&m->params, k)) {
 			unmapped(out, k, v, "not a value klab passes on (at most 64 of a-z, 0-9, _-.%%+,/=)");
 		} else {
@@ -1903,6 +1907,8 @@ static char *mapped_name(const struct lkp_mapping *m)
 		snprintf(b, sizeof(b), "%us", m->lkp_runtime);
 		name_part(&nm, b);
 	}
+	if (m->fs)
+		name_part(&nm, m->fs);
 	if (m->thp_en)
 		name_part(&nm, m->thp_en);
 	if (m->thp_df)
@@ -1929,6 +1935,8 @@ static char *mapped_yaml(const struct lkp_mapping *m, const struct lkp_map_in *i
 		strbuf_addf(&y, "nr_task: '%s'\n", m->tasks);
 	if (m->have_runtime)
 		strbuf_addf(&y, "runtime: %us\n", m->runtime);
+	if (m->fs)
+		strbuf_addf(&y, "fs: %s\n", m->fs);
 	if (m->thp_en || m->thp_df) {
 		strbuf_addstr(&y, "thp:\n");
 		if (m->thp_en)
@@ -1947,7 +1955,12 @@ static char *mapped_yaml(const struct lkp_mapping *m, const struct lkp_map_in *i
 		strbuf_addf(&y, "direction: %d\n", m->direction);
 	if (!strcmp(m->suite->name, "kbuild") && in->kbuild_config)
 		strbuf_addf(&y, "kconfig: [ '%s' ]\n", in->kbuild_config);
-	strbuf_addstr(&y, "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\nrepeat: 3\n");
+	/* vm-scalability's swap cases write past memory into swap: LKP's
+	 * machines have it, klab's guest gets a disk for it */
+	if (!strcmp(m->suite->name, "vm-scalability") && !strncmp(m->testcase, "swap-", 5))
+		strbuf_addstr(&y, "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none, swap: 1G }\nrepeat: 3\n");
+	else
+		strbuf_addstr(&y, "guest: { vcpus: 2, numa_nodes: 2, memory: 2G, hugepages: none }\nrepeat: 3\n");
 	return strbuf_detach(&y, NULL);
 }
 

@@ -106,14 +106,17 @@ static int number(const char *v, unsigned max, unsigned *out)
 }
 
 /* LKP's parse_bool: the name itself, yes, true, 1; or no, false, 0 */
+/* LKP's parse_bool: empty, or starting with 0, n (no), or false, is
+ * false; any other word is true (LKP's jobs say "time_based: tb",
+ * "direct: direct"). */
 static int boolean(const char *key, const char *v, int *out)
 {
-	if (v && (!strcmp(v, key) || !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true")))
-		*out = 1;
-	else if (v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false")))
-		*out = 0;
-	else
+	size_t n = v ? strlen(v) : 0;
+
+	(void)key;
+	if (!n || n > 32 || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
 		return -1;
+	*out = !(v[0] == '0' || v[0] == 'n' || !strncmp(v, "false", 5));
 	return 0;
 }
 
@@ -147,7 +150,7 @@ static int check_param(const struct job *job, const struct job_kv *kv, const cha
 				     line, kv->key, kv->key, v ? v : "");
 	} else if (!strcmp(kv->key, "direct") || !strcmp(kv->key, "time_based") || !strcmp(kv->key, "invalidate")) {
 		if (boolean(kv->key, v, &b) < 0)
-			return error("%s:%d: params.%s: expected yes or no, got '%s'", path, line, kv->key, v ? v : "");
+			return error("%s:%d: params.%s: expected yes or no (a word, as LKP's parse_bool reads it), got '%s'", path, line, kv->key, v ? v : "");
 	} else if (!strcmp(kv->key, "rwmixread")) {
 		if (number(v, 100, &n) < 0)
 			return error("%s:%d: params.rwmixread: expected a percentage from 0 to 100, got '%s'", path, line,

@@ -558,11 +558,10 @@ struct report_facts {
 	const char *testcase, *refused;
 };
 
-/* The shared reports (../shared/lkp-reports, README.md there).  The
- * suites klab runs now (hackbench, netperf, fio-basic, perf-bench-futex,
- * every will-it-scale and vm-scalability case) map; hackbench's and
- * fio-basic's are still refused, as lkp_map takes their first axis
- * (ipc, rw) for LKP's test where those suites have none. */
+/* The shared reports (../shared/lkp-reports, README.md there): every one
+ * of a suite klab runs maps onto a job klab's parser accepts, with the
+ * report's testcase and KPI; hackbench and fio-basic have no test axis
+ * (their testcase is the suite), their ipc: and rw: pass on as params. */
 static const struct report_facts shared_reports[] = {
 	{ "00-stress-ng-vm-splice-thread.txt", "a308c71bf1e6e19cc2e4ced31853ee0fc7cb439a", "1a0cf26323c80e2f", NULL,
 	  "stress-ng", "class=pipe testtime=30s nr_threads=100% ucode=0x5002f01",
@@ -576,15 +575,14 @@ static const struct report_facts shared_reports[] = {
 	  "schedpolicy", NULL },
 	{ "04-hackbench-pipe-threads-2020.txt", "3c29e651e16dd3b3179cfb2d055ee9538e37515c", "43e9f7f231e40e45",
 	  "sched/fair: Fall back to sched-idle CPU if idle CPU isn't found", "hackbench",
-	  "ipc=pipe mode=threads nr_threads=100%", "hackbench.throughput", "-15.2%", 0, 1, 4, 0, NULL,
-	  "testcase: hackbench has one, hackbench (LKP's), got 'pipe'" },
+	  "ipc=pipe mode=threads nr_threads=100%", "hackbench.throughput", "-15.2%", 0, 1, 4, 0, "hackbench", NULL },
 	{ "06-netperf-udp_stream.txt", "6471658dc66c670580a7616e75f51b52917e7883", "3cd04c8f4afed71a",
 	  "udp: use skb_attempt_defer_free()", "netperf", "test=UDP_STREAM ip=ipv4 nr_threads=50% runtime=300s",
 	  "netperf.Throughput_Mbps", "+200.0%", 1, -1, 1, 0, "UDP_STREAM", NULL },
 	{ "08-fio-basic-xfs-write.txt", "4edee232ed5d0abb9f24af7af55e3a9aa271f993", "61651220e0b91087",
 	  "xfs: switch to multigrain timestamps", "fio-basic",
 	  "rw=write bs=4k ioengine=falloc fs=xfs nr_task=1 test_size=128G runtime=300s", "fio.write_iops", "-34.9%", 0, 1,
-	  1, 0, NULL, "testcase: fio-basic has one, fio-basic (LKP's; rw: says what it does), got 'write'" },
+	  1, 0, "fio-basic", NULL },
 	{ "09-vm-scalability-anon-cow-rand-hugetlb.txt", "d2136d749d76af980b3accd72704eea4eab625bd", "6b0ed7b3c77547d2",
 	  "mm: support multi-size THP numa balancing", "vm-scalability", "test=anon-cow-rand-hugetlb size=512G runtime=300s",
 	  "vm-scalability.throughput", "-7.1%", 0, 1, 1, 0, "anon-cow-rand-hugetlb", NULL },
@@ -742,8 +740,7 @@ static const struct report_facts fixtures[] = {
 	  "nr_task=50% target=autoksyms_recursive", "kbuild.buildtime_per_iteration", "+2583.0%", 0, -1, 1, 1, "defconfig",
 	  NULL },
 	{ "hackbench-old-style.txt", "3c29e651e16dd3b3179cfb2d055ee9538e37515c", "43e9f7f231e40e45", NULL, "hackbench",
-	  "ipc=pipe mode=threads", "hackbench.throughput", "-15.2%", 0, 1, 1, 0, NULL,
-	  "testcase: hackbench has one, hackbench (LKP's), got 'pipe'" },
+	  "ipc=pipe mode=threads", "hackbench.throughput", "-15.2%", 0, 1, 1, 0, "hackbench", NULL },
 	{ "missing-parent.txt", "5d0b8c2f3a91e7d6c4b2a1f0e9d8c7b6a5f4e3d2", NULL, "mm: something", "will-it-scale",
 	  "", "will-it-scale.per_process_ops", "-12.0%", 0, 1, 1, 0, NULL, "name no test klab could run" },
 };
@@ -909,6 +906,45 @@ static void test_lkp__suites_klab_cannot_run_are_refused_once_with_why(void **st
 	}
 	assert_null(lkp_suite_refused("stress-ng"));
 	assert_null(lkp_suite_refused(NULL));
+}
+
+/* A suite with no test axis takes LKP's parameters as its params, the fs
+ * setup's map gives the file system, LKP's boolean words are booleans,
+ * and a swap case gets the swap disk it writes into. */
+static void test_lkp__suites_without_a_test_axis_and_their_setups_map(void **state)
+{
+	struct lkp_jobfile jf;
+	struct lkp_klab_job j;
+	struct job job;
+	struct lkp_map_in in = { .accel = LKP_ACCEL_TCG, .origin = "jf" };
+
+	(void)state;
+	parse_jobfile(&jf, "lkp/lkp-fio-basic-fs.yaml");
+	assert_int_equal(jf.nr_combos, 2);
+	in.suite = jf.suite;
+	in.params = &jf.combos[0];
+	assert_int_equal(lkp_map(&j, &in), 0);
+	assert_int_equal(job_parse_buffer(&job, "f.yaml", j.yaml, strlen(j.yaml)), 0);
+	assert_string_equal(job.testcase, "fio-basic");
+	assert_string_equal(job.fs, "ext4");
+	assert_true(has_row(&j, "fs", "ext4", "fs", "scratch disk"));
+	assert_true(has_row(&j, "rw", "randwrite", "params.rw", NULL));
+	assert_true(has_row(&j, "time_based", "tb", "params.time_based", NULL));
+	assert_true(has_row(&j, "format", "n", NULL, "fresh"));
+	job_release(&job);
+	lkp_klab_job_release(&j);
+	lkp_jobfile_release(&jf);
+
+	parse_jobfile(&jf, "lkp/lkp-vm-scalability-swap.yaml");
+	in.suite = jf.suite;
+	in.params = &jf.combos[0];
+	assert_int_equal(lkp_map(&j, &in), 0);
+	assert_int_equal(job_parse_buffer(&job, "s.yaml", j.yaml, strlen(j.yaml)), 0);
+	assert_string_equal(job.testcase, "swap-w-seq");
+	assert_int_equal(job.guest.swap_mb, 1024);
+	job_release(&job);
+	lkp_klab_job_release(&j);
+	lkp_jobfile_release(&jf);
 }
 
 static void test_lkp__kbuild_parameters_map_without_a_test_key(void **state)
@@ -1080,6 +1116,7 @@ int main(void)
 		cmocka_unit_test(test_lkp__kpis_a_job_cannot_produce_are_refused),
 		cmocka_unit_test(test_lkp__suites_klab_cannot_run_are_refused_once_with_why),
 		cmocka_unit_test(test_lkp__kbuild_parameters_map_without_a_test_key),
+		cmocka_unit_test(test_lkp__suites_without_a_test_axis_and_their_setups_map),
 		cmocka_unit_test(test_lkp__stress_ng_methods_become_its_options),
 		cmocka_unit_test(test_lkp__client_roles_and_fio_setup_maps_are_read),
 		cmocka_unit_test(test_lkp__templated_job_files_of_refused_suites_say_the_suite),
