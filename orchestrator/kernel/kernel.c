@@ -120,6 +120,10 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		printf(", %d objects compiled in %s%s", res->objects, fmt_duration(res->duration_ms, dur, sizeof(dur)),
 		       *res->config_from ? " (config step skipped)" : "");
 	printf("\n");
+	if (!res->cache_hit && res->compiles.calls)
+		printf("%scompiles:   %u: %u local cache hits, %u remote cache hits (ccache_remote), %u compiled\n",
+		       indent, res->compiles.calls, res->compiles.local_hits, res->compiles.remote_hits,
+		       res->compiles.compiled);
 	if (res->message)
 		print_line("%smessage:    %s", indent, res->message);
 	if (res->status == KBUILD_OK) {
