@@ -19,7 +19,7 @@ i=0
 while ! redis-cli -p "$PORT" ping >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 stop_redis() { [ -f "$T/redis.pid" ] && kill "$(cat "$T/redis.pid")" 2>/dev/null; }
 trap stop_redis EXIT
-check "redis-server answers on 127.0.0.1:$PORT" redis-cli -p "$PORT" ping
+check "redis-server answers on 127.0.0.1:$PORT" sh -c 'redis-cli -p "$1" ping >/dev/null' - "$PORT"
 
 # a bad URL: one line, exit != 0
 lab="$T/bad"
