@@ -121,7 +121,7 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		       *res->config_from ? " (config step skipped)" : "");
 	printf("\n");
 	if (!res->cache_hit && res->compiles.calls)
-		printf("%scompiles:   %u: %u local cache hits, %u remote cache hits (ccache_remote), %u compiled\n",
+		printf("%scompiles:   %u: %u from the local ccache, %u from ccache_remote, %u compiled\n",
 		       indent, res->compiles.calls, res->compiles.local_hits, res->compiles.remote_hits,
 		       res->compiles.compiled);
 	if (res->message)
