@@ -1,4 +1,4 @@
-/* klab bisect: start / resume / list / show / log.  A bisection with a
+/* klab bisect: start / resume / list / show / log / delete.  A bisection with a
  * test command, like `git bisect start` + `git bisect run`, but with
  * libgit2, in klab's own worktree, every step stored before the next;
  * or a job bisection.  Starting and running one is
@@ -15,9 +15,11 @@
 #include "lab/db.h"
 #include "lab/lab.h"
 #include "report/notify.h"
+#include "util/run-command.h"
 #include "util/strbuf.h"
 #include "util/util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,11 @@ static const struct opt_usage log_usage = {
 	"Bisection ID as a replayable 'git bisect' log.",
 	"BISECT"
 };
+static const struct opt_usage delete_usage = {
+	"bisect delete", id_forms,
+	"Remove bisection ID, its steps, runs and logs (never a running one).",
+	"BISECT"
+};
 static const struct opt_usage bisect_usage = {
 	"bisect", NULL,
 	"Find the commit that broke a test (git bisect run, natively), or a job's KPI.",
@@ -98,6 +105,7 @@ struct start_args {
 	struct strbuf recipe_text;
 	struct bisect_job job;
 	char *cmd_path;
+	char *abs_cmd;		/* a relative cmd[0] made absolute */
 };
 
 static void start_args_release(struct start_args *a)
@@ -109,6 +117,7 @@ static void start_args_release(struct start_args *a)
 	strbuf_release(&a->recipe_text);
 	bisect_job_release(&a->job);
 	free(a->cmd_path);
+	free(a->abs_cmd);
 }
 
 /* The options of start (submit: of submit bisect).  -1 go on, else the
@@ -196,6 +205,22 @@ static int start_check_values(struct start_args *a, const struct opt_usage *u)
 	return 0;
 }
 
+/* A relative test command ("./test.sh", "tests/t.sh") names a file of
+ * the caller's directory, as a shell would run it: made absolute here,
+ * before the bisection is stored (the steps run in klab's worktree). */
+static int start_abs_cmd(struct start_args *a)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	if (!cwd)
+		return error("cannot read the current directory to find the test command '%s': %s", a->cmd[0],
+			     strerror(errno));
+	a->abs_cmd = xstrfmt("%s/%s", cwd, a->cmd[0]);
+	free(cwd);
+	a->cmd[0] = a->abs_cmd;
+	return 0;
+}
+
 /* Everything about the arguments that needs no lab or repository.  0 go
  * on, else the exit status. */
 static int start_check(struct start_args *a, const struct opt_usage *u)
@@ -211,6 +236,8 @@ static int start_check(struct start_args *a, const struct opt_usage *u)
 			return EXIT_FAIL;
 		kbuild_recipe_to_text(&a->recipe, &a->recipe_text);
 	}
+	if (!a->job_arg && strchr(a->cmd[0], '/') && a->cmd[0][0] != '/' && start_abs_cmd(a) < 0)
+		return EXIT_FAIL;
 	if (!a->job_arg && !find_executable(a->cmd[0], &a->cmd_path)) {
 		error("test command '%s' not found%s", a->cmd[0],
 		      strchr(a->cmd[0], '/') ? " or not executable" : " in $PATH");
@@ -854,6 +881,42 @@ static int cmd_log(int argc, char **argv, const struct global_opts *g)
 	return EXIT_OK;
 }
 
+/* Refused while its process runs (it holds the bisection's lock, which
+ * delete holds in turn while it removes): a stopped, failed, done or
+ * interrupted one goes, with its log directory. */
+static int cmd_delete(int argc, char **argv, const struct global_opts *g)
+{
+	struct lab lab;
+	struct bisection b;
+	char *name, *logs;
+	int ret, fd;
+
+	if ((ret = id_command(argc, argv, &delete_usage, g, &lab, &b)) >= 0)
+		return ret;
+	name = xstrfmt("bisect-%lld", (long long)b.id);
+	fd = lab_try_lock(&lab, name);
+	ret = EXIT_FAIL;
+	if (fd < 0) {
+		error("bisection %lld is running (its process holds it): stop it first, then delete it",
+		      (long long)b.id);
+		goto out;
+	}
+	logs = xstrfmt("%s/logs/bisect-%lld", lab.state_dir, (long long)b.id);
+	if (db_bisection_delete(lab.db, b.id) == 0) {
+		if (access(logs, F_OK) == 0)
+			remove_tree(logs);
+		printf("bisection %lld deleted (%s, %s)\n", (long long)b.id, b.state, b.result ? b.result : "no result");
+		ret = EXIT_OK;
+	}
+	free(logs);
+	close(fd);
+out:
+	free(name);
+	bisection_release(&b);
+	lab_close(&lab);
+	return ret;
+}
+
 int cmd_bisect(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct subcommand subs[] = {
@@ -862,6 +925,7 @@ int cmd_bisect(int argc, char **argv, const struct global_opts *g)
 		{ "list", cmd_list, NULL },
 		{ "show", cmd_show, NULL },
 		{ "log", cmd_log, NULL },
+		{ "delete", cmd_delete, NULL },
 	};
 
 	return run_subcommand(&bisect_usage, subs, ARRAY_SIZE(subs), argc, argv, g);

@@ -78,6 +78,14 @@ int cmd_build(int argc, char **argv, const struct global_opts *g)
 		goto out;
 	kernel_print_build(&kr.build, "");
 	ret = kr.kernel ? EXIT_OK : EXIT_FAIL;
+	if (kr.build.status == KBUILD_ENV_FAILED) {
+		/* the machine's fault (a full disk): one line on stderr says it */
+		const char *ex = kr.build.excerpt ? kr.build.excerpt : "";
+		size_t len = strcspn(ex, "\n");
+
+		error("the build of %.12s failed for a reason outside the commit, nothing was stored: %.*s",
+		      pr.hex, (int)len, ex);
+	}
 out:
 	kernel_result_release(&kr);
 	kbuild_recipe_release(&recipe);

@@ -115,6 +115,9 @@ static void command_test(struct bisect_run *r, const struct step *s, struct step
 		goto out;
 	}
 	out->test_ms = rr.elapsed_ms;
+	if (log_trim(s->log_path, r->lab->log_limit) > 0)
+		printf("  the log of %.12s was over log_limit (%llu bytes): its head and tail kept\n", s->hash,
+		       (unsigned long long)r->lab->log_limit);
 	command_verdict(r, &rr, out);
 	if (out->result == BISECT_UNMARKED) {
 		out->error = xstrfmt("%s on %.12s (log: %s)", out->reason.buf, s->hash, s->log_path);

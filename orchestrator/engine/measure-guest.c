@@ -83,8 +83,12 @@ static int gm_run(void *data, const struct measurer_run *run, double *value, dou
 	char buf[32];
 	int ret = -1;
 
-	if (measure_boot(gm->ge, &b, &gr, value) < 0)
+	if (measure_boot(gm->ge, &b, &gr, value) < 0) {
+		/* the host failed every try: the bisection stops, resumable */
+		if (gr.outcome == VM_INFRA)
+			*reason = xstrfmt("environment failure after %d tries: %s", MEASURE_INFRA_TRIES, gr.reason);
 		goto out;
+	}
 	if (gr.outcome != VM_OK) {
 		*reason = xstrfmt("%s: %s", vm_outcome_name(gr.outcome), gr.reason);
 		print_line("%srun %u: %s (console: %s)", run->label, run->iteration, *reason, gr.console_path);

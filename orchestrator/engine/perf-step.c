@@ -45,7 +45,7 @@ static int step_runs_to(struct bisect_run *r, const struct step *s, const char *
 		free(why);
 		rc = perf_measure_timed(p, kernel, build_id, s->id, "  ", upto, vals, t, n, &why);
 	} while (!rc && *n < next);
-	if (rc > 0)
+	if (rc && why)	/* rc < 0 with a why: the environment failed */
 		strbuf_addstr(reason, why);
 	free(why);
 	return rc;

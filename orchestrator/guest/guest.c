@@ -291,6 +291,11 @@ int guest_env_set_kernel(struct guest_env *ge, const char *kernel)
 	return 0;
 }
 
+struct lab *guest_env_lab(const struct guest_env *ge)
+{
+	return ge->lab;
+}
+
 int64_t guest_env_host_id(const struct guest_env *ge)
 {
 	return ge->nr_hosts ? ge->hosts[ge->host].id : 0;
@@ -757,6 +762,7 @@ static int store_run(struct guest_env *ge, const struct vm_run *vr, int64_t step
 	run.job_hash = job->hash;
 	run.iteration = iteration;
 	run.status = vr->outcome == VM_OK ? "ok" : vr->outcome == VM_TIMEOUT ? "timeout" : "failed";
+	run.fault = vm_outcome_fault(vr->outcome);
 	run.exit_code = vr->result.exit_status == RESULT_EXIT_EXITED ? vr->result.exit_code : -1;
 	run.raw_path = res->raw_path;
 	run.started_at = started;
@@ -973,6 +979,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		goto cleanup;
 	}
 	have_vr = 1;
+	if (vr.outcome == VM_INFRA && vr.domain_name)
+		vm_destroy_leftover(&ge->vm, vr.domain_name);
 	add_failure_line(job, &vr);
 	take_result(res, &vr);
 

@@ -56,6 +56,8 @@ int guest_env_set_kernel(struct guest_env *ge, const char *kernel);
 /* The host the env's guests go to: its row id (0: none registered, or
  * --uri) and name (NULL then). */
 int64_t guest_env_host_id(const struct guest_env *ge);
+/* The lab the env stores its boots in. */
+struct lab *guest_env_lab(const struct guest_env *ge);
 const char *guest_env_host_name(const struct guest_env *ge);
 /* What the env chose, for the commands' lines. */
 enum accel guest_env_accel(const struct guest_env *ge);

@@ -79,12 +79,40 @@ static size_t env_owner(const struct measure *m, size_t i)
 	return j;
 }
 
+/* The files of a try the host ended, kept beside the next try's (which
+ * reuses the names): "<file>.infra-<try>", the rows pointing there. */
+static void keep_try_files(struct guest_env *ge, const struct guest_result *gr, unsigned try)
+{
+	char *console = xstrfmt("%s.infra-%u", gr->console_path, try);
+	char *raw = xstrfmt("%s.infra-%u", gr->raw_path, try);
+
+	if (rename(gr->console_path, console) < 0)
+		*console = '\0';
+	if (gr->run_id && rename(gr->raw_path, raw) < 0)
+		*raw = '\0';
+	if (*console)
+		db_boot_move_files(guest_env_lab(ge)->db, gr->boot_id, *raw ? gr->run_id : 0, console, raw);
+	free(console);
+	free(raw);
+}
+
 int measure_boot(struct guest_env *ge, const struct measure_boot *b, struct guest_result *gr, double *kpi)
 {
 	*kpi = NAN;
-	guest_env_expect_next(ge, b->next_kernel);
-	if (guest_run_once(ge, b->run_set_id, b->build_id, b->step_id, b->iteration, b->label, gr) < 0)
-		return -1;
+	for (unsigned try = 1;; try++) {
+		guest_env_expect_next(ge, b->next_kernel);
+		if (guest_run_once(ge, b->run_set_id, b->build_id, b->step_id, b->iteration, b->label, gr) < 0)
+			return -1;
+		if (gr->outcome != VM_INFRA)
+			break;
+		if (try == MEASURE_INFRA_TRIES)
+			return error("environment failure: %s, %u tries in a row (console: %s); not the kernel's "
+				     "result, nothing was decided from it", gr->reason, try, gr->console_path);
+		warning("%s (console: %s): the host's fault, not the kernel's; trying again (try %u of %u)",
+			gr->reason, gr->console_path, try + 1, MEASURE_INFRA_TRIES);
+		keep_try_files(ge, gr, try);
+		guest_result_release(gr);
+	}
 	if (gr->outcome == VM_OK)
 		*kpi = guest_result_kpi(gr, b->kpi);
 	return 0;

@@ -76,7 +76,11 @@ struct measure_boot {
 };
 /* guest_run_once and the run's KPI (guest_result_kpi): 0 the boot ran
  * (gr->outcome says how; *kpi NAN when an ok run has none), -1 klab or
- * libvirt failed.  gr is the caller's to release either way. */
+ * libvirt failed.  gr is the caller's to release either way.  A boot the
+ * host ended (VM_INFRA) is tried again, MEASURE_INFRA_TRIES in all, a
+ * warning saying why; when every try is, -1: an environment failure,
+ * never the kernel's outcome. */
+#define MEASURE_INFRA_TRIES 3
 int measure_boot(struct guest_env *ge, const struct measure_boot *b, struct guest_result *gr, double *kpi);
 /* Finish the run sets (done, or failed) and free the guests; the sides'
  * KPI values stay until measure_sides_release(). */

@@ -26,6 +26,7 @@
 #define POWEROFF_GRACE_MS 15000		/* after done, the guest powers off by itself */
 #define PANIC_GRACE_MS 3000		/* after a panic line, let the trace finish */
 #define DRAIN_MS 1500			/* after the domain stopped, streams end */
+#define RECONNECT_WAIT_MS 120000	/* libvirtd gone: how long to wait for it */
 
 static int event_loop_ready;
 
@@ -96,7 +97,21 @@ int vm_ensure_connected(struct vm_conn *c)
 	 * long build between two boots lets libvirtd drop the connection. */
 	uri = xstrdup(c->uri);
 	vm_disconnect(c);
-	ret = vm_connect(c, uri);
+	ret = vm_connect_quiet(c, uri);
+	if (ret < 0) {
+		/* libvirtd restarting (killed, upgraded): a bounded wait */
+		int64_t until = now_ms() + RECONNECT_WAIT_MS;
+
+		warning("libvirtd at '%s' does not answer: waiting up to %d s for it", uri, RECONNECT_WAIT_MS / 1000);
+		while (ret < 0 && now_ms() < until) {
+			sleep(2);
+			ret = vm_connect_quiet(c, uri);
+		}
+		if (ret < 0)
+			ret = vm_connect(c, uri);	/* says why */
+		else
+			warning("reconnected to libvirtd at '%s'", uri);
+	}
 	free(uri);
 	return ret;
 }
@@ -458,7 +473,15 @@ next:
 	return cleaned;
 }
 
-KLAB_ENUM_IMPL(vm_outcome, VM_OUTCOME_LAST, "ok", "boot-failed", "panic", "timeout", "run-failed", "error")
+KLAB_ENUM_IMPL(vm_outcome, VM_OUTCOME_LAST, "ok", "boot-failed", "panic", "timeout", "run-failed",
+		"infrastructure", "error")
+
+const char *vm_outcome_fault(enum vm_outcome o)
+{
+	if (o == VM_OK || o == VM_ERROR)
+		return NULL;
+	return o == VM_INFRA ? "infrastructure" : "kernel";
+}
 
 /* ---- panic detection (pure) ---------------------------------------------- */
 
@@ -534,6 +557,8 @@ struct boot {
 	int panic_seen;
 	int64_t panic_at;
 	int stopped, crashed;
+	int stop_detail;		/* VIR_DOMAIN_EVENT_STOPPED_* */
+	int lost;			/* the connection to libvirtd was lost */
 	int64_t stopped_at;
 	struct stream_ctx console, channel;
 };
@@ -644,8 +669,10 @@ static int lifecycle_cb(virConnectPtr conn, virDomainPtr dom, int event, int det
 	if (event == VIR_DOMAIN_EVENT_STOPPED) {
 		if (detail == VIR_DOMAIN_EVENT_STOPPED_CRASHED)
 			b->crashed = 1;
-		if (!b->stopped)
+		if (!b->stopped) {
 			b->stopped_at = now_ms();
+			b->stop_detail = detail;
+		}
 		b->stopped = 1;
 	}
 	return 0;
@@ -683,11 +710,39 @@ static char *describe_pinning(virDomainPtr dom)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* The host's part ended the guest: the connection lost, or QEMU gone
+ * (killed, crashed: libvirt's STOPPED_FAILED, its monitor closed without
+ * a shutdown; "reason=crashed" in libvirt's log) with no panic on the
+ * console and none from the guest's panic device (a guest panic is
+ * VIR_DOMAIN_EVENT_CRASHED, then STOPPED_CRASHED).  A guest that resets
+ * (a triple fault: on_reboot destroy) or powers off stays the kernel's. */
+static int infra_fault(struct boot *b)
+{
+	struct vm_run *r = b->r;
+	const char *how;
+
+	if (b->panic_seen || b->crashed || r->result.done)
+		return 0;	/* the kernel's, or a whole result */
+	if (b->lost) {
+		how = "the connection to libvirtd was lost";
+	} else if (b->stopped && b->stop_detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+		how = "libvirt: the emulator failed";
+	} else {
+		return 0;
+	}
+	r->outcome = VM_INFRA;
+	r->reason = b->lost ? xstrfmt("infrastructure: %s", how)
+			    : xstrfmt("infrastructure: QEMU ended without a guest panic (%s)", how);
+	return 1;
+}
+
 static void classify(struct boot *b, int boot_timed_out, int run_timed_out)
 {
 	struct vm_run *r = b->r;
 	struct result *res = &r->result;
 
+	if (infra_fault(b))
+		return;
 	if (b->panic_seen || b->crashed) {
 		r->outcome = VM_PANIC;
 		r->excerpt = vm_panic_excerpt(b->tail.buf, b->tail.len);
@@ -770,6 +825,24 @@ int vm_create_paused(struct vm_conn *c, const char *xml, void **dom, int64_t *ms
 	return 0;
 }
 
+int vm_destroy_leftover(struct vm_conn *c, const char *name)
+{
+	virDomainPtr d;
+
+	if (vm_ensure_connected(c) < 0)
+		return -1;
+	d = virDomainLookupByName(c->conn, name);
+	if (!d)
+		return 0;	/* gone with its QEMU */
+	if (virDomainIsActive(d) == 1) {
+		warning("the guest %s outlived its boot: destroyed", name);
+		if (virDomainDestroy(d) < 0)
+			virt_error("cannot destroy the guest");
+	}
+	virDomainFree(d);
+	return 0;
+}
+
 int vm_spare_usable(void *dom)
 {
 	virDomainInfo info;
@@ -811,8 +884,9 @@ static int watch(struct boot *b, struct vm_conn *c)
 			continue;
 		}
 		if (!virConnectIsAlive(c->conn)) {
-			error("lost the connection to libvirt at '%s'", c->uri);
-			return -1;
+			/* the host's fault: classified, tried again by the caller */
+			b->lost = 1;
+			break;
 		}
 		if (b->panic_seen && now - b->panic_at > PANIC_GRACE_MS)
 			break;

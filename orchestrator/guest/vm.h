@@ -79,10 +79,17 @@ enum vm_outcome {
 	VM_PANIC,		/* the kernel panicked (excerpt kept) */
 	VM_TIMEOUT,		/* the run did not finish in time */
 	VM_RUN_FAILED,		/* the agent ran, the benchmark or agent failed */
+	/* The host's fault, not the kernel's: QEMU ended with no panic on
+	 * the console (killed, crashed: libvirt's STOPPED_FAILED), or the
+	 * connection to libvirtd was lost.  Tried again, never a verdict. */
+	VM_INFRA,
 	VM_ERROR		/* klab or libvirt failed: not the kernel's fault */
 };
 
 #define VM_OUTCOME_LAST (VM_ERROR + 1)
+/* Whose fault a failed boot was: "kernel" or "infrastructure" (NULL for
+ * VM_OK and VM_ERROR). */
+const char *vm_outcome_fault(enum vm_outcome o);
 KLAB_ENUM_DECL(vm_outcome);
 /* The outcome's name for a line: never NULL ("error" outside the table). */
 static inline const char *vm_outcome_name(enum vm_outcome o)
@@ -145,6 +152,11 @@ void vm_spare_destroy(void *dom);
  * VM_ERROR), -1 after error() when klab/libvirt failed. */
 int vm_boot_and_run(struct vm_conn *c, const struct vm_run_opts *o, struct vm_run *r);
 void vm_run_release(struct vm_run *r);
+/* After a VM_INFRA boot: the connection made again (the bounded wait of
+ * vm_ensure_connected) and the guest of that boot destroyed if libvirtd
+ * still runs it (a restarted libvirtd keeps the QEMUs it finds, and
+ * forgets their auto-destroy).  0, or -1 after error(). */
+int vm_destroy_leftover(struct vm_conn *c, const char *name);
 
 /* Pure, for tests: find a panic or oops in console text; returns a
  * malloc'd excerpt or NULL. */

@@ -1699,6 +1699,7 @@ static int verify_image(struct build *b, struct kimage_identity *id)
 	res->status = KBUILD_ENV_FAILED;
 	res->message = xstrdup("the image does not carry this build's kernel");
 	res->excerpt = why;
+	free(res->log);		/* compile_step's, the same path */
 	res->log = xstrdup(b->log);
 	return 0;
 }

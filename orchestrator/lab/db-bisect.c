@@ -700,3 +700,25 @@ int db_half_revert(sqlite3 *db, int64_t id, int half, struct revert_check *rc)
 {
 	return get_revert(db, id, half, rc);
 }
+
+int db_bisection_delete(sqlite3 *db, int64_t id)
+{
+	static const char *const sql[] = {
+		"DELETE FROM runs WHERE step_id IN (SELECT id FROM steps WHERE bisection_id = ?1) OR boot_id IN "
+		"(SELECT b.id FROM boots b JOIN steps s ON s.id = b.step_id WHERE s.bisection_id = ?1)",
+		"DELETE FROM boots WHERE step_id IN (SELECT id FROM steps WHERE bisection_id = ?1)",
+		"UPDATE queue_jobs SET bisection_id = NULL WHERE bisection_id = ?1",
+		"UPDATE track_tips SET bisection_id = NULL WHERE bisection_id = ?1",
+		"DELETE FROM notifications WHERE bisection_id = ?1",
+		"DELETE FROM bisections WHERE id = ?1",	/* its steps, verdicts, ... cascade */
+	};
+
+	if (db_begin(db) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(sql); i++)
+		if (step_done(db, stmt(db, sql[i], ARGS(arg_int(id))), "cannot delete the bisection") < 0) {
+			db_rollback(db);
+			return -1;
+		}
+	return db_commit(db);
+}

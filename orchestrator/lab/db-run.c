@@ -101,6 +101,18 @@ int db_boot_finish(sqlite3 *db, int64_t id, const struct db_boot_end *e)
 			 "cannot finish the boot");
 }
 
+int db_boot_move_files(sqlite3 *db, int64_t boot_id, int64_t run_id, const char *console, const char *raw)
+{
+	if (step_done(db, stmt(db, "UPDATE boots SET console_path = ?2 WHERE id = ?1",
+			       ARGS(arg_int(boot_id), arg_text(console))),
+		      "cannot record the boot's console") < 0)
+		return -1;
+	if (!run_id)
+		return 0;
+	return step_done(db, stmt(db, "UPDATE runs SET raw_path = ?2 WHERE id = ?1", ARGS(arg_int(run_id), arg_text(raw))),
+			 "cannot record the run's output");
+}
+
 int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id)
 {
 	sqlite3_stmt *st;
@@ -108,13 +120,13 @@ int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id)
 	if (db_begin(db) < 0)
 		return -1;
 	if (insert_returning(db, stmt(db, "INSERT INTO runs (boot_id, step_id, job_path, job_hash, iteration, status, "
-				      "exit_code, raw_path, started_at, finished_at, fingerprint) "
-				      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+				      "exit_code, raw_path, started_at, finished_at, fault, fingerprint) "
+				      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
 				      "(SELECT fingerprint FROM boots WHERE id = ?1)) RETURNING id",
 				      ARGS(arg_id(r->boot_id), arg_id(r->step_id), arg_text(r->job_path),
 					   arg_text(r->job_hash), arg_int((int)r->iteration), arg_text(r->status),
 					   arg_nonneg(r->exit_code), arg_text(r->raw_path), arg_int(r->started_at),
-					   arg_int(r->finished_at))),
+					   arg_int(r->finished_at), arg_text(r->fault))),
 			     id, "cannot record the run") < 0)
 		goto fail;
 

@@ -214,6 +214,10 @@ int db_half_culprits_load(sqlite3 *db, int64_t id, struct half_culprit **out, si
 void half_culprits_release(struct half_culprit *c, size_t nr);
 /* The run cap `--max-runs` set (migration 10); *max_runs 0: none set. */
 int db_bisection_set_max_runs(sqlite3 *db, int64_t id, unsigned max_runs);
+/* Remove bisection id and all it stored (steps, boots, runs, samples,
+ * verdicts, notifications; queue jobs and tracked tips that started it
+ * lose the link), in one transaction. */
+int db_bisection_delete(sqlite3 *db, int64_t id);
 int db_bisection_max_runs(sqlite3 *db, int64_t id, unsigned *max_runs);
 struct revert_check;
 int db_bisection_set_revert_check(sqlite3 *db, int64_t id, int on);
@@ -288,11 +292,14 @@ struct db_boot {
 int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id);
 
 struct db_boot_end {
-	const char *outcome;	/* ok | boot-failed | panic | timeout | run-failed; NULL: klab failed */
+	const char *outcome;	/* ok | boot-failed | panic | timeout | run-failed | infrastructure; NULL: klab failed */
 	const char *reason, *excerpt, *kernel_release, *guest_env, *pinning;
 	int64_t boot_ms, create_ms, first_output_ms;	/* -1: unknown */
 };
 int db_boot_finish(sqlite3 *db, int64_t id, const struct db_boot_end *e);
+/* A boot's console and its run's raw output moved (run_id 0: no run):
+ * a boot tried again keeps the files of the try before. */
+int db_boot_move_files(sqlite3 *db, int64_t boot_id, int64_t run_id, const char *console, const char *raw);
 
 struct db_sample {
 	const char *metric;
@@ -308,6 +315,7 @@ struct db_run {
 	const char *job_path, *job_hash;
 	unsigned iteration;
 	const char *status;	/* ok | failed | timeout */
+	const char *fault;	/* a failed run's: kernel | infrastructure; NULL: ok */
 	int exit_code;		/* -1: none */
 	const char *raw_path;
 	int64_t started_at, finished_at;

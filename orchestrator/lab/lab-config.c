@@ -80,6 +80,32 @@ static int one_of(const char *val, const char *const *names)
 	return 0;
 }
 
+/* A size: digits, then nothing (bytes) or K, M, G (KiB, MiB, GiB, "iB"
+ * optional), at most 1 GiB; 0 or -1. */
+static int parse_size(const char *val, uint64_t *out)
+{
+	static const char *const units[] = { "", "K", "M", "G" };
+	char digits[16];
+	size_t n = strspn(val, "0123456789");
+	unsigned long v;
+
+	if (!n || n >= sizeof(digits))
+		return -1;
+	memcpy(digits, val, n);
+	digits[n] = '\0';
+	if (parse_uint(digits, 1UL << 30, &v) < 0)
+		return -1;
+	for (size_t u = 0; u < ARRAY_SIZE(units); u++) {
+		size_t ul = strlen(units[u]);
+
+		if (strncmp(val + n, units[u], ul) || (val[n + ul] && (!ul || strcmp(val + n + ul, "iB"))))
+			continue;
+		*out = (uint64_t)v << (10 * u);
+		return *out <= (1ULL << 30) ? 0 : -1;
+	}
+	return -1;
+}
+
 static const char unknown_key[] = "unknown key";
 
 /* Set one key's value: NULL, or what is wrong with it (unknown_key for a
@@ -149,6 +175,9 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 		if (*val && !has_prefix(val, "http://") && !has_prefix(val, "https://"))
 			return "notify_webhook must start with http:// or https://";
 		set_optional(&lab->notify_webhook, val);
+	} else if (!strcmp(key, "log_limit")) {
+		if (parse_size(val, &lab->log_limit) < 0 || (lab->log_limit && lab->log_limit < 65536))
+			return "log_limit must be a size from 64K to 1G (e.g. 8M), or 0 for no limit";
 	} else if (!strcmp(key, "notify_timeout")) {
 		if (parse_uint(val, 3600, &v) < 0 || v == 0)
 			return "notify_timeout must be a number of seconds from 1 to 3600";
@@ -191,6 +220,7 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 	lab->smtp_url = xstrdup("smtp://localhost:25");
 	lab->smtp_tls = xstrdup("try");
 	lab->notify_timeout = 30;
+	lab->log_limit = 8u << 20;
 	if (memchr(text, '\0', len))
 		return error("%s: contains a NUL byte (not a text file)", name);
 	copy = xstrndup(text, len);

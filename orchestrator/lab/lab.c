@@ -70,7 +70,11 @@ static const char default_config[] =
 	"# URL a JSON document is POSTed to (empty = no webhook), e.g. https://ci.example.org/hooks/klab\n"
 	"notify_webhook =\n"
 	"# seconds one delivery may take.\n"
-	"notify_timeout = 30\n";
+	"notify_timeout = 30\n"
+	"\n"
+	"# The most a bisection step's log keeps (K, M, G; 0 = no limit): its head and tail,\n"
+	"# a line between them saying how much was cut.\n"
+	"log_limit = 8M\n";
 
 char *lab_default_state_dir(const char *override)
 {

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct lab {
 	char *state_dir;
@@ -32,6 +33,7 @@ struct lab {
 	char *smtp_tls;		/* none | try | required (STARTTLS) */
 	char *notify_webhook;	/* http(s) URL the JSON document is posted to */
 	int notify_timeout;	/* seconds one delivery may take */
+	uint64_t log_limit;	/* bytes a step's log keeps, head and tail (0: no limit; default 8 MiB) */
 };
 
 /* The state directory: override (--state), else $KLAB_STATE, else

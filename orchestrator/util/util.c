@@ -396,3 +396,67 @@ out:
 		close(fb);
 	return ret;
 }
+
+/* Move len bytes from offset from to offset to (to < from) in chunks. */
+static int move_bytes(int fd, uint64_t from, uint64_t to, uint64_t len)
+{
+	char buf[1 << 16];
+
+	while (len) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		ssize_t got = pread(fd, buf, n, (off_t)from);
+
+		if (got <= 0 || pwrite(fd, buf, (size_t)got, (off_t)to) != got)
+			return -1;
+		from += (uint64_t)got;
+		to += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return 0;
+}
+
+int log_trim(const char *path, uint64_t limit)
+{
+	struct stat st;
+	char marker[192];
+	uint64_t size, head, tail, cut;
+	int fd, n, ret = -1;
+
+	if (!limit)
+		return 0;
+	if (limit < LOG_LIMIT_MIN)
+		limit = LOG_LIMIT_MIN;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : error("cannot open log '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		error("cannot read log '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	size = (uint64_t)st.st_size;
+	if (size <= limit) {
+		ret = 0;
+		goto out;
+	}
+	/* the marker's room (sizeof(marker)) is taken from the tail */
+	head = limit / 2;
+	tail = limit - head - sizeof(marker);
+	cut = size - head - tail;
+	n = snprintf(marker, sizeof(marker),
+		     "\n[klab: %llu bytes of this log cut here: it keeps its first %llu and last %llu bytes "
+		     "(log_limit = %llu in klab.conf)]\n",
+		     (unsigned long long)cut, (unsigned long long)head, (unsigned long long)tail,
+		     (unsigned long long)limit);
+	if (n < 0 || (size_t)n >= sizeof(marker))
+		n = (int)sizeof(marker) - 1;
+	if (pwrite(fd, marker, (size_t)n, (off_t)head) != n ||
+	    move_bytes(fd, size - tail, head + (uint64_t)n, tail) < 0 ||
+	    ftruncate(fd, (off_t)(head + (uint64_t)n + tail)) < 0) {
+		error("cannot cut log '%s' to its head and tail: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 1;
+out:
+	close(fd);
+	return ret;
+}

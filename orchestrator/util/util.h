@@ -55,6 +55,14 @@ int has_control_chars(const char *s);
  * allowed") otherwise. */
 int check_no_controls(const char *option, const char *value);
 
+/* A log of more than limit bytes (0: no limit) keeps its first and last
+ * bytes, limit in all with a line between them saying how many bytes
+ * were cut and why: 1 when it cut, 0 when the log was within the limit
+ * (or is missing), -1 after error().  A limit under 4 KiB counts as
+ * 4 KiB. */
+#define LOG_LIMIT_MIN 4096
+int log_trim(const char *path, uint64_t limit);
+
 /* mkdir -p with mode; returns 0 or error(). */
 int mkdir_p(const char *path, unsigned mode);
 /* Absolute, symlink-resolved path of an existing file or directory

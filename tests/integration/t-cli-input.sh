@@ -252,4 +252,33 @@ err=$(k compare --runset 98 --runset 99 2>&1); rc=$?
 case $rc:$err in 1:*"no run set 98"*) ok "compare: a run set that does not exist";; *) fail "compare --runset 98 (rc $rc): $err";; esac
 check "compare's refusals stored nothing" test "$(dbsum)" = "$sum"
 
+# ---- the messages of issue 42 ---------------------------------------------------
+# one_error DESC EXPECTED-START ARGS...: exit != 0, one stderr line that
+# starts so, no raw control character or U+202E in it
+one_error() {
+	desc=$1 want=$2; shift 2
+	err=$("$@" 2>&1 >/dev/null); rc=$?
+	lines=$(printf '%s\n' "$err" | wc -l)
+	case $err in
+	"$want"*)
+		if [ "$rc" -ne 0 ] && [ "$lines" -eq 1 ] && ! printf '%s' "$err" | LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]\|\342\200\256')"; then
+			ok "$desc"
+		else
+			fail "$desc (rc $rc, $lines lines): $err"
+		fi ;;
+	*) fail "$desc (rc $rc): $err" ;;
+	esac
+}
+rlo=$(printf '\342\200\256')
+one_error "--state with a newline refused" "klab: error: --state" "$KLAB" --state "$T/x${LF}y" init
+check "--state with a newline made no directory" test ! -e "$T/x${LF}y"
+one_error "U+202E in a revision never echoed raw" "klab: error: unknown revision" \
+	k bisect start --repo "$T/repo" --good "main${rlo}~1" --bad main -- "$T/test.sh"
+one_error "status with a huge number says it is out of range" "klab: error: job id 99999999999999999999 is out of range" \
+	k status 99999999999999999999
+one_error "notify send names the missing bisection" "klab: error: no bisection 999" k notify send 999
+one_error "bisect start --frob: a klab: line" "klab: error: unknown option '--frob'" k bisect start --frob
+one_error "bisect delete of a huge number says it is out of range" "klab: error: bisection id 99999999999999999999 is out of range" \
+	k bisect delete 99999999999999999999
+
 finish

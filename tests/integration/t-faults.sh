@@ -1,6 +1,7 @@
 #!/bin/sh
 # A full disk, for real: the lab on a small tmpfs that runs out during a
-# checkout, during a database write and during an artifact copy.  Each
+# checkout, during a database write, during make and during an artifact
+# copy.  Each
 # time: one clear error line, and once space is back the bisection
 # resumes (or starts again) and names the right culprit; a build's marker
 # never outlives the build.  Needs root (mount); skips otherwise.
@@ -99,6 +100,7 @@ bzImage:
 	@python3 mkimage.py $(O)
 	@echo 'ffffffff81000000 T _text' > $(O)/System.map
 	@[ -z "$$KLAB_TEST_FILL" ] || dd if=/dev/zero of="$$KLAB_TEST_FILL" bs=4k 2>/dev/null || true
+	@[ -z "$$KLAB_TEST_BIG" ] || head -c 8000000 /dev/zero > $(O)/vmlinux.o || { rm -f $(O)/vmlinux.o; exit 2; }
 EOF
 head -c 200000 /dev/urandom > "$kern/image"
 # kbuild's layout as klab checks it after a build: the compressed kernel
@@ -147,6 +149,26 @@ git -C "$kern" commit -qam fixed
 k build --repo "$kern" --rev HEAD --no-default-fragments --quiet > "$T/b4.out" 2> "$T/b4.err"; rc=$?
 check "the next build: exit 0" test "$rc" -eq 0
 check "the next build: no 'interrupted' build, nothing killed" test "$(grep -c interrupted "$T/b4.err")" -eq 0
+
+# ---- ENOSPC during make: the build directory runs out ----------------------
+# (an object of 8 MB written into O= on the 2 MB tmpfs: the write fails
+# as a compiler's would, and the half-written object is deleted as the
+# kernel's make deletes a failed target)
+echo big > "$kern/value"
+git -C "$kern" add -A
+git -C "$kern" commit -qm big
+arts=$(find "$lab/artifacts" -name bzImage | wc -l)
+KLAB_TEST_BIG=1 k build --repo "$kern" --rev HEAD --no-default-fragments --quiet > "$T/b5.out" 2> "$T/b5.err"; rc=$?
+check "make on a full disk: non-zero exit" test "$rc" -ne 0
+check "make on a full disk: one klab: error line says the disk is full" grep -q "^klab: error: .*No space left on device" "$T/b5.err"
+check "make on a full disk: not called the commit's failure" \
+	test "$(q "SELECT status FROM builds ORDER BY id DESC LIMIT 1")" = env-failed
+check "make on a full disk: no store entry" test "$(find "$lab/artifacts" -name bzImage | wc -l)" -eq "$arts"
+check "make on a full disk: no build marker left" test -z "$(find "$lab/builds" "$lab/worktrees" -name .klab-building)"
+k build --repo "$kern" --rev HEAD --no-default-fragments --quiet > "$T/b6.out" 2> "$T/b6.err"; rc=$?
+check "make on a full disk, space back: the build is stored" test "$rc" -eq 0
+check "make on a full disk, space back: one more store entry" \
+	test "$(find "$lab/artifacts" -name bzImage | wc -l)" -eq $((arts + 1))
 
 umount "$disk"
 finish

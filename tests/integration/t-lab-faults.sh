@@ -115,7 +115,7 @@ for c in "bisect list" "bisect show 1" "bisect log 1" "status" "track list" "hos
 	"$KLAB" --state "$lab" $c > "$T/rw-$(echo "$c" | tr ' ' -).out" 2>&1
 done
 # an older schema cannot be migrated read-only; an empty database is no lab
-latest=$(( $(ls "$KLAB_SRCDIR"/db/migrations/*.sql | wc -l) + 1 ))
+latest=$(ls "$KLAB_SRCDIR"/db/migrations/*.sql | sed 's,.*/0*\([0-9]*\)-[^/]*$,\1,' | sort -n | tail -n 1)
 "$KLAB" --state "$T/ro/old" init >/dev/null
 sqlite3 "$T/ro/old/klab.db" "PRAGMA user_version = $((latest - 1))"
 "$KLAB" --state "$T/ro/empty" init >/dev/null

@@ -150,6 +150,7 @@ form "bisect start -- CMD --repo" 0 "created; run it" -- $S bisect start --repo 
 check "the test command kept its own --repo and --no-run" test "$(sqlite3 "$lab/klab.db" \
 	"SELECT group_concat(arg, ' ') FROM (SELECT arg FROM bisection_argv WHERE idx > 0 AND bisection_id = \
 	 (SELECT max(id) FROM bisections) ORDER BY idx)")" = "--repo --no-run"
+form "bisect delete#1" 0 "^bisection [0-9]+ deleted" -- $S bisect delete 1
 
 # every form of 'klab help --synopsis' was run above
 : > "$T/seen"

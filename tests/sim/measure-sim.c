@@ -144,6 +144,22 @@ static int sm_run(void *data, const struct measurer_run *run, double *value, dou
 	}
 	if (db_boot_begin(sm->lab->db, &boot, &boot_id) < 0)
 		return -1;
+	if (sm->model->env_fail_at && sm->model->runs + 1 == sm->model->env_fail_at) {
+		r.boot_id = boot_id;
+		r.step_id = run->step_id;
+		r.iteration = run->iteration;
+		r.status = "failed";
+		r.fault = "infrastructure";
+		r.exit_code = -1;
+		r.started_at = r.finished_at = now_s();
+		end.outcome = "infrastructure";
+		end.reason = "infrastructure: QEMU ended without a guest panic (simulated)";
+		end.boot_ms = end.create_ms = end.first_output_ms = -1;
+		if (db_run_store(sm->lab->db, &r, &run_id) == 0)
+			db_boot_finish(sm->lab->db, boot_id, &end);
+		*reason = xstrfmt("environment failure after 3 tries: %s", end.reason);
+		return -1;
+	}
 	*value = draw(sm->model, level);
 	sample = (struct db_sample){ sm->job->kpi, 0, *value };
 	r.boot_id = boot_id;

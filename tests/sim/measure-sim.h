@@ -27,6 +27,11 @@ struct sim_model {
 	 * from 0) run at slow_factor of their speed; slow_to 0: none */
 	size_t slow_from, slow_to;
 	double slow_factor;
+	/* the host fails run env_fail_at (by the model's clock, from 1) as
+	 * measure_boot reports a fault that outlived its tries: the boot and
+	 * run stored as 'infrastructure', the run -1 with the reason (a
+	 * simulated fault; t-infra kills a real QEMU); 0: none */
+	size_t env_fail_at;
 	struct sim_rng rng;
 	/* the simulated host's fingerprint text (guest/hostcheck.h's
 	 * "key=value" lines); NULL: runs carry none */

@@ -923,6 +923,26 @@ static void test_lab__config_error_line_counts_blank_lines(void **state)
 	assert_string_equal(lab.accel, "tcg");
 	assert_int_equal(lab.guests_ahead, 1);
 	lab_config_release(&lab);
+	/* log_limit: 8 MiB by default, sizes with K, M, G, 0 for none */
+	assert_int_equal(lab.log_limit, 8u << 20);
+	{
+		static const struct { const char *text; int ok; uint64_t v; } sizes[] = {
+			{ "log_limit = 8M\n", 0, 8u << 20 },	{ "log_limit = 512KiB\n", 0, 512u << 10 },
+			{ "log_limit = 1G\n", 0, 1u << 30 },	{ "log_limit = 0\n", 0, 0 },
+			{ "log_limit = 70000\n", 0, 70000 },	{ "log_limit = 2G\n", -1, 0 },
+			{ "log_limit = 1K\n", -1, 0 },		{ "log_limit = 8MB\n", -1, 0 },
+			{ "log_limit = -1\n", -1, 0 },		{ "log_limit = M\n", -1, 0 },
+		};
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			memset(&lab, 0, sizeof(lab));
+			assert_int_equal(lab_config_parse(&lab, "c", sizes[i].text, strlen(sizes[i].text)), sizes[i].ok);
+			if (!sizes[i].ok)
+				assert_int_equal(lab.log_limit, sizes[i].v);
+			else
+				assert_non_null(strstr(error_last(), "log_limit must be a size"));
+			lab_config_release(&lab);
+		}
+	}
 	/* guests made ahead: yes by default, no turns them off, nothing else */
 	memset(&lab, 0, sizeof(lab));
 	assert_int_equal(lab_config_parse(&lab, "c", "guests_ahead = no\n", 18), 0);

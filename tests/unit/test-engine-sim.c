@@ -425,6 +425,49 @@ static void test_engine_sim__two_changes_split_the_range(void **state)
 	labfix_release(&lf);
 }
 
+/* The host fails a run mid-bisection (a fault that outlived measure_boot's
+ * tries): the bisection stops, resumable, no commit skipped or marked for
+ * it; resumed, it names the culprit it names without the fault. */
+static void test_engine_sim__environment_failure_stops_and_resume_finishes(void **state)
+{
+	double levels[NR_COMMITS];
+	struct history h;
+	struct labfix lf;
+	struct sim_model model;
+	struct outcome o;
+	struct lab lab;
+	struct bisection b;
+	struct step *steps = NULL;
+	size_t nr = 0;
+
+	(void)state;
+	one_step_at(levels, 13);
+	history_make(&h, "env-failure", levels);
+	lf = new_bisection(&h);
+	sim_model_init(&model, 45);
+	model.env_fail_at = 14;	/* past the ends' first runs: a step's */
+	assert_int_equal(run_child(&lf, &h, &model), EXIT_FAIL);
+	assert_int_equal(lab_open(&lab, lf.state), 0);
+	assert_int_equal(db_bisection_load(lab.db, lf.id, &b), 0);
+	assert_int_equal(b.state_id, BISECTION_STOPPED);
+	assert_non_null(b.message);
+	assert_non_null(strstr(b.message, "environment failure after 3 tries: infrastructure"));
+	assert_int_equal(db_steps_load(lab.db, lf.id, &steps, &nr), 0);
+	for (size_t i = 0; i < nr; i++)
+		assert_true(steps[i].status_id != STEP_DONE || steps[i].mark != BISECT_SKIP);
+	steps_release(steps, nr);
+	bisection_release(&b);
+	lab_close(&lab);
+	/* resumed on a healthy host */
+	model.env_fail_at = 0;
+	assert_int_equal(run_child(&lf, &h, &model), EXIT_OK);
+	o = outcome_of(&lf, &h);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 13);
+	assert_int_equal(o.runs, model.runs);	/* no stored run lost */
+	labfix_release(&lf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_engine_sim__drifting_host_still_names_the_step),
 		cmocka_unit_test(test_engine_sim__resume_on_another_host_takes_fresh_references),
 		cmocka_unit_test(test_engine_sim__two_changes_split_the_range),
+		cmocka_unit_test(test_engine_sim__environment_failure_stops_and_resume_finishes),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -375,6 +375,56 @@ static void test_util__name_owner_pid(void **state)
 	assert_int_equal(name_owner_pid(".tmp-", ".tmp-"), 0);
 }
 
+/* A log over the limit keeps its first and last bytes with a line that
+ * says what was cut; one within it is left alone. */
+static void test_util__log_trim_keeps_head_and_tail(void **state)
+{
+	char d[] = "/tmp/klab-test-logtrim.XXXXXX";
+	size_t n = 1000000, limit = 65536, len;
+	char *path, *small, *buf, *got, *mark;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	path = xstrfmt("%s/step.log", d);
+	small = xstrfmt("%s/small.log", d);
+	buf = xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)('a' + i % 26);
+	assert_int_equal(write_file_atomic(path, buf, n), 0);
+	assert_int_equal(write_file_atomic(small, buf, 1000), 0);
+	assert_int_equal(log_trim(small, limit), 0);
+	assert_int_equal(log_trim(path, 0), 0);	/* no limit */
+	assert_int_equal(log_trim(path, limit), 1);
+	assert_int_equal(read_file(path, n, &got, &len), 0);
+	assert_true(len <= limit);
+	assert_true(len > limit - 200);
+	/* the head as it was, then the line, then the tail as it was */
+	assert_memory_equal(got, buf, limit / 2);
+	mark = strstr(got, "[klab: ");
+	assert_non_null(mark);
+	assert_ptr_equal(mark, got + limit / 2 + 1);
+	assert_non_null(strstr(mark, "bytes of this log cut here"));
+	assert_non_null(strstr(mark, "log_limit = 65536"));
+	{
+		size_t tail = len - (size_t)(strchr(mark, '\n') + 1 - got);
+		char want[64];
+
+		snprintf(want, sizeof(want), "[klab: %zu bytes", n - limit / 2 - tail);
+		assert_non_null(strstr(mark, want));
+		assert_memory_equal(got + len - tail, buf + n - tail, tail);
+	}
+	/* a second trim finds it within the limit; a missing log is none */
+	assert_int_equal(log_trim(path, limit), 0);
+	free(got);
+	unlink(path);
+	assert_int_equal(log_trim(path, limit), 0);
+	unlink(small);
+	rmdir(d);
+	free(buf);
+	free(path);
+	free(small);
+}
+
 static void test_util__files_identical_compares_bytes(void **state)
 {
 	char d[] = "/tmp/klab-test-ident.XXXXXX";
@@ -448,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_util__process_gone),
 		cmocka_unit_test(test_util__name_owner_pid),
 		cmocka_unit_test(test_util__files_identical_compares_bytes),
+		cmocka_unit_test(test_util__log_trim_keeps_head_and_tail),
 		cmocka_unit_test(test_util__enum_table_maps_both_ways),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
