@@ -36,9 +36,9 @@ static const struct opt_usage check_usage = {
 	"host check", check_forms,
 	"What a host offers a performance lab, one fact a line with its consequence:\n"
 	"whether KVM really runs guests, the PMU, NUMA nodes and distances, free huge\n"
-	"pages, CPU governor and turbo, SMT, isolated CPUs, THP, memory.  Without NAME,\n"
-	"this machine (and the lab's libvirt_uri); a remote host shows what its libvirt\n"
-	"capabilities say.",
+	"pages, CPU governor and turbo, SMT, isolated CPUs, THP, memory.  Without NAME\n"
+	"(or a local host), this machine's /proc and /sys; a remote host shows what its\n"
+	"libvirt capabilities say.",
 	"HOSTS"
 };
 static const struct opt_usage host_usage = {
@@ -265,23 +265,28 @@ out:
 	return ret;
 }
 
-/* The facts of the host at uri, local (this machine's /proc and /sys)
- * or remote (its capabilities). */
+/* The facts of the host at uri, local (this machine's /proc and /sys,
+ * without asking libvirtd: a hung or stopped one must not keep the facts
+ * from being said) or remote (its capabilities). */
 static int check_facts(struct host_check *hc, const char *uri)
 {
 	struct host_topology topo = { 0 };
 	struct vm_conn vc;
 	char *caps = NULL;
-	int connected = vm_connect_quiet(&vc, uri) == 0, have_topo = 0;
+	int connected, have_topo = 0;
+
+	if (!vm_uri_is_remote(uri)) {
+		host_check_local(hc, "", NULL);
+		return 0;
+	}
+	connected = vm_connect_quiet(&vc, uri) == 0;
 
 	if (connected && vm_capabilities(&vc, &caps) == 0 && topology_parse(&topo, caps, strlen(caps)) == 0)
 		have_topo = 1;
 	free(caps);
 	if (connected)
 		vm_disconnect(&vc);
-	if (!vm_uri_is_remote(uri)) {
-		host_check_local(hc, "", have_topo ? &topo : NULL);
-	} else if (have_topo) {
+	if (have_topo) {
 		host_check_remote(hc, &topo);
 	} else {
 		topology_release(&topo);
