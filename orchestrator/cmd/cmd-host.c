@@ -3,6 +3,7 @@
 #include "cmd/klab.h"
 #include "lab/db.h"
 #include "lab/lab.h"
+#include "guest/hostcheck.h"
 #include "guest/topology.h"
 #include "guest/vm.h"
 #include "util/strbuf.h"
@@ -28,6 +29,16 @@ static const char *const remove_forms[] = { "NAME", NULL };
 static const struct opt_usage remove_usage = {
 	"host remove", remove_forms,
 	"Stop placing guests on host NAME; its boots keep their history.",
+	"HOSTS"
+};
+static const char *const check_forms[] = { "[NAME] [--json]", NULL };
+static const struct opt_usage check_usage = {
+	"host check", check_forms,
+	"What a host offers a performance lab, one fact a line with its consequence:\n"
+	"whether KVM really runs guests, the PMU, NUMA nodes and distances, free huge\n"
+	"pages, CPU governor and turbo, SMT, isolated CPUs, THP, memory.  Without NAME\n"
+	"(or a local host), this machine's /proc and /sys; a remote host shows what its\n"
+	"libvirt capabilities say.",
 	"HOSTS"
 };
 static const struct opt_usage host_usage = {
@@ -254,10 +265,94 @@ out:
 	return ret;
 }
 
+/* The facts of the host at uri, local (this machine's /proc and /sys,
+ * without asking libvirtd: a hung or stopped one must not keep the facts
+ * from being said) or remote (its capabilities). */
+static int check_facts(struct host_check *hc, const char *uri)
+{
+	struct host_topology topo = { 0 };
+	struct vm_conn vc;
+	char *caps = NULL;
+	int connected, have_topo = 0;
+
+	if (!vm_uri_is_remote(uri)) {
+		host_check_local(hc, "", NULL);
+		return 0;
+	}
+	connected = vm_connect_quiet(&vc, uri) == 0;
+
+	if (connected && vm_capabilities(&vc, &caps) == 0 && topology_parse(&topo, caps, strlen(caps)) == 0)
+		have_topo = 1;
+	free(caps);
+	if (connected)
+		vm_disconnect(&vc);
+	if (have_topo) {
+		host_check_remote(hc, &topo);
+	} else {
+		topology_release(&topo);
+		return error("cannot read the capabilities of '%s': is its libvirtd reachable? "
+			     "('klab host list' says whether it answers)", shown_uri(uri));
+	}
+	topology_release(&topo);
+	return 0;
+}
+
+static int host_check(int argc, char **argv, const struct global_opts *g)
+{
+	struct host_check hc = { 0 };
+	struct strbuf out = STRBUF_INIT;
+	struct db_host h = { 0 };
+	struct lab lab;
+	const char *uri, *name = "this machine";
+	int json = 0, ret = EXIT_FAIL, found = 0;
+	struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "one JSON document instead of lines"),
+		OPT_END()
+	};
+
+	argc = parse_options(argc, argv, &check_usage, opts, 0);
+	if (argc < 0)
+		return parse_options_exit(argc);
+	if (argc > 1)
+		return usage_error(&check_usage, "check takes at most one NAME");
+	if (open_lab(g, &lab) < 0)
+		return EXIT_FAIL;
+	uri = lab.libvirt_uri;
+	if (argc == 1) {
+		int rc = db_host_find(lab.db, argv[0], &h);
+
+		if (rc == 0)
+			error("no host named '%s' (see 'klab host list')", argv[0]);
+		if (rc <= 0)
+			goto out;
+		found = 1;
+		uri = h.uri;
+		name = h.name;
+	}
+	if (check_facts(&hc, uri) < 0)
+		goto out;
+	if (json) {
+		host_check_json(&out, name, &hc);
+	} else {
+		strbuf_addf(&out, "host %s (%s):\n", name, shown_uri(uri));
+		host_check_format(&out, &hc);
+	}
+	fputs(out.buf, stdout);
+	ret = EXIT_OK;
+out:
+	strbuf_release(&out);
+	host_check_release(&hc);
+	if (found)
+		db_host_release(&h);
+	lab_close(&lab);
+	return ret;
+}
+
 int cmd_host(int argc, char **argv, const struct global_opts *g)
 {
 	static const struct subcommand subs[] = {
 		{ "add", host_add, NULL },
+		{ "check", host_check, NULL },
 		{ "list", host_list, NULL },
 		{ "remove", host_remove, NULL },
 	};

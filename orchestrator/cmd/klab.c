@@ -28,6 +28,7 @@ static command_fn cmd_submit, cmd_help;
 
 static const char *const bisect_readers[] = { "list", "show", "log", NULL };
 static const char *const list_readers[] = { "list", NULL };
+static const char *const host_readers[] = { "list", "check", NULL };
 static const char *const track_readers[] = { "list", "show", NULL };
 
 static const struct command commands[] = {
@@ -50,7 +51,8 @@ static const struct command commands[] = {
 	  "mail and webhook notices of finished bisections: test, list, flush, send" },
 	{ "track", cmd_track, LAB_WRITE, track_readers,
 	  "follow a branch nightly: test new tips, bisect regressions (add, run, show, ...)" },
-	{ "host", cmd_host, LAB_WRITE, list_readers, "the libvirt hosts guests are placed on (add, list, remove)" },
+	{ "host", cmd_host, LAB_WRITE, host_readers,
+	  "the libvirt hosts guests are placed on (add, list, remove, check)" },
 	{ "job", cmd_job, LAB_READ, NULL, "import an lkp-tests job file as klab jobs, one per combination" },
 	{ "compare", cmd_compare, LAB_WRITE, NULL,
 	  "run sets side by side, LKP's way: commits (--rev), job variants (--set) or stored (--runset)" },

@@ -63,10 +63,12 @@ static int gm_use(void *data, const char *kernel, int64_t step_id)
 	if (db_bisection_host(gm->lab->db, step_id, &o.prefer_host_id) < 0 ||
 	    guest_env_prepare(&gm->ge, gm->lab, job, &o) < 0)
 		return -1;
-	printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s\n", job->guest.vcpus,
-	       job->guest.numa_nodes, (unsigned long long)job->guest.memory_mb, accel_name(guest_env_accel(gm->ge)),
-	       guest_env_accel_why(gm->ge), guest_env_host_name(gm->ge) ? ", host " : "",
-	       guest_env_host_name(gm->ge) ? guest_env_host_name(gm->ge) : "");
+	printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s, host fingerprint %.12s\n",
+	       job->guest.vcpus, job->guest.numa_nodes, (unsigned long long)job->guest.memory_mb,
+	       accel_name(guest_env_accel(gm->ge)), guest_env_accel_why(gm->ge),
+	       guest_env_host_name(gm->ge) ? ", host " : "",
+	       guest_env_host_name(gm->ge) ? guest_env_host_name(gm->ge) : "",
+	       guest_env_fingerprint(gm->ge) ? guest_env_fingerprint(gm->ge) : "unknown");
 	return 0;
 }
 
@@ -134,6 +136,14 @@ static int gm_vcpu_cpus(void *data, int now, unsigned char **cpus, size_t *nr, c
 	return guest_env_vcpu_cpus(gm->ge, now, cpus, nr, why);
 }
 
+static void gm_fingerprint(void *data, const char **hash, const char **text)
+{
+	struct guest_measurer *gm = data;
+
+	*hash = gm->ge ? guest_env_fingerprint(gm->ge) : NULL;
+	*text = gm->ge ? guest_env_fingerprint_text(gm->ge) : NULL;
+}
+
 const struct measurer_ops guest_measurer = {
 	.name = "guest",
 	.open = gm_open,
@@ -144,4 +154,5 @@ const struct measurer_ops guest_measurer = {
 	.disconnect = gm_disconnect,
 	.detach = gm_detach,
 	.vcpu_cpus = gm_vcpu_cpus,
+	.fingerprint = gm_fingerprint,
 };

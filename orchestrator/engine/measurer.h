@@ -55,6 +55,10 @@ struct measurer_ops {
 	 * the next run would take, alone (now 0) or beside what runs now
 	 * (1): guest_env_vcpu_cpus's 0 / 1 / 2 with *why / -1. */
 	int (*vcpu_cpus)(void *data, int now, unsigned char **cpus, size_t *nr, const char **why);
+	/* Optional (NULL: runs carry no fingerprint).  After use: the hash
+	 * and text of the host fingerprint the runs are stored under
+	 * (guest/hostcheck.h); NULLs when not known. */
+	void (*fingerprint)(void *data, const char **hash, const char **text);
 };
 
 /* Kernels built by klab and booted in guests: what `klab bisect` uses. */

@@ -7,6 +7,7 @@
 
 #include "engine/perfbisect-int.h"
 #include "core/verdict.h"
+#include "guest/hostcheck.h"
 #include "lab/db.h"
 #include "lab/lab.h"
 #include "util/strbuf.h"
@@ -62,6 +63,49 @@ static int reopen_side(struct bisect_run *r, struct pair_side *side, const char 
 	return perf_build_for(r, hex, &side->kernel, &side->build_id);
 }
 
+/* Whether the host the runs go to now is the host the stored references
+ * ran on (their boots' fingerprint against the measurer's, after readying
+ * it with the good end's kernel): 1 the same or not known, 0 changed (said,
+ * with what changed), -1 error.  Runs from hosts of different fingerprints
+ * are never compared as alike, as runs of different accelerators. */
+static int same_host_as_references(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+	struct strbuf what = STRBUF_INIT;
+	const char *now = NULL, *now_text = NULL;
+	char *then = NULL, *then_text = NULL, *kernel = NULL;
+	int64_t build_id = 0;
+	int ret = -1;
+
+	if (!p->mops->fingerprint)
+		return 1;
+	if (db_step_fingerprint(r->lab->db, p->good_step, &then) < 0)
+		return -1;
+	if (!then)
+		return 1;	/* runs from before fingerprints: nothing to compare */
+	if (perf_build_for(r, r->b->goods[0], &kernel, &build_id) < 0 ||
+	    p->mops->use(p->mdata, kernel, p->good_step) < 0)
+		goto out;
+	p->mops->fingerprint(p->mdata, &now, &now_text);
+	if (!now || !strcmp(now, then)) {
+		ret = 1;
+		goto out;
+	}
+	if (db_fingerprint_get(r->lab->db, then, &then_text) < 0)
+		goto out;
+	host_fingerprint_diff(&what, then_text, now_text);
+	printf("the host changed since the earlier runs (fingerprint %.12s, was %.12s: %s differ%s): "
+	       "fresh references\n", now, then, what.len ? what.buf : "the texts",
+	       strchr(what.buf, ',') || !what.len ? "" : "s");
+	ret = 0;
+out:
+	free(then);
+	free(then_text);
+	free(kernel);
+	strbuf_release(&what);
+	return ret;
+}
+
 /* The ends' steps for the reference phase: a resumed bisection's stored
  * ones, decided again from their runs, or new ones.  1 the stored runs
  * reproduce (go on bisecting), 0 good and bad ready to measure from
@@ -74,6 +118,17 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 	struct verdict v;
 	int rc = stored_references(r);
 
+	if (rc > 0) {
+		int same = same_host_as_references(r);
+
+		if (same < 0)
+			return -1;
+		if (!same) {
+			perf_forget_runs(p);
+			p->good_step = p->bad_step = 0;
+			rc = 0;
+		}
+	}
 	if (rc < 0)
 		return -1;
 	if (!rc) {

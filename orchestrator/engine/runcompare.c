@@ -2,6 +2,7 @@
  * other set by compare.c's rule, as text or JSON, and klab reproduce's
  * verdict line. */
 #include "engine/runcompare.h"
+#include "guest/hostcheck.h"
 #include "util/html.h"
 #include "core/stats.h"
 #include "job/suite.h"
@@ -21,6 +22,20 @@ struct runcmp_set *runcmp_add_set(struct runcmp *c, const char *label)
 	memset(s, 0, sizeof(*s));
 	s->label = xstrdup(label);
 	return s;
+}
+
+/* A set whose host fingerprint differs from the base's is compared all
+ * the same (the accelerator is what refuses), but marked with what
+ * differs: a kernel, microcode or QEMU change can move numbers too. */
+static void mark_fingerprint(struct runcmp_set *s, const struct runcmp_set *base)
+{
+	struct strbuf what = STRBUF_INIT;
+
+	if (!s->info.fingerprint || !base->info.fingerprint || !strcmp(s->info.fingerprint, base->info.fingerprint))
+		return;
+	host_fingerprint_diff(&what, base->info.fingerprint_text, s->info.fingerprint_text);
+	s->fp_differs = what.len ? strbuf_detach(&what, NULL) : xstrdup("the fingerprint");
+	strbuf_release(&what);
 }
 
 int runcmp_load(struct runcmp *c, sqlite3 *db, const int64_t *ids, const char *const *labels, size_t n,
@@ -57,6 +72,8 @@ int runcmp_load(struct runcmp *c, sqlite3 *db, const int64_t *ids, const char *c
 			      (long long)info.id, info.accel);
 			goto fail;
 		}
+		if (c->nr_sets > 1)
+			mark_fingerprint(s, &c->sets[0]);
 		if (db_run_set_metric_values(db, info.id, c->kpi, &s->kpi, &s->nr_kpi) < 0 ||
 		    db_run_set_values(db, info.id, &s->vals, &s->nr_vals) < 0)
 			goto fail;
@@ -213,7 +230,10 @@ static void add_set_line(struct strbuf *sb, const struct runcmp_set *s, char let
 	strbuf_add_clean(sb, s->info.suite ? s->info.suite : "?");
 	strbuf_addch(sb, ' ');
 	strbuf_add_clean(sb, s->info.testcase ? s->info.testcase : "?");
-	strbuf_addf(sb, ", %zu run%s with the KPI\n", s->nr_kpi, s->nr_kpi == 1 ? "" : "s");
+	strbuf_addf(sb, ", %zu run%s with the KPI", s->nr_kpi, s->nr_kpi == 1 ? "" : "s");
+	if (s->fp_differs)
+		strbuf_addf(sb, "; ! another host: its fingerprint differs from A's (%s)", s->fp_differs);
+	strbuf_addch(sb, '\n');
 }
 
 static void add_figure(struct strbuf *sb, double mean, size_t n, double cv)
@@ -364,6 +384,8 @@ void runcmp_json(struct strbuf *sb, const struct runcmp *c)
 		json_str(sb, "suite", s->info.suite, 0);
 		json_str(sb, "testcase", s->info.testcase, 0);
 		json_str(sb, "job_hash", s->info.job_hash, 0);
+		json_str(sb, "fingerprint", s->info.fingerprint, 0);
+		json_str(sb, "fingerprint_differs", s->fp_differs, 0);
 		strbuf_addstr(sb, ",\"kpi_values\":");
 		json_add_numbers(sb, s->kpi, s->nr_kpi, ",");
 		strbuf_addch(sb, '}');
@@ -421,6 +443,7 @@ void runcmp_release(struct runcmp *c)
 	for (size_t k = 0; k < c->nr_sets; k++) {
 		struct runcmp_set *s = &c->sets[k];
 		free(s->label);
+		free(s->fp_differs);
 		db_run_set_info_release(&s->info);
 		db_mon_values_free(s->vals, s->nr_vals);
 		free(s->kpi);

@@ -22,6 +22,9 @@ struct runcmp_set {
 	size_t nr_vals;
 	double *kpi;		/* the KPI of each ok run (seq 0) */
 	size_t nr_kpi;
+	/* what of its host fingerprint differs from the base set's ("kernel,
+	 * qemu"); NULL when alike or not known (runcmp_load) */
+	char *fp_differs;
 };
 
 /* One set against the base: every stat both have, the KPI's figures

@@ -4,6 +4,7 @@
 #define KLAB_GUEST_INT_H
 
 #include "guest/guest.h"
+#include "guest/hostcheck.h"
 
 struct db_host;
 
@@ -15,6 +16,8 @@ struct guest_env {
 	enum accel accel;
 	const char *accel_why;
 	struct host_topology topo;
+	struct host_fingerprint fp;	/* of the host attached, for the job's guest */
+	int fp_stored;			/* fp is in the lab's fingerprints table */
 	unsigned char *allowed;	/* lab's guest_cpus, NULL = all */
 	size_t nr_allowed;
 	int pin;
@@ -54,5 +57,8 @@ struct guest_env {
  * accelerator, CPUs allowed, and the kernel and initramfs where it can
  * read them.  (guest.c) */
 int guest_env_attach(struct guest_env *ge, const char *uri, const struct db_host *h);
+/* Store the attached host's fingerprint in the lab, once, before a row
+ * names it.  (guest.c) */
+int guest_env_store_fingerprint(struct guest_env *ge);
 
 #endif

@@ -53,6 +53,45 @@ static int host_file(struct guest_env *ge, const char *local, char **out)
 	return ret;
 }
 
+/* The fingerprint of the host at uri for this job's guest: this
+ * machine's /proc and /sys when the URI is local, else what libvirt's
+ * capabilities say. */
+static void make_fingerprint(struct guest_env *ge, const char *uri)
+{
+	struct fingerprint_in in = { 0 };
+
+	in.root = vm_uri_is_remote(uri) ? NULL : "";
+	in.topo = &ge->topo;
+	in.accel = accel_name(ge->accel);
+	in.vcpus = ge->job->guest.vcpus;
+	in.numa_nodes = ge->job->guest.numa_nodes;
+	in.memory_mb = (unsigned long long)ge->job->guest.memory_mb;
+	vm_versions(&ge->vm, &in.qemu_version, &in.libvirt_version);
+	host_fingerprint_release(&ge->fp);
+	host_fingerprint_make(&ge->fp, &in);
+	ge->fp_stored = 0;
+}
+
+int guest_env_store_fingerprint(struct guest_env *ge)
+{
+	if (!ge->fp.text || ge->fp_stored)
+		return 0;
+	if (db_fingerprint_put(ge->lab->db, ge->fp.hash, ge->fp.text) < 0)
+		return -1;
+	ge->fp_stored = 1;
+	return 0;
+}
+
+const char *guest_env_fingerprint(const struct guest_env *ge)
+{
+	return ge->fp.text ? ge->fp.hash : NULL;
+}
+
+const char *guest_env_fingerprint_text(const struct guest_env *ge)
+{
+	return ge->fp.text;
+}
+
 int guest_env_attach(struct guest_env *ge, const char *uri, const struct db_host *h)
 {
 	enum accel_choice choice;
@@ -90,6 +129,7 @@ int guest_env_attach(struct guest_env *ge, const char *uri, const struct db_host
 		goto cleanup;
 	if (vm_choose_accel(&ge->topo, choice, &ge->accel, &ge->accel_why) < 0)
 		goto cleanup;
+	make_fingerprint(ge, uri);
 	if (host_file(ge, ge->local_kernel, &ge->kernel) < 0 || host_file(ge, ge->local_initrd, &ge->initrd) < 0)
 		goto cleanup;
 	ret = 0;
@@ -370,6 +410,7 @@ static char *staged_kernel(struct guest_env *ge, const char *kernel)
 static void env_free_but_vm(struct guest_env *ge)
 {
 	topology_release(&ge->topo);
+	host_fingerprint_release(&ge->fp);
 	free(ge->allowed);
 	free(ge->image_dir);
 	free(ge->base_image);
@@ -813,6 +854,9 @@ static int begin_boot_row(struct guest_env *ge, struct db_boot *b, unsigned iter
 	b->vcpus = job->guest.vcpus;
 	b->numa_nodes = job->guest.numa_nodes;
 	b->memory_mb = job->guest.memory_mb;
+	if (guest_env_store_fingerprint(ge) < 0)
+		return -1;
+	b->fingerprint = guest_env_fingerprint(ge);
 	dir = b->run_set_id ? xstrfmt("%s/runs/%lld", ge->lab->state_dir, (long long)b->run_set_id)
 			    : xstrfmt("%s/runs/steps", ge->lab->state_dir);
 	if (mkdir_p(dir, 0700) < 0) {
@@ -979,7 +1023,9 @@ int guest_run_set_create(struct guest_env *ge, const struct job *job, const char
 {
 	struct db_run_set rs = { job->path, job->hash, job->suite, job->testcase, job->kpi, kernel, build_id,
 				 commit_hash, ge->vm.uri, ge->vm.hostname, accel_name(ge->accel), boots,
-				 track_tip_id };
+				 track_tip_id, guest_env_fingerprint(ge) };
 
+	if (guest_env_store_fingerprint(ge) < 0)
+		return -1;
 	return db_run_set_create(ge->lab->db, &rs, id);
 }

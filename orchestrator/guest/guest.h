@@ -62,6 +62,10 @@ const char *guest_env_host_name(const struct guest_env *ge);
 /* What the env chose, for the commands' lines. */
 enum accel guest_env_accel(const struct guest_env *ge);
 const char *guest_env_accel_why(const struct guest_env *ge);
+/* The attached host's fingerprint (hostcheck.h): its hash, and its
+ * "key=value" text; every boot and run set records the hash. */
+const char *guest_env_fingerprint(const struct guest_env *ge);
+const char *guest_env_fingerprint_text(const struct guest_env *ge);
 const char *guest_env_uri(const struct guest_env *ge);
 int guest_env_pinned(const struct guest_env *ge);
 const char *guest_env_initrd(const struct guest_env *ge);

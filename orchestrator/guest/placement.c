@@ -252,8 +252,10 @@ static int host_acquire(struct guest_env *ge, int64_t run_set_id, unsigned char 
 					fprintf(stderr, "host %s is full: the guests go to %s (%s)\n", ge->hosts[was].name,
 						ge->hosts[ge->host].name, ge->vm.uri);
 				strbuf_release(&why);
-				if (run_set_id && db_run_set_set_host(ge->lab->db, run_set_id, ge->vm.uri, ge->vm.hostname,
-								      accel_name(ge->accel)) < 0)
+				if (run_set_id && (guest_env_store_fingerprint(ge) < 0 ||
+						   db_run_set_set_host(ge->lab->db, run_set_id, ge->vm.uri,
+								       ge->vm.hostname, accel_name(ge->accel),
+								       guest_env_fingerprint(ge)) < 0))
 					return -1;
 				continue;
 			}

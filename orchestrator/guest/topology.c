@@ -260,6 +260,37 @@ static void parse_guests(struct host_topology *t, const xmlNode *root)
 	}
 }
 
+/* The CPU's vendor, model and microcode, for host fingerprints (text
+ * bounded: libvirt's own strings, cut at 128 bytes and cleaned). */
+static void parse_cpu_identity(struct host_topology *t, const xmlNode *cpu)
+{
+	struct strbuf sb = STRBUF_INIT;
+	xmlNode *vendor = child_element(cpu, "vendor"), *model = child_element(cpu, "model"),
+		*mc = child_element(cpu, "microcode");
+	xmlChar *v = vendor ? xmlNodeGetContent(vendor) : NULL, *m = model ? xmlNodeGetContent(model) : NULL;
+	xmlChar *ver = mc ? xmlGetProp(mc, (const xmlChar *)"version") : NULL;
+
+	if (v || m) {
+		char buf[260];
+
+		snprintf(buf, sizeof(buf), "%.128s%s%.128s", v ? (const char *)v : "", v && m ? " " : "",
+			 m ? (const char *)m : "");
+		strbuf_add_clean(&sb, buf);
+		t->cpu_model = strbuf_detach(&sb, NULL);
+	}
+	if (ver) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "%.32s", (const char *)ver);
+		strbuf_add_clean(&sb, buf);
+		t->microcode = strbuf_detach(&sb, NULL);
+	}
+	xmlFree(v);
+	xmlFree(m);
+	xmlFree(ver);
+	strbuf_release(&sb);
+}
+
 static int parse_host(struct host_topology *t, const xmlNode *root)
 {
 	xmlNode *host, *cpu, *arch, *topo, *cells;
@@ -274,6 +305,7 @@ static int parse_host(struct host_topology *t, const xmlNode *root)
 	text = xmlNodeGetContent(arch);
 	t->arch = xstrdup(text ? (const char *)text : "");
 	xmlFree(text);
+	parse_cpu_identity(t, cpu);
 	for (xmlNode *n = cpu->children; n; n = n->next)
 		if (is_element(n, "feature") && (attr_is(n, "name", "vmx", 0) || attr_is(n, "name", "svm", 0)))
 			t->has_vmx_or_svm = 1;
@@ -351,6 +383,8 @@ cleanup:
 void topology_release(struct host_topology *t)
 {
 	free(t->arch);
+	free(t->cpu_model);
+	free(t->microcode);
 	for (size_t i = 0; i < t->nr_cpus; i++)
 		free(t->cpus[i].siblings);
 	free(t->cpus);

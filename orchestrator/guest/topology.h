@@ -23,6 +23,8 @@ struct host_topology {
 	char *arch;		/* x86_64 */
 	int has_vmx_or_svm;	/* <feature name='vmx'/> or 'svm' in <host><cpu> */
 	int has_kvm_domain;	/* <guest><arch name=arch><domain type='kvm'/> */
+	char *cpu_model;	/* <host><cpu><vendor> <model>, e.g. "AMD kvm64" (NULL: absent) */
+	char *microcode;	/* <host><cpu><microcode version> (NULL: absent) */
 	struct host_cpu *cpus;	/* sorted by id, no id twice (topology_plan relies on it) */
 	size_t nr_cpus;
 	struct host_node *nodes;	/* sorted by id, no id twice */

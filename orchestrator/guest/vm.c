@@ -133,6 +133,15 @@ int vm_capabilities(struct vm_conn *c, char **xml)
 	return 0;
 }
 
+void vm_versions(struct vm_conn *c, unsigned long *qemu, unsigned long *libvirt)
+{
+	*qemu = *libvirt = 0;
+	if (virConnectGetVersion(c->conn, qemu) < 0)
+		*qemu = 0;
+	if (virConnectGetLibVersion(c->conn, libvirt) < 0)
+		*libvirt = 0;
+}
+
 int accel_choice_parse(const char *s, enum accel_choice *out)
 {
 	if (!strcmp(s, "auto"))

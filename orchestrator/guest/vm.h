@@ -28,6 +28,10 @@ int vm_ensure_connected(struct vm_conn *c);
 
 /* Capabilities XML of the host (caller frees). */
 int vm_capabilities(struct vm_conn *c, char **xml);
+/* The hypervisor's (QEMU's) and libvirtd's versions in libvirt's
+ * encoding (major * 1000000 + minor * 1000 + micro); 0 where libvirt
+ * does not say. */
+void vm_versions(struct vm_conn *c, unsigned long *qemu, unsigned long *libvirt);
 
 enum accel_choice { ACCEL_AUTO, ACCEL_FORCE_KVM, ACCEL_FORCE_TCG };
 int accel_choice_parse(const char *s, enum accel_choice *out);

@@ -1387,6 +1387,10 @@ static void make_env(struct build *b)
 	shim_env(b);
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
+	/* a cache shared by machines: a miss here may be a hit another lab
+	 * stored; a miss everywhere is stored in both */
+	if (lab->ccache_remote && *lab->ccache_remote)
+		b->env[b->nenv++] = xstrfmt("CCACHE_REMOTE_STORAGE=%s", lab->ccache_remote);
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970");
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_USER=klab");
 	b->env[b->nenv++] = xstrdup("KBUILD_BUILD_HOST=klab");
@@ -1642,6 +1646,53 @@ static void explain_build(struct build *b)
 	error_hold(hold);
 }
 
+/* The call whose counters were seen (local, remote, miss) into c. */
+static void count_call(struct kbuild_compiles *c, int *local, int *remote, int *miss)
+{
+	if (*local || *remote || *miss) {
+		c->calls++;
+		c->local_hits += *local && !*remote;
+		c->remote_hits += *remote;
+		c->compiled += *miss && !*local && !*remote;
+	}
+	*local = *remote = *miss = 0;
+}
+
+void kbuild_compiles_parse(struct kbuild_compiles *c, const char *text)
+{
+	int local = 0, remote = 0, miss = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (const char *p = text; *p; ) {
+		size_t n = strcspn(p, "\n");
+
+		/* a call ends at the next "# FILE" line or at the end */
+		if (p[0] == '#')
+			count_call(c, &local, &remote, &miss);
+		else if (n == 17 && !strncmp(p, "local_storage_hit", n))
+			local = 1;
+		else if (n == 18 && !strncmp(p, "remote_storage_hit", n))
+			remote = 1;
+		else if (n == 10 && !strncmp(p, "cache_miss", n))
+			miss = 1;
+		p += n + (p[n] ? 1 : 0);
+	}
+	count_call(c, &local, &remote, &miss);
+}
+
+/* The compiles of this build from ccache's stats log (64 MiB at most:
+ * a whole kernel's is about 1 MiB). */
+static void read_compiles(struct build *b)
+{
+	char *text = NULL;
+
+	memset(&b->res->compiles, 0, sizeof(b->res->compiles));
+	if (!is_file(b->stats_log) || read_file(b->stats_log, 64 << 20, &text, NULL) < 0)
+		return;
+	kbuild_compiles_parse(&b->res->compiles, text);
+	free(text);
+}
+
 /* make bzImage; res->status from how it ended. */
 static int compile_step(struct build *b)
 {
@@ -1663,6 +1714,7 @@ static int compile_step(struct build *b)
 	progress_end(&b->pg);
 	res->objects = b->pg.objects;
 	explain_build(b);
+	read_compiles(b);
 	res->duration_ms = now_ms() - b->start;
 	if (rr.status == RUN_EXEC_FAILED) {
 		res->status = KBUILD_ENV_FAILED;

@@ -87,8 +87,19 @@ struct kbuild_request {
 	size_t kept_files;
 };
 
+/* Where a build's compiles went, from ccache's stats log of the build
+ * (CCACHE_STATSLOG): each cacheable compile is a local cache hit, a hit
+ * in ccache_remote, or compiled (locally or through compiler_wrapper). */
+struct kbuild_compiles {
+	unsigned calls, local_hits, remote_hits, compiled;
+};
+/* Count the compiles of a stats log's text ("# FILE" then a counter a
+ * line per call).  Unknown lines are ignored; never fails. */
+void kbuild_compiles_parse(struct kbuild_compiles *c, const char *text);
+
 struct kbuild_result {
 	enum kbuild_status status;
+	struct kbuild_compiles compiles;	/* of this build's make (zero: not known) */
 	int cache_hit;
 	char *artifact_dir;
 	char *bzimage, *config, *system_map, *log;

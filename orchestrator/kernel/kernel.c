@@ -166,6 +166,10 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		printf("%scompiled:   %s\n", indent, sb.buf);
 		strbuf_release(&sb);
 	}
+	if (!res->cache_hit && res->compiles.calls)
+		printf("%scompiles:   %u: %u from the local ccache, %u from ccache_remote, %u compiled\n",
+		       indent, res->compiles.calls, res->compiles.local_hits, res->compiles.remote_hits,
+		       res->compiles.compiled);
 	if (res->message)
 		print_line("%smessage:    %s", indent, res->message);
 	if (res->status == KBUILD_OK) {

@@ -13,14 +13,59 @@ int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id)
 {
 	return insert_returning(db, stmt(db, "INSERT INTO run_sets (job_path, job_hash, suite, testcase, kpi, kernel, "
 					 "build_id, commit_hash, uri, host, accel, repeat, state, created_at, "
-					 "track_tip_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-					 "'running', ?13, ?14) RETURNING id",
+					 "track_tip_id, fingerprint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+					 "?11, ?12, 'running', ?13, ?14, ?15) RETURNING id",
 					 ARGS(arg_text(rs->job_path), arg_text(rs->job_hash), arg_text(rs->suite),
 					      arg_text(rs->testcase), arg_text(rs->kpi), arg_text(rs->kernel),
 					      arg_id(rs->build_id), arg_text(rs->commit_hash), arg_text(rs->uri),
 					      arg_text(rs->host), arg_text(rs->accel), arg_int((int)rs->repeat),
-					      arg_int(now_s()), arg_id(rs->track_tip_id))),
+					      arg_int(now_s()), arg_id(rs->track_tip_id), arg_text(rs->fingerprint))),
 				id, "cannot record the run");
+}
+
+int db_fingerprint_put(sqlite3 *db, const char *hash, const char *text)
+{
+	return step_done(db, stmt(db, "INSERT OR IGNORE INTO fingerprints (hash, text, created_at) VALUES (?1, ?2, ?3)",
+				 ARGS(arg_text(hash), arg_text(text), arg_int(now_s()))),
+			 "cannot record the host fingerprint");
+}
+
+int db_fingerprint_get(sqlite3 *db, const char *hash, char **text)
+{
+	sqlite3_stmt *st = stmt(db, "SELECT text FROM fingerprints WHERE hash = ?1", ARGS(arg_text(hash)));
+	int rc;
+
+	*text = NULL;
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*text = xstrdup((const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		return 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "cannot read a host fingerprint");
+}
+
+int db_step_fingerprint(sqlite3 *db, int64_t step_id, char **hash)
+{
+	sqlite3_stmt *st = stmt(db, "SELECT fingerprint FROM boots WHERE step_id = ?1 AND fingerprint IS NOT NULL "
+				"ORDER BY id DESC LIMIT 1", ARGS(arg_int(step_id)));
+	int rc;
+
+	*hash = NULL;
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*hash = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	return db_fail(db, "cannot read the step's host fingerprint");
 }
 
 int db_run_set_finish(sqlite3 *db, int64_t id, const char *state)
@@ -34,13 +79,13 @@ int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id)
 {
 	return insert_returning(db, stmt(db, "INSERT INTO boots (run_set_id, build_id, step_id, domain_name, accel, "
 					 "vcpus, numa_nodes, memory_mb, pinning, console_path, outcome, started_at, "
-					 "host_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'running', ?11, "
-					 "?12) RETURNING id",
+					 "host_id, fingerprint) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+					 "'running', ?11, ?12, ?13) RETURNING id",
 					 ARGS(arg_id(b->run_set_id), arg_id(b->build_id), arg_id(b->step_id),
 					      arg_text(b->domain_name), arg_text(b->accel), arg_int((int)b->vcpus),
 					      arg_int((int)b->numa_nodes), arg_int((int64_t)b->memory_mb),
 					      arg_text(b->pinning), arg_text(b->console_path), arg_int(now_s()),
-					      arg_id(b->host_id))),
+					      arg_id(b->host_id), arg_text(b->fingerprint))),
 				id, "cannot record the boot");
 }
 
@@ -75,8 +120,9 @@ int db_run_store(sqlite3 *db, const struct db_run *r, int64_t *id)
 	if (db_begin(db) < 0)
 		return -1;
 	if (insert_returning(db, stmt(db, "INSERT INTO runs (boot_id, step_id, job_path, job_hash, iteration, status, "
-				      "exit_code, raw_path, started_at, finished_at, fault) "
-				      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+				      "exit_code, raw_path, started_at, finished_at, fault, fingerprint) "
+				      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+				      "(SELECT fingerprint FROM boots WHERE id = ?1)) RETURNING id",
 				      ARGS(arg_id(r->boot_id), arg_id(r->step_id), arg_text(r->job_path),
 					   arg_text(r->job_hash), arg_int((int)r->iteration), arg_text(r->status),
 					   arg_nonneg(r->exit_code), arg_text(r->raw_path), arg_int(r->started_at),
@@ -251,7 +297,8 @@ static void run_set_from_row(sqlite3_stmt *st, void *arg)
 
 	READ_COLS(st, 0, COL(&out->id), COL(&out->job_path), COL(&out->job_hash), COL(&out->suite),
 		  COL(&out->testcase), COL(&out->kpi), COL(&out->kernel), COL(&out->commit_hash), COL(&out->accel),
-		  COL(&out->state), COL(&out->repeat), COL(&out->created_at), COL(&out->nr_ok));
+		  COL(&out->state), COL(&out->repeat), COL(&out->created_at), COL(&out->nr_ok),
+		  COL(&out->fingerprint), COL(&out->fingerprint_text));
 }
 
 int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
@@ -260,7 +307,8 @@ int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 	return step_row(db, stmt(db, "SELECT rs.id, rs.job_path, rs.job_hash, rs.suite, rs.testcase, rs.kpi, "
 				 "rs.kernel, rs.commit_hash, rs.accel, rs.state, rs.repeat, rs.created_at, "
 				 "(SELECT count(*) FROM boots b JOIN runs r ON r.boot_id = b.id "
-				 " WHERE b.run_set_id = rs.id AND r.status = 'ok') "
+				 " WHERE b.run_set_id = rs.id AND r.status = 'ok'), "
+				 "rs.fingerprint, (SELECT text FROM fingerprints f WHERE f.hash = rs.fingerprint) "
 				 "FROM run_sets rs WHERE rs.id = ?1",
 				 ARGS(arg_int(id))),
 			run_set_from_row, out, "cannot read the run set");
@@ -269,7 +317,7 @@ int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out)
 void db_run_set_info_release(struct db_run_set_info *rs)
 {
 	FREE_MANY(rs->job_path, rs->job_hash, rs->suite, rs->testcase, rs->kpi, rs->kernel, rs->commit_hash,
-		  rs->accel, rs->state);
+		  rs->accel, rs->state, rs->fingerprint, rs->fingerprint_text);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -373,9 +421,12 @@ out:
 	return ret;
 }
 
-int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel)
+int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel,
+			const char *fingerprint)
 {
-	return step_done(db, stmt(db, "UPDATE run_sets SET uri = ?2, host = ?3, accel = ?4 WHERE id = ?1",
-				 ARGS(arg_int(run_set_id), arg_text(uri), arg_text(host), arg_text(accel))),
+	return step_done(db, stmt(db, "UPDATE run_sets SET uri = ?2, host = ?3, accel = ?4, fingerprint = ?5 "
+				 "WHERE id = ?1",
+				 ARGS(arg_int(run_set_id), arg_text(uri), arg_text(host), arg_text(accel),
+				      arg_text(fingerprint))),
 			 "cannot move the run set to its host");
 }

@@ -24,6 +24,7 @@ extern const char klab_migration_9_sql[];
 extern const char klab_migration_10_sql[];
 extern const char klab_migration_11_sql[];
 extern const char klab_migration_12_sql[];
+extern const char klab_migration_13_sql[];
 extern const char klab_migration_14_sql[];
 
 /* Migration n brings the database from user_version n-1 to n.  A NULL
@@ -42,7 +43,7 @@ static const char *const migrations[] = {
 	klab_migration_10_sql,
 	klab_migration_11_sql,
 	klab_migration_12_sql,
-	NULL,			/* 13: numbered by another line of work */
+	klab_migration_13_sql,
 	klab_migration_14_sql,
 };
 

@@ -265,8 +265,17 @@ struct db_run_set {
 	const char *uri, *host, *accel;
 	unsigned repeat;
 	int64_t track_tip_id;	/* 0: none (klab track links its runs to the tip) */
+	const char *fingerprint;	/* the host's (db_fingerprint_put first); NULL: unknown */
 };
 int db_run_set_create(sqlite3 *db, const struct db_run_set *rs, int64_t *id);
+/* Store a host fingerprint (hostcheck.h) under its hash, once. */
+int db_fingerprint_put(sqlite3 *db, const char *hash, const char *text);
+/* The text of fingerprint hash (caller frees): 1 found, 0 none, -1. */
+int db_fingerprint_get(sqlite3 *db, const char *hash, char **text);
+/* The fingerprint of the newest boot of step step_id that has one
+ * (caller frees; NULL when none): what a resumed bisection compares its
+ * host with. */
+int db_step_fingerprint(sqlite3 *db, int64_t step_id, char **hash);
 int db_run_set_finish(sqlite3 *db, int64_t id, const char *state);
 
 struct db_boot {
@@ -277,6 +286,7 @@ struct db_boot {
 	const char *domain_name, *accel, *pinning, *console_path;
 	unsigned vcpus, numa_nodes;
 	uint64_t memory_mb;
+	const char *fingerprint;	/* the host's; NULL: unknown.  The boot's runs carry it too. */
 };
 /* A boot row in state 'running', before the guest is created. */
 int db_boot_begin(sqlite3 *db, const struct db_boot *b, int64_t *id);
@@ -338,6 +348,7 @@ struct db_run_set_info {
 	char *job_path, *job_hash, *suite, *testcase, *kpi, *kernel, *commit_hash, *accel, *state;
 	unsigned repeat, nr_ok;	/* boots asked for; ok runs stored */
 	int64_t created_at;
+	char *fingerprint, *fingerprint_text;	/* the host's (hash, text); NULL: from before fingerprints */
 };
 /* 1 found, 0 no such run set, -1 error. */
 int db_run_set_get(sqlite3 *db, int64_t id, struct db_run_set_info *out);
@@ -354,7 +365,8 @@ int db_run_set_values(sqlite3 *db, int64_t run_set_id, struct db_mon_values **ou
 int db_boots_interrupted(sqlite3 *db, int *marked);
 
 /* A run set moved to another host before its first boot. */
-int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel);
+int db_run_set_set_host(sqlite3 *db, int64_t run_set_id, const char *uri, const char *host, const char *accel,
+			const char *fingerprint);
 
 /* ---- the queue: klab submit, worker (db-queue.c) --------------------------- */
 

@@ -44,6 +44,21 @@ static int has_prefix(const char *s, const char *prefix)
 }
 
 /* An optional value: "" unsets it. */
+/* A URL ccache takes as remote storage: its schemes, printable, no
+ * space or '|' (ccache separates several storages and their attributes
+ * with them: one storage only, attributes in the URL not allowed). */
+static int valid_remote_storage(const char *v)
+{
+	if (!has_prefix(v, "redis://") && !has_prefix(v, "redis+unix:") && !has_prefix(v, "http://"))
+		return 0;
+	if (strlen(v) > 512)
+		return 0;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f || *p == '|')
+			return 0;
+	return 1;
+}
+
 static void set_optional(char **field, const char *val)
 {
 	free(*field);
@@ -135,6 +150,11 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 		lab->comment_only_keep = !strcmp(val, "keep");
 	} else if (!strcmp(key, "compiler_wrapper")) {
 		set_optional(&lab->compiler_wrapper, val);
+	} else if (!strcmp(key, "ccache_remote")) {
+		if (*val && !valid_remote_storage(val))
+			return "ccache_remote must be redis://HOST[:PORT], redis+unix:PATH or http://HOST[:PORT]/PATH "
+			       "(ccache's remote storage; no spaces or '|')";
+		set_optional(&lab->ccache_remote, val);
 	} else if (!strcmp(key, "notify_mail_to")) {
 		if (*val && !valid_mail_list(val))
 			return "notify_mail_to must be addresses like a@example.org, separated by commas";
@@ -243,10 +263,12 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 
 void lab_config_release(struct lab *lab)
 {
-	FREE_MANY(lab->libvirt_uri, lab->ccache_dir, lab->artifact_store, lab->compiler_wrapper, lab->accel,
+	FREE_MANY(lab->libvirt_uri, lab->ccache_dir, lab->artifact_store, lab->compiler_wrapper, lab->ccache_remote,
+		  lab->accel,
 		  lab->guest_cpus, lab->notify_mail_to, lab->notify_mail_from, lab->smtp_url, lab->smtp_user,
 		  lab->smtp_password_file, lab->smtp_tls, lab->notify_webhook);
-	lab->libvirt_uri = lab->ccache_dir = lab->compiler_wrapper = lab->accel = lab->guest_cpus = NULL;
+	lab->libvirt_uri = lab->ccache_dir = lab->compiler_wrapper = lab->ccache_remote = lab->accel = NULL;
+	lab->guest_cpus = NULL;
 	lab->notify_mail_to = lab->notify_mail_from = lab->smtp_url = lab->smtp_user = NULL;
 	lab->smtp_password_file = lab->smtp_tls = lab->notify_webhook = lab->artifact_store = NULL;
 }

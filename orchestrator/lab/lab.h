@@ -18,6 +18,7 @@ struct lab {
 	char *ccache_dir;	/* NULL: <state>/ccache */
 	char *artifact_store;	/* shared with other labs; NULL: <state>/artifacts */
 	char *compiler_wrapper;	/* e.g. distcc or icecc (CCACHE_PREFIX) */
+	char *ccache_remote;	/* ccache's remote storage shared by labs, redis://HOST:PORT (CCACHE_REMOTE_STORAGE) */
 	char *accel;		/* auto | kvm | tcg */
 	char *guest_cpus;	/* CPU list guests may use, NULL = all */
 	int speculative_builds;	/* build the next step's commits beside the guests (default 0: no) */

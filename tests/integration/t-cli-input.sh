@@ -192,7 +192,7 @@ done
 cmd_of() {
 	case $1 in
 	main) echo "";; start_parse) echo "bisect start";; cmd_resume) echo "bisect resume";; cmd_build) echo build;;
-	cmd_gc) echo gc;; host_add) echo "host add";; cmd_init) echo init;; cmd_test) echo "notify test";;
+	cmd_gc) echo gc;; host_add) echo "host add";; host_check) echo "host check";; cmd_init) echo init;; cmd_test) echo "notify test";;
 	cmd_flush) echo "notify flush";; cmd_worker) echo worker;; cmd_report) echo report;; run_parse) echo run;;
 	add_parse) echo "track add";; tree_import_cmd) echo "tree import";; job_import) echo "job import";;
 	reproduce_parse) echo reproduce;; compare_parse) echo compare;; cmd_status) echo status;; cmd_joblog) echo log;;

@@ -130,6 +130,7 @@ form "track remove#1" 0 "" -- $S track remove t1
 # the command says itself
 form "host add#1" any "host h1|libvirt|connect" -- $S host add h1 qemu:///system --cpus 0 --max-guests 1 --accel tcg
 form "host list#1" 0 "" -- $S host list
+form "host check#1" any '"name": "kvm"|no host named' -- $S host check h1 --json
 form "host remove#1" any "host h1 removed|no host named" -- $S host remove h1
 form "job import#1" 0 "jobs? written" -- $S job import "$lkpjob" --out-dir "$T/jobs" --accel tcg
 form "compare#1" 1 "cannot open repository" -- $S compare --job "$job" --repo "$T/nowhere" --rev main~1 --rev main \

@@ -8,6 +8,7 @@
 #include "job/job.h"
 #include "kernel/kernel.h"
 #include "lab/db.h"
+#include "util/hash.h"
 #include "lab/gitrepo.h"
 #include "lab/lab.h"
 #include "util/util.h"
@@ -29,6 +30,7 @@ struct sim_measurer {
 	struct sim_model *model;
 	struct lab *lab;
 	const struct job *job;
+	char hash[41];		/* of model->host */
 };
 
 static int sm_open(void **data, void *arg, struct lab *lab, const struct job *job)
@@ -130,6 +132,16 @@ static int sm_run(void *data, const struct measurer_run *run, double *value, dou
 	boot.step_id = run->step_id;
 	boot.domain_name = "simulated";
 	boot.accel = NULL;	/* no accelerator: not a guest */
+	if (sm->model->fail_at && sm->model->runs + 1 >= sm->model->fail_at) {
+		sm->model->fail_at = 0;
+		return error("simulated: the machine went away");
+	}
+	if (sm->model->host) {
+		blob_hash(sm->model->host, strlen(sm->model->host), sm->hash);
+		if (db_fingerprint_put(sm->lab->db, sm->hash, sm->model->host) < 0)
+			return -1;
+		boot.fingerprint = sm->hash;
+	}
 	if (db_boot_begin(sm->lab->db, &boot, &boot_id) < 0)
 		return -1;
 	if (sm->model->env_fail_at && sm->model->runs + 1 == sm->model->env_fail_at) {
@@ -169,6 +181,18 @@ static int sm_run(void *data, const struct measurer_run *run, double *value, dou
 	return 0;
 }
 
+static void sm_fingerprint(void *data, const char **hash, const char **text)
+{
+	struct sim_measurer *sm = data;
+
+	*hash = *text = NULL;
+	if (!sm->model->host)
+		return;
+	blob_hash(sm->model->host, strlen(sm->model->host), sm->hash);
+	*hash = sm->hash;
+	*text = sm->model->host;
+}
+
 const struct measurer_ops sim_measurer = {
 	.name = "simulated",
 	.open = sm_open,
@@ -176,4 +200,5 @@ const struct measurer_ops sim_measurer = {
 	.kernel = sm_kernel,
 	.use = sm_use,
 	.run = sm_run,
+	.fingerprint = sm_fingerprint,
 };

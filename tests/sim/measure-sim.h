@@ -33,6 +33,12 @@ struct sim_model {
 	 * simulated fault; t-infra kills a real QEMU); 0: none */
 	size_t env_fail_at;
 	struct sim_rng rng;
+	/* the simulated host's fingerprint text (guest/hostcheck.h's
+	 * "key=value" lines); NULL: runs carry none */
+	const char *host;
+	/* the machine fails (a klab error) at run number fail_at of the
+	 * model's clock; 0: never */
+	size_t fail_at;
 	/* out */
 	size_t runs;		/* the model's clock: runs drawn */
 	size_t kernels;		/* kernels asked for */

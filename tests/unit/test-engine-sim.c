@@ -316,6 +316,67 @@ static void test_engine_sim__planted_step_is_named_confirmed_and_reverted(void *
 	labfix_release(&lf);
 }
 
+/* Whether the bisection's output holds text. */
+static int output_has(const struct labfix *lf, const char *what)
+{
+	char *path = xstrfmt("%s/out-%lld.log", lf->state, (long long)lf->id), *text = NULL;
+	int found;
+
+	assert_int_equal(read_file(path, 1 << 24, &text, NULL), 0);
+	found = strstr(text, what) != NULL;
+	free(text);
+	free(path);
+	return found;
+}
+
+/* The machine goes away after the reference phase (run 16) on host A; the
+ * bisection resumes on host B (another kernel): it says the host changed
+ * and what, measures the ends again (a second reference pair, on B) and
+ * still names c13.  Resumed on the same host, the stored references are
+ * used as they are. */
+static void test_engine_sim__resume_on_another_host_takes_fresh_references(void **state)
+{
+	double levels[NR_COMMITS];
+	struct history h;
+	struct labfix lf;
+	struct sim_model model;
+	struct outcome o;
+	struct lab lab;
+	struct step *steps = NULL;
+	size_t nr = 0, refs = 0;
+
+	(void)state;
+	one_step_at(levels, 13);
+	history_make(&h, "host-change", levels);
+	lf = new_bisection(&h);
+	sim_model_init(&model, 45);
+	model.host = "cpu=sim\nkernel=6.1.0-a\naccel=tcg\n";
+	model.fail_at = 16;
+	assert_int_not_equal(run_child(&lf, &h, &model), EXIT_OK);
+	assert_false(output_has(&lf, "the host changed"));
+	/* the same host again: no fresh references, the machine fails again */
+	model.fail_at = model.runs + 2;
+	assert_int_not_equal(run_child(&lf, &h, &model), EXIT_OK);
+	assert_false(output_has(&lf, "the host changed"));
+	assert_true(output_has(&lf, "references from earlier runs"));
+	model.host = "cpu=sim\nkernel=6.1.0-b\naccel=tcg\n";
+	model.fail_at = 0;
+	assert_int_equal(run_child(&lf, &h, &model), EXIT_OK);
+	assert_true(output_has(&lf, "the host changed since the earlier runs"));
+	assert_true(output_has(&lf, "kernel differs): fresh references"));
+	o = outcome_of(&lf, &h);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 13);
+	assert_int_equal(lab_open(&lab, lf.state), 0);
+	assert_int_equal(db_steps_load(lab.db, lf.id, &steps, &nr), 0);
+	for (size_t i = 0; i < nr; i++)
+		refs += steps[i].phase_id == STEP_PHASE_REFERENCE;
+	assert_int_equal(refs, 4);
+	steps_release(steps, nr);
+	lab_close(&lab);
+	labfix_release(&lf);
+}
+
 /* The same history under a host that slows down by 0.3% a run: the
  * engine sees the drift and still names c13. */
 static void test_engine_sim__drifting_host_still_names_the_step(void **state)
@@ -412,6 +473,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engine_sim__planted_step_is_named_confirmed_and_reverted),
 		cmocka_unit_test(test_engine_sim__drifting_host_still_names_the_step),
+		cmocka_unit_test(test_engine_sim__resume_on_another_host_takes_fresh_references),
 		cmocka_unit_test(test_engine_sim__two_changes_split_the_range),
 		cmocka_unit_test(test_engine_sim__environment_failure_stops_and_resume_finishes),
 	};

@@ -1197,6 +1197,31 @@ static void test_kbuild__build_dir_survives_checkouts_of_the_worktree(void **sta
 	free(src);
 }
 
+/* ccache 4.7's stats log as it writes it (the lines of a local hit, a
+ * remote hit with the local miss it follows, and a compile), a call cut
+ * short by the end of the file, and junk. */
+static void test_kbuild__compiles_counted_from_ccache_stats_log(void **state)
+{
+	struct kbuild_compiles c;
+	const char *log =
+		"# a.c\ndirect_cache_hit\nlocal_storage_hit\nlocal_storage_read_hit\n"
+		"# b.c\ndirect_cache_hit\nlocal_storage_miss\nlocal_storage_read_miss\nremote_storage_hit\n"
+		"remote_storage_read_hit\nlocal_storage_write\n"
+		"# c.c\ncache_miss\ndirect_cache_miss\nlocal_storage_miss\nremote_storage_miss\nremote_storage_write\n"
+		"# link\ncalled_for_link\n"
+		"junk without a file\n"
+		"# d.c\nremote_storage_hit";
+
+	(void)state;
+	kbuild_compiles_parse(&c, log);
+	assert_int_equal(c.calls, 4);
+	assert_int_equal(c.local_hits, 1);
+	assert_int_equal(c.remote_hits, 2);
+	assert_int_equal(c.compiled, 1);
+	kbuild_compiles_parse(&c, "");
+	assert_int_equal(c.calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1225,6 +1250,7 @@ int main(void)
 		cmocka_unit_test(test_kbuild__config_step_skipped_when_nothing_it_reads_changed),
 		cmocka_unit_test(test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free),
 		cmocka_unit_test(test_kbuild__build_dir_survives_checkouts_of_the_worktree),
+		cmocka_unit_test(test_kbuild__compiles_counted_from_ccache_stats_log),
 	};
 	return cmocka_run_group_tests(tests, git_scratch_setup, scratch_teardown);
 }
