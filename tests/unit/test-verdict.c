@@ -1,7 +1,7 @@
 /* Unit tests of orchestrator/core/verdict.c: reproduce-or-refuse, good/bad/
  * ambiguous classification, robustness to slow runs of a shared host,
- * the evidence text, and simulated bisections (tests/sim/bisect-sim.c,
- * fixed seed) that must rarely blame the wrong commit. */
+ * the evidence text.  Simulated bisections by the real engine are in
+ * tests/unit/test-engine-sim.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,7 +14,6 @@
 
 #include "core/verdict.h"
 #include "util/strbuf.h"
-#include "../sim/bisect-sim.h"
 
 static struct verdict_policy policy;
 
@@ -918,89 +917,6 @@ static void test_verdict__timed_runs_must_be_in_time_order(void **state)
 	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &G, &B, 0, +1), -1);
 }
 
-/* The simulated bisections: every cell has effect >= 4 x CV; every run
- * counted (ends, fresh reference runs, commits, confirmation), at most 1%
- * may report the wrong commit, the confirmation must pass almost every
- * right culprit and no wrong one, and the adaptive policy must spend no
- * more runs than 5 per commit plus a 5 + 5 confirmation. */
-static void test_verdict__simulated_bisections_rarely_blame_the_wrong_commit(void **state)
-{
-	static const struct { double effect, cv; } cells[] = {
-		{ 5, 1 }, { 10, 2 }, { 20, 5 }, { 50, 10 },
-	};
-	static const enum sim_dist dists[] = { SIM_NORMAL, SIM_LOGNORMAL, SIM_NORMAL_SLOW, SIM_LOGNORMAL_SLOW };
-	struct sim_result all = { 0 };
-	struct sim_rng rng;
-
-	sim_rng_seed(&rng, 20261130);
-	for (size_t d = 0; d < ARRAY_SIZE(dists); d++) {
-		for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
-			struct sim_cell cell = {
-				.dist = dists[d], .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
-				.direction = i % 2 ? -1 : +1, .bisections = 70, .commits = 30,
-				.slow_rate = 0.03, .repeat = 3, .reuse = 1, .fresh = 2,
-			};
-			struct sim_result r = { 0 };
-
-			sim_run_cell(&r, &policy, &cell, &rng);
-			printf("# %-15s effect %2.0f%% cv %2.0f%% dir %+d: wrong %zu right %zu inconclusive %zu "
-			       "unconfirmed %zu refused %zu of %zu; %zu runs (fixed 5: %zu runs, %zu wrong)\n",
-			       sim_dist_name(dists[d]), cell.effect_percent, cell.cv_percent, cell.direction,
-			       r.wrong, r.correct, r.inconclusive, r.unconfirmed, r.refused, r.bisections,
-			       sim_runs(&r), r.fixed_runs, r.fixed_wrong);
-			sim_result_add(&all, &r);
-		}
-	}
-	printf("# %zu bisections: %zu wrong, %zu right; confirmed %zu of %zu right and %zu of %zu wrong "
-	       "culprits found; %zu runs, fixed 5: %zu (%zu wrong)\n",
-	       all.bisections, all.wrong, all.correct, all.confirmed_right, all.found_right, all.confirmed_wrong,
-	       all.found_wrong, sim_runs(&all), all.fixed_runs, all.fixed_wrong);
-	assert_true(all.bisections >= 1000);
-	assert_true(all.wrong * 100 <= all.bisections);
-	assert_true(all.correct * 100 >= all.bisections * 95);
-	assert_true(all.confirmed_right * 100 >= all.found_right * 95);
-	assert_int_equal(all.confirmed_wrong, 0);
-	assert_true(sim_runs(&all) <= all.fixed_runs);
-}
-
-/* Issue 17: "the simulation counts every run", the revert check's too.
- * With the check on, every confirmed culprit gets the bad end without it
- * measured; with one change point that revert restores good exactly when
- * the culprit is right, and klab must say so.  Its runs are in the total
- * (and 5 of them in the fixed policy's), and the total stays within the
- * fixed policy's. */
-static void test_verdict__simulated_revert_check_runs_are_counted(void **state)
-{
-	static const struct { double effect, cv; } cells[] = { { 10, 2 }, { 20, 5 }, { 50, 10 } };
-	struct sim_result all = { 0 };
-	struct sim_rng rng;
-
-	(void)state;
-	sim_rng_seed(&rng, 20261201);
-	for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
-		struct sim_cell cell = {
-			.dist = SIM_LOGNORMAL_SLOW, .effect_percent = cells[i].effect, .cv_percent = cells[i].cv,
-			.direction = i % 2 ? -1 : +1, .bisections = 60, .commits = 30, .slow_rate = 0.03,
-			.repeat = 3, .revert_check = 1,
-		};
-		struct sim_result r = { 0 };
-
-		sim_run_cell(&r, &policy, &cell, &rng);
-		sim_result_add(&all, &r);
-	}
-	printf("# revert check: %zu of %zu right culprits restored good, %zu of %zu wrong ones; %zu revert runs "
-	       "of %zu (fixed 5: %zu)\n",
-	       all.revert_restored_right, all.revert_checked_right, all.revert_restored_wrong,
-	       all.revert_checked_wrong, all.revert_runs, sim_runs(&all), all.fixed_runs);
-	assert_true(all.revert_checked_right + all.revert_checked_wrong == all.confirmed_right + all.confirmed_wrong);
-	assert_true(all.revert_runs >= 3 * (all.revert_checked_right + all.revert_checked_wrong));
-	assert_int_equal(sim_runs(&all), all.ref_runs + all.fresh_ref_runs + all.step_runs + all.confirm_runs +
-						 all.revert_runs);
-	assert_true(all.revert_restored_right * 100 >= all.revert_checked_right * 95);
-	assert_int_equal(all.revert_restored_wrong, 0);
-	assert_true(sim_runs(&all) <= all.fixed_runs);
-}
-
 /* Sets of runs merged in time order, capped, the earliest first. */
 static void test_verdict__runs_merge_in_time_order(void **state)
 {
@@ -1022,7 +938,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_verdict__ladder_steps_up_to_the_cap, setup),
-		cmocka_unit_test_setup(test_verdict__simulated_revert_check_runs_are_counted, setup),
 		cmocka_unit_test_setup(test_verdict__clear_regression_reproduces, setup),
 		cmocka_unit_test_setup(test_verdict__noise_is_not_reproduced, setup),
 		cmocka_unit_test_setup(test_verdict__improvement_is_refused_as_reversed, setup),
@@ -1064,7 +979,6 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
 		cmocka_unit_test_setup(test_verdict__runs_merge_in_time_order, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
-		cmocka_unit_test_setup(test_verdict__simulated_bisections_rarely_blame_the_wrong_commit, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
