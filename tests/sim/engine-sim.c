@@ -39,6 +39,7 @@ int engine_sim_open(struct engine_sim *es)
 		return error("mkdtemp %s: %s", es->dir, strerror(errno));
 	es->job_path = xstrdup(ENGINE_SIM_JOB);
 	es->revert_check = 1;
+	es->direction = 1;
 	return read_file(es->job_path, 1 << 20, &es->job_text, NULL);
 }
 
@@ -133,16 +134,20 @@ static int new_bisection(struct engine_sim *es, const struct engine_history *h, 
 	struct lab lab;
 	struct bisection b;
 	int created, rc = -1;
+	/* lower is better: the job says so (will-it-scale's says nothing) */
+	char *text = es->direction < 0 ? xstrfmt("%sdirection: -1\n", es->job_text) : xstrdup(es->job_text);
 
-	if (lab_init(state, &created) < 0 || lab_open(&lab, state) < 0)
+	if (lab_init(state, &created) < 0 || lab_open(&lab, state) < 0) {
+		free(text);
 		return -1;
+	}
 	memset(&b, 0, sizeof(b));
 	b.goods = xcalloc(1, 41);
 	memcpy(b.goods[0], h->hashes[0], 41);
 	b.nr_goods = 1;
 	memcpy(b.bad, h->hashes[h->n - 1], 41);
 	b.job_path = es->job_path;
-	b.job_text = es->job_text;
+	b.job_text = text;
 	b.kpi = ENGINE_SIM_KPI;
 	b.build = 1;
 	b.config = "base tinyconfig\n";
@@ -152,6 +157,7 @@ static int new_bisection(struct engine_sim *es, const struct engine_history *h, 
 		rc = 0;
 	}
 	free(b.goods);
+	free(text);
 	lab_close(&lab);
 	return rc;
 }
@@ -215,6 +221,13 @@ static int outcome_read(const char *state, int64_t id, const struct engine_histo
 		if (db_step_metric_values(lab.db, steps[i].id, ENGINE_SIM_KPI, &v, &n) == 0)
 			o->runs += n;
 		free(v);
+		if (steps[i].phase_id == STEP_PHASE_BISECT) {
+			int c = engine_history_index(h, steps[i].hash);
+			double lv = c >= 0 ? h->levels[c] : 0;
+
+			o->misjudged += c >= 0 && ((steps[i].mark == BISECT_GOOD && lv >= h->levels[h->n - 1]) ||
+						   (steps[i].mark == BISECT_BAD && lv <= h->levels[0]));
+		}
 		o->confirmed += steps[i].phase_id == STEP_PHASE_CONFIRM && steps[i].mark == BISECT_BAD &&
 				engine_history_index(h, steps[i].hash) == o->culprit;
 	}

@@ -29,6 +29,7 @@ struct engine_sim {
 	unsigned labs;		/* labs made so far */
 	int keep;		/* keep each lab (its database and out.log) */
 	int revert_check;	/* the revert check after a confirmed culprit (klab's default) */
+	int direction;		/* the job's: +1 higher is better (its own), -1 lower */
 	struct engine_history **hist;
 	size_t nr_hist;
 };
@@ -43,6 +44,9 @@ struct engine_outcome {
 	enum revert_outcome revert;
 	size_t runs;		/* KPI runs stored */
 	size_t steps;		/* steps stored */
+	/* bisect steps marked against their level: good at the bad end's
+	 * level or above, bad at the good end's or below */
+	size_t misjudged;
 	int exit_code;		/* the bisection's (cmd/klab.h's EXIT_*) */
 	char lab[300];		/* its lab (removed unless keep) */
 };

@@ -413,6 +413,7 @@ int main(int argc, char **argv)
 		engine_sim_close(&es);
 		return rc > 0 ? 0 : 2;
 	}
+	es.direction = o.direction;
 	print_header(&o, &es);
 	for (size_t s = 0; s < ARRAY_SIZE(scenarios); s++) {
 		const struct scenario *sc = &scenarios[s];

@@ -800,8 +800,11 @@ static void test_verdict__drift_classifies_against_time_local_references(void **
 	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 1, +1), 0);
 	assert_int_equal(v.kind, VERDICT_GOOD);
 	assert_true(v.drift && v.local);
-	assert_int_equal(v.n_good, policy.local_refs);
-	assert_int_equal(v.n_bad, policy.local_refs);
+	/* the last local_refs runs of each side, those at most local_span
+	 * (12) runs older than the commit's latest (21): good 10-20, bad
+	 * 9-18 */
+	assert_int_equal(v.n_good, 5);
+	assert_int_equal(v.n_bad, 5);
 	assert_true(fabs(v.position) < 0.2);
 	/* no flag: the ends' own trend is found here */
 	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 0, +1), 0);
@@ -917,6 +920,48 @@ static void test_verdict__timed_runs_must_be_in_time_order(void **state)
 	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &G, &B, 0, +1), -1);
 }
 
+/* Issue 45's range: the ends measured in a slow spell (the host losing
+ * 6% a run from time 0 to 9, interleaved), then the host recovers; two
+ * fresh runs of each end on the recovered host (as the tester takes
+ * them: pol.local_span), and a bad commit measured at 22-24 at the bad
+ * level.  Carried to time 24 by a trend fitted inside the spell, the
+ * ends' old runs pull the commit towards good (the old rule, local_span
+ * 0: not decided, position 0.77; on the real range a commit like it was
+ * called good); time-local references leave the spell out: bad from its
+ * first 3 runs. */
+static void test_verdict__slow_spell_is_not_a_trend(void **state)
+{
+	double g[7], tg[7], b[7], tb[7], c[3], tc[3];
+	struct verdict_runs G = { g, tg, 7 }, B = { b, tb, 7 }, C = { c, tc, 3 };
+	struct verdict_policy old = policy;
+	struct verdict v;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		tg[i] = (double)(2 * i);
+		g[i] = 8000 * exp(-0.06 * tg[i]) * (1 + noise12[i]);
+		tb[i] = (double)(2 * i + 1);
+		b[i] = 5600 * exp(-0.06 * tb[i]) * (1 + noise12[i + 5]);
+	}
+	for (size_t i = 0; i < 2; i++) {
+		tg[5 + i] = (double)(17 + 2 * i);
+		g[5 + i] = 8000 * (1 + noise12[i + 2]);
+		tb[5 + i] = (double)(18 + 2 * i);
+		b[5 + i] = 5600 * (1 + noise12[i + 7]);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		tc[i] = (double)(22 + i);
+		c[i] = 5600 * (1 + noise12[i + 9]);
+	}
+	assert_int_equal(verdict_classify_timed(&v, &policy, &G, &B, &C, 1, +1), 0);
+	assert_int_equal(v.kind, VERDICT_BAD);
+	assert_int_equal(v.n_good, 2);
+	assert_int_equal(v.n_bad, 2);
+	old.local_span = 0;
+	assert_int_equal(verdict_classify_timed(&v, &old, &G, &B, &C, 1, +1), 0);
+	assert_int_not_equal(v.kind, VERDICT_BAD);
+}
+
 /* Sets of runs merged in time order, capped, the earliest first. */
 static void test_verdict__runs_merge_in_time_order(void **state)
 {
@@ -978,6 +1023,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__evidence_is_formatted_for_bisect_show, setup),
 		cmocka_unit_test_setup(test_verdict__rejects_bad_input, setup),
 		cmocka_unit_test_setup(test_verdict__runs_merge_in_time_order, setup),
+		cmocka_unit_test_setup(test_verdict__slow_spell_is_not_a_trend, setup),
 		cmocka_unit_test_setup(test_verdict__zero_and_negative_kpis_compare_linearly, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
