@@ -314,7 +314,9 @@ static int replay_load(struct options *o)
 	if (o->nr_replay < 10)
 		return error("%s: %zu runs, 10 at least", o->replay_path, o->nr_replay);
 	median = stats_median(o->replay, o->nr_replay);
-	o->replay_cv = stats_cv_percent(o->replay, o->nr_replay);
+	/* robust (MAD): its slow spells are what the cell replays, not
+	 * what sets the size of its effects */
+	o->replay_cv = 100 * stats_mad(o->replay, o->nr_replay) / median;
 	for (size_t i = 0; i < o->nr_replay; i++)
 		o->replay[i] /= median;
 	return 0;
@@ -380,7 +382,7 @@ static void print_header(const struct options *o, const struct engine_sim *es)
 	       2 * o->pinpoint.attempts, o->pinpoint.attempts, o->pinpoint.more, o->pinpoint.cap, o->lkp.runs,
 	       o->lkp.min_change);
 	if (o->nr_replay)
-		printf("replay: %zu runs of %s (cv %.1f%%), blocks of 8 in their order\n", o->nr_replay,
+		printf("replay: %zu runs of %s (robust cv %.1f%%: MAD as a standard deviation, over the median), blocks of 8 in their order\n", o->nr_replay,
 		       o->replay_path, o->replay_cv);
 	else
 		printf("replay: missing (%s not found): no replay cell\n", o->replay_path);
@@ -427,6 +429,9 @@ int main(int argc, char **argv)
 
 				/* the replayed series has its own cv: one column of cells */
 				if (!cell_wanted(&o, sc, none ? 4 : ratio, replay ? 2 : cvs[v]) || (replay && v != 1 && !o.only_cv))
+					continue;
+				/* a KPI cannot lose all of itself */
+				if (ratio * cv >= 90)
 					continue;
 				/* every cell its own stream: cells reproduce alone */
 				if (run_cell(&es, &o, sc, ratio * cv, cv, o.seed ^ (s << 16 | e << 8 | v), &r) < 0) {
