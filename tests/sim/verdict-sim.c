@@ -367,6 +367,14 @@ static int parse_options(struct options *o, struct engine_sim *es, int argc, cha
 	return 0;
 }
 
+/* A path under the source tree as the tree names it. */
+static const char *src_relative(const char *path)
+{
+	size_t n = strlen(KLAB_ABS_SRCDIR);
+
+	return !strncmp(path, KLAB_ABS_SRCDIR, n) && path[n] == '/' ? path + n + 1 : path;
+}
+
 static void print_header(const struct options *o, const struct engine_sim *es)
 {
 	printf("verdict simulation on klab's engine: %zu bisections per cell, %zu commits, seed %llu, direction %+d; "
@@ -383,9 +391,9 @@ static void print_header(const struct options *o, const struct engine_sim *es)
 	       o->lkp.min_change);
 	if (o->nr_replay)
 		printf("replay: %zu runs of %s (robust cv %.1f%%: MAD as a standard deviation, over the median), blocks of 8 in their order\n", o->nr_replay,
-		       o->replay_path, o->replay_cv);
+		       src_relative(o->replay_path), o->replay_cv);
 	else
-		printf("replay: missing (%s not found): no replay cell\n", o->replay_path);
+		printf("replay: missing (%s not found): no replay cell\n", src_relative(o->replay_path));
 	printf("\n%-14s %6s %5s %4s | %-23s | %-23s | %-23s | %5s %5s %5s | %s\n", "", "", "", "",
 	       "klab", "Pinpoint", "LKP", "klab", "", "", "");
 	printf("%-14s %6s %5s %4s", "scenario", "effect", "cv", "e/cv");
