@@ -76,6 +76,7 @@ void verdict_policy_init(struct verdict_policy *p)
 	p->alpha_drift = 0.01;
 	p->local_refs = 6;
 	p->side_age = 6;
+	p->local_span = 12;
 	p->min_runs_between = 12;
 	p->between_fresh = 5;
 	p->stale_outside = 0.5;
@@ -883,18 +884,24 @@ size_t verdict_runs_merge(const struct verdict_runs *sets, size_t nsets, double 
 	return n;
 }
 
-/* The last p->local_refs runs of r. */
-static struct verdict_runs recent(const struct verdict_runs *r, const struct verdict_policy *p)
+/* The last p->local_refs runs of r; with p->local_span, only those at
+ * most local_span runs older than the latest run compared (from), the
+ * latest two at least: references from a slow spell the host has left
+ * are not carried past it by a trend fitted inside it. */
+static struct verdict_runs recent(const struct verdict_runs *r, const struct verdict_policy *p, double from)
 {
 	size_t k = p->local_refs && p->local_refs < r->n ? p->local_refs : r->n;
 
+	while (p->local_span && k > 2 && r->t[r->n - k] < from - (double)p->local_span)
+		k--;
 	return (struct verdict_runs){ r->v + (r->n - k), r->t + (r->n - k), k };
 }
 
 int verdict_local(struct verdict_local *out, const struct verdict_policy *p, const struct verdict_runs *good,
 		  const struct verdict_runs *bad, const struct verdict_runs *cand)
 {
-	struct verdict_runs sets[3] = { recent(good, p), recent(bad, p), *cand };
+	double from = latest((struct verdict_runs[]){ *good, *bad, *cand }, 3);
+	struct verdict_runs sets[3] = { recent(good, p, from), recent(bad, p, from), *cand };
 	double t0;
 
 	memset(out, 0, sizeof(*out));
@@ -993,8 +1000,8 @@ int verdict_confirm_timed(struct verdict *out, const struct verdict_policy *p,
 	}
 	/* The trend from parent and culprit and the ends' recent runs: the
 	 * host's, and 3 + 3 runs alone give a slope too noisy to remove. */
-	four[0] = recent(good, p);
-	four[1] = recent(bad, p);
+	four[0] = recent(good, p, latest(pair, 2));
+	four[1] = recent(bad, p, latest(pair, 2));
 	four[2] = *parent;
 	four[3] = *culprit;
 	if (verdict_trend(&tp, p, four, 4) < 0)

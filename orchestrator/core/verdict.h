@@ -96,6 +96,13 @@ struct verdict_policy {
 	 * culprits within 1-4 points (tests/sim/README.md).  0: a reference
 	 * run before every run of a commit, the ends' own runs only. */
 	unsigned side_age;
+	/* Under drift, a reference run more than this many runs older than
+	 * the latest run compared is left out of its time-local references
+	 * (the latest two of each side stay), and the tester runs an end
+	 * again until its side has two runs that recent: a slow spell the
+	 * references were taken in is not a trend to extrapolate once the
+	 * host has left it (issue 45's range).  0: local_refs alone. */
+	unsigned local_span;
 	/* A commit is "between" (VERDICT_BETWEEN) only from this many runs. */
 	unsigned min_runs_between;
 	/* ... and, before the range splits there, this many fresh runs of

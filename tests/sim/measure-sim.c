@@ -15,6 +15,52 @@
 
 #define SIM_KERNEL_PREFIX "sim-kernel level="
 
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void sim_rng_seed(struct sim_rng *r, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t sim_rng_next(struct sim_rng *r)
+{
+	uint64_t *s = r->s, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+double sim_rng_uniform(struct sim_rng *r)
+{
+	return (double)(sim_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+double sim_rng_normal(struct sim_rng *r)
+{
+	double u = sim_rng_uniform(r), v = sim_rng_uniform(r);
+
+	/* Box-Muller; 1 - u keeps the logarithm finite */
+	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
+}
+
 void sim_model_init(struct sim_model *m, uint64_t seed)
 {
 	memset(m, 0, sizeof(*m));
@@ -23,7 +69,93 @@ void sim_model_init(struct sim_model *m, uint64_t seed)
 	m->cv_percent = 2;
 	m->direction = 1;
 	m->slow_factor = 1;
+	m->replay_block = 8;
 	sim_rng_seed(&m->rng, seed);
+}
+
+/* Student t, 3 degrees of freedom */
+static double t3(struct sim_rng *r)
+{
+	double z = sim_rng_normal(r), c = 0;
+
+	for (int i = 0; i < 3; i++) {
+		double y = sim_rng_normal(r);
+		c += y * y;
+	}
+	return z / sqrt(c / 3);
+}
+
+/* The next ratio of the replayed series: blocks of consecutive runs from
+ * random places. */
+static double replay_next(struct sim_model *m)
+{
+	if (!m->replay_left) {
+		m->replay_at = (size_t)(sim_rng_uniform(&m->rng) * (double)m->nr_replay);
+		m->replay_left = m->replay_block ? m->replay_block : 1;
+	}
+	m->replay_left--;
+	return m->replay[m->replay_at++ % m->nr_replay];
+}
+
+/* One run's speed (1 at level 0, no noise) with its noise alone. */
+static double noisy(struct sim_model *m, double mu, double level)
+{
+	double cv = m->cv_percent / 100;
+
+	switch (m->noise) {
+	case SIM_NOISE_LOGNORMAL: {
+		double s = sqrt(log1p(cv * cv));
+
+		return mu * exp(s * sim_rng_normal(&m->rng) - s * s / 2);
+	}
+	case SIM_NOISE_T3:
+		/* t3's standard deviation is sqrt(3) */
+		return mu * exp(cv / sqrt(3) * t3(&m->rng));
+	case SIM_NOISE_BIMODAL:
+		return mu * (1 + cv * (sim_rng_uniform(&m->rng) < 0.5 ? -1 : 1) + cv / 4 * sim_rng_normal(&m->rng));
+	case SIM_NOISE_UNEVEN:
+		return mu * (1 + (level >= 0.5 ? cv : cv / 5) * sim_rng_normal(&m->rng));
+	case SIM_NOISE_REPLAY:
+		return m->nr_replay ? mu * replay_next(m) : mu;
+	default:
+		return mu * (1 + cv * sim_rng_normal(&m->rng));
+	}
+}
+
+/* Random slow spells of one or two runs. */
+static double spell(struct sim_model *m)
+{
+	if (m->slow_left > 0) {
+		m->slow_left--;
+		return 0.4 + 0.3 * sim_rng_uniform(&m->rng);
+	}
+	if (m->slow_rate > 0 && sim_rng_uniform(&m->rng) < m->slow_rate) {
+		m->slow_left = sim_rng_uniform(&m->rng) < 0.5 ? 0 : 1;
+		return 0.4 + 0.3 * sim_rng_uniform(&m->rng);
+	}
+	return 1;
+}
+
+/* One draw of the KPI at level: noise, slow spells, the host's trend or
+ * random walk and the planted slow spell, by the model's clock. */
+double sim_model_draw(struct sim_model *m, double level)
+{
+	double mu = 1 - level * m->effect_percent / 100, speed = noisy(m, mu, level);
+
+	if (speed < mu * 0.01)
+		speed = mu * 0.01;
+	speed *= spell(m);
+	speed *= exp(m->drift_percent / 100 * (double)m->runs);
+	if (m->walk_percent > 0) {
+		m->walk += m->walk_percent / 100 * sim_rng_normal(&m->rng);
+		speed *= exp(m->walk);
+	}
+	if (m->runs >= m->slow_from && m->runs < m->slow_to)
+		speed *= m->slow_ramp ? 1 - (1 - m->slow_factor) * (double)(m->runs - m->slow_from + 1) /
+						    (double)(m->slow_to - m->slow_from)
+				      : m->slow_factor;
+	m->runs++;
+	return m->direction > 0 ? m->base * speed : m->base / speed;
 }
 
 struct sim_measurer {
@@ -102,20 +234,6 @@ static int sm_use(void *data, const char *kernel, int64_t step_id)
 	return 0;
 }
 
-/* One draw of the KPI at level: noise, the host's trend and slow spell
- * by the model's clock. */
-static double draw(struct sim_model *m, double level)
-{
-	double speed = 1 - level * m->effect_percent / 100;
-
-	speed *= 1 + m->cv_percent / 100 * sim_rng_normal(&m->rng);
-	speed *= exp(m->drift_percent / 100 * (double)m->runs);
-	if (m->runs >= m->slow_from && m->runs < m->slow_to)
-		speed *= m->slow_factor;
-	m->runs++;
-	return m->direction > 0 ? m->base * speed : m->base / speed;
-}
-
 /* The run stored as a guest's is: a boot row, its run and the KPI sample. */
 static int sm_run(void *data, const struct measurer_run *run, double *value, double *time, char **reason)
 {
@@ -160,7 +278,7 @@ static int sm_run(void *data, const struct measurer_run *run, double *value, dou
 		*reason = xstrfmt("environment failure after 3 tries: %s", end.reason);
 		return -1;
 	}
-	*value = draw(sm->model, level);
+	*value = sim_model_draw(sm->model, level);
 	sample = (struct db_sample){ sm->job->kpi, 0, *value };
 	r.boot_id = boot_id;
 	r.step_id = run->step_id;

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bisect-sim.h"
+#include "measure-sim.h"
 #include "engine/revert.h"
 #include "core/verdict.h"
 #include "util/util.h"

@@ -14,6 +14,10 @@ out=$("$py" "$style/long-functions.py" "$KLAB_SRCDIR" 2>&1)
 check "no function over 120 lines but bisect_choose" test -z "$out"
 [ -z "$out" ] || printf '%s\n' "$out"
 
+out=$("$py" "$style/sim-engine.py" "$KLAB_SRCDIR" 2>&1)
+check "the verdict simulation runs the engine, no copy of its loops in tests/sim" test -z "$out"
+[ -z "$out" ] || printf '%s\n' "$out"
+
 # Docs that read in minutes: README at most 150 lines and 1,500 words, no
 # line of README or docs/*.md over 400 characters, architecture.md a map
 # of at most 400 lines.
@@ -49,5 +53,20 @@ case $out in *"long.c:2: long_one: 121 lines"*) ok "long-functions.py sees a fun
 	*) fail "long-functions.py on 121 lines: $out";; esac
 case $out in *short_enough*|*bisect_choose*) fail "long-functions.py: $out";;
 	*) ok "120 lines, and bisect_choose, pass";; esac
+
+# A copy of the engine's loops come back: a simulation that calls the
+# timed verdict rules itself, in a program not built from engine-sim.c.
+mkdir -p "$T/bad/tests/sim"
+printf 'static int perf_step(int x)\n{\n\treturn verdict_classify_timed(x);\n}\n' > "$T/bad/tests/sim/bisect-sim.c"
+printf 'int main(void) { return bisect_run(&br); }\n' > "$T/bad/tests/sim/engine-sim.c"
+printf 'tests_sim_verdict_sim_SOURCES = tests/sim/verdict-sim.c tests/sim/bisect-sim.c\n' > "$T/bad/Makefile.am"
+out=$("$py" "$style/sim-engine.py" "$T/bad" 2>&1)
+case $out in *"bisect-sim.c: calls verdict_classify_timed"*) ok "sim-engine.py sees a verdict rule called in tests/sim";;
+	*) fail "sim-engine.py on a verdict rule: $out";; esac
+case $out in *"bisect-sim.c: defines perf_step"*) ok "sim-engine.py sees a copy of an engine loop";;
+	*) fail "sim-engine.py on a copied loop: $out";; esac
+case $out in *"does not run bisect_run with perf_tester"*"not built from tests/sim/engine-sim.c"*)
+	ok "sim-engine.py sees the table's program no longer driving the engine";;
+	*) fail "sim-engine.py on a program off the engine: $out";; esac
 
 finish
