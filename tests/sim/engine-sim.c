@@ -249,19 +249,17 @@ static int outcome_read(const char *state, int64_t id, const struct engine_histo
 	return 0;
 }
 
-int engine_sim_bisect(struct engine_sim *es, const struct engine_history *h, struct sim_model *m,
-		      struct engine_outcome *o)
+/* The bisection in o->lab run (again) to its end by a child process; the
+ * outcome read afresh. */
+static int run_bisection(const struct engine_history *h, struct sim_model *m, struct engine_outcome *o)
 {
-	int64_t id = 0;
+	char lab[sizeof(o->lab)];
+	int64_t id = o->id;
 	int fds[2], status, rc;
 	pid_t pid;
 	ssize_t got;
 
-	memset(o, 0, sizeof(*o));
-	o->culprit = o->culprits[0] = o->culprits[1] = -1;
-	snprintf(o->lab, sizeof(o->lab), "%s/lab%u", es->dir, ++es->labs);
-	if (new_bisection(es, h, o->lab, &id) < 0)
-		return -1;
+	memcpy(lab, o->lab, sizeof(lab));
 	if (pipe(fds) < 0)
 		return error("pipe: %s", strerror(errno));
 	fflush(stdout);
@@ -271,7 +269,7 @@ int engine_sim_bisect(struct engine_sim *es, const struct engine_history *h, str
 		return error("fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(fds[0]);
-		child(o->lab, id, h, m, fds[1]);
+		child(lab, id, h, m, fds[1]);
 	}
 	close(fds[1]);
 	got = read(fds[0], m, sizeof(*m));
@@ -279,15 +277,46 @@ int engine_sim_bisect(struct engine_sim *es, const struct engine_history *h, str
 	if (waitpid(pid, &status, 0) != pid)
 		return error("waitpid: %s", strerror(errno));
 	if (got != (ssize_t)sizeof(*m) || !WIFEXITED(status) || WEXITSTATUS(status) >= 100)
-		return error("the bisection in %s ended with status %d (its out.log says why)", o->lab, status);
-	rc = outcome_read(o->lab, id, h, o);
+		return error("the bisection in %s ended with status %d (its out.log says why)", lab, status);
+	memset(o, 0, sizeof(*o));
+	memcpy(o->lab, lab, sizeof(lab));
+	o->id = id;
+	o->culprit = o->culprits[0] = o->culprits[1] = -1;
+	rc = outcome_read(lab, id, h, o);
 	o->exit_code = WEXITSTATUS(status);
-	if (!es->keep) {
-		char *cmd = xstrfmt("rm -rf '%s'", o->lab);
+	return rc;
+}
 
-		if (shell(cmd) < 0)
-			rc = -1;
-		free(cmd);
-	}
+int engine_sim_start(struct engine_sim *es, const struct engine_history *h, struct sim_model *m,
+		     struct engine_outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->lab, sizeof(o->lab), "%s/lab%u", es->dir, ++es->labs);
+	if (new_bisection(es, h, o->lab, &o->id) < 0)
+		return -1;
+	return run_bisection(h, m, o);
+}
+
+int engine_sim_resume(const struct engine_history *h, struct sim_model *m, struct engine_outcome *o)
+{
+	return run_bisection(h, m, o);
+}
+
+int engine_sim_remove(const struct engine_outcome *o)
+{
+	char *cmd = xstrfmt("rm -rf '%s'", o->lab);
+	int rc = shell(cmd);
+
+	free(cmd);
+	return rc;
+}
+
+int engine_sim_bisect(struct engine_sim *es, const struct engine_history *h, struct sim_model *m,
+		      struct engine_outcome *o)
+{
+	int rc = engine_sim_start(es, h, m, o);
+
+	if (rc == 0 && !es->keep && engine_sim_remove(o) < 0)
+		rc = -1;
 	return rc;
 }

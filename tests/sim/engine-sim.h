@@ -11,6 +11,7 @@
 #define KLAB_ENGINE_SIM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine/revert.h"
 #include "measure-sim.h"
@@ -49,6 +50,7 @@ struct engine_outcome {
 	size_t misjudged;
 	int exit_code;		/* the bisection's (cmd/klab.h's EXIT_*) */
 	char lab[300];		/* its lab (removed unless keep) */
+	int64_t id;		/* its bisection there */
 };
 
 /* A temporary directory under TMPDIR (else /dev/shm, else /tmp) and the
@@ -66,6 +68,14 @@ int engine_sim_history(struct engine_sim *es, const double *levels, size_t n, co
 int engine_sim_bisect(struct engine_sim *es, const struct engine_history *h, struct sim_model *m,
 		      struct engine_outcome *o);
 
+/* The same, the lab kept whatever es->keep says (engine_sim_remove
+ * removes it): for a bisection stopped part way, which
+ * engine_sim_resume runs again to its end as `klab bisect resume` does,
+ * the outcome read afresh.  out.log in o->lab holds what it printed. */
+int engine_sim_start(struct engine_sim *es, const struct engine_history *h, struct sim_model *m,
+		     struct engine_outcome *o);
+int engine_sim_resume(const struct engine_history *h, struct sim_model *m, struct engine_outcome *o);
+int engine_sim_remove(const struct engine_outcome *o);
 /* The commit index of hex in h, -1 none. */
 int engine_history_index(const struct engine_history *h, const char *hex);
 

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "cmd/klab.h"
+#include "lab/db.h"
+#include "lab/lab.h"
 #include "util/util.h"
 #include "../sim/engine-sim.h"
 
@@ -83,12 +85,12 @@ static void test_engine_sim__planted_step_is_named_confirmed_and_reverted(void *
 }
 
 /* Whether the bisection's output holds text. */
-static int output_has(const struct labfix *lf, const char *what)
+static int output_has(const struct engine_outcome *o, const char *what)
 {
-	char *path = xstrfmt("%s/out-%lld.log", lf->state, (long long)lf->id), *text = NULL;
+	char *path = xstrfmt("%s/out.log", o->lab), *text = NULL;
 	int found;
 
-	assert_int_equal(read_file(path, 1 << 24, &text, NULL), 0);
+	assert_int_equal(read_file(path, 1 << 26, &text, NULL), 0);
 	found = strstr(text, what) != NULL;
 	free(text);
 	free(path);
@@ -103,44 +105,44 @@ static int output_has(const struct labfix *lf, const char *what)
 static void test_engine_sim__resume_on_another_host_takes_fresh_references(void **state)
 {
 	double levels[NR_COMMITS];
-	struct history h;
-	struct labfix lf;
+	const struct engine_history *h;
 	struct sim_model model;
-	struct outcome o;
+	struct engine_outcome o;
 	struct lab lab;
 	struct step *steps = NULL;
 	size_t nr = 0, refs = 0;
 
 	(void)state;
 	one_step_at(levels, 13);
-	history_make(&h, "host-change", levels);
-	lf = new_bisection(&h);
+	assert_int_equal(engine_sim_history(&es, levels, NR_COMMITS, &h), 0);
 	sim_model_init(&model, 45);
 	model.host = "cpu=sim\nkernel=6.1.0-a\naccel=tcg\n";
 	model.fail_at = 16;
-	assert_int_not_equal(run_child(&lf, &h, &model), EXIT_OK);
-	assert_false(output_has(&lf, "the host changed"));
+	assert_int_equal(engine_sim_start(&es, h, &model, &o), 0);
+	assert_int_not_equal(o.exit_code, EXIT_OK);
+	assert_false(output_has(&o, "the host changed"));
 	/* the same host again: no fresh references, the machine fails again */
 	model.fail_at = model.runs + 2;
-	assert_int_not_equal(run_child(&lf, &h, &model), EXIT_OK);
-	assert_false(output_has(&lf, "the host changed"));
-	assert_true(output_has(&lf, "references from earlier runs"));
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_not_equal(o.exit_code, EXIT_OK);
+	assert_false(output_has(&o, "the host changed"));
+	assert_true(output_has(&o, "references from earlier runs"));
 	model.host = "cpu=sim\nkernel=6.1.0-b\naccel=tcg\n";
 	model.fail_at = 0;
-	assert_int_equal(run_child(&lf, &h, &model), EXIT_OK);
-	assert_true(output_has(&lf, "the host changed since the earlier runs"));
-	assert_true(output_has(&lf, "kernel differs): fresh references"));
-	o = outcome_of(&lf, &h);
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_OK);
+	assert_true(output_has(&o, "the host changed since the earlier runs"));
+	assert_true(output_has(&o, "kernel differs): fresh references"));
 	assert_string_equal(o.result, "culprit");
 	assert_int_equal(o.culprit, 13);
-	assert_int_equal(lab_open(&lab, lf.state), 0);
-	assert_int_equal(db_steps_load(lab.db, lf.id, &steps, &nr), 0);
+	assert_int_equal(lab_open(&lab, o.lab), 0);
+	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
 	for (size_t i = 0; i < nr; i++)
 		refs += steps[i].phase_id == STEP_PHASE_REFERENCE;
 	assert_int_equal(refs, 4);
 	steps_release(steps, nr);
 	lab_close(&lab);
-	labfix_release(&lf);
+	assert_int_equal(engine_sim_remove(&o), 0);
 }
 
 /* The same history under a host that slows down by 0.3% a run: the
@@ -255,10 +257,9 @@ static void test_engine_sim__noisy_cells_name_no_wrong_culprit(void **state)
 static void test_engine_sim__environment_failure_stops_and_resume_finishes(void **state)
 {
 	double levels[NR_COMMITS];
-	struct history h;
-	struct labfix lf;
+	const struct engine_history *h;
 	struct sim_model model;
-	struct outcome o;
+	struct engine_outcome o;
 	struct lab lab;
 	struct bisection b;
 	struct step *steps = NULL;
@@ -266,17 +267,17 @@ static void test_engine_sim__environment_failure_stops_and_resume_finishes(void 
 
 	(void)state;
 	one_step_at(levels, 13);
-	history_make(&h, "env-failure", levels);
-	lf = new_bisection(&h);
+	assert_int_equal(engine_sim_history(&es, levels, NR_COMMITS, &h), 0);
 	sim_model_init(&model, 45);
 	model.env_fail_at = 14;	/* past the ends' first runs: a step's */
-	assert_int_equal(run_child(&lf, &h, &model), EXIT_FAIL);
-	assert_int_equal(lab_open(&lab, lf.state), 0);
-	assert_int_equal(db_bisection_load(lab.db, lf.id, &b), 0);
+	assert_int_equal(engine_sim_start(&es, h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_FAIL);
+	assert_int_equal(lab_open(&lab, o.lab), 0);
+	assert_int_equal(db_bisection_load(lab.db, o.id, &b), 0);
 	assert_int_equal(b.state_id, BISECTION_STOPPED);
 	assert_non_null(b.message);
 	assert_non_null(strstr(b.message, "environment failure after 3 tries: infrastructure"));
-	assert_int_equal(db_steps_load(lab.db, lf.id, &steps, &nr), 0);
+	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
 	for (size_t i = 0; i < nr; i++)
 		assert_true(steps[i].status_id != STEP_DONE || steps[i].mark != BISECT_SKIP);
 	steps_release(steps, nr);
@@ -284,12 +285,12 @@ static void test_engine_sim__environment_failure_stops_and_resume_finishes(void 
 	lab_close(&lab);
 	/* resumed on a healthy host */
 	model.env_fail_at = 0;
-	assert_int_equal(run_child(&lf, &h, &model), EXIT_OK);
-	o = outcome_of(&lf, &h);
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_OK);
 	assert_string_equal(o.result, "culprit");
 	assert_int_equal(o.culprit, 13);
 	assert_int_equal(o.runs, model.runs);	/* no stored run lost */
-	labfix_release(&lf);
+	assert_int_equal(engine_sim_remove(&o), 0);
 }
 
 int main(void)
