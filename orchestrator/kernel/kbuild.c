@@ -1626,11 +1626,18 @@ static void explain_build(struct build *b)
 	char *text = NULL;
 	int hold = error_hold(1);
 
+	/* ccache's stats log of this build (klab's own, unless the user set
+	 * CCACHE_STATSLOG), read once for both counts: 64 MiB at most, a
+	 * whole kernel's is about 1 MiB */
 	res->ccache_hits = -1;
-	if (!getenv("CCACHE_STATSLOG") && read_file(b->stats_log, 256 << 20, &text, NULL) == 0)
+	memset(&res->compiles, 0, sizeof(res->compiles));
+	if (!getenv("CCACHE_STATSLOG") && is_file(b->stats_log) &&
+	    read_file(b->stats_log, 64 << 20, &text, NULL) == 0) {
 		res->ccache_hits = kbuild_count_ccache_hits(text);
-	else if (!getenv("CCACHE_STATSLOG") && !res->objects)
+		kbuild_compiles_parse(&res->compiles, text);
+	} else if (!getenv("CCACHE_STATSLOG") && !res->objects) {
 		res->ccache_hits = 0;	/* nothing compiled: no log */
+	}
 	free(text);
 	res->kept_files = req->kept_files;
 	if (req->changed && req->changed->nr && res->objects) {
@@ -1680,19 +1687,6 @@ void kbuild_compiles_parse(struct kbuild_compiles *c, const char *text)
 	count_call(c, &local, &remote, &miss);
 }
 
-/* The compiles of this build from ccache's stats log (64 MiB at most:
- * a whole kernel's is about 1 MiB). */
-static void read_compiles(struct build *b)
-{
-	char *text = NULL;
-
-	memset(&b->res->compiles, 0, sizeof(b->res->compiles));
-	if (!is_file(b->stats_log) || read_file(b->stats_log, 64 << 20, &text, NULL) < 0)
-		return;
-	kbuild_compiles_parse(&b->res->compiles, text);
-	free(text);
-}
-
 /* make bzImage; res->status from how it ended. */
 static int compile_step(struct build *b)
 {
@@ -1714,7 +1708,6 @@ static int compile_step(struct build *b)
 	progress_end(&b->pg);
 	res->objects = b->pg.objects;
 	explain_build(b);
-	read_compiles(b);
 	res->duration_ms = now_ms() - b->start;
 	if (rr.status == RUN_EXEC_FAILED) {
 		res->status = KBUILD_ENV_FAILED;
