@@ -228,8 +228,8 @@ static void parse_netperf(struct result_metrics *ml, char *const *lines, size_t 
 				size = v[0];
 				sections++;
 			}
-		} else if (!sections || lost || !result_key_value(tok[0], "client", ':')) {
-			;
+		} else if (n == 0 || !sections || lost || !result_key_value(tok[0], "client", ':')) {
+			;	/* (a blank line has no first word: tok[0] is unset) */
 		} else if (n == 4 && (a = result_key_value(tok[2], "tps", ':')) &&
 			   (b = result_key_value(tok[3], "transactions", ':')) && !result_parse_number(a, &v[0]) &&
 			   !result_parse_number(b, &v[1])) {
