@@ -144,15 +144,16 @@ demo_lab() {
 	kernel_lab
 }
 
-# trust_lab: demo_lab's twin for the trust history (tests/trust-kernels.sh):
-# the same shared hold and test lab, then $T/linux, a clone of the cached
+# trust_lab [exclusive]: demo_lab's twin for the trust history
+# (tests/trust-kernels.sh): the same hold (shared unless asked) and test
+# lab, then $T/linux, a clone of the cached
 # history with its tags, and $T/malloc1.yaml, will-it-scale malloc1 at
 # 3 s a run without profile runs (t-trust, t-trust-host).
 trust_lab() {
 	. "$KLAB_SRCDIR/tests/kernel-tree.sh"
 	. "$KLAB_SRCDIR/tests/guest-kernel.sh"
 	. "$KLAB_SRCDIR/tests/trust-kernels.sh"
-	guest_cpus_lock shared
+	guest_cpus_lock "${1:-shared}"
 	kernel_lab
 	git clone -q --shared "$KTRUST" "$T/linux"
 	git -C "$T/linux" fetch -q "$KTRUST" 'refs/tags/*:refs/tags/*'
@@ -229,12 +230,14 @@ write_test_script() {
 	chmod +x "$1"
 }
 
-# guest_cpus_lock shared|exclusive: tests that boot guests take it after
-# the shared kernel is built.  Those whose checks need the host's CPUs to
-# themselves (pinning plans, placement on hosts) take it exclusive, the
-# others shared: under `make -j2 check` an exclusive test never shares the
-# CPUs with another test's guests (klab itself waits for CPUs that other
-# guests hold, see placement.c).  Released when the test exits.
+# guest_cpus_lock shared|exclusive: tests that keep the host's CPUs busy
+# (guests, kernel builds of their own) take it after the shared kernels
+# are built.  Those whose checks need the host's CPUs to themselves
+# (pinning plans, placement on hosts, two changes told apart by their
+# size) take it exclusive, the others shared: under `make -j2 check` an
+# exclusive test never shares the CPUs with another test's guests or
+# builds (klab itself waits for CPUs that other guests hold, see
+# placement.c).  Released when the test exits.
 guest_cpus_lock() {
 	exec 7>>"${KLAB_TEST_LOCKDIR:-/var/tmp}/klab-test-guests.lock"
 	if [ "$1" = exclusive ]; then

@@ -10,6 +10,8 @@
 # ccache), so this test and t-guest do not compile the same tree twice side
 # by side when make check runs them in parallel.
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
+# its builds keep both CPUs busy: a test that needs them to itself waits
+guest_cpus_lock shared
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
