@@ -35,7 +35,7 @@ UsePAM no
 PidFile $T/sshd.pid
 CONF
 mkdir -p /run/sshd
-/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" || { echo "not ok - sshd does not start"; cat "$T/sshd.log"; exit 1; }
+/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" 7>&- || { echo "not ok - sshd does not start"; cat "$T/sshd.log"; exit 1; }
 stop_sshd() { [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null; rm -f "$T/sshd.pid"; }
 trap stop_sshd EXIT INT TERM
 printf '#!/bin/sh\nexec ssh -o UserKnownHostsFile=%s/known_hosts -o StrictHostKeyChecking=accept-new -o BatchMode=yes "$@"\n' \
