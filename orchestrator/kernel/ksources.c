@@ -299,14 +299,18 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-struct walk {
-	struct ksources *s;
-	const char *src_abs;
+/* A build directory's kbuild .cmd files: fn(path, data) on each regular
+ * file named ".*SUFFIX", depth first, at most MAX_CMD_FILES of them;
+ * lstat, so the build directory's "source" link does not lead the walk
+ * into the tree.  Stops at the first error. */
+struct cmd_walk {
+	const char *suffix;
+	int (*fn)(const char *path, void *data);
+	void *data;
 	size_t files;
-	size_t finished;	/* paths after the last de-duplication */
 };
 
-static int walk_dir(struct walk *w, const char *dir, int depth)
+static int walk_cmd_files(struct cmd_walk *w, const char *dir, int depth)
 {
 	DIR *d;
 	struct dirent *de;
@@ -323,41 +327,52 @@ static int walk_dir(struct walk *w, const char *dir, int depth)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		path = xstrfmt("%s/%s", dir, de->d_name);
-		/* lstat: the build directory's "source" link leads to the tree */
 		if (lstat(path, &st) < 0)
 			ret = error("cannot stat '%s': %s", path, strerror(errno));
 		else if (S_ISDIR(st.st_mode))
-			ret = walk_dir(w, path, depth + 1);
-		else if (S_ISREG(st.st_mode) && de->d_name[0] == '.' && ends_with(de->d_name, ".cmd")) {
-			char *text = NULL;
-			size_t len = 0;
-
-			if (++w->files > MAX_CMD_FILES)
-				ret = error("more than %d .cmd files under '%s'", MAX_CMD_FILES, dir);
-			else if (read_file(path, MAX_CMD_FILE, &text, &len) < 0)
-				ret = -1;
-			else
-				ret = ksources_parse_cmd(w->s, text, len, w->src_abs);
-			/* every object names the same headers again: de-duplicated
-			 * as it goes, the bound is on distinct paths, not on the
-			 * sum of every object's list (a defconfig's is millions) */
-			if (ret == 0 && w->s->nr > 2 * w->finished + 65536) {
-				ksources_finish(w->s);
-				w->finished = w->s->nr;
-			}
-			free(text);
-		}
+			ret = walk_cmd_files(w, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && de->d_name[0] == '.' && ends_with(de->d_name, w->suffix))
+			ret = ++w->files > MAX_CMD_FILES ? error("more than %d .cmd files under '%s'", MAX_CMD_FILES, dir)
+							 : w->fn(path, w->data);
 		free(path);
 	}
 	closedir(d);
 	return ret;
 }
 
+struct collect {
+	struct ksources *s;
+	const char *src_abs;
+	size_t finished;	/* paths after the last de-duplication */
+};
+
+/* One .cmd file's paths into the source set. */
+static int collect_cmd(const char *path, void *data)
+{
+	struct collect *c = data;
+	char *text = NULL;
+	size_t len = 0;
+	int ret = read_file(path, MAX_CMD_FILE, &text, &len);
+
+	if (ret == 0)
+		ret = ksources_parse_cmd(c->s, text, len, c->src_abs);
+	/* every object names the same headers again: de-duplicated as it
+	 * goes, the bound is on distinct paths, not on the sum of every
+	 * object's list (a defconfig's is millions) */
+	if (ret == 0 && c->s->nr > 2 * c->finished + 65536) {
+		ksources_finish(c->s);
+		c->finished = c->s->nr;
+	}
+	free(text);
+	return ret;
+}
+
 int ksources_collect(struct ksources *s, const char *bd, const char *src_dir)
 {
 	char *src_abs = real_path(src_dir);
-	struct walk w = { s, src_abs, 0, 0 };
-	int ret = walk_dir(&w, bd, 0);
+	struct collect c = { s, src_abs, 0 };
+	struct cmd_walk w = { ".cmd", collect_cmd, &c, 0 };
+	int ret = walk_cmd_files(&w, bd, 0);
 
 	if (ret == 0) {
 		ksources_finish(s);
@@ -437,12 +452,13 @@ int ksources_read(struct ksources *s, const char *path)
 struct dependents {
 	const char *src_abs;
 	char *const *paths;
-	size_t nr, *counts, files;
+	size_t nr, *counts;
 };
 
 /* The paths one .o.cmd file names, counted. */
-static int count_object_cmd(struct dependents *dp, const char *cmd)
+static int count_object_cmd(const char *cmd, void *data)
 {
+	struct dependents *dp = data;
 	struct ksources one = KSOURCES_INIT;
 	char *text = NULL;
 	size_t len = 0;
@@ -460,44 +476,15 @@ static int count_object_cmd(struct dependents *dp, const char *cmd)
 	return rc;
 }
 
-static int walk_object_cmds(struct dependents *dp, const char *dir, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-	int ret = 0;
-
-	if (depth > MAX_DEPTH)
-		return error("'%s' is nested deeper than %d directories", dir, MAX_DEPTH);
-	if (!(d = opendir(dir)))
-		return error("cannot read '%s': %s", dir, strerror(errno));
-	while (!ret && (de = readdir(d))) {
-		struct stat st;
-		char *path;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		path = xstrfmt("%s/%s", dir, de->d_name);
-		/* lstat: the build directory's "source" link leads to the tree */
-		if (lstat(path, &st) < 0)
-			ret = error("cannot stat '%s': %s", path, strerror(errno));
-		else if (S_ISDIR(st.st_mode))
-			ret = walk_object_cmds(dp, path, depth + 1);
-		else if (S_ISREG(st.st_mode) && de->d_name[0] == '.' && ends_with(de->d_name, ".o.cmd"))
-			ret = count_object_cmd(dp, path);
-		free(path);
-	}
-	closedir(d);
-	return ret;
-}
-
 int ksources_dependents(const char *bd, const char *src_dir, char *const *paths, size_t nr, size_t *counts)
 {
 	char *src_abs = real_path(src_dir);
-	struct dependents dp = { src_abs, paths, nr, counts, 0 };
+	struct dependents dp = { src_abs, paths, nr, counts };
+	struct cmd_walk w = { ".o.cmd", count_object_cmd, &dp, 0 };
 	int rc;
 
 	memset(counts, 0, nr * sizeof(*counts));
-	rc = nr ? walk_object_cmds(&dp, bd, 0) : 0;
+	rc = nr ? walk_cmd_files(&w, bd, 0) : 0;
 	free(src_abs);
 	return rc;
 }

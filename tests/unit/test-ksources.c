@@ -193,6 +193,39 @@ static void test_ksources__build_dir_walk_skips_links_and_needs_a_c_file(void **
 	free(src);
 }
 
+/* The objects that depend on each changed path, from the same walk:
+ * .o.cmd files only (not .vmlinux.cmd), never through the "source"
+ * link, and the top of them as the build's "compiled:" line prints it. */
+static void test_ksources__dependents_count_objects_per_path(void **state)
+{
+	char *src = xstrfmt("%s/deps", scratch_dir), *bd = xstrfmt("%s/.klab-build-d", src);
+	char *fork = xstrfmt("%s/kernel/.fork.o.cmd", bd), *exit_ = xstrfmt("%s/kernel/.exit.o.cmd", bd);
+	char *vml = xstrfmt("%s/.vmlinux.cmd", bd);
+	char *paths[] = { "include/linux/sched.h", "kernel/exit.c", "mm/internal.h", "include/linux/fs.h" };
+	size_t counts[ARRAY_SIZE(paths)];
+	struct strbuf top = STRBUF_INIT;
+
+	write_at(fork, fork_cmd);
+	write_at(exit_, "cmd_kernel/exit.o := gcc -c -o kernel/exit.o ../kernel/exit.c\n"
+			"source_kernel/exit.o := ../kernel/exit.c\n"
+			"deps_kernel/exit.o := \\\n  ../include/linux/sched.h \\\n\n");
+	write_at(vml, "cmd_vmlinux := ld -o vmlinux ../include/linux/fs.h\n");
+	sh("ln -s .. '%s/source'", bd);
+	assert_int_equal(ksources_dependents(bd, src, paths, ARRAY_SIZE(paths), counts), 0);
+	assert_int_equal(counts[0], 2);	/* both objects include sched.h */
+	assert_int_equal(counts[1], 1);
+	assert_int_equal(counts[2], 1);
+	assert_int_equal(counts[3], 0);	/* named by a link command only */
+	assert_int_equal(ksources_top(paths, counts, ARRAY_SIZE(paths), 3, &top), 3);
+	assert_string_equal(top.buf, "include/linux/sched.h (2), kernel/exit.c (1), mm/internal.h (1)");
+	strbuf_release(&top);
+	free(fork);
+	free(exit_);
+	free(vml);
+	free(bd);
+	free(src);
+}
+
 /* A big config's objects name the same headers over and over: more
  * names in all than the bound on paths, few distinct ones. */
 static void test_ksources__walk_bounds_distinct_paths_not_repeats(void **state)
@@ -672,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_ksources__cmd_file_gives_the_tree_paths_only),
 		cmocka_unit_test(test_ksources__hostile_cmd_text_is_bounded),
 		cmocka_unit_test(test_ksources__build_dir_walk_skips_links_and_needs_a_c_file),
+		cmocka_unit_test(test_ksources__dependents_count_objects_per_path),
 		cmocka_unit_test(test_ksources__walk_bounds_distinct_paths_not_repeats),
 		cmocka_unit_test(test_ksources__names_that_matter_to_any_build),
 		cmocka_unit_test(test_ksources__documentation_only_commit_keeps_the_kernel),
