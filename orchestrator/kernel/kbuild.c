@@ -1721,6 +1721,11 @@ static int compile_step(struct build *b)
 	} else {
 		res->status = KBUILD_OK;
 	}
+	/* kept as every step's log is (log_limit): a tree whose warnings
+	 * fill gigabytes must not fill the lab; the excerpt is read first */
+	if (log_trim(b->log, b->lab->log_limit) > 0)
+		warning("the build log was over log_limit (%llu bytes): its head and tail kept",
+			(unsigned long long)b->lab->log_limit);
 	res->log = xstrdup(b->log);
 	return 0;
 }

@@ -593,6 +593,7 @@ static void fake_make_install(void)
 		"for a; do case $a in O=*) O=${a#O=};; CC=*) CC=${a#CC=};; esac; done\n"
 		"echo \"$*\" >> \"$FAKE_MAKE_LOG\"\n"
 		"for a; do\n"
+		"  [ \"$a\" = bzImage ] && [ -n \"$FAKE_MAKE_SPAM\" ] && yes '../mm/x.c:1:1: warning: spam' | head -n \"$FAKE_MAKE_SPAM\"\n"
 		"  [ \"$a\" = \"$FAKE_MAKE_FAIL\" ] && { echo \"../kernel/fork.c:12:5: error: $a failed\"; exit 2; }\n"
 		"  case $a in\n"
 		"  tinyconfig) echo 'CONFIG_64BIT=y' > \"$O/.config\";;\n"
@@ -743,6 +744,48 @@ static int file_holds(const char *path, const char *needle)
 	found = memmem(text, len, needle, strlen(needle)) != NULL;
 	free(text);
 	return found;
+}
+
+/* A build whose output is over log_limit keeps its log's head and tail
+ * (the store's copy too), and its error excerpt is read before the cut. */
+static void test_kbuild__build_log_is_kept_under_log_limit(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-loglimit", scratch_dir), *src = xstrfmt("%s/src-loglimit", scratch_dir);
+	int created, hold;
+	int64_t repo_id;
+	struct stat st;
+
+	fake_make_install();
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	lab.log_limit = 64 << 10;
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	setenv("FAKE_MAKE_SPAM", "20000", 1);	/* 20000 warnings: about 680 KB */
+	hold = error_hold(1);
+	fake_build(&lab, repo_id, src, "3333333333333333333333333333333333333333", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_int_equal(stat(res.log, &st), 0);
+	assert_true(st.st_size <= 64 << 10);
+	assert_true(file_holds(res.log, "bytes of this log cut here"));
+	assert_true(file_holds(res.log, "CC      mm/mmap.o"));	/* the tail */
+	kbuild_result_release(&res);
+	setenv("FAKE_MAKE_FAIL", "bzImage", 1);
+	fake_build(&lab, repo_id, src, "4444444444444444444444444444444444444444", &res);
+	assert_int_equal(res.status, KBUILD_FAILED);
+	assert_string_equal(res.excerpt, "kernel/fork.c:12:5: error: bzImage failed");
+	assert_int_equal(stat(res.log, &st), 0);
+	assert_true(st.st_size <= 64 << 10);
+	kbuild_result_release(&res);
+	error_hold(hold);
+	unsetenv("FAKE_MAKE_FAIL");
+	unsetenv("FAKE_MAKE_SPAM");
+	lab_close(&lab);
+	fake_make_remove();
+	free(src);
+	free(labdir);
 }
 
 static void test_kbuild__image_payload_is_checked_after_every_build(void **state)
@@ -1243,6 +1286,7 @@ int main(void)
 		cmocka_unit_test(test_kbuild__objects_counted_from_captured_make_output),
 		cmocka_unit_test(test_kbuild__make_env_undoes_a_parent_makes_silence),
 		cmocka_unit_test(test_kbuild__build_logs_are_private),
+		cmocka_unit_test(test_kbuild__build_log_is_kept_under_log_limit),
 		cmocka_unit_test(test_kbuild__image_payload_is_checked_after_every_build),
 		cmocka_unit_test(test_kbuild__stored_kernel_is_checked_before_use),
 		cmocka_unit_test(test_kbuild__incbin_objects_never_come_from_ccache),
