@@ -2,8 +2,8 @@
 # Provides: $KLAB, $T (a temp dir removed on success), ok/fail/check,
 # require_tools, require_libvirt, quiet git identity, make_linear_repo,
 # the fast-import stream writers gen_commit/gen_file; for the guest tests
-# k/q on $lab, kernel_lab, demo_lab, trust_lab, demo_history and the loopback
-# libvirt listener.
+# k/q on $lab, kernel_lab, demo_lab, trust_lab, demo_history, the loopback
+# libvirt listener and a libvirt host over ssh.
 
 : "${KLAB_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${KLAB:=$KLAB_SRCDIR/orchestrator/klab}"
@@ -105,6 +105,50 @@ loopback_listener() {
 		sleep 0.1
 	done
 }
+
+# ssh_libvirt_host: the test's own sshd on 127.0.0.1 in front of the real
+# libvirtd (its own host key, key authentication with a key the test
+# makes; libvirt's command= runs the real ssh with the test's
+# known_hosts, so nothing of root's ~/.ssh is touched), stopped when the
+# test exits; waits until libvirt answers through it or fails the test.
+# Sets SURI, the qemu+ssh URI.  stop_sshd / start_sshd: a host that goes
+# away and comes back.
+ssh_libvirt_host() {
+	[ -x /usr/sbin/sshd ] || { echo "not ok - /usr/sbin/sshd is required (openssh-server)"; exit 1; }
+	require_tools ssh ssh-keygen virsh
+	SSH_PORT=$((20000 + ($$ + 7) % 20000))
+	ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey"
+	ssh-keygen -q -t ed25519 -N '' -f "$T/clientkey"
+	cp "$T/clientkey.pub" "$T/authorized_keys"
+	cat > "$T/sshd_config" <<CONF
+Port $SSH_PORT
+ListenAddress 127.0.0.1
+HostKey $T/hostkey
+AuthorizedKeysFile $T/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+StrictModes no
+UsePAM no
+PidFile $T/sshd.pid
+CONF
+	mkdir -p /run/sshd
+	start_sshd || { echo "not ok - sshd does not start"; cat "$T/sshd.log"; exit 1; }
+	trap stop_sshd EXIT INT TERM
+	printf '#!/bin/sh\nexec ssh -o UserKnownHostsFile=%s/known_hosts -o StrictHostKeyChecking=accept-new -o BatchMode=yes "$@"\n' \
+		"$T" > "$T/ssh"
+	chmod +x "$T/ssh"
+	SURI="qemu+ssh://root@127.0.0.1:$SSH_PORT/system?keyfile=$T/clientkey&command=$T/ssh"
+	i=0
+	until timeout 20 virsh -q -c "$SURI" version >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 30 ] || { echo "not ok - libvirt does not answer over ssh at $SURI"; cat "$T/sshd.log"; exit 1; }
+		sleep 0.2
+	done
+}
+# (the daemon must not hold the CPUs lock: guest_cpus_lock's fd 7)
+start_sshd() { /usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" 7>&-; }
+stop_sshd() { [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null; rm -f "$T/sshd.pid"; }
 
 # k ARGS...: klab on the test's lab, $lab; q SQL: a query of its database.
 k() { "$KLAB" --state "$lab" "$@"; }

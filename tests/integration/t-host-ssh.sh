@@ -12,43 +12,12 @@
 # libvirt or sshd is missing.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
-require_tools ssh ssh-keygen virsh
-[ -x /usr/sbin/sshd ] || { echo "not ok - /usr/sbin/sshd is required (openssh-server)"; exit 1; }
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
 . "$KLAB_SRCDIR/tests/guest-kernel.sh"
 guest_cpus_lock shared
 
-PORT=$((20000 + ($$ + 7) % 20000))
-ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey"
-ssh-keygen -q -t ed25519 -N '' -f "$T/clientkey"
-cp "$T/clientkey.pub" "$T/authorized_keys"
-cat > "$T/sshd_config" <<CONF
-Port $PORT
-ListenAddress 127.0.0.1
-HostKey $T/hostkey
-AuthorizedKeysFile $T/authorized_keys
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PermitRootLogin prohibit-password
-StrictModes no
-UsePAM no
-PidFile $T/sshd.pid
-CONF
-mkdir -p /run/sshd
-/usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" 7>&- || { echo "not ok - sshd does not start"; cat "$T/sshd.log"; exit 1; }
-stop_sshd() { [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null; rm -f "$T/sshd.pid"; }
-trap stop_sshd EXIT INT TERM
-printf '#!/bin/sh\nexec ssh -o UserKnownHostsFile=%s/known_hosts -o StrictHostKeyChecking=accept-new -o BatchMode=yes "$@"\n' \
-	"$T" > "$T/ssh"
-chmod +x "$T/ssh"
-SURI="qemu+ssh://root@127.0.0.1:$PORT/system?keyfile=$T/clientkey&command=$T/ssh"
-i=0
-until timeout 20 virsh -q -c "$SURI" version >/dev/null 2>&1; do
-	i=$((i + 1))
-	[ $i -lt 30 ] || { echo "not ok - libvirt does not answer over ssh at $SURI"; cat "$T/sshd.log"; exit 1; }
-	sleep 0.2
-done
-ok "virsh answers over ssh (sshd on 127.0.0.1:$PORT, key authentication)"
+ssh_libvirt_host
+ok "virsh answers over ssh (sshd on 127.0.0.1:$SSH_PORT, key authentication)"
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
