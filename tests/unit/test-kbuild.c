@@ -1268,6 +1268,61 @@ static void test_kbuild__icecc_log_counts_remote_and_local_compiles(void **state
 	assert_false(c.consistent);
 }
 
+/* compiler_wrapper = icecc: klab has the real icecc log (ICECC_LOGFILE)
+ * and counts it (the one compile, piggy.S through real ccache and icecc,
+ * here: ICECC=disable asks no daemon, never the machine's own), then
+ * removes the log; with the user's ICECC_LOGFILE it says it cannot count.
+ * The real farm is t-icecream's. */
+static void test_kbuild__icecc_wrapper_compiles_counted_from_its_log(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-icecc", scratch_dir), *src = xstrfmt("%s/src-icecc", scratch_dir);
+	char *shim = xstrfmt("%s/orchestrator/shim", KLAB_ABS_BUILDDIR);
+	char *log = NULL;
+	int created;
+	int64_t repo_id;
+
+	(void)state;
+	fake_make_install();
+	setenv("KLAB_SHIM_DIR", shim, 1);
+	setenv("FAKE_MAKE_CC", "1", 1);
+	setenv("ICECC", "disable", 1);
+	unsetenv("ICECC_LOGFILE");
+	unsetenv("ICECC_DEBUG");
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	free(lab.compiler_wrapper);
+	lab.compiler_wrapper = xstrdup("icecc");
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	setenv("FAKE_KERNEL", "kernel-icecc", 1);
+	fake_build(&lab, repo_id, src, "7777777777777777777777777777777777777777", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_true(res.icecc.used);
+	assert_null(res.icecc.unknown);
+	assert_int_equal(res.icecc.counts.calls, 1);
+	assert_int_equal(res.icecc.counts.remote, 0);
+	assert_int_equal(res.icecc.counts.local, 1);
+	log = xstrfmt("%s/.klab-icecc-log", res.artifact_dir);
+	kbuild_result_release(&res);
+
+	/* the user logs icecc's way: klab leaves it alone and says so */
+	setenv("ICECC_LOGFILE", log, 1);
+	setenv("FAKE_KERNEL", "kernel-icecc2", 1);
+	fake_build(&lab, repo_id, src, "6666666666666666666666666666666666666666", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_non_null(res.icecc.unknown);
+	assert_non_null(strstr(res.icecc.unknown, "ICECC_LOGFILE"));
+	kbuild_result_release(&res);
+	unsetenv("ICECC_LOGFILE");
+	unsetenv("ICECC");
+	unsetenv("KLAB_SHIM_DIR");
+	lab_close(&lab);
+	fake_make_remove();
+	FREE_MANY(labdir, src, shim, log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1298,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(test_kbuild__build_dir_survives_checkouts_of_the_worktree),
 		cmocka_unit_test(test_kbuild__compiles_counted_from_ccache_stats_log),
 		cmocka_unit_test(test_kbuild__icecc_log_counts_remote_and_local_compiles),
+		cmocka_unit_test(test_kbuild__icecc_wrapper_compiles_counted_from_its_log),
 	};
 	return cmocka_run_group_tests(tests, git_scratch_setup, scratch_teardown);
 }
