@@ -1234,9 +1234,10 @@ struct build {
 	size_t nr_settings;
 	struct strbuf recipe_text;
 	struct progress pg;
-	char *bd, *log, *marker, *cfg_path, *cfg_text, *stats_log;
+	char *bd, *log, *marker, *cfg_path, *cfg_text, *stats_log, *icecc_log;
 	char *env[24];
 	int nenv, lock_fd, marker_written;
+	int icecc_logged;	/* klab set ICECC_LOGFILE to icecc_log */
 	int64_t start;
 };
 
@@ -1346,6 +1347,17 @@ static void shim_env(struct build *b)
 	free(real);
 }
 
+/* compiler_wrapper is icecream's client ("icecc", or a path to it). */
+static int wrapper_is_icecc(const char *wrapper)
+{
+	const char *base;
+
+	if (!wrapper || !*wrapper)
+		return 0;
+	base = strrchr(wrapper, '/');
+	return !strcmp(base ? base + 1 : wrapper, "icecc");
+}
+
 /* The environment make runs in: ccache's, and what makes the image the
  * same whenever it is built from the same tree and config. */
 static void make_env(struct build *b)
@@ -1387,6 +1399,14 @@ static void make_env(struct build *b)
 	shim_env(b);
 	if (lab->compiler_wrapper && *lab->compiler_wrapper)
 		b->env[b->nenv++] = xstrfmt("CCACHE_PREFIX=%s", lab->compiler_wrapper);
+	/* icecream's client logs where each compile went: klab counts it,
+	 * unless the user logs icecc's way already */
+	b->res->icecc.used = wrapper_is_icecc(lab->compiler_wrapper);
+	if (b->res->icecc.used && !getenv("ICECC_LOGFILE") && !getenv("ICECC_DEBUG")) {
+		b->env[b->nenv++] = xstrfmt("ICECC_LOGFILE=%s", b->icecc_log);
+		b->env[b->nenv++] = xstrdup("ICECC_DEBUG=debug");
+		b->icecc_logged = 1;
+	}
 	/* a cache shared by machines: a miss here may be a hit another lab
 	 * stored; a miss everywhere is stored in both */
 	if (lab->ccache_remote && *lab->ccache_remote)
@@ -1617,6 +1637,32 @@ static int config_step(struct build *b)
 	return 1;
 }
 
+/* Where icecream sent this build's compiles: its client's log, read once
+ * (a whole kernel's, each compile some 15 KiB, is about 40 MiB), then
+ * removed.  What cannot be counted is said, never guessed. */
+static void explain_icecc(struct build *b)
+{
+	struct kbuild_icecc *ic = &b->res->icecc;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!ic->used)
+		return;
+	if (!b->icecc_logged)
+		ic->unknown = "ICECC_LOGFILE or ICECC_DEBUG is set in klab's environment: icecc logs there";
+	else if (!is_file(b->icecc_log))
+		ic->unknown = b->res->compiles.compiled ? "icecc wrote no log (not run, or not icecream's icecc)" : NULL;
+	else if (read_file(b->icecc_log, 256 << 20, &text, &len) < 0)
+		ic->unknown = "icecc's log is unreadable or over 256 MiB";
+	else {
+		icecc_log_parse(&ic->counts, text, len);
+		if (!ic->counts.consistent)
+			ic->unknown = "icecc's log counts more remote compiles than icecc calls";
+	}
+	free(text);
+	unlink(b->icecc_log);
+}
+
 /* What the build compiled and why: the objects ccache gave (its stats
  * log, when klab set it), the changed files most objects depend on. */
 static void explain_build(struct build *b)
@@ -1639,6 +1685,7 @@ static void explain_build(struct build *b)
 		res->ccache_hits = 0;	/* nothing compiled: no log */
 	}
 	free(text);
+	explain_icecc(b);
 	res->kept_files = req->kept_files;
 	if (req->changed && req->changed->nr && res->objects) {
 		size_t *counts = xcalloc(req->changed->nr, sizeof(*counts));
@@ -1701,6 +1748,7 @@ static int compile_step(struct build *b)
 
 	progress_phase(&b->pg, "prepare");
 	unlink(b->stats_log);
+	unlink(b->icecc_log);
 	rc = build_make(b, extra, &b->pg, &rr);
 	free(jobs_arg);
 	if (rc < 0)
@@ -1809,7 +1857,7 @@ static void build_release(struct build *b)
 		close(b->lock_fd);
 	kconfig_settings_release(b->settings, b->nr_settings);
 	strbuf_release(&b->recipe_text);
-	FREE_MANY(b->bd, b->log, b->marker, b->cfg_path, b->cfg_text, b->stats_log);
+	FREE_MANY(b->bd, b->log, b->marker, b->cfg_path, b->cfg_text, b->stats_log, b->icecc_log);
 }
 
 int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
@@ -1830,6 +1878,7 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 		goto out;
 	b.log = xstrfmt("%s/build.log", b.bd);
 	b.stats_log = xstrfmt("%s/.klab-ccache-stats", b.bd);
+	b.icecc_log = xstrfmt("%s/.klab-icecc-log", b.bd);
 	/* 0600 as run_command's logs: the log names the lab's paths */
 	if (write_file_atomic_mode(b.log, "", 0, 0600) < 0)
 		goto out;

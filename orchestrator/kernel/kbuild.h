@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/icecc-log.h"
 #include "kernel/ksources.h"
 #include "util/enum.h"
 
@@ -97,9 +98,18 @@ struct kbuild_compiles {
  * line per call).  Unknown lines are ignored; never fails. */
 void kbuild_compiles_parse(struct kbuild_compiles *c, const char *text);
 
+/* Where icecream sent the compiles of a build whose compiler_wrapper is
+ * icecc (its client's log, icecc-log.h). */
+struct kbuild_icecc {
+	int used;			/* compiler_wrapper is icecc */
+	const char *unknown;		/* NULL, or why the counts are not known (klab's words) */
+	struct icecc_counts counts;
+};
+
 struct kbuild_result {
 	enum kbuild_status status;
 	struct kbuild_compiles compiles;	/* of this build's make (zero: not known) */
+	struct kbuild_icecc icecc;		/* of this build's make */
 	int cache_hit;
 	char *artifact_dir;
 	char *bzimage, *config, *system_map, *log;

@@ -148,6 +148,23 @@ void kernel_result_release(struct kernel_result *kr)
 	memset(kr, 0, sizeof(*kr));
 }
 
+/* Where icecream sent the compiles ccache did not have. */
+static void print_icecc(const struct kbuild_icecc *ic, const char *indent)
+{
+	const struct icecc_counts *c = &ic->counts;
+
+	if (ic->unknown) {
+		printf("%sicecream:   where compiles went is not known: %s\n", indent, ic->unknown);
+		return;
+	}
+	printf("%sicecream:   %u through icecc: %u compiled remotely on %u%s node%s, %u here", indent, c->calls,
+	       c->remote, c->hosts, c->hosts >= ICECC_LOG_MAX_HOSTS ? " or more" : "", c->hosts == 1 ? "" : "s",
+	       c->local);
+	if (c->fallbacks)
+		printf(" (%u of them after a remote node failed)", c->fallbacks);
+	printf("\n");
+}
+
 void kernel_print_build(const struct kbuild_result *res, const char *indent)
 {
 	char dur[32];
@@ -170,6 +187,8 @@ void kernel_print_build(const struct kbuild_result *res, const char *indent)
 		printf("%scompiles:   %u: %u from the local ccache, %u from ccache_remote, %u compiled\n",
 		       indent, res->compiles.calls, res->compiles.local_hits, res->compiles.remote_hits,
 		       res->compiles.compiled);
+	if (!res->cache_hit && res->icecc.used && (res->compiles.calls || res->icecc.unknown))
+		print_icecc(&res->icecc, indent);
 	if (res->message)
 		print_line("%smessage:    %s", indent, res->message);
 	if (res->status == KBUILD_OK) {

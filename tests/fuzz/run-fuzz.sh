@@ -9,6 +9,7 @@
 #   lkp          LKP regression reports and lkp-tests job files (lkp.c)
 #   perfprof     the agent's perf report parser (what a hostile guest's perf prints)
 #   ksources     kbuild's .cmd files and sources.txt (a kernel's source set, ksources.c)
+#   icecclog     icecc's client log of a build (where compiles went, icecc-log.c)
 #   options      the command line (util/parse-options.c: argv, and synopsis forms)
 # Exit 0 when nothing crashed, 1 when something did (the input is kept and
 # a command to replay it printed), 77 only when clang with libFuzzer is not
@@ -28,7 +29,7 @@ src=${1:-${KLAB_SRCDIR:-$here/../..}}
 build=${2:-${KLAB_BUILDDIR:-$src}}
 secs=${KLAB_FUZZ_SECONDS:-20}
 jobs=${KLAB_FUZZ_JOBS:-1}
-targets=${KLAB_FUZZ_TARGETS:-resultproto job labconf jobconf lkp perfprof ksources options}
+targets=${KLAB_FUZZ_TARGETS:-resultproto job labconf jobconf lkp perfprof ksources icecclog options}
 src=$(cd "$src" && pwd) || exit 1
 mkdir -p "$build/tests/fuzz/run" || exit 1
 build=$(cd "$build" && pwd)
@@ -145,6 +146,10 @@ fuzz_target() {
 	ksources)
 		srcs="$o/kernel/ksources.c $util"
 		seeddir=$src/tests/fuzz/corpus-ksources
+		max_len=16384 ;;
+	icecclog)
+		srcs="$o/kernel/icecc-log.c $util"
+		seeddir=$src/tests/fuzz/corpus-icecclog
 		max_len=16384 ;;
 	options)
 		srcs="$o/util/parse-options.c $util"

@@ -1265,6 +1265,107 @@ static void test_kbuild__compiles_counted_from_ccache_stats_log(void **state)
 	assert_int_equal(c.calls, 0);
 }
 
+/* icecc 1.4's client log (ICECC_DEBUG=debug), its records as a ccache
+ * and kbuild build writes them: a compile sent out, one whose record of
+ * the node lands inside another's long "invoked as" line (icecc writes
+ * a long line and its newline apart), a -E call built here, one that
+ * fell back after the node failed, a pid that comes again, the node
+ * itself named 127.0.0.1, and junk. */
+static void test_kbuild__icecc_log_counts_remote_and_local_compiles(void **state)
+{
+	static const char log[] =
+		"ICECC[10] 2026-12-06 20:36:13: invoked as: /usr/bin/icecc /usr/bin/gcc -c ../mm/mmap.c -o mm/mmap.o\n"
+		"ICECC[10] 2026-12-06 20:36:13: asking for host to use\n"
+		"ICECC[10] 2026-12-06 20:39:06: Have to use host 10.213.1.2:10245 - Job ID: 4 - env: x86_64 - has env: true - match j: 0\n"
+		"ICECC[10] 2026-12-06 20:39:06: got 437 bytes (32%)\n"
+		"ICECC[11] 2026-12-06 20:36:13: invoked as: /usr/bin/icecc /usr/bin/gcc -c ../kernel/fork.c"
+		"ICECC[12] 2026-12-06 20:36:13: invoked as: /usr/bin/icecc /usr/bin/gcc -E -x c /dev/null -o /dev/null\n\n"
+		"ICECC[12] 2026-12-06 20:36:13: <building_local>\n"
+		"ICECC[11] 2026-12-06 20:39:06: Have to use host 10.213.1.3:10245 - Job ID: 5 - env: x86_64\n"
+		"ICECC[13] 2026-12-06 20:36:14: invoked as: /usr/bin/icecc /usr/bin/gcc -c ../init/main.c\n"
+		"ICECC[13] 2026-12-06 20:36:15: Have to use host 10.213.1.2:10245 - Job ID: 6\n"
+		"ICECC[13] 2026-12-06 20:36:16: local build forced by remote exception: Error 101\n"
+		"ICECC[13] 2026-12-06 20:36:16: <building_local>\n"
+		"ICECC[10] 2026-12-06 20:40:00: invoked as: /usr/bin/icecc /usr/bin/gcc -c ../lib/sort.c\n"
+		"ICECC[10] 2026-12-06 20:40:01: building myself, but telling localhost\n"
+		"ICECC[14] 2026-12-06 20:40:02: invoked as: /usr/bin/icecc /usr/bin/gcc -c ../lib/bsearch.c\n"
+		"ICECC[14] 2026-12-06 20:40:03: Have to use host 127.0.0.1:10245 - Job ID: 7\n"
+		"ICECC[x] junk ICECC[99999999999] 2026: Have to use host 1.2.3.4:1\n"
+		"ICECC[15] no date Have to use host 1.2.3.4:1\n";
+	struct icecc_counts c;
+
+	(void)state;
+	icecc_log_parse(&c, log, sizeof(log) - 1);
+	assert_int_equal(c.calls, 6);
+	assert_int_equal(c.remote, 2);	/* mmap.c, fork.c */
+	assert_int_equal(c.local, 4);
+	assert_int_equal(c.fallbacks, 1);
+	assert_int_equal(c.hosts, 2);
+	assert_true(c.consistent);
+	icecc_log_parse(&c, "", 0);
+	assert_int_equal(c.calls, 0);
+	assert_true(c.consistent);
+	/* a node named but no icecc call: contradicts itself */
+	icecc_log_parse(&c, "ICECC[1] d: Have to use host h:1\n", 33);
+	assert_int_equal(c.remote, 1);
+	assert_false(c.consistent);
+}
+
+/* compiler_wrapper = icecc: klab has the real icecc log (ICECC_LOGFILE)
+ * and counts it (the one compile, piggy.S through real ccache and icecc,
+ * here: ICECC=disable asks no daemon, never the machine's own), then
+ * removes the log; with the user's ICECC_LOGFILE it says it cannot count.
+ * The real farm is t-icecream's. */
+static void test_kbuild__icecc_wrapper_compiles_counted_from_its_log(void **state)
+{
+	struct kbuild_result res;
+	struct lab lab;
+	char *labdir = xstrfmt("%s/lab-icecc", scratch_dir), *src = xstrfmt("%s/src-icecc", scratch_dir);
+	char *shim = xstrfmt("%s/orchestrator/shim", KLAB_ABS_BUILDDIR);
+	char *log = NULL;
+	int created;
+	int64_t repo_id;
+
+	(void)state;
+	fake_make_install();
+	setenv("KLAB_SHIM_DIR", shim, 1);
+	setenv("FAKE_MAKE_CC", "1", 1);
+	setenv("ICECC", "disable", 1);
+	unsetenv("ICECC_LOGFILE");
+	unsetenv("ICECC_DEBUG");
+	assert_int_equal(mkdir_p(src, 0755), 0);
+	assert_int_equal(lab_init(labdir, &created), 0);
+	assert_int_equal(lab_open(&lab, labdir), 0);
+	free(lab.compiler_wrapper);
+	lab.compiler_wrapper = xstrdup("icecc");
+	assert_int_equal(db_repo_id(lab.db, "/nonexistent/repo", &repo_id), 0);
+	setenv("FAKE_KERNEL", "kernel-icecc", 1);
+	fake_build(&lab, repo_id, src, "7777777777777777777777777777777777777777", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_true(res.icecc.used);
+	assert_null(res.icecc.unknown);
+	assert_int_equal(res.icecc.counts.calls, 1);
+	assert_int_equal(res.icecc.counts.remote, 0);
+	assert_int_equal(res.icecc.counts.local, 1);
+	log = xstrfmt("%s/.klab-icecc-log", res.artifact_dir);
+	kbuild_result_release(&res);
+
+	/* the user logs icecc's way: klab leaves it alone and says so */
+	setenv("ICECC_LOGFILE", log, 1);
+	setenv("FAKE_KERNEL", "kernel-icecc2", 1);
+	fake_build(&lab, repo_id, src, "6666666666666666666666666666666666666666", &res);
+	assert_int_equal(res.status, KBUILD_OK);
+	assert_non_null(res.icecc.unknown);
+	assert_non_null(strstr(res.icecc.unknown, "ICECC_LOGFILE"));
+	kbuild_result_release(&res);
+	unsetenv("ICECC_LOGFILE");
+	unsetenv("ICECC");
+	unsetenv("KLAB_SHIM_DIR");
+	lab_close(&lab);
+	fake_make_remove();
+	FREE_MANY(labdir, src, shim, log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1295,6 +1396,8 @@ int main(void)
 		cmocka_unit_test(test_kbuild__build_dir_in_checkout_makes_compile_lines_repository_free),
 		cmocka_unit_test(test_kbuild__build_dir_survives_checkouts_of_the_worktree),
 		cmocka_unit_test(test_kbuild__compiles_counted_from_ccache_stats_log),
+		cmocka_unit_test(test_kbuild__icecc_log_counts_remote_and_local_compiles),
+		cmocka_unit_test(test_kbuild__icecc_wrapper_compiles_counted_from_its_log),
 	};
 	return cmocka_run_group_tests(tests, git_scratch_setup, scratch_teardown);
 }
