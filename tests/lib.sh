@@ -148,7 +148,13 @@ CONF
 }
 # (the daemon must not hold the CPUs lock: guest_cpus_lock's fd 7)
 start_sshd() { /usr/sbin/sshd -f "$T/sshd_config" -E "$T/sshd.log" 7>&-; }
-stop_sshd() { [ -f "$T/sshd.pid" ] && kill "$(cat "$T/sshd.pid")" 2>/dev/null; rm -f "$T/sshd.pid"; }
+# (its sessions too: a listener gone leaves libvirt's open connection up)
+stop_sshd() {
+	[ -f "$T/sshd.pid" ] || return 0
+	pkill -P "$(cat "$T/sshd.pid")" 2>/dev/null
+	kill "$(cat "$T/sshd.pid")" 2>/dev/null
+	rm -f "$T/sshd.pid"
+}
 
 # k ARGS...: klab on the test's lab, $lab; q SQL: a query of its database.
 k() { "$KLAB" --state "$lab" "$@"; }
