@@ -93,6 +93,8 @@ int vm_ensure_connected(struct vm_conn *c)
 	/* virConnectIsAlive only knows what the last call found: ask. */
 	if (c->conn && virConnectIsAlive(c->conn) == 1 && virConnectGetLibVersion(c->conn, &ver) == 0)
 		return 0;
+	if (!c->uri)
+		return error("no libvirt connection to make again");
 	/* Keepalive needs the event loop, which only runs during boots: a
 	 * long build between two boots lets libvirtd drop the connection. */
 	uri = xstrdup(c->uri);
@@ -112,6 +114,10 @@ int vm_ensure_connected(struct vm_conn *c)
 		else
 			warning("reconnected to libvirtd at '%s'", uri);
 	}
+	/* a failed connect leaves c empty: keep where it was, for the next
+	 * try (a host gone for good crashed the retry on a NULL uri) */
+	if (ret < 0 && !c->uri)
+		c->uri = xstrdup(uri);
 	free(uri);
 	return ret;
 }
