@@ -1769,11 +1769,6 @@ static int compile_step(struct build *b)
 	} else {
 		res->status = KBUILD_OK;
 	}
-	/* kept as every step's log is (log_limit): a tree whose warnings
-	 * fill gigabytes must not fill the lab; the excerpt is read first */
-	if (log_trim(b->log, b->lab->log_limit) > 0)
-		warning("the build log was over log_limit (%llu bytes): its head and tail kept",
-			(unsigned long long)b->lab->log_limit);
 	res->log = xstrdup(b->log);
 	return 0;
 }
@@ -1891,7 +1886,15 @@ int kbuild_build(const struct kbuild_request *req, struct kbuild_result *res)
 
 	rc = config_step(&b);
 	if (rc == 0)
-		rc = compile_step(&b) < 0 ? -1 : record_build(&b);
+		rc = compile_step(&b);
+	/* every outcome's log kept as a step's is (log_limit), after its
+	 * error excerpt was read and before the store copies it: a tree
+	 * whose warnings fill gigabytes must not fill the lab */
+	if (log_trim(b.log, b.lab->log_limit) > 0)
+		warning("the build log was over log_limit (%llu bytes): its head and tail kept",
+			(unsigned long long)b.lab->log_limit);
+	if (rc == 0)
+		rc = record_build(&b);
 	ret = rc < 0 ? -1 : 0;
 out:
 	build_release(&b);
