@@ -379,6 +379,16 @@ static double ks_exact_p(size_t dmn, size_t m, size_t n)
 	return p;
 }
 
+double stats_ks_min_p(size_t nx, size_t ny)
+{
+	double c = 1;
+
+	/* C(nx + ny, k) built up factor by factor; large sizes give 0 */
+	for (size_t k = 1; k <= nx && c < 1e300; k++)
+		c = c * (double)(ny + k) / (double)k;
+	return c > 2 ? 2 / c : 1;
+}
+
 int stats_ks_2samp(const double *x, size_t nx, const double *y, size_t ny, struct stats_test *out)
 {
 	size_t n = nx + ny, cx = 0, cy = 0, dmn = 0;

@@ -445,6 +445,18 @@ static void classify_stats(struct verdict *out, const struct verdict_policy *p, 
 	stats_ks_2samp(cand, nc, bad, nb, &out->ks_bad);
 }
 
+/* A commit's n runs unlike a reference set's nref by shape
+ * (Kolmogorov-Smirnov below alpha), or, where only the references are too
+ * few to get there (under drift a commit is judged against each end's 2-6
+ * recent runs: 12 runs against 2 reach p 0.022 at best), as unlike as
+ * they can be: no overlap at all (D = 1).  Too few runs of the commit's
+ * own (3 against as many cannot reach 0.01) are no evidence either way. */
+static int unlike(const struct stats_test *ks, size_t n, size_t nref, double alpha)
+{
+	return ks->p_value < alpha ||
+	       (ks->statistic >= 1 && stats_ks_min_p(n, nref) >= alpha && stats_ks_min_p(n, n) < alpha);
+}
+
 static void classify_likeness(struct likeness *l, const struct verdict *out, const struct verdict_policy *p,
 			      const struct sets *s)
 {
@@ -472,8 +484,9 @@ static void classify_likeness(struct likeness *l, const struct verdict *out, con
 	 * runs fall in the lower mode more often, while they are still the
 	 * good end's runs */
 	l->between = out->z_good >= k && out->z_bad >= k && out->position >= p->decide_band &&
-		     out->position <= 1 - p->decide_band && out->ks_good.p_value < p->alpha_shape &&
-		     out->ks_bad.p_value < p->alpha_shape;
+		     out->position <= 1 - p->decide_band &&
+		     unlike(&out->ks_good, nc, out->n_good, p->alpha_shape) &&
+		     unlike(&out->ks_bad, nc, out->n_bad, p->alpha_shape);
 	l->need = runs_for_outliers(s->outliers[2]);
 	if (l->need < p->min_runs)
 		l->need = p->min_runs;

@@ -60,6 +60,8 @@ static const struct scenario scenarios[] = {
 	{ "improve+regr", SIM_NOISE_NORMAL, .shape = IMPROVE_THEN_REGRESS },
 	{ "none", SIM_NOISE_NORMAL, .shape = NONE },
 	{ "none+slow", SIM_NOISE_NORMAL, 0.03, .shape = NONE },
+	/* last: a new cell keeps the others' seeds (o.seed ^ index) */
+	{ "two-halves+drift1", SIM_NOISE_NORMAL, 0, 1, .shape = TWO_HALVES },
 };
 
 /* One policy's counts over a cell. */

@@ -286,6 +286,24 @@ static void test_stats__ks_matches_known_small_case(void **state)
 	assert_int_equal(stats_ks_2samp(x, 3, y, 0, &t), -1);
 }
 
+/* The smallest p the exact test can give: both samples apart, 2 of the
+ * C(nx + ny, nx) orderings. */
+static void test_stats__ks_min_p_is_two_orderings(void **state)
+{
+	static const double x[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, y[] = { 20, 21 };
+	struct stats_test t;
+
+	(void)state;
+	assert_near(stats_ks_min_p(3, 3), 0.1, 1e-14);
+	assert_near(stats_ks_min_p(12, 2), 2.0 / 91, 1e-14);
+	assert_near(stats_ks_min_p(2, 12), 2.0 / 91, 1e-14);
+	assert_near(stats_ks_min_p(5, 4), 2.0 / 126, 1e-14);
+	assert_near(stats_ks_min_p(1, 1), 1, 0);
+	assert_true(stats_ks_min_p(1000, 1000) < 1e-290);
+	assert_int_equal(stats_ks_2samp(x, 12, y, 2, &t), 0);
+	assert_near(t.p_value, stats_ks_min_p(12, 2), 1e-12);
+}
+
 /* D of the assignment `mask` (bit r: the r-th smallest value is x's). */
 static double ks_d_of_mask(unsigned mask, size_t nx, size_t ny)
 {
@@ -421,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_stats__mann_whitney_fully_apart_with_ties_is_exact),
 		cmocka_unit_test(test_stats__ks_matches_known_small_case),
 		cmocka_unit_test(test_stats__ks_exact_matches_enumeration),
+		cmocka_unit_test(test_stats__ks_min_p_is_two_orderings),
 		cmocka_unit_test(test_stats__kolmogorov_sf_matches_critical_values),
 		cmocka_unit_test(test_stats__ks_large_samples_use_the_asymptotic_p),
 		cmocka_unit_test(test_stats__ci_mean_uses_student_t),

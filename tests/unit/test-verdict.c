@@ -255,6 +255,30 @@ static void test_verdict__halfway_commit_is_between_two_changes(void **state)
 	assert_non_null(strstr(v.text, "apart from both ends"));
 }
 
+/* Under drift a commit is judged against each end's few recent runs:
+ * 12 runs against 2 cannot reach Kolmogorov-Smirnov p 0.01 (0.022 at
+ * best), so "unlike both ends" is then no overlap with either.  t-trust's
+ * two changes on a drifting host were skipped at position 0.48 for want
+ * of that. */
+static void test_verdict__between_against_few_recent_runs(void **state)
+{
+	static const double g[] = { 1000, 1006 }, b[] = { 800, 803, 797 };
+	double c[12];
+	struct verdict v;
+
+	(void)state;
+	for (size_t i = 0; i < 12; i++)
+		c[i] = 900 + (double)(i % 4) - 1.5;
+	assert_int_equal(verdict_classify(&v, &policy, g, 2, b, 3, c, 12, +1), 0);
+	assert_true(v.ks_good.p_value > policy.alpha_shape);
+	assert_int_equal(v.kind, VERDICT_BETWEEN);
+	assert_string_equal(v.rule, "two-changes");
+	/* one run among the good end's: not as unlike as the sizes allow */
+	c[5] = 1003;
+	assert_int_equal(verdict_classify(&v, &policy, g, 2, b, 3, c, 12, +1), 0);
+	assert_int_not_equal(v.kind, VERDICT_BETWEEN);
+}
+
 /* Two changes are a strong claim: a commit's 12 runs said "between" (a
  * bimodal KPI's good commit with 10 of them in its lower mode can), and
  * 5 fresh runs alone must say so too before the range splits. */
@@ -996,6 +1020,7 @@ int main(void)
 		cmocka_unit_test_setup(test_verdict__two_slow_runs_do_not_flip_a_bad_commit_either, setup),
 		cmocka_unit_test_setup(test_verdict__halfway_commit_is_between_two_changes, setup),
 		cmocka_unit_test_setup(test_verdict__commit_near_an_end_is_not_between, setup),
+		cmocka_unit_test_setup(test_verdict__between_against_few_recent_runs, setup),
 		cmocka_unit_test_setup(test_verdict__between_needs_its_fresh_runs_to_agree, setup),
 		cmocka_unit_test_setup(test_verdict__quiet_host_shows_no_trend, setup),
 		cmocka_unit_test_setup(test_verdict__trend_ignores_the_sets_levels_and_a_slow_run, setup),
