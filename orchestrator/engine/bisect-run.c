@@ -1196,6 +1196,8 @@ int bisect_run(struct bisect_run *r)
 				printf("%s\n", msg);
 				db_bisection_enter(r->lab->db, r->b->id, BISECTION_DONE, BISECTION_NOT_REPRODUCED, NULL,
 						   msg);
+			} else if (rc == -2) {
+				bisect_run_stop(r, msg);
 			} else if (rc < 0 && msg) {
 				bisect_run_fail(r, msg);
 			}

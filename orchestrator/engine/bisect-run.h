@@ -49,7 +49,8 @@ struct step_tester_ops {
 	/* Before the first step (a job's reference phase).  0 go on; 1 the
 	 * bisection is over before it began (*message printed, the bisection
 	 * done/not-reproduced); -1 error (*message: the bisection failed so;
-	 * NULL: it was reported).  Optional. */
+	 * NULL: it was reported); -2 the environment failed (*message: the
+	 * bisection stops so, resumable).  Optional. */
 	int (*begin)(struct bisect_run *br, char **message);
 	/* Judge step s (a running row) into out. */
 	void (*test)(struct bisect_run *br, const struct step *s, struct step_outcome *out);

@@ -49,6 +49,43 @@ static int stored_references(struct bisect_run *r)
 	return 1;
 }
 
+/* The reference steps a stopped reference phase left running (the
+ * latest of each end; an environment failure stopped it, or klab was
+ * killed): their runs count when the phase goes on.  1 both found (ids
+ * in *good_id, *bad_id), 0 not both, -1 error. */
+static int running_references(struct bisect_run *r, int64_t *good_id, int64_t *bad_id)
+{
+	struct step *steps = NULL;
+	size_t nr_steps = 0;
+
+	*good_id = *bad_id = 0;
+	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
+		return -1;
+	for (size_t i = 0; i < nr_steps; i++) {
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_RUNNING)
+			continue;
+		if (!strcmp(steps[i].hash, r->b->goods[0]))
+			*good_id = steps[i].id;
+		else if (!strcmp(steps[i].hash, r->b->bad))
+			*bad_id = steps[i].id;
+	}
+	steps_release(steps, nr_steps);
+	return *good_id && *bad_id;
+}
+
+/* A running reference step taken up again: its runs are loaded by the
+ * first measure. */
+static int adopt_side(struct bisect_run *r, struct pair_side *side, const char *hex, int64_t step_id)
+{
+	memset(side, 0, sizeof(*side));
+	side->hex = hex;
+	memcpy(side->s.hash, hex, 41);
+	side->s.id = step_id;
+	side->s.phase = (char *)step_phase_to_string(STEP_PHASE_REFERENCE);
+	side->s.exit_code = -1;
+	return perf_build_for(r, hex, &side->kernel, &side->build_id);
+}
+
 /* An end's stored reference step, open again for more runs. */
 static int reopen_side(struct bisect_run *r, struct pair_side *side, const char *hex, int64_t step_id)
 {
@@ -132,6 +169,29 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 	if (rc < 0)
 		return -1;
 	if (!rc) {
+		int64_t gid, bid;
+
+		rc = running_references(r, &gid, &bid);
+		if (rc > 0) {
+			/* the host must be the one their runs came from */
+			p->good_step = gid;
+			rc = same_host_as_references(r);
+			p->good_step = 0;
+		}
+		if (rc < 0)
+			return -1;
+		if (!rc && gid && bid &&
+		    (db_step_abort(r->lab->db, gid, "the host changed: fresh references") < 0 ||
+		     db_step_abort(r->lab->db, bid, "the host changed: fresh references") < 0))
+			return -1;
+		if (rc > 0) {
+			printf("references: going on with the runs of the stopped reference steps\n");
+			if (adopt_side(r, good, r->b->goods[0], gid) < 0 || adopt_side(r, bad, r->b->bad, bid) < 0) {
+				*message = xstrdup("cannot build the ends of the range");
+				return -1;
+			}
+			return 0;
+		}
 		if (perf_pair_begin(r, good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
 		    perf_pair_begin(r, bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
 			*message = xstrdup("cannot build the ends of the range");
@@ -160,7 +220,8 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 /* Measure the good and the bad end (interleaved) and refuse to bisect
  * unless the regression reproduces (reference_sides: a resumed
  * bisection's ends).  0 go on, 1 refused (*message: why), -1 error
- * (*message: the bisection fails so, or NULL). */
+ * (*message: the bisection fails so, or NULL), -2 the environment failed
+ * (*message: why; the bisection stops, resumable, its steps running). */
 int perf_reference_phase(struct bisect_run *r, char **message)
 {
 	struct perf *p = perf_of(r);
@@ -183,13 +244,15 @@ int perf_reference_phase(struct bisect_run *r, char **message)
 		struct verdict_runs G, B;
 
 		rc = pair_measure(r, &good, &bad, want, &why);
+		if (rc < 0 && why) {
+			/* the host, not a kernel: as a step's, resumable */
+			*message = xstrfmt("the ends of the range cannot be measured: %s", why);
+			ret = -2;
+			goto out;
+		}
 		if (rc) {
-			char *msg = xstrfmt("the ends of the range cannot be measured (%s)", why ? why : "klab error");
-			if (rc > 0) {
-				free(msg);
-				msg = xstrfmt("an end of the range cannot be measured: %s", why);
-			}
-			*message = msg;
+			*message = rc > 0 ? xstrfmt("an end of the range cannot be measured: %s", why)
+					  : xstrdup("the ends of the range cannot be measured (klab error)");
 			goto out;
 		}
 		G = (struct verdict_runs){ good.vals, good.t, good.n };

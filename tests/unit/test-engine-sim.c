@@ -326,6 +326,51 @@ static void test_engine_sim__environment_failure_stops_and_resume_finishes(void 
 	assert_int_equal(engine_sim_remove(&o), 0);
 }
 
+/* The same fault while the ends are measured (run 3): the bisection
+ * stops, resumable, as in a step, not failed; resumed, the reference
+ * steps it left go on with their runs (two steps, none lost) and the
+ * culprit is named. */
+static void test_engine_sim__environment_failure_in_the_references_stops(void **state)
+{
+	double levels[NR_COMMITS];
+	const struct engine_history *h;
+	struct sim_model model;
+	struct engine_outcome o;
+	struct lab lab;
+	struct bisection b;
+	struct step *steps = NULL;
+	size_t nr = 0, refs = 0;
+
+	(void)state;
+	one_step_at(levels, 13);
+	assert_int_equal(engine_sim_history(&es, levels, NR_COMMITS, &h), 0);
+	sim_model_init(&model, 45);
+	model.env_fail_at = 3;
+	assert_int_equal(engine_sim_start(&es, h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_FAIL);
+	assert_int_equal(lab_open(&lab, o.lab), 0);
+	assert_int_equal(db_bisection_load(lab.db, o.id, &b), 0);
+	assert_int_equal(b.state_id, BISECTION_STOPPED);
+	assert_non_null(strstr(b.message, "the ends of the range cannot be measured: "));
+	bisection_release(&b);
+	lab_close(&lab);
+	model.env_fail_at = 0;
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_OK);
+	assert_string_equal(o.result, "culprit");
+	assert_int_equal(o.culprit, 13);
+	assert_int_equal(o.runs, model.runs);
+	assert_true(output_has(&o, "going on with the runs of the stopped reference steps"));
+	assert_int_equal(lab_open(&lab, o.lab), 0);
+	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
+	for (size_t i = 0; i < nr; i++)
+		refs += steps[i].phase_id == STEP_PHASE_REFERENCE;
+	assert_int_equal(refs, 2);
+	steps_release(steps, nr);
+	lab_close(&lab);
+	assert_int_equal(engine_sim_remove(&o), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_engine_sim__two_changes_split_the_range),
 		cmocka_unit_test(test_engine_sim__two_changes_split_on_a_drifting_host),
 		cmocka_unit_test(test_engine_sim__environment_failure_stops_and_resume_finishes),
+		cmocka_unit_test(test_engine_sim__environment_failure_in_the_references_stops),
 		cmocka_unit_test(test_engine_sim__slow_spell_during_references_is_not_a_trend),
 		cmocka_unit_test(test_engine_sim__noisy_cells_name_no_wrong_culprit),
 	};
