@@ -120,6 +120,7 @@ int guest_env_attach(struct guest_env *ge, const char *uri, const struct db_host
 			     "not %s", ge->job->path, uri);
 	if (vm_connect(&ge->vm, uri) < 0)
 		return -1;
+	ge->vm.wait_s = ge->lab->host_wait;
 	/* Orphans are recognised by lab path and owner pid, both of this
 	 * machine: on another host they could be another machine's guests
 	 * (there START_AUTODESTROY ends a dead klab's guests anyway). */

@@ -26,7 +26,6 @@
 #define POWEROFF_GRACE_MS 15000		/* after done, the guest powers off by itself */
 #define PANIC_GRACE_MS 3000		/* after a panic line, let the trace finish */
 #define DRAIN_MS 1500			/* after the domain stopped, streams end */
-#define RECONNECT_WAIT_MS 120000	/* libvirtd gone: how long to wait for it */
 
 static int event_loop_ready;
 
@@ -86,8 +85,7 @@ static int connect_uri(struct vm_conn *c, const char *uri, int report)
 int vm_ensure_connected(struct vm_conn *c)
 {
 	char *uri;
-	int ret;
-
+	int ret, wait_s = c->wait_s;
 	unsigned long ver;
 
 	/* virConnectIsAlive only knows what the last call found: ask. */
@@ -102,9 +100,9 @@ int vm_ensure_connected(struct vm_conn *c)
 	ret = vm_connect_quiet(c, uri);
 	if (ret < 0) {
 		/* libvirtd restarting (killed, upgraded): a bounded wait */
-		int64_t until = now_ms() + RECONNECT_WAIT_MS;
+		int64_t until = now_ms() + (int64_t)wait_s * 1000;
 
-		warning("libvirtd at '%s' does not answer: waiting up to %d s for it", uri, RECONNECT_WAIT_MS / 1000);
+		warning("libvirtd at '%s' does not answer: waiting up to %d s for it (host_wait)", uri, wait_s);
 		while (ret < 0 && now_ms() < until) {
 			sleep(2);
 			ret = vm_connect_quiet(c, uri);
@@ -118,6 +116,7 @@ int vm_ensure_connected(struct vm_conn *c)
 	 * try (a host gone for good crashed the retry on a NULL uri) */
 	if (ret < 0 && !c->uri)
 		c->uri = xstrdup(uri);
+	c->wait_s = wait_s;
 	free(uri);
 	return ret;
 }

@@ -16,6 +16,7 @@ struct vm_conn {
 	void *conn;		/* virConnectPtr */
 	char *uri;
 	char *hostname;
+	int wait_s;		/* vm_ensure_connected: seconds to wait for libvirtd (klab.conf host_wait) */
 };
 
 /* Connect (registers libvirt's default event loop once). */

@@ -182,6 +182,10 @@ static const char *set_key(struct lab *lab, const char *key, const char *val)
 	} else if (!strcmp(key, "log_limit")) {
 		if (parse_size(val, &lab->log_limit) < 0 || (lab->log_limit && lab->log_limit < 65536))
 			return "log_limit must be a size from 64K to 1G (e.g. 8M), or 0 for no limit";
+	} else if (!strcmp(key, "host_wait")) {
+		if (parse_uint(val, 3600, &v) < 0)
+			return "host_wait must be a number of seconds from 0 to 3600";
+		lab->host_wait = (int)v;
 	} else if (!strcmp(key, "notify_timeout")) {
 		if (parse_uint(val, 3600, &v) < 0 || v == 0)
 			return "notify_timeout must be a number of seconds from 1 to 3600";
@@ -226,6 +230,7 @@ int lab_config_parse(struct lab *lab, const char *name, const char *text, size_t
 	lab->smtp_tls = xstrdup("try");
 	lab->notify_timeout = 30;
 	lab->log_limit = 8u << 20;
+	lab->host_wait = 120;
 	if (memchr(text, '\0', len))
 		return error("%s: contains a NUL byte (not a text file)", name);
 	copy = xstrndup(text, len);

@@ -79,7 +79,12 @@ static const char default_config[] =
 	"\n"
 	"# The most a bisection step's log keeps (K, M, G; 0 = no limit): its head and tail,\n"
 	"# a line between them saying how much was cut.\n"
-	"log_limit = 8M\n";
+	"log_limit = 8M\n"
+	"\n"
+	"# Seconds a boot waits for a hypervisor host whose libvirtd stopped answering\n"
+	"# (restarted, its ssh gone) before the try fails; three tries, then the bisection\n"
+	"# stops for 'klab bisect resume'.  0: no wait.\n"
+	"host_wait = 120\n";
 
 char *lab_default_state_dir(const char *override)
 {

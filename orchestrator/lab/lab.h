@@ -35,6 +35,7 @@ struct lab {
 	char *notify_webhook;	/* http(s) URL the JSON document is posted to */
 	int notify_timeout;	/* seconds one delivery may take */
 	uint64_t log_limit;	/* bytes a step's log keeps, head and tail (0: no limit; default 8 MiB) */
+	int host_wait;		/* seconds a boot waits for a libvirtd that stopped answering (default 120) */
 };
 
 /* The state directory: override (--state), else $KLAB_STATE, else

@@ -21,6 +21,8 @@ trap 'stop_sshd; [ -z "$KPID" ] || kill -9 $KPID 2>/dev/null' EXIT INT TERM
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
 printf 'ccache_dir = %s\n' "$KCCACHE" >> "$lab/klab.conf"
+# a host that refuses connections: 10 s a try, not 120 (three tries)
+echo 'host_wait = 10' >> "$lab/klab.conf"
 
 demo_history "$T/linux" 4
 parent=$(git -C "$T/linux" rev-parse "$planted^")
@@ -55,6 +57,8 @@ check "the first boots ran on remote" test "$(q "SELECT count(*) FROM boots WHER
 check "host gone: the bisection stops with an error, not a crash (exit $rc)" test "$rc" -ge 1 -a "$rc" -lt 126
 check "host gone: it says the host does not answer" grep -q "does not answer" "$T/b1.out" || tail -n 15 "$T/b1.out"
 check "host gone: nothing decided (no result)" test -z "$(q "SELECT result FROM bisections WHERE id = 1")"
+check "host gone: the bisection is stopped, for resume" test "$(q "SELECT state FROM bisections WHERE id = 1")" = stopped
+check "host gone: it waited host_wait (10 s) a try" grep -q "waiting up to 10 s" "$T/b1.out"
 check "host gone: every boot ok or an infrastructure fault, none left running" \
 	test "$(q "SELECT count(*) FROM boots WHERE outcome IS NULL OR outcome NOT IN ('ok', 'infrastructure')")" -eq 0 ||
 	q "SELECT outcome, reason FROM boots"
@@ -69,6 +73,8 @@ rc=$?
 check "resumed bisection ends: not reproduced (exit $rc)" \
 	sh -c "[ $rc -ne 0 ] && [ \"\$(sqlite3 '$lab/klab.db' 'SELECT result FROM bisections WHERE id = 1')\" = not-reproduced ]"
 check "it said which host it uses" grep -q "host remote" "$T/b2.out"
+check "it went on with the stopped reference steps' runs" grep -q "going on with the runs of the stopped reference steps" "$T/b2.out"
+check "two reference steps in all" test "$(q "SELECT count(*) FROM steps WHERE phase = 'reference'")" -eq 2
 n=$(q "SELECT count(*) FROM boots")
 check "all $n boots on remote, none on a-local" \
 	test "$(q "SELECT count(*) FROM boots WHERE host_id = $remote_id")" -eq "$n"

@@ -943,6 +943,19 @@ static void test_lab__config_error_line_counts_blank_lines(void **state)
 			lab_config_release(&lab);
 		}
 	}
+	/* host_wait: 120 s by default, 0 to 3600 */
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "\n", 1), 0);
+	assert_int_equal(lab.host_wait, 120);
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "host_wait = 0\n", 14), 0);
+	assert_int_equal(lab.host_wait, 0);
+	lab_config_release(&lab);
+	memset(&lab, 0, sizeof(lab));
+	assert_int_equal(lab_config_parse(&lab, "c", "host_wait = 2h\n", 15), -1);
+	assert_non_null(strstr(error_last(), "host_wait must be a number of seconds"));
+	lab_config_release(&lab);
 	/* guests made ahead: yes by default, no turns them off, nothing else */
 	memset(&lab, 0, sizeof(lab));
 	assert_int_equal(lab_config_parse(&lab, "c", "guests_ahead = no\n", 18), 0);
