@@ -13,6 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A host's libvirtd must answer within this (a stopped or hung one
+ * accepts the connection and never replies: add, list and check would
+ * hang on it). */
+#define HOST_ANSWER_S 15
+
 static const char *const add_forms[] = { "NAME URI [--cpus] [--max-guests] [--accel]", NULL };
 static const struct opt_usage add_usage = {
 	"host add", add_forms,
@@ -155,7 +160,7 @@ static int host_add(int argc, char **argv, const struct global_opts *g)
 	if (open_lab(g, &lab) < 0)
 		return EXIT_FAIL;
 	lab_opened = 1;
-	if (vm_connect(&vc, h.uri) < 0)
+	if (vm_connect_timed(&vc, h.uri, HOST_ANSWER_S, 1) < 0)
 		goto out;
 	connected = 1;
 	if (vm_capabilities(&vc, &caps) < 0 || topology_parse(&topo, caps, strlen(caps)) < 0)
@@ -212,7 +217,7 @@ static int host_list(int argc, char **argv, const struct global_opts *g)
 
 		if (hosts[i].cpus)
 			cpulist_parse(hosts[i].cpus, &within, &nr_within);
-		if (vm_connect(&vc, hosts[i].uri) == 0) {
+		if (vm_connect_timed(&vc, hosts[i].uri, HOST_ANSWER_S, 0) == 0) {
 			up = 1;
 			if (vm_klab_guests(&vc, within, nr_within, &busy, &nr_busy, &count) < 0)
 				count = -1;
@@ -279,7 +284,7 @@ static int check_facts(struct host_check *hc, const char *uri)
 		host_check_local(hc, "", NULL);
 		return 0;
 	}
-	connected = vm_connect_quiet(&vc, uri) == 0;
+	connected = vm_connect_timed(&vc, uri, HOST_ANSWER_S, 0) == 0;
 
 	if (connected && vm_capabilities(&vc, &caps) == 0 && topology_parse(&topo, caps, strlen(caps)) == 0)
 		have_topo = 1;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,96 @@ static int connect_uri(struct vm_conn *c, const char *uri, int report)
 	if (!c->hostname)
 		c->hostname = xstrdup("?");
 	return 0;
+}
+
+/* A connection opened in a thread of its own (vm_connect_timed): a
+ * libvirtd that accepts and never answers (stopped, hung) blocks the
+ * thread, not the command; abandoned, the thread frees the job if its
+ * open ever returns. */
+struct open_job {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int done, abandoned, rc;
+	struct vm_conn c;
+	char *uri;
+};
+
+static void open_job_free(struct open_job *j)
+{
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cv);
+	free(j->uri);
+	free(j);
+}
+
+static void *open_thread(void *arg)
+{
+	struct open_job *j = arg;
+	unsigned long ver;
+	int rc = connect_uri(&j->c, j->uri, 0), abandoned;
+
+	/* the open may come back before libvirtd has said a word */
+	if (!rc && virConnectGetLibVersion(j->c.conn, &ver) < 0) {
+		vm_disconnect(&j->c);
+		rc = -1;
+	}
+	pthread_mutex_lock(&j->lock);
+	j->rc = rc;
+	j->done = 1;
+	abandoned = j->abandoned;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->lock);
+	if (abandoned) {
+		vm_disconnect(&j->c);
+		open_job_free(j);
+	}
+	return NULL;
+}
+
+int vm_connect_timed(struct vm_conn *c, const char *uri, int timeout_s, int report)
+{
+	struct open_job *j = xcalloc(1, sizeof(*j));
+	struct timespec until;
+	pthread_t th;
+	int done, rc;
+
+	memset(c, 0, sizeof(*c));
+	/* libvirt's initialisation once, here, not raced by the thread */
+	if (!event_loop_ready) {
+		virSetErrorFunc(NULL, quiet_libvirt);
+		if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
+			free(j);
+			return virt_error("cannot initialise");
+		}
+		event_loop_ready = 1;
+	}
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	j->uri = xstrdup(uri);
+	if (pthread_create(&th, NULL, open_thread, j) != 0) {
+		open_job_free(j);
+		return error("cannot start a thread to connect to '%s'", uri);
+	}
+	pthread_detach(th);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_s;
+	pthread_mutex_lock(&j->lock);
+	while (!j->done && pthread_cond_timedwait(&j->cv, &j->lock, &until) == 0)
+		;
+	done = j->done;
+	if (!done)
+		j->abandoned = 1;
+	pthread_mutex_unlock(&j->lock);
+	if (!done)
+		return report ? error("libvirtd at '%s' accepts connections but does not answer within %d s "
+				      "(stopped or hung?)", uri, timeout_s)
+			      : -1;
+	rc = j->rc;
+	*c = j->c;
+	open_job_free(j);
+	if (rc < 0 && report)
+		return vm_connect(c, uri);	/* says why, or connects after all */
+	return rc;
 }
 
 int vm_ensure_connected(struct vm_conn *c)

@@ -23,6 +23,10 @@ struct vm_conn {
 int vm_connect(struct vm_conn *c, const char *uri);
 /* The same without a message (probing hosts that may be down). */
 int vm_connect_quiet(struct vm_conn *c, const char *uri);
+/* The same, bounded: -1 (said when report) when libvirtd does not answer
+ * within timeout_s (a stopped or hung libvirtd accepts the connection
+ * and never replies; libvirt's keepalive does not cover the open). */
+int vm_connect_timed(struct vm_conn *c, const char *uri, int timeout_s, int report);
 void vm_disconnect(struct vm_conn *c);
 /* Reconnect if the connection died (idle keepalive while building). */
 int vm_ensure_connected(struct vm_conn *c);

@@ -4,7 +4,7 @@
 # machines: the host is itself a guest) it must say plainly that KVM is
 # not usable and why; --json must be one valid JSON document.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
-require_tools python3 virsh
+require_tools python3 virsh socat
 
 lab="$T/lab"
 "$KLAB" --state "$lab" init >/dev/null
@@ -49,4 +49,34 @@ check "an unknown host: exit 1" [ $rc -eq 1 ]
 check "... one line naming it" sh -c '[ "$(wc -l < "$1")" -eq 1 ] && grep -q "^klab: error: no host named .nosuch." "$1"' - "$T/err"
 "$KLAB" --state "$lab" host check a b > /dev/null 2> "$T/err"
 check "two names: a usage error (exit 2)" [ $? -eq 2 ]
+
+# ---- a libvirtd that accepts and never answers -------------------------------
+# A SIGSTOPped or hung libvirtd: the kernel still accepts connections on
+# its socket (the backlog), nothing replies.  Two real ones in front of the
+# real libvirtd: a socket nobody accepts on (for add), and a socat relay
+# that is stopped once the host is added (for list).  timeout
+# 120 only ends the old hang; the bound is klab's 15 s.
+SOCK=/var/run/libvirt/libvirt-sock
+python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8); time.sleep(300)' "$T/hung.sock" &
+HUNG=$!
+socat UNIX-LISTEN:"$T/relay.sock",fork UNIX-CONNECT:"$SOCK" 2>/dev/null &
+RELAY=$!
+trap 'kill -CONT $RELAY 2>/dev/null; kill $HUNG $RELAY 2>/dev/null' EXIT INT TERM
+i=0
+while { [ ! -S "$T/hung.sock" ] || [ ! -S "$T/relay.sock" ]; } && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.1; done
+timeout 120 "$KLAB" --state "$lab" host add hung "qemu+unix:///system?socket=$T/hung.sock" > "$T/out" 2> "$T/err"
+rc=$?
+check "host add, libvirtd never answers: refused, not hung (exit $rc)" [ $rc -eq 1 ]
+check "... one line: it does not answer" \
+	sh -c '[ "$(wc -l < "$1")" -eq 1 ] && grep -q "accepts connections but does not answer within 15 s" "$1"' - "$T/err"
+check "... nothing stored" [ "$(q "SELECT count(*) FROM hosts WHERE name = 'hung'")" -eq 0 ]
+check "host add through the relay" k host add relay "qemu+unix:///system?socket=$T/relay.sock"
+kill -STOP $RELAY
+timeout 120 "$KLAB" --state "$lab" host list > "$T/out" 2> "$T/err"
+rc=$?
+check "host list, a host stopped: it ends (exit $rc)" [ $rc -eq 0 ]
+check "... that host does not answer, the other does" \
+	sh -c 'grep -Eq "^relay .* no +\?$" "$1" && grep -Eq "^here .* yes " "$1"' - "$T/out"
+kill -CONT $RELAY
 finish
