@@ -29,6 +29,10 @@
 #   NAIVE_CLEAN=1   also run the clean-build strawman (cold only)
 #   NAIVE_PHASES    "cold warm" (default) or one of them (warm needs cold's
 #                   directories)
+#   DEMO_HEADERS=1  issue 41's range: every other harmless commit a comment
+#                   in a header most of the kernel includes (mm.h, fs.h,
+#                   sched.h, ...), which make rebuilds in full and klab
+#                   need not (target >= 2x cold); `make bench-naive-headers`
 set -eu
 KLAB_SRCDIR=${KLAB_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 KLAB=${KLAB:-$KLAB_SRCDIR/orchestrator/klab}
@@ -249,7 +253,7 @@ for phase in $PHASES; do
 	[ "$phase" = cold ] ||
 		row "klab, a new lab" "$w_time" "$w_builds" "$w_boots" "$w_runs" "$w_culprit"
 	row careful "$c_time" "$c_builds" "$c_boots" "$c_runs" "$c_culprit"
-	echo "careful/klab wall time, $phase: $(ratio "$c_time" "$k_time") (target >= $([ "$phase" = cold ] && echo 3 || echo 6))"
+	echo "careful/klab wall time, $phase: $(ratio "$c_time" "$k_time") (target >= $([ "$phase" = warm ] && echo 6 || { [ "${DEMO_HEADERS:-0}" = 1 ] && echo 2 || echo 3; }))"
 	[ "$k_culprit" = "$planted" ] && [ "$c_culprit" = "$planted" ] || ok=0
 	if [ "$phase" = warm ]; then
 		echo "careful/klab wall time, warm, klab in a new lab with the warm ccache: $(ratio "$c_time" "$w_time")"
