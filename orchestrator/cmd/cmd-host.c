@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A host's libvirtd must answer within this (a stopped or hung one
- * accepts the connection and never replies: add, list and check would
- * hang on it). */
-#define HOST_ANSWER_S 15
-
 static const char *const add_forms[] = { "NAME URI [--cpus] [--max-guests] [--accel]", NULL };
 static const struct opt_usage add_usage = {
 	"host add", add_forms,

@@ -54,14 +54,22 @@ static int gm_use(void *data, const char *kernel, int64_t step_id)
 	struct guest_measurer *gm = data;
 	const struct job *job = gm->job;
 	struct guest_env_opts o = { 0 };
+	char *fp = NULL;
+	int rc;
 
 	if (gm->ge)
 		return guest_env_set_kernel(gm->ge, kernel);
 	o.kernel = kernel;
 	o.quiet = 1;
-	/* like-for-like: a resumed bisection boots where it booted before */
+	/* like-for-like: a resumed bisection boots where it booted before,
+	 * or on a host of the same fingerprint when that one is gone */
 	if (db_bisection_host(gm->lab->db, step_id, &o.prefer_host_id) < 0 ||
-	    guest_env_prepare(&gm->ge, gm->lab, job, &o) < 0)
+	    (o.prefer_host_id && db_bisection_host_fingerprint(gm->lab->db, step_id, o.prefer_host_id, &fp) < 0))
+		return -1;
+	o.prefer_fingerprint = fp;
+	rc = guest_env_prepare(&gm->ge, gm->lab, job, &o);
+	free(fp);
+	if (rc < 0)
 		return -1;
 	printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s, host fingerprint %.12s\n",
 	       job->guest.vcpus, job->guest.numa_nodes, (unsigned long long)job->guest.memory_mb,

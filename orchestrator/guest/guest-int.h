@@ -36,6 +36,9 @@ struct guest_env {
 	size_t nr_hosts;
 	size_t host;			/* index of the host attached */
 	int host_fixed;
+	/* a resumed bisection's fingerprint: a host after the first (its
+	 * own, which did not answer) takes over only with this one */
+	char *want_fingerprint;
 	unsigned nr_boots;
 	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */
 	char *waiting;			/* the last "waiting for a host" line */

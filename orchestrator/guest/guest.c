@@ -425,6 +425,7 @@ static void env_free_but_vm(struct guest_env *ge)
 	free(ge->cmdline);
 	free(ge->waiting);
 	db_hosts_free(ge->hosts, ge->nr_hosts);
+	free(ge->want_fingerprint);
 	free(ge);
 }
 

@@ -26,6 +26,8 @@ struct guest_env_opts {
 	int quiet;
 	const char *host;		/* --host NAME: only this registered host */
 	int64_t prefer_host_id;		/* a bisection's earlier host (0: none) */
+	const char *prefer_fingerprint;	/* its fingerprint there: another host with the
+					 * same one may take over when it does not answer */
 };
 
 /* Everything about guests that can be checked without libvirt: the

@@ -124,7 +124,7 @@ static int host_fits_fresh(const struct guest_env *ge, size_t i, struct strbuf *
 
 	if (h->cpus && cpulist_parse(h->cpus, &allowed, &nr_allowed) < 0)
 		return -1;
-	if (vm_connect_quiet(&c, h->uri) < 0) {
+	if (vm_connect_timed(&c, h->uri, HOST_ANSWER_S, 0) < 0) {
 		strbuf_addf(why, "%s (does not answer)", h->name);
 		free(allowed);
 		return -1;
@@ -169,6 +169,17 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 		if (rc == 1) {
 			if (guest_env_attach(ge, ge->hosts[i].uri, &ge->hosts[i]) < 0)
 				return -1;
+			if (i && ge->want_fingerprint && guest_env_fingerprint(ge) &&
+			    strcmp(guest_env_fingerprint(ge), ge->want_fingerprint)) {
+				/* runs there would not be like the earlier ones */
+				strbuf_addstr(why, " (another fingerprint)");
+				answered--;
+				continue;
+			}
+			if (i && ge->want_fingerprint)
+				fprintf(stderr, "host %s does not answer: the guests go to %s, a host of the same "
+					"fingerprint %.12s\n", ge->hosts[0].name, ge->hosts[i].name,
+					ge->want_fingerprint);
 			ge->host = i;
 			return 1;
 		}
@@ -206,13 +217,19 @@ int placement_choose_hosts(struct guest_env *ge, const struct guest_env_opts *o)
 		return -1;
 	for (size_t i = 0; o->prefer_host_id && i < ge->nr_hosts; i++)
 		if (ge->hosts[i].id == o->prefer_host_id) {
-			/* like-for-like: a resumed bisection stays where it ran */
+			/* like-for-like: a resumed bisection stays where it ran,
+			 * or, when that host does not answer, goes to one of
+			 * the same fingerprint (placement_pick checks it) */
 			struct db_host keep = ge->hosts[i];
-			memset(&ge->hosts[i], 0, sizeof(keep));
-			db_hosts_free(ge->hosts, ge->nr_hosts);
-			ge->hosts = xcalloc(1, sizeof(*ge->hosts));
+			memmove(&ge->hosts[1], &ge->hosts[0], i * sizeof(keep));
 			ge->hosts[0] = keep;
-			ge->nr_hosts = 1;
+			if (!o->prefer_fingerprint) {
+				for (size_t j = 1; j < ge->nr_hosts; j++)
+					db_host_release(&ge->hosts[j]);
+				ge->nr_hosts = 1;
+			} else {
+				ge->want_fingerprint = xstrdup(o->prefer_fingerprint);
+			}
 			ge->host_fixed = 1;
 			break;
 		}

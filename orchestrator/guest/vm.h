@@ -23,6 +23,10 @@ struct vm_conn {
 int vm_connect(struct vm_conn *c, const char *uri);
 /* The same without a message (probing hosts that may be down). */
 int vm_connect_quiet(struct vm_conn *c, const char *uri);
+/* A host's libvirtd must answer within this (a stopped or hung one
+ * accepts the connection and never replies: host add, list and check,
+ * and placement, would hang on it). */
+#define HOST_ANSWER_S 15
 /* The same, bounded: -1 (said when report) when libvirtd does not answer
  * within timeout_s (a stopped or hung libvirtd accepts the connection
  * and never replies; libvirt's keepalive does not cover the open). */

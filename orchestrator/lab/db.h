@@ -538,6 +538,9 @@ int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n);
 /* The host of the latest boot of the bisection step `step_id` belongs
  * to (any of its steps); 0 when none has one. */
 int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id);
+/* The fingerprint of that bisection's latest boot on host_id (NULL when
+ * none has one; the caller frees). */
+int db_bisection_host_fingerprint(sqlite3 *db, int64_t step_id, int64_t host_id, char **fingerprint);
 
 /* ---- the report (db-report.c) ---------------------------------------------- */
 
