@@ -177,9 +177,10 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 				continue;
 			}
 			if (i && ge->want_fingerprint)
-				fprintf(stderr, "host %s does not answer: the guests go to %s, a host of the same "
-					"fingerprint %.12s\n", ge->hosts[0].name, ge->hosts[i].name,
-					ge->want_fingerprint);
+				fprintf(stderr, "host %s cannot take the guest (%s): it goes to %s, a host of the "
+					"same fingerprint %.12s\n", ge->hosts[0].name,
+					strstr(why->buf, "(does not answer)") ? "it does not answer" : "it is full",
+					ge->hosts[i].name, ge->want_fingerprint);
 			ge->host = i;
 			return 1;
 		}
