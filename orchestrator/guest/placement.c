@@ -152,7 +152,7 @@ void placement_say_waiting(struct guest_env *ge, const struct strbuf *why)
 
 int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 {
-	int never = 1, answered = 0;
+	int never = 1, answered = 0, first = 1;
 
 	for (size_t i = 0; i < ge->nr_hosts; i++) {
 		size_t before = why->len;
@@ -162,6 +162,8 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 		if (why->len)
 			strbuf_addstr(why, ", ");
 		rc = host_fits_fresh(ge, i, why);
+		if (i == 0)
+			first = rc;
 		if (rc >= 0)
 			answered++;
 		if (rc != 0 || !strstr(why->buf + before, "(never:"))
@@ -179,7 +181,7 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 			if (i && ge->want_fingerprint)
 				fprintf(stderr, "host %s cannot take the guest (%s): it goes to %s, a host of the "
 					"same fingerprint %.12s\n", ge->hosts[0].name,
-					strstr(why->buf, "(does not answer)") ? "it does not answer" : "it is full",
+					first < 0 ? "it does not answer" : "it is full",
 					ge->hosts[i].name, ge->want_fingerprint);
 			ge->host = i;
 			return 1;
