@@ -449,12 +449,19 @@ static void classify_stats(struct verdict *out, const struct verdict_policy *p, 
  * (Kolmogorov-Smirnov below alpha), or, where only the references are too
  * few to get there (under drift a commit is judged against each end's 2-6
  * recent runs: 12 runs against 2 reach p 0.022 at best), as unlike as
- * they can be: no overlap at all (D = 1).  Too few runs of the commit's
- * own (3 against as many cannot reach 0.01) are no evidence either way. */
+ * they can be: no overlap at all (D = 1), where even that is not common
+ * by chance (at most 10 alpha: 12 runs against 2 reach 0.022, the 5 fresh
+ * runs of a split against 2, 0.095; against 1 run, 0.15 and 0.33, are
+ * too few).  Both ends must be so unlike, the medians apart by the t
+ * threshold, and the fresh runs alone again (verdict_between_fresh).
+ * Too few runs of the commit's own (3 against as many cannot reach 0.01)
+ * are no evidence either way. */
 static int unlike(const struct stats_test *ks, size_t n, size_t nref, double alpha)
 {
+	double floor = stats_ks_min_p(n, nref);
+
 	return ks->p_value < alpha ||
-	       (ks->statistic >= 1 && stats_ks_min_p(n, nref) >= alpha && stats_ks_min_p(n, n) < alpha);
+	       (ks->statistic >= 1 && floor >= alpha && floor <= 10 * alpha && stats_ks_min_p(n, n) < alpha);
 }
 
 static void classify_likeness(struct likeness *l, const struct verdict *out, const struct verdict_policy *p,

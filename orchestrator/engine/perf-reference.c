@@ -49,11 +49,12 @@ static int stored_references(struct bisect_run *r)
 	return 1;
 }
 
-/* The reference steps a stopped reference phase left running (the
- * latest of each end; an environment failure stopped it, or klab was
- * killed): their runs count when the phase goes on.  1 both found (ids
- * in *good_id, *bad_id), 0 not both, -1 error. */
-static int running_references(struct bisect_run *r, int64_t *good_id, int64_t *bad_id)
+/* The reference steps a stopped reference phase left unfinished (an
+ * environment failure stopped it, or klab was killed): perf_pair_begin
+ * takes each up again with its runs (db_step_begin claims a step of the
+ * same commit and phase that is not done).  Their ids in *good_id and
+ * *bad_id (0: none); 1 when there is one, 0 none, -1 error. */
+static int unfinished_references(struct bisect_run *r, int64_t *good_id, int64_t *bad_id)
 {
 	struct step *steps = NULL;
 	size_t nr_steps = 0;
@@ -62,7 +63,7 @@ static int running_references(struct bisect_run *r, int64_t *good_id, int64_t *b
 	if (db_steps_load(r->lab->db, r->b->id, &steps, &nr_steps) < 0)
 		return -1;
 	for (size_t i = 0; i < nr_steps; i++) {
-		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id != STEP_RUNNING)
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE || steps[i].status_id == STEP_DONE)
 			continue;
 		if (!strcmp(steps[i].hash, r->b->goods[0]))
 			*good_id = steps[i].id;
@@ -70,20 +71,7 @@ static int running_references(struct bisect_run *r, int64_t *good_id, int64_t *b
 			*bad_id = steps[i].id;
 	}
 	steps_release(steps, nr_steps);
-	return *good_id && *bad_id;
-}
-
-/* A running reference step taken up again: its runs are loaded by the
- * first measure. */
-static int adopt_side(struct bisect_run *r, struct pair_side *side, const char *hex, int64_t step_id)
-{
-	memset(side, 0, sizeof(*side));
-	side->hex = hex;
-	memcpy(side->s.hash, hex, 41);
-	side->s.id = step_id;
-	side->s.phase = (char *)step_phase_to_string(STEP_PHASE_REFERENCE);
-	side->s.exit_code = -1;
-	return perf_build_for(r, hex, &side->kernel, &side->build_id);
+	return *good_id || *bad_id;
 }
 
 /* An end's stored reference step, open again for more runs. */
@@ -143,6 +131,32 @@ out:
 	return ret;
 }
 
+/* Unfinished reference steps and the host: their runs go on where the
+ * host is the one they ran on; else the steps are closed (skip, the
+ * reason said) so that fresh ones begin.  0, or -1 error. */
+static int resume_references(struct bisect_run *r)
+{
+	struct perf *p = perf_of(r);
+	int64_t ids[2];
+	int rc = unfinished_references(r, &ids[0], &ids[1]), same;
+
+	if (rc <= 0)
+		return rc;
+	p->good_step = ids[0] ? ids[0] : ids[1];
+	same = same_host_as_references(r);
+	p->good_step = 0;
+	if (same < 0)
+		return -1;
+	if (same) {
+		printf("references: going on with the runs of the stopped reference steps\n");
+		return 0;
+	}
+	for (int k = 0; k < 2; k++)
+		if (ids[k] && db_step_retire(r->lab->db, ids[k], "the host changed: fresh references") < 0)
+			return -1;
+	return 0;
+}
+
 /* The ends' steps for the reference phase: a resumed bisection's stored
  * ones, decided again from their runs, or new ones.  1 the stored runs
  * reproduce (go on bisecting), 0 good and bad ready to measure from
@@ -169,29 +183,8 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 	if (rc < 0)
 		return -1;
 	if (!rc) {
-		int64_t gid, bid;
-
-		rc = running_references(r, &gid, &bid);
-		if (rc > 0) {
-			/* the host must be the one their runs came from */
-			p->good_step = gid;
-			rc = same_host_as_references(r);
-			p->good_step = 0;
-		}
-		if (rc < 0)
+		if (resume_references(r) < 0)
 			return -1;
-		if (!rc && gid && bid &&
-		    (db_step_abort(r->lab->db, gid, "the host changed: fresh references") < 0 ||
-		     db_step_abort(r->lab->db, bid, "the host changed: fresh references") < 0))
-			return -1;
-		if (rc > 0) {
-			printf("references: going on with the runs of the stopped reference steps\n");
-			if (adopt_side(r, good, r->b->goods[0], gid) < 0 || adopt_side(r, bad, r->b->bad, bid) < 0) {
-				*message = xstrdup("cannot build the ends of the range");
-				return -1;
-			}
-			return 0;
-		}
 		if (perf_pair_begin(r, good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
 		    perf_pair_begin(r, bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
 			*message = xstrdup("cannot build the ends of the range");

@@ -36,8 +36,9 @@ struct guest_env {
 	size_t nr_hosts;
 	size_t host;			/* index of the host attached */
 	int host_fixed;
-	/* a resumed bisection's fingerprint: a host after the first (its
-	 * own, which did not answer) takes over only with this one */
+	/* a resumed bisection's host and its fingerprint there: another host
+	 * takes over (own gone, full or removed) only with this fingerprint */
+	int64_t own_host_id;
 	char *want_fingerprint;
 	unsigned nr_boots;
 	char *local_kernel, *local_initrd;	/* in image_dir; kernel/initrd are the host's paths */

@@ -164,28 +164,33 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 		rc = host_fits_fresh(ge, i, why);
 		if (i == 0)
 			first = rc;
+		if (rc == 1) {
+			if (guest_env_attach(ge, ge->hosts[i].uri, &ge->hosts[i]) < 0)
+				return -1;
+			if (ge->want_fingerprint && ge->hosts[i].id != ge->own_host_id && guest_env_fingerprint(ge) &&
+			    strcmp(guest_env_fingerprint(ge), ge->want_fingerprint)) {
+				/* runs there would not be like the earlier ones:
+				 * as good as a host that never fits */
+				strbuf_addf(why, " (%s: another fingerprint)", ge->hosts[i].name);
+				vm_disconnect(&ge->vm);
+				continue;
+			}
+			if (ge->want_fingerprint && ge->hosts[i].id != ge->own_host_id) {
+				int own = ge->hosts[0].id == ge->own_host_id;
+
+				fprintf(stderr, "the bisection's host%s%s cannot take the guest (%s): it goes to %s, "
+					"a host of the same fingerprint %.12s\n", own ? " " : "",
+					own ? ge->hosts[0].name : "",
+					!own ? "it was removed" : first < 0 ? "it does not answer" : "no room for it now",
+					ge->hosts[i].name, ge->want_fingerprint);
+			}
+			ge->host = i;
+			return 1;
+		}
 		if (rc >= 0)
 			answered++;
 		if (rc != 0 || !strstr(why->buf + before, "(never:"))
 			never = 0;
-		if (rc == 1) {
-			if (guest_env_attach(ge, ge->hosts[i].uri, &ge->hosts[i]) < 0)
-				return -1;
-			if (i && ge->want_fingerprint && guest_env_fingerprint(ge) &&
-			    strcmp(guest_env_fingerprint(ge), ge->want_fingerprint)) {
-				/* runs there would not be like the earlier ones */
-				strbuf_addstr(why, " (another fingerprint)");
-				answered--;
-				continue;
-			}
-			if (i && ge->want_fingerprint)
-				fprintf(stderr, "host %s cannot take the guest (%s): it goes to %s, a host of the "
-					"same fingerprint %.12s\n", ge->hosts[0].name,
-					first < 0 ? "it does not answer" : "it is full",
-					ge->hosts[i].name, ge->want_fingerprint);
-			ge->host = i;
-			return 1;
-		}
 	}
 	if (skip != (size_t)-1)
 		return 0;
@@ -218,11 +223,19 @@ int placement_choose_hosts(struct guest_env *ge, const struct guest_env_opts *o)
 	}
 	if (db_hosts_list(ge->lab->db, &ge->hosts, &ge->nr_hosts) < 0)
 		return -1;
-	for (size_t i = 0; o->prefer_host_id && i < ge->nr_hosts; i++)
+	if (!o->prefer_host_id)
+		return 0;
+	/* like-for-like: a resumed bisection stays where it ran, or, when
+	 * that host cannot take the guest (gone, full, removed), goes to one
+	 * of the same fingerprint (placement_pick checks it); a removed host
+	 * without a fingerprint: any host, as before fingerprints */
+	ge->own_host_id = o->prefer_host_id;
+	if (o->prefer_fingerprint) {
+		ge->want_fingerprint = xstrdup(o->prefer_fingerprint);
+		ge->host_fixed = 1;
+	}
+	for (size_t i = 0; i < ge->nr_hosts; i++)
 		if (ge->hosts[i].id == o->prefer_host_id) {
-			/* like-for-like: a resumed bisection stays where it ran,
-			 * or, when that host does not answer, goes to one of
-			 * the same fingerprint (placement_pick checks it) */
 			struct db_host keep = ge->hosts[i];
 			memmove(&ge->hosts[1], &ge->hosts[0], i * sizeof(keep));
 			ge->hosts[0] = keep;
@@ -230,11 +243,9 @@ int placement_choose_hosts(struct guest_env *ge, const struct guest_env_opts *o)
 				for (size_t j = 1; j < ge->nr_hosts; j++)
 					db_host_release(&ge->hosts[j]);
 				ge->nr_hosts = 1;
-			} else {
-				ge->want_fingerprint = xstrdup(o->prefer_fingerprint);
 			}
 			ge->host_fixed = 1;
-			break;
+			return 0;
 		}
 	return 0;
 }

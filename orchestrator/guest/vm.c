@@ -86,20 +86,50 @@ static int connect_uri(struct vm_conn *c, const char *uri, int report)
 /* A connection opened in a thread of its own (vm_connect_timed): a
  * libvirtd that accepts and never answers (stopped, hung) blocks the
  * thread, not the command; abandoned, the thread frees the job if its
- * open ever returns. */
+ * open ever returns.  While one is pending for a URI, no other open of
+ * that URI starts (placement and reconnects retry every few seconds:
+ * each would leave a thread blocked). */
 struct open_job {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	int done, abandoned, rc;
 	struct vm_conn c;
 	char *uri;
+	char *why;		/* libvirt's message on failure (thread-local there) */
+	struct open_job *next;	/* in `pending` while abandoned and blocked */
 };
+
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct open_job *pending;
+
+static int uri_pending(const char *uri)
+{
+	int found = 0;
+
+	pthread_mutex_lock(&pending_lock);
+	for (struct open_job *j = pending; j && !found; j = j->next)
+		found = !strcmp(j->uri, uri);
+	pthread_mutex_unlock(&pending_lock);
+	return found;
+}
+
+static void pending_remove(struct open_job *j)
+{
+	pthread_mutex_lock(&pending_lock);
+	for (struct open_job **p = &pending; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	pthread_mutex_unlock(&pending_lock);
+}
 
 static void open_job_free(struct open_job *j)
 {
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->cv);
 	free(j->uri);
+	free(j->why);
 	free(j);
 }
 
@@ -114,6 +144,8 @@ static void *open_thread(void *arg)
 		vm_disconnect(&j->c);
 		rc = -1;
 	}
+	if (rc < 0)
+		j->why = xstrdup(virGetLastErrorMessage());
 	pthread_mutex_lock(&j->lock);
 	j->rc = rc;
 	j->done = 1;
@@ -121,6 +153,7 @@ static void *open_thread(void *arg)
 	pthread_cond_signal(&j->cv);
 	pthread_mutex_unlock(&j->lock);
 	if (abandoned) {
+		pending_remove(j);
 		vm_disconnect(&j->c);
 		open_job_free(j);
 	}
@@ -129,37 +162,48 @@ static void *open_thread(void *arg)
 
 int vm_connect_timed(struct vm_conn *c, const char *uri, int timeout_s, int report)
 {
-	struct open_job *j = xcalloc(1, sizeof(*j));
+	struct open_job *j;
 	struct timespec until;
+	pthread_condattr_t ca;
 	pthread_t th;
 	int done, rc;
 
 	memset(c, 0, sizeof(*c));
+	if (uri_pending(uri))
+		return report ? error("libvirtd at '%s' still does not answer (stopped or hung?)", uri) : -1;
 	/* libvirt's initialisation once, here, not raced by the thread */
 	if (!event_loop_ready) {
 		virSetErrorFunc(NULL, quiet_libvirt);
-		if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
-			free(j);
+		if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
 			return virt_error("cannot initialise");
-		}
 		event_loop_ready = 1;
 	}
+	j = xcalloc(1, sizeof(*j));
 	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cv, NULL);
+	/* a deadline on the monotonic clock: a clock step cannot stretch it */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&j->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	j->uri = xstrdup(uri);
 	if (pthread_create(&th, NULL, open_thread, j) != 0) {
 		open_job_free(j);
 		return error("cannot start a thread to connect to '%s'", uri);
 	}
 	pthread_detach(th);
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += timeout_s;
 	pthread_mutex_lock(&j->lock);
 	while (!j->done && pthread_cond_timedwait(&j->cv, &j->lock, &until) == 0)
 		;
 	done = j->done;
-	if (!done)
+	if (!done) {
 		j->abandoned = 1;
+		pthread_mutex_lock(&pending_lock);
+		j->next = pending;
+		pending = j;
+		pthread_mutex_unlock(&pending_lock);
+	}
 	pthread_mutex_unlock(&j->lock);
 	if (!done)
 		return report ? error("libvirtd at '%s' accepts connections but does not answer within %d s "
@@ -167,9 +211,10 @@ int vm_connect_timed(struct vm_conn *c, const char *uri, int timeout_s, int repo
 			      : -1;
 	rc = j->rc;
 	*c = j->c;
-	open_job_free(j);
 	if (rc < 0 && report)
-		return vm_connect(c, uri);	/* says why, or connects after all */
+		error("cannot connect to libvirt at '%s': %s (is libvirtd running? ./bootstrap services starts it)",
+		      uri, j->why ? j->why : "unknown error");
+	open_job_free(j);
 	return rc;
 }
 
@@ -188,7 +233,7 @@ int vm_ensure_connected(struct vm_conn *c)
 	 * long build between two boots lets libvirtd drop the connection. */
 	uri = xstrdup(c->uri);
 	vm_disconnect(c);
-	ret = vm_connect_quiet(c, uri);
+	ret = vm_connect_timed(c, uri, HOST_ANSWER_S, 0);
 	if (ret < 0) {
 		/* libvirtd restarting (killed, upgraded): a bounded wait */
 		int64_t until = now_ms() + (int64_t)wait_s * 1000;
@@ -196,10 +241,10 @@ int vm_ensure_connected(struct vm_conn *c)
 		warning("libvirtd at '%s' does not answer: waiting up to %d s for it (host_wait)", uri, wait_s);
 		while (ret < 0 && now_ms() < until) {
 			sleep(2);
-			ret = vm_connect_quiet(c, uri);
+			ret = vm_connect_timed(c, uri, HOST_ANSWER_S, 0);
 		}
 		if (ret < 0)
-			ret = vm_connect(c, uri);	/* says why */
+			ret = vm_connect_timed(c, uri, HOST_ANSWER_S, 1);	/* says why */
 		else
 			warning("reconnected to libvirtd at '%s'", uri);
 	}

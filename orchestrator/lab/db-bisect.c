@@ -347,6 +347,14 @@ int db_step_finish(sqlite3 *db, const struct step *s)
 	return rc < 0 ? -1 : 0;
 }
 
+int db_step_retire(sqlite3 *db, int64_t step_id, const char *reason)
+{
+	return step_done(db, stmt(db, "UPDATE steps SET status = 'done', verdict = 'skip', reason = ?2, "
+				 "finished_at = ?3 WHERE id = ?1 AND status != 'done'",
+				 ARGS(arg_int(step_id), arg_text(reason), arg_int(now_s()))),
+			 "cannot close a step");
+}
+
 int db_step_reopen(sqlite3 *db, int64_t step_id)
 {
 	int rc = step_changed(db, stmt(db, "UPDATE steps SET status = 'running', attempts = attempts + 1, "

@@ -160,6 +160,9 @@ int db_step_finish(sqlite3 *db, const struct step *s);
 int db_step_reopen(sqlite3 *db, int64_t step_id);
 /* A step that could not finish (the test aborted). */
 int db_step_abort(sqlite3 *db, int64_t step_id, const char *reason);
+/* A step not done closed as skipped (reason: why), so that no later step
+ * of its commit and phase takes it up again with its runs. */
+int db_step_retire(sqlite3 *db, int64_t step_id, const char *reason);
 
 int db_verdict_store(sqlite3 *db, int64_t step_id, const char *rule, double p_good, double p_bad,
 		     const char *statistic, const char *detail);

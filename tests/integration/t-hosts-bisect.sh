@@ -79,7 +79,7 @@ rc=$?
 check "resumed bisection ends: not reproduced (exit $rc)" \
 	sh -c "[ $rc -ne 0 ] && [ \"\$(sqlite3 '$lab/klab.db' 'SELECT result FROM bisections WHERE id = 1')\" = not-reproduced ]"
 check "it said remote is gone and twin has its fingerprint" \
-	grep -q "host remote cannot take the guest (it does not answer): it goes to twin, a host of the same fingerprint" "$T/b2.out" ||
+	grep -q "the bisection's host remote cannot take the guest (it does not answer): it goes to twin, a host of the same fingerprint" "$T/b2.out" ||
 	tail -n 15 "$T/b2.out"
 check "it went on with the stopped reference steps' runs" grep -q "going on with the runs of the stopped reference steps" "$T/b2.out"
 check "two reference steps in all" test "$(q "SELECT count(*) FROM steps WHERE phase = 'reference'")" -eq 2

@@ -369,6 +369,35 @@ static void test_engine_sim__environment_failure_in_the_references_stops(void **
 	steps_release(steps, nr);
 	lab_close(&lab);
 	assert_int_equal(engine_sim_remove(&o), 0);
+
+	/* stopped on host A, resumed on host B: those runs are not B's; the
+	 * stopped steps are closed (skip) and a fresh pair measured */
+	sim_model_init(&model, 45);
+	model.host = "cpu=sim\nkernel=6.1.0-a\naccel=tcg\n";
+	model.env_fail_at = 3;
+	assert_int_equal(engine_sim_start(&es, h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_FAIL);
+	model.host = "cpu=sim\nkernel=6.1.0-b\naccel=tcg\n";
+	model.env_fail_at = 0;
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_OK);
+	assert_int_equal(o.culprit, 13);
+	assert_true(output_has(&o, "the host changed since the earlier runs"));
+	assert_false(output_has(&o, "going on with the runs of the stopped reference steps"));
+	assert_int_equal(lab_open(&lab, o.lab), 0);
+	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
+	refs = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (steps[i].phase_id != STEP_PHASE_REFERENCE)
+			continue;
+		refs++;
+		/* the first pair closed, the fresh one decided */
+		assert_int_equal(steps[i].mark, refs <= 2 ? BISECT_SKIP : refs == 3 ? BISECT_GOOD : BISECT_BAD);
+	}
+	assert_int_equal(refs, 4);
+	steps_release(steps, nr);
+	lab_close(&lab);
+	assert_int_equal(engine_sim_remove(&o), 0);
 }
 
 int main(void)
