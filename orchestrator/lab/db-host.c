@@ -100,22 +100,12 @@ int db_host_boots(sqlite3 *db, int64_t host_id, int64_t *n)
 
 int db_bisection_host_fingerprint(sqlite3 *db, int64_t step_id, int64_t host_id, char **fingerprint)
 {
-	sqlite3_stmt *st = stmt(db, "SELECT b.fingerprint FROM boots b JOIN steps s ON s.id = b.step_id "
-				"WHERE s.bisection_id = (SELECT bisection_id FROM steps WHERE id = ?1) "
-				"AND b.host_id = ?2 AND b.fingerprint IS NOT NULL ORDER BY b.id DESC LIMIT 1",
-				ARGS(arg_int(step_id), arg_int(host_id)));
-	int rc;
-
 	*fingerprint = NULL;
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*fingerprint = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return 0;
-	return db_fail(db, "cannot read the bisection's host fingerprint");
+	return step_row(db, stmt(db, "SELECT b.fingerprint FROM boots b JOIN steps s ON s.id = b.step_id "
+				 "WHERE s.bisection_id = (SELECT bisection_id FROM steps WHERE id = ?1) "
+				 "AND b.host_id = ?2 AND b.fingerprint IS NOT NULL ORDER BY b.id DESC LIMIT 1",
+				 ARGS(arg_int(step_id), arg_int(host_id))),
+			row_text, fingerprint, "cannot read the bisection's host fingerprint") < 0 ? -1 : 0;
 }
 
 int db_bisection_host(sqlite3 *db, int64_t step_id, int64_t *host_id)

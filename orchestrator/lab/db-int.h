@@ -181,6 +181,15 @@ static inline int step_row(sqlite3 *db, sqlite3_stmt *st, void (*read)(sqlite3_s
 	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
 }
 
+/* A step_row reader: the first column, a string the caller frees (NULL
+ * for NULL). */
+static inline void row_text(sqlite3_stmt *st, void *out)
+{
+	const unsigned char *t = sqlite3_column_text(st, 0);
+
+	*(char **)out = t ? xstrdup((const char *)t) : NULL;
+}
+
 /* A step_row reader: the first column, an int64_t. */
 static inline void row_int64(sqlite3_stmt *st, void *out)
 {

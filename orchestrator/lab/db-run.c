@@ -32,40 +32,17 @@ int db_fingerprint_put(sqlite3 *db, const char *hash, const char *text)
 
 int db_fingerprint_get(sqlite3 *db, const char *hash, char **text)
 {
-	sqlite3_stmt *st = stmt(db, "SELECT text FROM fingerprints WHERE hash = ?1", ARGS(arg_text(hash)));
-	int rc;
-
 	*text = NULL;
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*text = xstrdup((const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-		return 1;
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	return db_fail(db, "cannot read a host fingerprint");
+	return step_row(db, stmt(db, "SELECT text FROM fingerprints WHERE hash = ?1", ARGS(arg_text(hash))), row_text,
+			text, "cannot read a host fingerprint");
 }
 
 int db_step_fingerprint(sqlite3 *db, int64_t step_id, char **hash)
 {
-	sqlite3_stmt *st = stmt(db, "SELECT fingerprint FROM boots WHERE step_id = ?1 AND fingerprint IS NOT NULL "
-				"ORDER BY id DESC LIMIT 1", ARGS(arg_int(step_id)));
-	int rc;
-
 	*hash = NULL;
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*hash = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		return 0;
-	return db_fail(db, "cannot read the step's host fingerprint");
+	return step_row(db, stmt(db, "SELECT fingerprint FROM boots WHERE step_id = ?1 AND fingerprint IS NOT NULL "
+				 "ORDER BY id DESC LIMIT 1", ARGS(arg_int(step_id))),
+			row_text, hash, "cannot read the step's host fingerprint") < 0 ? -1 : 0;
 }
 
 int db_run_set_finish(sqlite3 *db, int64_t id, const char *state)
