@@ -29,6 +29,9 @@
 #   NAIVE_CLEAN=1   also run the clean-build strawman (cold only)
 #   NAIVE_PHASES    "cold warm" (default) or one of them (warm needs cold's
 #                   directories)
+#   NAIVE_REUSE_KLAB=1  cold: klab's figures from the last cold run in
+#                   this directory ($W/cold-klab.result), the script's side
+#                   measured again (the range is generated the same)
 #   DEMO_HEADERS=1  issue 41's range: every other harmless commit a comment
 #                   in a header most of the kernel includes (mm.h, fs.h,
 #                   sched.h, ...), which make rebuilds in full and klab
@@ -43,7 +46,7 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@klab.invalid GIT_COMMITTER_N
 NPROC=$(nproc)
 
 # ---- the range, once -----------------------------------------------------
-if [ "$PHASES" != warm ]; then
+if [ "$PHASES" != warm ] && [ "${NAIVE_REUSE_KLAB:-0}" != 1 ]; then
 	rm -rf "$W"
 	mkdir -p "$W"
 	chmod 755 "$W"
@@ -77,6 +80,7 @@ klab_bisect() {
 	k_builds=$(kq "$1" "SELECT count(*) FROM builds WHERE status IN ('ok', 'build-failed') AND started_at >= $since")
 	k_boots=$(kq "$1" "SELECT count(*) FROM boots WHERE started_at >= $since")
 	k_runs=$(kq "$1" "SELECT count(*) FROM runs WHERE started_at >= $since")
+	echo "k_time=$k_time k_builds=$k_builds k_boots=$k_boots k_runs=$k_runs k_culprit=$k_culprit" > "$W/$2-klab.result"
 	echo "bench: $2 klab done in ${k_time} s (culprit ${k_culprit:-none})"
 }
 
@@ -90,7 +94,8 @@ klab_half() {
 }
 
 # ---- the bare-QEMU guest both scripts boot ---------------------------------
-mkdir -p "$W/root/bin" "$W/root/proc" "$W/root/sys" "$W/root/dev"
+# /tmp: will-it-scale makes its files there
+mkdir -p "$W/root/bin" "$W/root/proc" "$W/root/sys" "$W/root/dev" "$W/root/tmp"
 cp /bin/busybox "$W/root/bin/busybox"
 for a in sh mount poweroff; do ln -sf busybox "$W/root/bin/$a"; done
 cp "$KLAB_SRCDIR/guests/bench/will-it-scale" "$W/root/bin/will-it-scale"
@@ -232,8 +237,14 @@ ratio() { echo "scale=2; $1 / $2" | bc; }
 ok=1
 for phase in $PHASES; do
 	if [ "$phase" = cold ]; then
-		rm -rf "$W/ccache" "$W/careful"
-		klab_half cold "$W/ccache"
+		rm -rf "$W/careful"
+		if [ "${NAIVE_REUSE_KLAB:-0}" = 1 ] && [ -f "$W/cold-klab.result" ]; then
+			. "$W/cold-klab.result"
+			echo "bench: klab's cold figures from $W/cold-klab.result (NAIVE_REUSE_KLAB)"
+		else
+			rm -rf "$W/ccache"
+			klab_half cold "$W/ccache"
+		fi
 		sqlite3 "$W/cold-lab/klab.db" "SELECT config_text FROM builds WHERE status = 'ok' LIMIT 1" > "$W/config"
 		[ -s "$W/config" ] || { echo "bench: no .config from klab's builds" >&2; exit 1; }
 	else
