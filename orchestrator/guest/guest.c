@@ -922,8 +922,13 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		free(next);
 		next = NULL;
 	}
-	if (vm_ensure_connected(&ge->vm) < 0)
+	if (vm_ensure_connected(&ge->vm) < 0) {
+		/* the host, not klab: no boot was made (measure_boot tries
+		 * again, then the bisection stops, resumable) */
+		res->outcome = VM_INFRA;
+		res->reason = xstrfmt("libvirtd at %s does not answer", ge->vm.uri ? ge->vm.uri : "?");
 		goto cleanup;
+	}
 	pc.plan_fd = placement_lock_for_boot(ge, run_set_id, &busy, &nr_busy);
 	if (pc.plan_fd < 0)
 		goto cleanup;

@@ -96,7 +96,8 @@ struct guest_result {
 
 /* Boot once, run the job once, store boot, run, samples and monitor
  * values.  0 with the outcome in *res (whatever the kernel did), -1 when
- * klab or libvirt failed (the boot row then says so). */
+ * klab or libvirt failed (the boot row then says so); -1 with outcome
+ * VM_INFRA when the host's libvirtd could not be reached (no boot row). */
 int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
 		   unsigned iteration, const char *label, struct guest_result *res);
 void guest_result_release(struct guest_result *res);

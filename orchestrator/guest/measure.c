@@ -100,17 +100,23 @@ int measure_boot(struct guest_env *ge, const struct measure_boot *b, struct gues
 {
 	*kpi = NAN;
 	for (unsigned try = 1;; try++) {
+		int rc;
+
 		guest_env_expect_next(ge, b->next_kernel);
-		if (guest_run_once(ge, b->run_set_id, b->build_id, b->step_id, b->iteration, b->label, gr) < 0)
+		rc = guest_run_once(ge, b->run_set_id, b->build_id, b->step_id, b->iteration, b->label, gr);
+		/* -1 with VM_INFRA: the host could not be reached, no boot made */
+		if (rc < 0 && gr->outcome != VM_INFRA)
 			return -1;
 		if (gr->outcome != VM_INFRA)
 			break;
 		if (try == MEASURE_INFRA_TRIES)
 			return error("environment failure: %s, %u tries in a row (console: %s); not the kernel's "
-				     "result, nothing was decided from it", gr->reason, try, gr->console_path);
+				     "result, nothing was decided from it", gr->reason, try,
+				     gr->console_path ? gr->console_path : "none");
 		warning("%s (console: %s): the host's fault, not the kernel's; trying again (try %u of %u)",
-			gr->reason, gr->console_path, try + 1, MEASURE_INFRA_TRIES);
-		keep_try_files(ge, gr, try);
+			gr->reason, gr->console_path ? gr->console_path : "none", try + 1, MEASURE_INFRA_TRIES);
+		if (gr->console_path)
+			keep_try_files(ge, gr, try);
 		guest_result_release(gr);
 	}
 	if (gr->outcome == VM_OK)
