@@ -6,9 +6,9 @@
 # bisection stopped, nothing decided from it.  The host stays gone:
 # `bisect resume` continues where it stopped on a twin of it (the same
 # libvirtd through qemu+tcp: the same fingerprint), not on a local host
-# that sorts first (another fingerprint).  Run by hand (its guests take
-# several minutes; not in `make check`).  No libvirt or sshd = a failure,
-# not a skip.
+# that sorts first (another fingerprint).  host_wait is 10 s, so the
+# loss costs about 30 s; most of the test's 6 minutes are its two kernel
+# builds (ccache).  No libvirt or sshd = a failure, not a skip.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
