@@ -895,6 +895,16 @@ static void take_result(struct guest_result *res, const struct vm_run *vr)
 		res->kernel_release = xstrdup(result_env_get(&vr->result, "kernel"));
 }
 
+/* The host's libvirtd cannot be reached before a boot: the host's
+ * fault, not klab's (measure_boot tries again, then the bisection stops,
+ * resumable); no boot was made.  Always 1. */
+static int host_unreachable(struct guest_env *ge, struct guest_result *res)
+{
+	res->outcome = VM_INFRA;
+	res->reason = xstrfmt("libvirtd at %s does not answer", ge->vm.uri ? ge->vm.uri : "?");
+	return 1;
+}
+
 int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, int64_t step_id,
 		   unsigned iteration, const char *label, struct guest_result *res)
 {
@@ -922,13 +932,8 @@ int guest_run_once(struct guest_env *ge, int64_t run_set_id, int64_t build_id, i
 		free(next);
 		next = NULL;
 	}
-	if (vm_ensure_connected(&ge->vm) < 0) {
-		/* the host, not klab: no boot was made (measure_boot tries
-		 * again, then the bisection stops, resumable) */
-		res->outcome = VM_INFRA;
-		res->reason = xstrfmt("libvirtd at %s does not answer", ge->vm.uri ? ge->vm.uri : "?");
+	if (vm_ensure_connected(&ge->vm) < 0 && host_unreachable(ge, res))
 		goto cleanup;
-	}
 	pc.plan_fd = placement_lock_for_boot(ge, run_set_id, &busy, &nr_busy);
 	if (pc.plan_fd < 0)
 		goto cleanup;
