@@ -88,12 +88,13 @@ static int reopen_side(struct bisect_run *r, struct pair_side *side, const char 
 	return perf_build_for(r, hex, &side->kernel, &side->build_id);
 }
 
-/* Whether the host the runs go to now is the host the stored references
- * ran on (their boots' fingerprint against the measurer's, after readying
- * it with the good end's kernel): 1 the same or not known, 0 changed (said,
- * with what changed), -1 error.  Runs from hosts of different fingerprints
- * are never compared as alike, as runs of different accelerators. */
-static int same_host_as_references(struct bisect_run *r)
+/* Whether the host the runs go to now is the host the stored reference
+ * step step_id ran on (its boots' fingerprint against the measurer's,
+ * after readying it with the good end's kernel): 1 the same or not known,
+ * 0 changed (said, with what changed), -1 error.  Runs from hosts of
+ * different fingerprints are never compared as alike, as runs of
+ * different accelerators. */
+static int same_host_as_references(struct bisect_run *r, int64_t step_id)
 {
 	struct perf *p = perf_of(r);
 	struct strbuf what = STRBUF_INIT;
@@ -104,12 +105,12 @@ static int same_host_as_references(struct bisect_run *r)
 
 	if (!p->mops->fingerprint)
 		return 1;
-	if (db_step_fingerprint(r->lab->db, p->good_step, &then) < 0)
+	if (db_step_fingerprint(r->lab->db, step_id, &then) < 0)
 		return -1;
 	if (!then)
 		return 1;	/* runs from before fingerprints: nothing to compare */
 	if (perf_build_for(r, r->b->goods[0], &kernel, &build_id) < 0 ||
-	    p->mops->use(p->mdata, kernel, p->good_step) < 0)
+	    p->mops->use(p->mdata, kernel, step_id) < 0)
 		goto out;
 	p->mops->fingerprint(p->mdata, &now, &now_text);
 	if (!now || !strcmp(now, then)) {
@@ -136,15 +137,12 @@ out:
  * reason said) so that fresh ones begin.  0, or -1 error. */
 static int resume_references(struct bisect_run *r)
 {
-	struct perf *p = perf_of(r);
 	int64_t ids[2];
 	int rc = unfinished_references(r, &ids[0], &ids[1]), same;
 
 	if (rc <= 0)
 		return rc;
-	p->good_step = ids[0] ? ids[0] : ids[1];
-	same = same_host_as_references(r);
-	p->good_step = 0;
+	same = same_host_as_references(r, ids[0] ? ids[0] : ids[1]);
 	if (same < 0)
 		return -1;
 	if (same) {
@@ -170,7 +168,7 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 	int rc = stored_references(r);
 
 	if (rc > 0) {
-		int same = same_host_as_references(r);
+		int same = same_host_as_references(r, p->good_step);
 
 		if (same < 0)
 			return -1;

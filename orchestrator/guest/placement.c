@@ -165,17 +165,19 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 		if (i == 0)
 			first = rc;
 		if (rc == 1) {
+			/* not the bisection's own host: its fingerprint decides */
+			int other = ge->want_fingerprint && ge->hosts[i].id != ge->own_host_id;
+
 			if (guest_env_attach(ge, ge->hosts[i].uri, &ge->hosts[i]) < 0)
 				return -1;
-			if (ge->want_fingerprint && ge->hosts[i].id != ge->own_host_id && guest_env_fingerprint(ge) &&
-			    strcmp(guest_env_fingerprint(ge), ge->want_fingerprint)) {
+			if (other && guest_env_fingerprint(ge) && strcmp(guest_env_fingerprint(ge), ge->want_fingerprint)) {
 				/* runs there would not be like the earlier ones:
 				 * as good as a host that never fits */
 				strbuf_addf(why, " (%s: another fingerprint)", ge->hosts[i].name);
 				vm_disconnect(&ge->vm);
 				continue;
 			}
-			if (ge->want_fingerprint && ge->hosts[i].id != ge->own_host_id) {
+			if (other) {
 				int own = ge->hosts[0].id == ge->own_host_id;
 
 				fprintf(stderr, "the bisection's host%s%s cannot take the guest (%s): it goes to %s, "

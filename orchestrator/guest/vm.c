@@ -50,9 +50,23 @@ int vm_connect(struct vm_conn *c, const char *uri)
 	return connect_uri(c, uri, 1);
 }
 
-int vm_connect_quiet(struct vm_conn *c, const char *uri)
+/* libvirt initialised and its default event loop registered, once (in
+ * the main thread: vm_connect_timed's thread never races it). */
+static int libvirt_init(void)
 {
-	return connect_uri(c, uri, 0);
+	if (event_loop_ready)
+		return 0;
+	virSetErrorFunc(NULL, quiet_libvirt);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+		return virt_error("cannot initialise");
+	event_loop_ready = 1;
+	return 0;
+}
+
+static int connect_failed(const char *uri, const char *why)
+{
+	return error("cannot connect to libvirt at '%s': %s (is libvirtd running? ./bootstrap services starts it)",
+		     uri, why ? why : "unknown error");
 }
 
 static int connect_uri(struct vm_conn *c, const char *uri, int report)
@@ -62,18 +76,13 @@ static int connect_uri(struct vm_conn *c, const char *uri, int report)
 	 * report, not a SIGPIPE that kills klab mid-run (programs klab starts
 	 * get SIGPIPE back: run_command resets it). */
 	signal(SIGPIPE, SIG_IGN);
-	if (!event_loop_ready) {
-		virSetErrorFunc(NULL, quiet_libvirt);
-		if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
-			return virt_error("cannot initialise");
-		event_loop_ready = 1;
-	}
+	if (libvirt_init() < 0)
+		return -1;
 	c->conn = virConnectOpenAuth(uri, virConnectAuthPtrDefault, 0);
 	if (!c->conn && !report)
 		return -1;
 	if (!c->conn)
-		return error("cannot connect to libvirt at '%s': %s (is libvirtd running? "
-			     "./bootstrap services starts it)", uri, virGetLastErrorMessage());
+		return connect_failed(uri, virGetLastErrorMessage());
 	/* A dead peer is noticed within ~15 s instead of hanging a run. */
 	virConnectSetKeepAlive(c->conn, 5, 3);
 	c->uri = xstrdup(uri);
@@ -171,13 +180,8 @@ int vm_connect_timed(struct vm_conn *c, const char *uri, int timeout_s, int repo
 	memset(c, 0, sizeof(*c));
 	if (uri_pending(uri))
 		return report ? error("libvirtd at '%s' still does not answer (stopped or hung?)", uri) : -1;
-	/* libvirt's initialisation once, here, not raced by the thread */
-	if (!event_loop_ready) {
-		virSetErrorFunc(NULL, quiet_libvirt);
-		if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
-			return virt_error("cannot initialise");
-		event_loop_ready = 1;
-	}
+	if (libvirt_init() < 0)
+		return -1;
 	j = xcalloc(1, sizeof(*j));
 	pthread_mutex_init(&j->lock, NULL);
 	/* a deadline on the monotonic clock: a clock step cannot stretch it */
@@ -212,8 +216,7 @@ int vm_connect_timed(struct vm_conn *c, const char *uri, int timeout_s, int repo
 	rc = j->rc;
 	*c = j->c;
 	if (rc < 0 && report)
-		error("cannot connect to libvirt at '%s': %s (is libvirtd running? ./bootstrap services starts it)",
-		      uri, j->why ? j->why : "unknown error");
+		connect_failed(uri, j->why);
 	open_job_free(j);
 	return rc;
 }

@@ -21,8 +21,6 @@ struct vm_conn {
 
 /* Connect (registers libvirt's default event loop once). */
 int vm_connect(struct vm_conn *c, const char *uri);
-/* The same without a message (probing hosts that may be down). */
-int vm_connect_quiet(struct vm_conn *c, const char *uri);
 /* A host's libvirtd must answer within this (a stopped or hung one
  * accepts the connection and never replies: host add, list and check,
  * and placement, would hang on it). */

@@ -97,6 +97,27 @@ static int output_has(const struct engine_outcome *o, const char *what)
 	return found;
 }
 
+/* The marks of the bisection's reference steps, in order (at most cap
+ * of them in marks[]): how many there are. */
+static size_t reference_steps(const struct engine_outcome *o, enum bisect_mark *marks, size_t cap)
+{
+	struct lab lab;
+	struct step *steps = NULL;
+	size_t nr = 0, refs = 0;
+
+	assert_int_equal(lab_open(&lab, o->lab), 0);
+	assert_int_equal(db_steps_load(lab.db, o->id, &steps, &nr), 0);
+	for (size_t i = 0; i < nr; i++)
+		if (steps[i].phase_id == STEP_PHASE_REFERENCE) {
+			if (refs < cap)
+				marks[refs] = steps[i].mark;
+			refs++;
+		}
+	steps_release(steps, nr);
+	lab_close(&lab);
+	return refs;
+}
+
 /* The machine goes away after the reference phase (run 16) on host A; the
  * bisection resumes on host B (another kernel): it says the host changed
  * and what, measures the ends again (a second reference pair, on B) and
@@ -108,9 +129,6 @@ static void test_engine_sim__resume_on_another_host_takes_fresh_references(void 
 	const struct engine_history *h;
 	struct sim_model model;
 	struct engine_outcome o;
-	struct lab lab;
-	struct step *steps = NULL;
-	size_t nr = 0, refs = 0;
 
 	(void)state;
 	one_step_at(levels, 13);
@@ -135,13 +153,7 @@ static void test_engine_sim__resume_on_another_host_takes_fresh_references(void 
 	assert_true(output_has(&o, "kernel differs): fresh references"));
 	assert_string_equal(o.result, "culprit");
 	assert_int_equal(o.culprit, 13);
-	assert_int_equal(lab_open(&lab, o.lab), 0);
-	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
-	for (size_t i = 0; i < nr; i++)
-		refs += steps[i].phase_id == STEP_PHASE_REFERENCE;
-	assert_int_equal(refs, 4);
-	steps_release(steps, nr);
-	lab_close(&lab);
+	assert_int_equal(reference_steps(&o, NULL, 0), 4);
 	assert_int_equal(engine_sim_remove(&o), 0);
 }
 
@@ -338,8 +350,7 @@ static void test_engine_sim__environment_failure_in_the_references_stops(void **
 	struct engine_outcome o;
 	struct lab lab;
 	struct bisection b;
-	struct step *steps = NULL;
-	size_t nr = 0, refs = 0;
+	enum bisect_mark marks[4];
 
 	(void)state;
 	one_step_at(levels, 13);
@@ -361,13 +372,7 @@ static void test_engine_sim__environment_failure_in_the_references_stops(void **
 	assert_int_equal(o.culprit, 13);
 	assert_int_equal(o.runs, model.runs);
 	assert_true(output_has(&o, "going on with the runs of the stopped reference steps"));
-	assert_int_equal(lab_open(&lab, o.lab), 0);
-	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
-	for (size_t i = 0; i < nr; i++)
-		refs += steps[i].phase_id == STEP_PHASE_REFERENCE;
-	assert_int_equal(refs, 2);
-	steps_release(steps, nr);
-	lab_close(&lab);
+	assert_int_equal(reference_steps(&o, NULL, 0), 2);
 	assert_int_equal(engine_sim_remove(&o), 0);
 
 	/* stopped on host A, resumed on host B: those runs are not B's; the
@@ -384,19 +389,12 @@ static void test_engine_sim__environment_failure_in_the_references_stops(void **
 	assert_int_equal(o.culprit, 13);
 	assert_true(output_has(&o, "the host changed since the earlier runs"));
 	assert_false(output_has(&o, "going on with the runs of the stopped reference steps"));
-	assert_int_equal(lab_open(&lab, o.lab), 0);
-	assert_int_equal(db_steps_load(lab.db, o.id, &steps, &nr), 0);
-	refs = 0;
-	for (size_t i = 0; i < nr; i++) {
-		if (steps[i].phase_id != STEP_PHASE_REFERENCE)
-			continue;
-		refs++;
-		/* the first pair closed, the fresh one decided */
-		assert_int_equal(steps[i].mark, refs <= 2 ? BISECT_SKIP : refs == 3 ? BISECT_GOOD : BISECT_BAD);
-	}
-	assert_int_equal(refs, 4);
-	steps_release(steps, nr);
-	lab_close(&lab);
+	/* the first pair closed, the fresh one decided */
+	assert_int_equal(reference_steps(&o, marks, 4), 4);
+	assert_int_equal(marks[0], BISECT_SKIP);
+	assert_int_equal(marks[1], BISECT_SKIP);
+	assert_int_equal(marks[2], BISECT_GOOD);
+	assert_int_equal(marks[3], BISECT_BAD);
 	assert_int_equal(engine_sim_remove(&o), 0);
 }
 
