@@ -70,7 +70,7 @@ static int gm_use(void *data, const char *kernel, int64_t step_id)
 	rc = guest_env_prepare(&gm->ge, gm->lab, job, &o);
 	free(fp);
 	if (rc < 0)
-		return -1;
+		return rc == -2 ? 1 : -1;
 	printf("  guests: %u vCPUs, %u NUMA nodes, %llu MiB, accelerator %s (%s)%s%s, host fingerprint %.12s\n",
 	       job->guest.vcpus, job->guest.numa_nodes, (unsigned long long)job->guest.memory_mb,
 	       accel_name(guest_env_accel(gm->ge)), guest_env_accel_why(gm->ge),

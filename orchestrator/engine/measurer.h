@@ -37,7 +37,9 @@ struct measurer_ops {
 	 * not build (kr->message), -1 the machine or klab failed. */
 	int (*kernel)(void *data, const struct kernel_request *rq, int klab_commit, struct kernel_result *kr);
 	/* Runs of `kernel` under step_id follow (the first call readies
-	 * whatever the runs need).  -1 after error(). */
+	 * whatever the runs need).  0; 1 after error() when no host can be
+	 * reached (the environment's failure: the bisection stops,
+	 * resumable); -1 after error(). */
 	int (*use)(void *data, const char *kernel, int64_t step_id);
 	/* One run, stored under run->step_id with its samples and its
 	 * progress line printed: 0 with the KPI in *value and the run's time

@@ -17,6 +17,15 @@
 #include "util/strbuf.h"
 #include "util/util.h"
 
+int perf_use(struct perf *p, const char *kernel, int64_t step_id, char **why)
+{
+	int rc = p->mops->use(p->mdata, kernel, step_id);
+
+	if (rc > 0)
+		*why = xstrdup("environment failure: no registered host answers");
+	return rc ? -1 : 0;
+}
+
 int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int64_t step_id, const char *label,
 		       size_t want, double **vals, double **times, size_t *n, char **reason)
 {
@@ -29,7 +38,7 @@ int perf_measure_timed(struct perf *p, const char *kernel, int64_t build_id, int
 	for (size_t i = 0; i < *n; i++)
 		if (t[i] > p->last_run)
 			p->last_run = t[i];
-	if (*n < want && p->mops->use(p->mdata, kernel, step_id) < 0)
+	if (*n < want && perf_use(p, kernel, step_id, reason) < 0)
 		goto out;
 	while (*n < want) {
 		/* the runs asked for in one go boot this kernel, the run after

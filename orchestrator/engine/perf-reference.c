@@ -91,10 +91,11 @@ static int reopen_side(struct bisect_run *r, struct pair_side *side, const char 
 /* Whether the host the runs go to now is the host the stored reference
  * step step_id ran on (its boots' fingerprint against the measurer's,
  * after readying it with the good end's kernel): 1 the same or not known,
- * 0 changed (said, with what changed), -1 error.  Runs from hosts of
+ * 0 changed (said, with what changed), -1 error (*why set: no host
+ * answers, the environment's failure).  Runs from hosts of
  * different fingerprints are never compared as alike, as runs of
  * different accelerators. */
-static int same_host_as_references(struct bisect_run *r, int64_t step_id)
+static int same_host_as_references(struct bisect_run *r, int64_t step_id, char **why)
 {
 	struct perf *p = perf_of(r);
 	struct strbuf what = STRBUF_INIT;
@@ -109,8 +110,7 @@ static int same_host_as_references(struct bisect_run *r, int64_t step_id)
 		return -1;
 	if (!then)
 		return 1;	/* runs from before fingerprints: nothing to compare */
-	if (perf_build_for(r, r->b->goods[0], &kernel, &build_id) < 0 ||
-	    p->mops->use(p->mdata, kernel, step_id) < 0)
+	if (perf_build_for(r, r->b->goods[0], &kernel, &build_id) < 0 || perf_use(p, kernel, step_id, why) < 0)
 		goto out;
 	p->mops->fingerprint(p->mdata, &now, &now_text);
 	if (!now || !strcmp(now, then)) {
@@ -134,15 +134,16 @@ out:
 
 /* Unfinished reference steps and the host: their runs go on where the
  * host is the one they ran on; else the steps are closed (skip, the
- * reason said) so that fresh ones begin.  0, or -1 error. */
-static int resume_references(struct bisect_run *r)
+ * reason said) so that fresh ones begin.  0, or -1 error (*why set: the
+ * environment's). */
+static int resume_references(struct bisect_run *r, char **why)
 {
 	int64_t ids[2];
 	int rc = unfinished_references(r, &ids[0], &ids[1]), same;
 
 	if (rc <= 0)
 		return rc;
-	same = same_host_as_references(r, ids[0] ? ids[0] : ids[1]);
+	same = same_host_as_references(r, ids[0] ? ids[0] : ids[1], why);
 	if (same < 0)
 		return -1;
 	if (same) {
@@ -158,7 +159,8 @@ static int resume_references(struct bisect_run *r)
 /* The ends' steps for the reference phase: a resumed bisection's stored
  * ones, decided again from their runs, or new ones.  1 the stored runs
  * reproduce (go on bisecting), 0 good and bad ready to measure from
- * *want runs each, -1 error (*message: why, or NULL). */
+ * *want runs each, -1 error (*message: why, or NULL), -2 no host answers
+ * (*message: why). */
 static int reference_sides(struct bisect_run *r, struct pair_side *good, struct pair_side *bad, size_t *want,
 			   char **message)
 {
@@ -168,10 +170,10 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 	int rc = stored_references(r);
 
 	if (rc > 0) {
-		int same = same_host_as_references(r, p->good_step);
+		int same = same_host_as_references(r, p->good_step, message);
 
 		if (same < 0)
-			return -1;
+			return *message ? -2 : -1;
 		if (!same) {
 			perf_forget_runs(p);
 			p->good_step = p->bad_step = 0;
@@ -181,8 +183,8 @@ static int reference_sides(struct bisect_run *r, struct pair_side *good, struct 
 	if (rc < 0)
 		return -1;
 	if (!rc) {
-		if (resume_references(r) < 0)
-			return -1;
+		if (resume_references(r, message) < 0)
+			return *message ? -2 : -1;
 		if (perf_pair_begin(r, good, r->b->goods[0], STEP_PHASE_REFERENCE) < 0 ||
 		    perf_pair_begin(r, bad, r->b->bad, STEP_PHASE_REFERENCE) < 0) {
 			*message = xstrdup("cannot build the ends of the range");
@@ -226,7 +228,7 @@ int perf_reference_phase(struct bisect_run *r, char **message)
 	memset(&bad, 0, sizeof(bad));
 	rc = reference_sides(r, &good, &bad, &want, message);
 	if (rc) {
-		ret = rc > 0 ? 0 : -1;
+		ret = rc > 0 ? 0 : rc;
 		goto out;
 	}
 	if (good.kernel)

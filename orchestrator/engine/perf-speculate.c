@@ -73,7 +73,7 @@ void perf_speculate_next(struct bisect_run *r, const struct step *s, const char 
 			as[n++] = spec_if[i];
 		}
 	}
-	if (!n || p->mops->use(p->mdata, kernel, s->id) < 0)
+	if (!n || p->mops->use(p->mdata, kernel, s->id) != 0)
 		return;
 	/* the job's shape on this host first: off for good, said once */
 	rc = p->mops->vcpu_cpus(p->mdata, 0, &vcpus, &nr_vcpus, &why);

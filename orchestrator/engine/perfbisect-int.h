@@ -38,6 +38,10 @@ void perf_note_drift(struct bisect_run *r, const struct verdict *v);
 void perf_drift_seen(struct bisect_run *r, double percent, double z, const char *then);
 int perf_kernel_of(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id, struct kernel_result *kr);
 int perf_build_for(struct bisect_run *r, const char *hex, char **kernel, int64_t *build_id);
+/* The measurer readied for runs of kernel under step_id: 0, or -1 with
+ * *why set when no host could be reached (the environment's failure: a
+ * step stops resumable) or NULL (klab's). */
+int perf_use(struct perf *p, const char *kernel, int64_t step_id, char **why);
 
 /* One commit of a pair measured interleaved (the reference phase, the
  * confirmation, the profile), in a step of its own. */

@@ -224,8 +224,10 @@ int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job 
 			if (rc == 0)
 				placement_say_waiting(ge, &why);
 			strbuf_release(&why);
-			if (rc < 0)
+			if (rc < 0) {
+				ret = rc;	/* -2: no host answers */
 				goto cleanup;
+			}
 			if (rc > 0)
 				break;
 			sleep(HOST_WAIT_S);

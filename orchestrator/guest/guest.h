@@ -39,7 +39,8 @@ struct guest_env_opts {
 int guest_env_check(const struct lab *lab, const struct job *job, const struct guest_env_opts *o);
 /* Connect, clean orphans, choose the accelerator, read the topology,
  * build or find the initramfs and stage the kernel.  *out: the env (NULL
- * on failure); free it with guest_env_free(). */
+ * on failure); free it with guest_env_free().  0, -1 after error(), -2
+ * after error() when no registered host answers (placement_pick). */
 int guest_env_prepare(struct guest_env **out, struct lab *lab, const struct job *job,
 		      const struct guest_env_opts *o);
 /* Close the connection and free (NULL-safe). */

@@ -172,8 +172,8 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 				return -1;
 			if (other && guest_env_fingerprint(ge) && strcmp(guest_env_fingerprint(ge), ge->want_fingerprint)) {
 				/* runs there would not be like the earlier ones:
-				 * as good as a host that never fits */
-				strbuf_addf(why, " (%s: another fingerprint)", ge->hosts[i].name);
+				 * as good as a host that does not answer */
+				strbuf_addf(why, "%s (another fingerprint)", ge->hosts[i].name);
 				vm_disconnect(&ge->vm);
 				continue;
 			}
@@ -197,8 +197,10 @@ int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why)
 	if (skip != (size_t)-1)
 		return 0;
 	/* nothing to wait for: a shape no host fits, or no host answering */
-	if (!answered)
-		return error("no host answers: %s", why->buf);
+	if (!answered) {
+		error("no host %sanswers: %s", ge->want_fingerprint ? "of the bisection's fingerprint " : "", why->buf);
+		return -2;
+	}
 	if (never)
 		return error("no host can take a guest of %u vCPUs: %s", ge->job->guest.vcpus, why->buf);
 	return 0;
@@ -255,7 +257,8 @@ int placement_choose_hosts(struct guest_env *ge, const struct guest_env_opts *o)
 /* Under the attached host's plan lock, with room for one more guest:
  * the lock fd, and the busy CPUs to plan around.  Waits while the host is
  * full; before the first boot a full host is traded for one that fits
- * (the run set follows). */
+ * (the run set follows), a bisection's only for one of the same
+ * fingerprint (placement_pick checks it). */
 static int host_acquire(struct guest_env *ge, int64_t run_set_id, unsigned char **busy, size_t *nr_busy)
 {
 	for (;;) {
@@ -273,7 +276,9 @@ static int host_acquire(struct guest_env *ge, int64_t run_set_id, unsigned char 
 		close(fd);
 		free(*busy);
 		*busy = NULL;
-		if (!ge->host_fixed && !ge->nr_boots && ge->nr_hosts > 1) {
+		/* a bisection's host (host_fixed) gives way only to one of its
+		 * fingerprint: the slots of a multisection round spread so */
+		if ((!ge->host_fixed || ge->want_fingerprint) && !ge->nr_boots && ge->nr_hosts > 1) {
 			size_t was = ge->host;
 			rc = placement_pick(ge, ge->host, &why);
 			if (rc < 0) {

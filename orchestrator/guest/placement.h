@@ -20,15 +20,18 @@ struct strbuf;
 int placement_choose_hosts(struct guest_env *ge, const struct guest_env_opts *o);
 /* Attach to the first host that fits now, skipping `skip` ((size_t)-1:
  * none); 1 attached, 0 none fits (*why lists them), -1 error (also when
- * nothing is worth waiting for: no host answers, or none ever fits). */
+ * none ever fits), -2 no host answers (a host of another fingerprint than
+ * the bisection's counts as none): the environment's failure, not klab's.
+ * Both after one error line. */
 int placement_pick(struct guest_env *ge, size_t skip, struct strbuf *why);
 /* "waiting for a host" on stderr, once per different why. */
 void placement_say_waiting(struct guest_env *ge, const struct strbuf *why);
 /* The plan lock of one boot, with room for it: the lock fd (close it once
  * the domain exists) and the CPUs running klab guests hold (*busy, caller
  * frees).  With hosts: the attached host's lock, waiting while it is
- * full (before the first boot a full host is traded for one that fits and
- * run set run_set_id follows); without: the machine-wide one. */
+ * full (before the first boot a full host is traded for one that fits,
+ * of the bisection's fingerprint when it has one, and run set run_set_id
+ * follows); without: the machine-wide one. */
 int placement_lock_for_boot(struct guest_env *ge, int64_t run_set_id, unsigned char **busy, size_t *nr_busy);
 /* The lock `what` ("plan", "upload") of the host at `uri`: fd, or -1. */
 int placement_host_lock(const char *uri, const char *what);

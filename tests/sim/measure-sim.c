@@ -227,10 +227,15 @@ static int sm_kernel(void *data, const struct kernel_request *rq, int klab_commi
 
 static int sm_use(void *data, const char *kernel, int64_t step_id)
 {
-	(void)data;
+	struct sim_measurer *sm = data;
+
 	(void)step_id;
 	if (strncmp(kernel, SIM_KERNEL_PREFIX, strlen(SIM_KERNEL_PREFIX)))
 		return error("'%s' is not a simulated kernel", kernel);
+	if (sm->model->no_host) {
+		error("no host answers: simulated");
+		return 1;
+	}
 	return 0;
 }
 

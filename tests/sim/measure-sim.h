@@ -62,6 +62,10 @@ struct sim_model {
 	/* the machine fails (a klab error) at run number fail_at of the
 	 * model's clock; 0: never */
 	size_t fail_at;
+	/* readying the measurer finds no host answering (as a guest
+	 * measurer's placement does when every registered host is gone: a
+	 * simulated fault, t-hosts-bisect makes it with a real sshd) */
+	int no_host;
 	int slow_ramp;		/* the spell deepens run by run to slow_factor, then ends */
 	/* SIM_NOISE_REPLAY: a real lab's runs of one kernel in their order,
 	 * as ratios to their median; a run takes the next ratio of a block

@@ -296,6 +296,21 @@ static void test_engine_sim__noisy_cells_name_no_wrong_culprit(void **state)
 	assert_true(right * 10 >= all * 9);
 }
 
+/* The bisection of o is stopped (resumable), its message holding want. */
+static void assert_state_stopped(const struct engine_outcome *o, const char *want)
+{
+	struct lab lab;
+	struct bisection b;
+
+	assert_int_equal(lab_open(&lab, o->lab), 0);
+	assert_int_equal(db_bisection_load(lab.db, o->id, &b), 0);
+	assert_int_equal(b.state_id, BISECTION_STOPPED);
+	assert_non_null(b.message);
+	assert_non_null(strstr(b.message, want));
+	bisection_release(&b);
+	lab_close(&lab);
+}
+
 /* The host fails a run mid-bisection (a fault that outlived measure_boot's
  * tries): the bisection stops, resumable, no commit skipped or marked for
  * it; resumed, it names the culprit it names without the fault. */
@@ -328,8 +343,14 @@ static void test_engine_sim__environment_failure_stops_and_resume_finishes(void 
 	steps_release(steps, nr);
 	bisection_release(&b);
 	lab_close(&lab);
-	/* resumed on a healthy host */
+	/* resumed while no host answers: stopped again, not failed */
 	model.env_fail_at = 0;
+	model.no_host = 1;
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_FAIL);
+	assert_state_stopped(&o, "environment failure: no registered host answers");
+	model.no_host = 0;
+	/* resumed on a healthy host */
 	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
 	assert_int_equal(o.exit_code, EXIT_OK);
 	assert_string_equal(o.result, "culprit");
@@ -365,7 +386,13 @@ static void test_engine_sim__environment_failure_in_the_references_stops(void **
 	assert_non_null(strstr(b.message, "the ends of the range cannot be measured: "));
 	bisection_release(&b);
 	lab_close(&lab);
+	/* resumed while no host answers: stopped again, not failed */
 	model.env_fail_at = 0;
+	model.no_host = 1;
+	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
+	assert_int_equal(o.exit_code, EXIT_FAIL);
+	assert_state_stopped(&o, "environment failure: no registered host answers");
+	model.no_host = 0;
 	assert_int_equal(engine_sim_resume(h, &model, &o), 0);
 	assert_int_equal(o.exit_code, EXIT_OK);
 	assert_string_equal(o.result, "culprit");
