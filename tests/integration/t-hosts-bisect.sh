@@ -8,7 +8,9 @@
 # libvirtd through qemu+tcp: the same fingerprint), not on a local host
 # that sorts first (another fingerprint).  host_wait is 10 s, so the
 # loss costs about 30 s; most of the test's 6 minutes are its two kernel
-# builds (ccache).  No libvirt or sshd = a failure, not a skip.
+# builds (ccache).  Resumed before the twin exists (no host of its
+# fingerprint answers), it stops again.  No libvirt or sshd = a failure,
+# not a skip.
 . "${KLAB_SRCDIR:-$(dirname "$0")/../..}/tests/lib.sh"
 require_libvirt
 . "$KLAB_SRCDIR/tests/kernel-tree.sh"
@@ -68,6 +70,16 @@ check "host gone: every boot ok or an infrastructure fault, none left running" \
 # capabilities); and a twin of the lost one, the same libvirtd through a
 # socat listener (qemu+tcp): the same fingerprint, so it takes over.
 check "host add a-local" k host add a-local "$URI" --cpus 0
+# Resumed while no host of its fingerprint answers (remote gone, a-local
+# another): stopped again, resumable, nothing lost, not failed.
+k bisect resume 1 > "$T/b-none.out" 2>&1
+rc=$?
+check "no host of its fingerprint: stopped again, not failed (exit $rc)" \
+	test "$rc" -ne 0 -a "$(q "SELECT state FROM bisections WHERE id = 1")" = stopped ||
+	{ tail -n 15 "$T/b-none.out"; q "SELECT state, message FROM bisections WHERE id = 1"; }
+check "no host of its fingerprint: it says which and why" \
+	grep -q "no host of the bisection's fingerprint answers: remote (does not answer), a-local (another fingerprint)" \
+	"$T/b-none.out"
 SOCK=/var/run/libvirt/libvirt-sock
 loopback_listener $((20000 + $$ % 20000))
 trap 'stop_sshd; kill $SOCAT 2>/dev/null; [ -z "$KPID" ] || kill -9 $KPID 2>/dev/null' EXIT INT TERM

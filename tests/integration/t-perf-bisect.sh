@@ -187,12 +187,24 @@ check "scenario 2: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent "
 # so each round boots two commits' guests (1-vCPU copies of the job: two
 # fit on a 2-CPU host; a guest of another test makes one wait, which
 # changes the timing, not the result).  Same culprit, confirmed, rounds
-# of two commits, every decided step with its evidence.
+# of two commits, every decided step with its evidence.  Across two
+# registered hosts of one CPU each and the same fingerprint (this
+# libvirtd through two loopback listeners): the slot that finds the
+# bisection's host full goes to the other.
 sed -e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 1G, hugepages: none }/' \
 	"$T/malloc1-noprof.yaml" > "$T/malloc1-1cpu.yaml"
+require_loopback_libvirt
+loopback_listener $((20000 + $$ % 20000))
+left_socat=$SOCAT left_uri=$RURI
+loopback_listener $((20000 + ($$ + 1) % 20000))
+trap 'kill $left_socat $SOCAT 2>/dev/null' EXIT INT TERM
+k host add left "$left_uri" --cpus 0 >/dev/null && k host add right "$RURI" --cpus 1 >/dev/null ||
+	{ echo "not ok - cannot add the two hosts"; exit 1; }
+t0=$(date +%s)
 k bisect start --repo "$T/linux" --good demo-good --bad demo-bad --job "$T/malloc1-1cpu.yaml" \
 	--slots 2 --no-revert-check > "$T/slots.out" 2>&1
 rc=$?
+echo "# two slots on two hosts: $(($(date +%s) - t0)) s"
 check "two slots: exits 0" test "$rc" -eq 0 || tail -40 "$T/slots.out"
 check "two slots: culprit is the planted commit" test "$(q "SELECT culprit FROM bisections WHERE id = 4")" = "$planted"
 check "two slots: stored with its width" test "$(q "SELECT slots FROM bisections WHERE id = 4")" -eq 2
@@ -210,6 +222,16 @@ check "two slots: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent " 
 check "two slots: every decided step has its evidence" \
 	test "$(q "SELECT count(*) FROM steps s WHERE s.bisection_id = 4 AND s.status = 'done' AND s.verdict IN ('good', 'bad')
 		   AND NOT EXISTS (SELECT 1 FROM verdicts v WHERE v.step_id = s.id)")" -eq 0
+check "two hosts: a round's two commits booted one on each host" \
+	test "$(q "SELECT count(*) FROM (SELECT s.round FROM steps s JOIN boots b ON b.step_id = s.id
+		   WHERE s.bisection_id = 4 AND s.phase = 'bisect' GROUP BY s.round HAVING count(DISTINCT b.host_id) = 2)")" -ge 1 ||
+	q "SELECT s.round, s.hash, b.host_id, b.started_at, b.finished_at FROM steps s JOIN boots b ON b.step_id = s.id
+	   WHERE s.bisection_id = 4 AND s.phase = 'bisect'"
+check "two hosts: the slot that found its host full said where it went" \
+	grep -q "cannot take the guest (no room for it now): it goes to right, a host of the same fingerprint" "$T/slots.out"
+check "two hosts: every boot of the bisection under one fingerprint, on the two hosts" \
+	test "$(q "SELECT count(DISTINCT b.fingerprint) || ':' || count(DISTINCT h.name) FROM boots b
+		   JOIN steps s ON s.id = b.step_id JOIN hosts h ON h.id = b.host_id WHERE s.bisection_id = 4")" = "1:2"
 
 # The HTML report of these bisections: a chart per job bisection with a
 # point group per tested commit; the panic's reason on the page.
