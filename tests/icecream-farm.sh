@@ -14,17 +14,19 @@
 
 ICE='' ICE_NS='' ICE_VETH=''
 
+# (every step may fail: a caller under set -e, the benches, must not stop
+# half way and leave the namespace behind)
 ice_farm_stop() {
 	for d in remote local sched; do
-		[ -f "$ICE/$d.pid" ] && kill "$(cat "$ICE/$d.pid")" 2>/dev/null
+		[ ! -f "$ICE/$d.pid" ] || kill "$(cat "$ICE/$d.pid")" 2>/dev/null || :
 	done
 	# the daemons' compile children go with their process groups
 	sleep 0.5
 	for d in remote local sched; do
-		[ -f "$ICE/$d.pid" ] && kill -9 "$(cat "$ICE/$d.pid")" 2>/dev/null
+		[ ! -f "$ICE/$d.pid" ] || kill -9 "$(cat "$ICE/$d.pid")" 2>/dev/null || :
 	done
-	[ -n "$ICE_NS" ] && ip netns del "$ICE_NS" 2>/dev/null
-	[ -n "$ICE_VETH" ] && ip link del "$ICE_VETH" 2>/dev/null
+	[ -z "$ICE_NS" ] || ip netns del "$ICE_NS" 2>/dev/null || :
+	[ -z "$ICE_VETH" ] || ip link del "$ICE_VETH" 2>/dev/null || :
 	case $ICE in /var/tmp/klab-icecc.*) rm -rf "$ICE" ;; esac
 	ICE=''
 	return 0
