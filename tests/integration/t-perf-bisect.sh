@@ -185,14 +185,16 @@ check "scenario 2: confirmed" grep -Eq "culprit [0-9a-f]{12} confirmed: parent "
 
 # Multisection of a job bisection: the demo range again with two slots,
 # so each round boots two commits' guests (1-vCPU copies of the job: two
-# fit on a 2-CPU host; a guest of another test makes one wait, which
-# changes the timing, not the result).  Same culprit, confirmed, rounds
+# fit on a 2-CPU host).  Same culprit, confirmed, rounds
 # of two commits, every decided step with its evidence.  Across two
 # registered hosts of one CPU each and the same fingerprint (this
 # libvirtd through two loopback listeners): the slot that finds the
-# bisection's host full goes to the other.
+# bisection's host full goes to the other.  The CPUs to itself for this
+# part (the lock exclusive): another test's guest on the second host's CPU
+# would keep the slot waiting for the first host.
 sed -e 's/^guest:.*/guest: { vcpus: 1, numa_nodes: 1, memory: 1G, hugepages: none }/' \
 	"$T/malloc1-noprof.yaml" > "$T/malloc1-1cpu.yaml"
+guest_cpus_lock exclusive
 require_loopback_libvirt
 loopback_listener $((20000 + $$ % 20000))
 left_socat=$SOCAT left_uri=$RURI
